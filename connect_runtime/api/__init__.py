@@ -1,0 +1,59 @@
+"""The public plugin API of connect-runtime: everything a connector author imports.
+
+Subclass :class:`SourceConnector` and :class:`SourceTask`, return :class:`SourceRecord` objects with
+source partitions and offsets, and the runtime delivers them to Kafka exactly once.
+"""
+
+from connect_runtime.api.config_def import (
+    NO_DEFAULT,
+    ConfigDef,
+    ConfigKey,
+    ConfigType,
+    ConfigValue,
+    Importance,
+    Range,
+    ValidString,
+    Width,
+    non_empty_string,
+)
+from connect_runtime.api.connector import Connector, ConnectorContext, SourceConnector, SourceConnectorContext
+from connect_runtime.api.converter import Converter
+from connect_runtime.api.errors import ConfigException, ConnectException, DataException, RetriableException
+from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
+from connect_runtime.api.record import RecordMetadata, SourceRecord
+from connect_runtime.api.storage import OffsetStorageReader, freeze_partition
+from connect_runtime.api.task import SourceTask, SourceTaskContext
+from connect_runtime.api.transaction import TransactionContext
+from connect_runtime.api.transformation import Predicate, Transformation
+
+__all__ = [
+    "NO_DEFAULT",
+    "ConfigDef",
+    "ConfigException",
+    "ConfigKey",
+    "ConfigType",
+    "ConfigValue",
+    "ConnectException",
+    "Connector",
+    "ConnectorContext",
+    "ConnectorTransactionBoundaries",
+    "Converter",
+    "DataException",
+    "ExactlyOnceSupport",
+    "Importance",
+    "OffsetStorageReader",
+    "Predicate",
+    "Range",
+    "RecordMetadata",
+    "RetriableException",
+    "SourceConnector",
+    "SourceConnectorContext",
+    "SourceRecord",
+    "SourceTask",
+    "SourceTaskContext",
+    "TransactionContext",
+    "Transformation",
+    "ValidString",
+    "Width",
+    "freeze_partition",
+]

@@ -1,0 +1,278 @@
+"""Declaring a plugin's configuration: keys, types, defaults, validators and documentation.
+
+Mirrors Kafka's ``ConfigDef`` so the REST ``/connector-plugins/{p}/config`` and ``.../validate``
+endpoints return the same shapes as Apache Kafka Connect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from connect_runtime.api.errors import ConfigException
+
+
+class ConfigType(Enum):
+    """The type of a config value, named as in Kafka's ConfigDef.Type."""
+
+    BOOLEAN = "BOOLEAN"
+    STRING = "STRING"
+    INT = "INT"
+    SHORT = "SHORT"
+    LONG = "LONG"
+    DOUBLE = "DOUBLE"
+    LIST = "LIST"
+    CLASS = "CLASS"
+    PASSWORD = "PASSWORD"
+
+
+class Importance(Enum):
+    """How important a key is to set, for documentation and UIs."""
+
+    HIGH = "HIGH"
+    MEDIUM = "MEDIUM"
+    LOW = "LOW"
+
+
+class Width(Enum):
+    """Display width hint for UIs."""
+
+    NONE = "NONE"
+    SHORT = "SHORT"
+    MEDIUM = "MEDIUM"
+    LONG = "LONG"
+
+
+class _NoDefault:
+    def __repr__(self) -> str:
+        return "NO_DEFAULT"
+
+
+#: Marks a key as required: it has no default value.
+NO_DEFAULT: Any = _NoDefault()
+
+#: A validator raises :class:`ConfigException` when ``value`` is not allowed for key ``name``.
+Validator = Callable[[str, Any], None]
+
+_INT_RANGES = {
+    ConfigType.INT: (-(2**31), 2**31 - 1),
+    ConfigType.SHORT: (-(2**15), 2**15 - 1),
+    ConfigType.LONG: (-(2**63), 2**63 - 1),
+}
+
+
+@dataclass(slots=True)
+class ConfigKey:
+    """The definition of one config key."""
+
+    name: str
+    type: ConfigType
+    default: Any
+    validator: Validator | None
+    importance: Importance
+    documentation: str
+    group: str | None = None
+    order_in_group: int = -1
+    width: Width = Width.NONE
+    display_name: str | None = None
+    dependents: Sequence[str] = ()
+    recommended_values: Callable[[Mapping[str, Any]], list[Any]] | None = None
+
+    @property
+    def required(self) -> bool:
+        return self.default is NO_DEFAULT
+
+
+@dataclass(slots=True)
+class ConfigValue:
+    """The validation result of one key: what ``PUT .../config/validate`` reports as ``value``."""
+
+    name: str
+    value: Any = None
+    recommended_values: list[Any] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    visible: bool = True
+
+
+def parse_value(key: ConfigKey, raw: Any) -> Any:
+    """Parse ``raw`` (usually a string from a properties file or JSON) to ``key``'s type."""
+    name, t = key.name, key.type
+    if raw is None:
+        return None
+    if t in (ConfigType.STRING, ConfigType.CLASS, ConfigType.PASSWORD):
+        if isinstance(raw, str):
+            return raw.strip() if t is not ConfigType.PASSWORD else raw
+        if t is ConfigType.CLASS and isinstance(raw, type):
+            return f"{raw.__module__}.{raw.__qualname__}"
+        raise ConfigException(name, raw, "Expected value to be a string, but it was a " + type(raw).__name__)
+    if t is ConfigType.BOOLEAN:
+        if isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str):
+            s = raw.strip().lower()
+            if s in ("true", "false"):
+                return s == "true"
+        raise ConfigException(name, raw, "Expected value to be either true or false")
+    if t in _INT_RANGES:
+        lo, hi = _INT_RANGES[t]
+        try:
+            if isinstance(raw, bool):
+                raise ValueError
+            value = int(raw.strip()) if isinstance(raw, str) else raw
+            if not isinstance(value, int):
+                raise ValueError
+        except ValueError:
+            raise ConfigException(name, raw, f"Not a number of type {t.value}") from None
+        if not lo <= value <= hi:
+            raise ConfigException(name, raw, f"Not a number of type {t.value}")
+        return value
+    if t is ConfigType.DOUBLE:
+        try:
+            if isinstance(raw, bool):
+                raise ValueError
+            return float(raw.strip()) if isinstance(raw, str) else float(raw)
+        except (TypeError, ValueError):
+            raise ConfigException(name, raw, "Not a number of type DOUBLE") from None
+    if t is ConfigType.LIST:
+        if isinstance(raw, str):
+            s = raw.strip()
+            return [] if not s else [p.strip() for p in s.split(",")]
+        if isinstance(raw, list | tuple):
+            return [str(v) for v in raw]
+        raise ConfigException(name, raw, "Expected a comma separated list.")
+    raise ConfigException(name, raw, f"Unknown type {t}")  # pragma: no cover
+
+
+class ConfigDef:
+    """A set of config keys. Build it with chained :meth:`define` calls::
+
+        CONFIG = (ConfigDef()
+                  .define("topic", ConfigType.STRING, NO_DEFAULT, importance=Importance.HIGH,
+                          documentation="The topic to write to.")
+                  .define("batch.size", ConfigType.INT, 100, Range.at_least(1)))
+    """
+
+    def __init__(self, keys: Iterable[ConfigKey] = ()) -> None:
+        self._keys: dict[str, ConfigKey] = {k.name: k for k in keys}
+
+    @property
+    def keys(self) -> Mapping[str, ConfigKey]:
+        """The keys in definition order."""
+        return self._keys
+
+    def define(
+        self,
+        name: str,
+        type: ConfigType,
+        default: Any = NO_DEFAULT,
+        validator: Validator | None = None,
+        importance: Importance = Importance.MEDIUM,
+        documentation: str = "",
+        group: str | None = None,
+        order_in_group: int = -1,
+        width: Width = Width.NONE,
+        display_name: str | None = None,
+        dependents: Sequence[str] = (),
+        recommended_values: Callable[[Mapping[str, Any]], list[Any]] | None = None,
+    ) -> ConfigDef:
+        """Add a key; returns self so definitions chain. A duplicate name is an error."""
+        if name in self._keys:
+            raise ConfigException(f"Configuration {name} is defined twice.")
+        parsed_default = default if default is NO_DEFAULT else parse_value(
+            ConfigKey(name, type, None, None, importance, documentation), default)
+        self._keys[name] = ConfigKey(
+            name, type, parsed_default, validator, importance, documentation, group, order_in_group,
+            width, display_name or name, tuple(dependents), recommended_values)
+        return self
+
+    def merge(self, other: ConfigDef) -> ConfigDef:
+        """A new ConfigDef with this def's keys, then ``other``'s keys that this one does not define."""
+        merged = ConfigDef(self._keys.values())
+        for k in other.keys.values():
+            merged._keys.setdefault(k.name, k)
+        return merged
+
+    def parse(self, props: Mapping[str, Any]) -> dict[str, Any]:
+        """Parse and validate ``props``; the first missing or invalid key raises ConfigException."""
+        values: dict[str, Any] = {}
+        for key in self._keys.values():
+            values[key.name] = self._parse_one(key, props)
+        return values
+
+    def _parse_one(self, key: ConfigKey, props: Mapping[str, Any]) -> Any:
+        if key.name in props:
+            value = parse_value(key, props[key.name])
+        elif key.required:
+            raise ConfigException(f'Missing required configuration "{key.name}" which has no default value.')
+        else:
+            value = key.default
+        if key.validator is not None and not (value is None and key.name not in props):
+            key.validator(key.name, value)
+        return value
+
+    def validate(self, props: Mapping[str, Any]) -> list[ConfigValue]:
+        """Validate every key, collecting all errors instead of stopping at the first."""
+        results: list[ConfigValue] = []
+        for key in self._keys.values():
+            cv = ConfigValue(key.name, props.get(key.name, None if key.required else key.default))
+            try:
+                cv.value = self._parse_one(key, props)
+            except ConfigException as e:
+                cv.errors.append(str(e))
+            if key.recommended_values is not None:
+                try:
+                    cv.recommended_values = list(key.recommended_values(props))
+                except Exception:  # a recommender bug must not break validation
+                    cv.recommended_values = []
+            results.append(cv)
+        return results
+
+
+class Range:
+    """Numeric range validators."""
+
+    @staticmethod
+    def at_least(minimum: float) -> Validator:
+        """Value must be >= ``minimum`` (None is allowed: it means 'not set')."""
+
+        def check(name: str, value: Any) -> None:
+            if value is not None and value < minimum:
+                raise ConfigException(name, value, f"Value must be at least {minimum}")
+
+        return check
+
+    @staticmethod
+    def between(minimum: float, maximum: float) -> Validator:
+        """Value must be within [minimum, maximum]."""
+
+        def check(name: str, value: Any) -> None:
+            if value is not None and not minimum <= value <= maximum:
+                raise ConfigException(name, value, f"Value must be no less than {minimum} and no more than {maximum}")
+
+        return check
+
+
+class ValidString:
+    """String-choice validators."""
+
+    @staticmethod
+    def one_of(*allowed: str, case_sensitive: bool = True) -> Validator:
+        """Value must be one of ``allowed`` (optionally ignoring case)."""
+        folded = set(allowed) if case_sensitive else {a.lower() for a in allowed}
+
+        def check(name: str, value: Any) -> None:
+            if value is None:
+                return
+            v = value if case_sensitive else str(value).lower()
+            if v not in folded:
+                raise ConfigException(name, value, "String must be one of: " + ", ".join(allowed))
+
+        return check
+
+
+def non_empty_string(name: str, value: Any) -> None:
+    """Validator: the value must not be an empty string."""
+    if value is not None and str(value) == "":
+        raise ConfigException(name, value, "String may not be empty")

@@ -1,0 +1,91 @@
+"""Connectors: the classes a plugin author subclasses to describe a data source."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from connect_runtime.api.config_def import ConfigDef, ConfigValue
+from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
+from connect_runtime.api.storage import OffsetStorageReader
+
+if TYPE_CHECKING:
+    from connect_runtime.api.task import SourceTask
+
+
+class ConnectorContext(ABC):
+    """Lets a running connector talk back to the runtime."""
+
+    @abstractmethod
+    def request_task_reconfiguration(self) -> None:
+        """Ask the runtime to call :meth:`Connector.task_configs` again (e.g. the source grew)."""
+
+    @abstractmethod
+    def raise_error(self, error: Exception) -> None:
+        """Fail the connector with ``error`` from a background thread of the connector."""
+
+
+class SourceConnectorContext(ConnectorContext):
+    """Context of a source connector: also reads the connector's committed offsets."""
+
+    @property
+    @abstractmethod
+    def offset_storage_reader(self) -> OffsetStorageReader:
+        """Committed source offsets of this connector."""
+
+
+class Connector(ABC):
+    """Base of every connector. The runtime creates one instance per connector per start."""
+
+    context: ConnectorContext
+
+    def initialize(self, context: ConnectorContext) -> None:
+        """Called once before :meth:`start`; keeps the context on ``self.context``."""
+        self.context = context
+
+    @abstractmethod
+    def version(self) -> str:
+        """The plugin's version, shown by ``GET /connector-plugins``."""
+
+    def config_def(self) -> ConfigDef:
+        """The connector's own config keys (the runtime adds its common keys for validation)."""
+        return ConfigDef()
+
+    def validate(self, connector_configs: Mapping[str, str]) -> list[ConfigValue]:
+        """Validate a configuration; the default checks it against :meth:`config_def`."""
+        return self.config_def().validate(connector_configs)
+
+    @abstractmethod
+    def start(self, props: Mapping[str, str]) -> None:
+        """Start with the connector's configuration (string values)."""
+
+    @abstractmethod
+    def task_class(self) -> type[SourceTask]:
+        """The task class this connector's tasks run."""
+
+    @abstractmethod
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        """Split the work into at most ``max_tasks`` task configurations."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Stop; release resources taken in :meth:`start`."""
+
+
+class SourceConnector(Connector):
+    """A connector that reads from an external system and writes into Kafka."""
+
+    def exactly_once_support(self, connector_config: Mapping[str, str]) -> ExactlyOnceSupport | None:
+        """Whether this connector can deliver exactly once with ``connector_config``.
+
+        None (the default) means the connector does not say; a connector configured with
+        ``exactly.once.support=required`` then fails validation.
+        """
+        return None
+
+    def can_define_transaction_boundaries(
+        self, connector_config: Mapping[str, str]
+    ) -> ConnectorTransactionBoundaries:
+        """Whether its tasks can define transaction boundaries (``transaction.boundary=connector``)."""
+        return ConnectorTransactionBoundaries.UNSUPPORTED

@@ -1,0 +1,47 @@
+"""Records a source task hands to the runtime, and what the runtime reports back about them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+#: A source partition or source offset: string keys, primitive values (str, int, float, bool, None).
+SourceMap = Mapping[str, Any]
+#: Record headers as (key, value) pairs; values are bytes, str or None.
+Headers = Sequence[tuple[str, bytes | str | None]]
+
+
+@dataclass(slots=True)
+class SourceRecord:
+    """One record produced by a :class:`SourceTask`.
+
+    ``source_partition`` names the stream the record came from (e.g. ``{"file": "a.txt"}``) and
+    ``source_offset`` the position in that stream after this record (e.g. ``{"position": 42}``).
+    The runtime stores the latest offset per partition and, under exactly-once support, commits it in
+    the same Kafka transaction as the record itself: track progress through offsets and a restarted
+    task resumes exactly where the committed data ends.
+
+    ``key`` and ``value`` are converted by the connector's key/value converters (maps, lists, strings,
+    numbers, booleans, bytes or None). ``kafka_partition`` None lets the producer choose; ``timestamp``
+    is milliseconds since the epoch, None for the producer's time.
+    """
+
+    source_partition: SourceMap | None
+    source_offset: SourceMap | None
+    topic: str
+    kafka_partition: int | None = None
+    key: Any = None
+    value: Any = None
+    headers: Headers | None = None
+    timestamp: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordMetadata:
+    """Where Kafka stored a record: passed to :meth:`SourceTask.commit_record`."""
+
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int | None = None

@@ -1,0 +1,205 @@
+"""The narrow interface the REST layer uses to talk to the herder, and the entities it returns.
+
+REST handlers never touch worker state directly: every mutating call is a request the herder's own
+thread executes; the returned ``Future`` completes (or fails with a ``ConnectRestError``) when done.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Protocol
+
+
+class TargetState(Enum):
+    """The state a connector is asked to be in."""
+
+    STARTED = "STARTED"
+    PAUSED = "PAUSED"
+    STOPPED = "STOPPED"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class ConnectorTaskId:
+    """Identifies one task of one connector."""
+
+    connector: str
+    task: int
+
+    def __str__(self) -> str:
+        return f"{self.connector}-{self.task}"
+
+
+@dataclass(slots=True)
+class ConnectorInfo:
+    """``GET /connectors/{c}``: name, config, task ids, type."""
+
+    name: str
+    config: dict[str, str]
+    tasks: list[ConnectorTaskId]
+    type: str  # "source" | "sink" | "unknown"
+
+
+@dataclass(slots=True)
+class TaskInfo:
+    """``GET /connectors/{c}/tasks`` entry."""
+
+    id: ConnectorTaskId
+    config: dict[str, str]
+
+
+@dataclass(slots=True)
+class StateInfo:
+    """State of a connector or task as read from the status topic."""
+
+    state: str
+    worker_id: str
+    trace: str | None = None
+
+
+@dataclass(slots=True)
+class TaskStateInfo(StateInfo):
+    """State of one task."""
+
+    id: int = 0
+
+
+@dataclass(slots=True)
+class ConnectorStateInfo:
+    """``GET /connectors/{c}/status``."""
+
+    name: str
+    connector: StateInfo
+    tasks: list[TaskStateInfo]
+    type: str
+
+
+@dataclass(slots=True)
+class PluginDesc:
+    """``GET /connector-plugins`` entry."""
+
+    class_name: str
+    type: str  # "source" | "sink" | "converter" | "transformation" | "predicate"
+    version: str
+
+
+@dataclass(slots=True)
+class ConfigKeyInfo:
+    """The ``definition`` half of a ConfigInfo."""
+
+    name: str
+    type: str
+    required: bool
+    default_value: str | None
+    importance: str
+    documentation: str
+    group: str | None
+    order: int
+    width: str
+    display_name: str
+    dependents: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ConfigValueInfo:
+    """The ``value`` half of a ConfigInfo."""
+
+    name: str
+    value: str | None
+    recommended_values: list[str]
+    errors: list[str]
+    visible: bool
+
+
+@dataclass(slots=True)
+class ConfigInfo:
+    """One key of a validation result."""
+
+    definition: ConfigKeyInfo
+    value: ConfigValueInfo
+
+
+@dataclass(slots=True)
+class ConfigInfos:
+    """``PUT /connector-plugins/{p}/config/validate`` result."""
+
+    name: str
+    error_count: int
+    groups: list[str]
+    configs: list[ConfigInfo]
+
+
+@dataclass(slots=True)
+class Created:
+    """Result of a config put: whether the connector was created (201) or updated (200)."""
+
+    created: bool
+    info: ConnectorInfo
+
+
+class Herder(Protocol):
+    """What the REST API may ask of a worker. Methods returning ``Future`` run on the herder thread."""
+
+    def worker_id(self) -> str:
+        """This worker's id (advertised host:port)."""
+        ...
+
+    def kafka_cluster_id(self) -> str:
+        """The Kafka cluster id the worker is connected to."""
+        ...
+
+    def is_ready(self) -> bool:
+        """True once the worker has joined the cluster and read its config."""
+        ...
+
+    def connectors(self) -> Future[list[str]]:
+        """Names of all connectors."""
+        ...
+
+    def connector_info(self, name: str) -> Future[ConnectorInfo]:
+        """Config and task ids of a connector; NotFoundError if unknown."""
+        ...
+
+    def connector_config(self, name: str) -> Future[dict[str, str]]:
+        """The connector's config; NotFoundError if unknown."""
+        ...
+
+    def put_connector_config(
+        self, name: str, config: dict[str, str], allow_replace: bool, initial_state: TargetState | None
+    ) -> Future[Created]:
+        """Create or update; validates first (BadRequestError with Connect's message if invalid)."""
+        ...
+
+    def delete_connector(self, name: str) -> Future[None]:
+        """Delete a connector; NotFoundError if unknown."""
+        ...
+
+    def task_configs(self, name: str) -> Future[list[TaskInfo]]:
+        """Task configs of a connector."""
+        ...
+
+    def connector_status(self, name: str) -> ConnectorStateInfo:
+        """Status of a connector and its tasks (from the status topic); NotFoundError if unknown."""
+        ...
+
+    def pause_connector(self, name: str) -> None:
+        """Write the PAUSED target state (any worker may)."""
+        ...
+
+    def resume_connector(self, name: str) -> None:
+        """Write the STARTED target state."""
+        ...
+
+    def validate_connector_config(self, config: dict[str, str]) -> ConfigInfos:
+        """Validate a connector config (may call into the plugin; run off the event loop)."""
+        ...
+
+    def connector_plugins(self, connectors_only: bool) -> list[PluginDesc]:
+        """Installed plugins."""
+        ...
+
+    def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
+        """Config key definitions of a plugin."""
+        ...
+

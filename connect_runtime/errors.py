@@ -1,0 +1,57 @@
+"""Runtime errors that carry the HTTP status the REST API answers with (Kafka Connect's mapping)."""
+
+from __future__ import annotations
+
+from connect_runtime.api.errors import ConnectException
+
+
+class ConnectRestError(ConnectException):
+    """An error with an HTTP status; the REST layer renders ``{"error_code": status, "message": ...}``."""
+
+    status: int = 500
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if status is not None:
+            self.status = status
+
+
+class NotFoundError(ConnectRestError):
+    """The connector, task or plugin does not exist (404)."""
+
+    status = 404
+
+
+class AlreadyExistsError(ConnectRestError):
+    """The connector already exists (409)."""
+
+    status = 409
+
+
+class BadRequestError(ConnectRestError):
+    """The request is invalid (400)."""
+
+    status = 400
+
+
+class ConflictError(ConnectRestError):
+    """A conflicting operation (e.g. a rebalance) prevents the request now (409)."""
+
+    status = 409
+
+
+class NotLeaderError(ConnectRestError):
+    """This worker is not the leader; ``leader_url`` (if known) is where to forward."""
+
+    status = 409
+
+    def __init__(self, message: str, leader_url: str | None) -> None:
+        super().__init__(message)
+        self.leader_url = leader_url
+
+
+class RequestTimeoutError(ConnectRestError):
+    """The herder did not complete the request within the REST timeout (500, as the reference)."""
+
+    status = 500
