@@ -1,0 +1,40 @@
+"""The built-in converters: Kafka Connect's JSON, string and byte-array converters.
+
+``BUILTIN_CONVERTERS`` maps every name a worker or connector config may use for them (the Java
+class name, the short alias and the Python qualified names) to the class.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from connect_runtime.api.converter import Converter
+from connect_runtime.converters.bytearray_converter import ByteArrayConverter
+from connect_runtime.converters.json_converter import JsonConverter, json_dumps_compact, json_loads
+from connect_runtime.converters.string_converter import StringConverter
+
+__all__ = [
+    "BUILTIN_CONVERTERS",
+    "ByteArrayConverter",
+    "JsonConverter",
+    "StringConverter",
+    "json_dumps_compact",
+    "json_loads",
+]
+
+
+def _names(cls: type[Converter], java_name: str) -> dict[str, type[Converter]]:
+    return {
+        java_name: cls,
+        cls.__name__: cls,
+        f"connect_runtime.converters.{cls.__name__}": cls,
+        f"{cls.__module__}.{cls.__qualname__}": cls,
+    }
+
+
+#: Accepted converter names (Java class, short alias, Python qualified names) -> class.
+BUILTIN_CONVERTERS: Final[dict[str, type[Converter]]] = {
+    **_names(JsonConverter, "org.apache.kafka.connect.json.JsonConverter"),
+    **_names(StringConverter, "org.apache.kafka.connect.storage.StringConverter"),
+    **_names(ByteArrayConverter, "org.apache.kafka.connect.converters.ByteArrayConverter"),
+}

@@ -1,0 +1,85 @@
+"""Console entry points: ``connect-distributed`` (a worker) and ``connect-runtime`` (tools: the local
+Kafka broker and the demo). This is the composition root: nothing else wires components together."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+
+from connect_runtime.api.errors import ConfigException
+
+logger = logging.getLogger(__name__)
+
+LOG_FORMAT = "[%(asctime)s] %(levelname)s %(message)s (%(name)s) [%(threadName)s]"
+
+
+def configure_logging(level: str = "INFO") -> None:
+    logging.basicConfig(level=level, format=LOG_FORMAT, stream=sys.stderr)
+
+
+def distributed_main(argv: Sequence[str] | None = None) -> int:
+    """``connect-distributed worker.properties [--override key=value]...``"""
+    parser = argparse.ArgumentParser(prog="connect-distributed",
+                                     description="Run a Kafka Connect distributed worker.")
+    parser.add_argument("config", help="worker .properties file")
+    parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a worker config value (repeatable)")
+    args = parser.parse_args(argv)
+    configure_logging()
+    from connect_runtime.config.worker_config import load_worker_config
+
+    try:
+        config = load_worker_config(args.config, args.override)
+    except ConfigException as e:
+        print(f"connect-distributed: {e}", file=sys.stderr)
+        return 1
+    from connect_runtime.distributed import DistributedWorker
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    worker = DistributedWorker(config)
+    try:
+        worker.start()
+    except Exception as e:
+        logger.exception("Worker failed to start")
+        print(f"connect-distributed: failed to start: {e}", file=sys.stderr)
+        worker.stop()
+        return 1
+    while not stop.wait(0.5):
+        if worker.herder is not None and worker.herder.stopped:
+            logger.error("The herder stopped unexpectedly; shutting down")
+            worker.stop()
+            return 1
+    logger.info("Shutting down")
+    worker.stop()
+    logger.info("Worker stopped cleanly")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``connect-runtime local-kafka start|stop|status`` and ``connect-runtime demo``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print("usage: connect-runtime {local-kafka,demo} ...\n\n"
+              "  local-kafka start|stop|status   run a single-node Apache Kafka for development and tests\n"
+              "  demo                            local Kafka + one worker + an exactly-once demo connector")
+        return 0 if args else 2
+    if args[0] == "local-kafka":
+        from connect_runtime.testing.local_kafka import cli
+
+        return cli(args[1:])
+    if args[0] == "demo":
+        from connect_runtime.demo import demo_main
+
+        return demo_main(args[1:])
+    print(f"connect-runtime: unknown command {args[0]!r}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

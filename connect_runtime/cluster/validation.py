@@ -1,0 +1,161 @@
+"""Connector config validation: the common Connect keys, the plugin's own keys, and KIP-618's
+exactly-once preflight checks (reference §8), rendered as Kafka Connect's ConfigInfos."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from connect_runtime.api.config_def import ConfigDef, ConfigKey, ConfigValue
+from connect_runtime.api.connector import Connector, SourceConnector
+from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
+from connect_runtime.cluster.herder_api import (
+    ConfigInfo,
+    ConfigInfos,
+    ConfigKeyInfo,
+    ConfigValueInfo,
+    PluginDesc,
+)
+from connect_runtime.config.connector_config import connector_config_def, source_connector_config_def
+from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
+from connect_runtime.errors import BadRequestError
+from connect_runtime.plugins.registry import PluginRegistry, plugin_type, qualified_name
+
+logger = logging.getLogger(__name__)
+
+EXACTLY_ONCE_SUPPORT = "exactly.once.support"
+TRANSACTION_BOUNDARY = "transaction.boundary"
+
+
+def _str(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def key_info(key: ConfigKey) -> ConfigKeyInfo:
+    """A ConfigDef key as the REST API describes it."""
+    return ConfigKeyInfo(
+        name=key.name, type=key.type.value, required=key.required,
+        default_value=None if key.required else _str(key.default), importance=key.importance.value,
+        documentation=key.documentation, group=key.group, order=key.order_in_group, width=key.width.value,
+        display_name=key.display_name or key.name, dependents=list(key.dependents))
+
+
+class ConnectorValidator:
+    """Validates connector configs against the plugin and this worker's settings."""
+
+    def __init__(self, config: WorkerConfig, plugins: PluginRegistry) -> None:
+        self._config = config
+        self._plugins = plugins
+
+    def validate(self, props: Mapping[str, str]) -> ConfigInfos:
+        class_name = props.get("connector.class")
+        if not class_name:
+            raise BadRequestError("Connector config " + str(dict(props)) + " contains no connector type")
+        cls = self._plugins.connector_class(class_name)
+        connector = cls()
+        is_source = isinstance(connector, SourceConnector)
+        common = source_connector_config_def() if is_source else connector_config_def()
+        values = {cv.name: cv for cv in common.validate(props)}
+        plugin_def = connector.config_def()
+        try:
+            plugin_values = connector.validate(props)
+        except Exception as e:
+            logger.exception("Connector %s failed to validate", class_name)
+            plugin_values = [ConfigValue("connector.class", class_name,
+                                         errors=[f"An unexpected error occurred during validation: {e}"])]
+        for cv in plugin_values:
+            if cv.name in values:
+                values[cv.name].errors.extend(e for e in cv.errors if e not in values[cv.name].errors)
+            else:
+                values[cv.name] = cv
+        if isinstance(connector, SourceConnector):
+            self._preflight(connector, props, values)
+        merged = common.merge(plugin_def)
+        return self._infos(qualified_name(cls), merged, values)
+
+    def _preflight(self, connector: SourceConnector, props: Mapping[str, str], values: dict[str, ConfigValue]) -> None:
+        eos = values.get(EXACTLY_ONCE_SUPPORT)
+        if eos is not None and not eos.errors and str(eos.value).lower() == "required":
+            if self._config.exactly_once_source_support is not ExactlyOnceSourceSupport.ENABLED:
+                eos.errors.append("This worker does not have exactly-once source support enabled.")
+            try:
+                support = connector.exactly_once_support(props)
+                if support is None:
+                    eos.errors.append(
+                        "The connector does not implement the API required for preflight validation of "
+                        "exactly-once source support. Please consult the documentation for the connector to "
+                        "determine whether it supports exactly-once semantics, and then consider "
+                        "reconfiguring the connector to use the value \"requested\" for this property (which "
+                        "will still permit the connector to be started, but without any guarantees)")
+                elif support is not ExactlyOnceSupport.SUPPORTED:
+                    eos.errors.append("The connector does not support exactly-once semantics with the provided "
+                                      "configuration.")
+            except Exception as e:
+                eos.errors.append(f"An unexpected error occurred during validation: {e}")
+        tb = values.get(TRANSACTION_BOUNDARY)
+        if tb is not None and not tb.errors and str(tb.value).lower() == "connector":
+            try:
+                boundaries = connector.can_define_transaction_boundaries(props)
+                if boundaries is None:
+                    tb.errors.append("The connector does not implement the API required for preflight "
+                                     "validation of connector-defined transaction boundaries.")
+                elif boundaries is not ConnectorTransactionBoundaries.SUPPORTED:
+                    tb.errors.append("The connector does not support connector-defined transaction boundaries "
+                                     "with the given configuration. Please reconfigure it to use a different "
+                                     "transaction boundary definition.")
+            except Exception as e:
+                tb.errors.append(f"An unexpected error occurred during validation: {e}")
+
+    @staticmethod
+    def _infos(name: str, definition: ConfigDef, values: Mapping[str, ConfigValue]) -> ConfigInfos:
+        configs: list[ConfigInfo] = []
+        groups: list[str] = []
+        errors = 0
+        for key in definition.keys.values():
+            if key.group and key.group not in groups:
+                groups.append(key.group)
+            cv = values.get(key.name) or ConfigValue(key.name, None)
+            errors += len(cv.errors)
+            configs.append(ConfigInfo(key_info(key), ConfigValueInfo(
+                key.name, _str(cv.value), [str(v) for v in cv.recommended_values], list(cv.errors), cv.visible)))
+        return ConfigInfos(name, errors, groups, configs)
+
+    @staticmethod
+    def raise_if_invalid(infos: ConfigInfos, props: Mapping[str, str]) -> None:
+        """Create/update fail with 400 and Kafka Connect's message listing every error."""
+        if infos.error_count == 0:
+            return
+        lines = [e for c in infos.configs for e in c.value.errors]
+        raise BadRequestError(
+            f"Connector configuration is invalid and contains the following {infos.error_count} error(s):\n"
+            + "\n".join(lines)
+            + "\nYou can also find the above list of errors at the endpoint "
+            "`/connector-plugins/{connectorType}/config/validate`")
+
+    def plugin_descs(self, connectors_only: bool) -> list[PluginDesc]:
+        out: list[PluginDesc] = []
+        for cls in self._plugins.all_plugins():
+            kind = plugin_type(cls)
+            if connectors_only and kind not in ("source", "sink"):
+                continue
+            version = "undefined"
+            if issubclass(cls, Connector):
+                try:
+                    version = cls().version()
+                except Exception:
+                    version = "undefined"
+            out.append(PluginDesc(qualified_name(cls), kind, version))
+        return sorted(out, key=lambda p: p.class_name)
+
+    def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
+        cls = self._plugins.resolve(plugin)
+        if issubclass(cls, Connector):
+            return [key_info(k) for k in cls().config_def().keys.values()]
+        return []

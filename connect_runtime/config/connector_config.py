@@ -1,0 +1,386 @@
+"""The configuration keys every connector has, whatever its plugin (Kafka's ``ConnectorConfig``).
+
+:func:`connector_config_def` and :func:`source_connector_config_def` return the definitions that
+``PUT /connector-plugins/{p}/config/validate`` merges with the plugin's own, so key names, types,
+defaults, groups and documentation follow Apache Kafka Connect's ``ConnectorConfig`` and
+``SourceConnectorConfig``. :class:`SourceConnectorConfig` is the parsed, typed view the runtime
+works with.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Final
+
+from connect_runtime.api.config_def import (
+    NO_DEFAULT,
+    ConfigDef,
+    ConfigType,
+    Importance,
+    Range,
+    Validator,
+    ValidString,
+    Width,
+)
+from connect_runtime.api.errors import ConfigException
+
+__all__ = [
+    "CLIENT_OVERRIDE_PREFIXES",
+    "ExactlyOnceSupportLevel",
+    "SourceConnectorConfig",
+    "ToleranceType",
+    "TransactionBoundary",
+    "connector_config_def",
+    "source_connector_config_def",
+    "uses_topic_creation",
+]
+
+log = logging.getLogger(__name__)
+
+COMMON_GROUP: Final = "Common"
+TRANSFORMS_GROUP: Final = "Transforms"
+PREDICATES_GROUP: Final = "Predicates"
+ERROR_GROUP: Final = "Error Handling"
+TOPIC_CREATION_GROUP: Final = "Topic Creation"
+EXACTLY_ONCE_SUPPORT_GROUP: Final = "Exactly Once Support"
+OFFSETS_TOPIC_GROUP: Final = "offsets.topic"  # sic: Java's group name for offsets.storage.topic
+
+#: Connector keys with these prefixes override the worker's client settings (policy permitting).
+CLIENT_OVERRIDE_PREFIXES: Final[Mapping[str, str]] = {
+    "producer": "producer.override.",
+    "consumer": "consumer.override.",
+    "admin": "admin.override.",
+}
+
+TOPIC_CREATION_PREFIX: Final = "topic.creation."
+_DEFAULT_TOPIC_CREATION_GROUP = "default"
+
+
+class ToleranceType(StrEnum):
+    """``errors.tolerance``: whether a failing record fails the task (``none``) or is skipped (``all``)."""
+
+    NONE = "none"
+    ALL = "all"
+
+
+class ExactlyOnceSupportLevel(StrEnum):
+    """``exactly.once.support``: whether the connector must pass the exactly-once preflight check."""
+
+    REQUESTED = "requested"
+    REQUIRED = "required"
+
+
+class TransactionBoundary(StrEnum):
+    """``transaction.boundary``: when an exactly-once source task commits its producer transaction."""
+
+    POLL = "poll"
+    """One transaction per batch returned by ``poll()``."""
+    INTERVAL = "interval"
+    """Commit when ``transaction.boundary.interval.ms`` has passed."""
+    CONNECTOR = "connector"
+    """The task decides, through its ``TransactionContext``."""
+
+
+# --- documentation (texts from Apache Kafka's ConnectorConfig / SourceConnectorConfig) ---------------
+
+_KEY_CONVERTER_DOC = (
+    "Converter class used to convert between Kafka Connect format and the serialized form that is "
+    "written to Kafka. This controls the format of the keys in messages written to or read from "
+    "Kafka, and since this is independent of connectors it allows any connector to work with any "
+    "serialization format. Examples of common formats include JSON and Avro.")
+_VALUE_CONVERTER_DOC = (
+    "Converter class used to convert between Kafka Connect format and the serialized form that is "
+    "written to Kafka. This controls the format of the values in messages written to or read from "
+    "Kafka, and since this is independent of connectors it allows any connector to work with any "
+    "serialization format. Examples of common formats include JSON and Avro.")
+_HEADER_CONVERTER_DOC = (
+    "HeaderConverter class used to convert between Kafka Connect format and the serialized form that "
+    "is written to Kafka. This controls the format of the header values in messages written to or "
+    "read from Kafka, and since this is independent of connectors it allows any connector to work "
+    "with any serialization format. Examples of common formats include JSON and Avro. By default, the "
+    "value will be inherited from the Connect config.")
+_CONNECTOR_CLASS_DOC = (
+    "Name or alias of the class for this connector. Must be a subclass of "
+    "connect_runtime.api.SourceConnector. If the connector is "
+    "connectors.verifiable.VerifiableSourceConnector, you can either specify this full name, or use "
+    "\"VerifiableSource\" or \"VerifiableSourceConnector\" to make the configuration a bit shorter")
+_CONFIG_RELOAD_ACTION_DOC = (
+    "The action that Connect should take on the connector when changes in external configuration "
+    "providers result in a change in the connector's configuration properties. A value of 'none' "
+    "indicates that Connect will do nothing. A value of 'restart' indicates that Connect should "
+    "restart/reload the connector with the updated configuration properties.The restart may actually "
+    "be scheduled in the future if the external configuration provider indicates that a configuration "
+    "value will expire in the future.")
+_ERRORS_RETRY_TIMEOUT_DOC = (
+    "The maximum duration in milliseconds that a failed operation will be reattempted. The default is "
+    "0, which means no retries will be attempted. Use -1 for infinite retries.")
+_ERRORS_RETRY_MAX_DELAY_DOC = (
+    "The maximum duration in milliseconds between consecutive retry attempts. Jitter will be added to "
+    "the delay once this limit is reached to prevent thundering herd issues.")
+_ERRORS_TOLERANCE_DOC = (
+    "Behavior for tolerating errors during connector operation. 'none' is the default value and "
+    "signals that any error will result in an immediate connector task failure; 'all' changes the "
+    "behavior to skip over problematic records.")
+_ERRORS_LOG_ENABLE_DOC = (
+    "If true, write each error and the details of the failed operation and problematic record to the "
+    "Connect application log. This is 'false' by default, so that only errors that are not tolerated "
+    "are reported.")
+_ERRORS_LOG_INCLUDE_MESSAGES_DOC = (
+    "Whether to the include in the log the Connect record that resulted in a failure. This is 'false' "
+    "by default, which will prevent record keys, values, and headers from being written to log files, "
+    "although some information such as topic and partition number will still be logged.")
+_EXACTLY_ONCE_SUPPORT_DOC = (
+    "Permitted values are requested, required. If set to \"required\", forces a preflight check for the "
+    "connector to ensure that it can provide exactly-once semantics with the given configuration. "
+    "Some connectors may be capable of providing exactly-once semantics but not signal to Connect "
+    "that they support this; in that case, documentation for the connector should be consulted "
+    "carefully before creating it, and the value for this property should be set to \"requested\". "
+    "Additionally, if the value is set to \"required\" but the worker that performs preflight "
+    "validation does not have exactly-once support enabled for source connectors, requests to create "
+    "or validate the connector will fail.")
+_TRANSACTION_BOUNDARY_DOC = (
+    "Permitted values are: poll, interval, connector. If set to 'poll', a new producer transaction "
+    "will be started and committed for every batch of records that each task from this connector "
+    "provides to Connect. If set to 'connector', relies on connector-defined transaction boundaries; "
+    "note that not all connectors are capable of defining their own transaction boundaries, and in "
+    "that case, attempts to instantiate a connector with this value will fail. Finally, if set to "
+    "'interval', commits transactions only after a user-defined time interval has passed.")
+_TRANSACTION_BOUNDARY_INTERVAL_DOC = (
+    "If 'transaction.boundary' is set to 'interval', determines the interval for producer transaction "
+    "commits by connector tasks. If unset, defaults to the value of the worker-level "
+    "'offset.flush.interval.ms' property. It has no effect if a different transaction.boundary is "
+    "specified.")
+_OFFSETS_TOPIC_DOC = (
+    "The name of a separate offsets topic to use for this connector. If empty or not specified, the "
+    "worker\u2019s global offsets topic name will be used. If specified, the offsets topic will be created "
+    "if it does not already exist on the Kafka cluster targeted by this connector (which may be "
+    "different from the one used for the worker's global offsets topic if the bootstrap.servers "
+    "property of the connector's producer has been overridden from the worker's). Only applicable in "
+    "distributed mode; in standalone mode, setting this property will have no effect.")
+
+
+# --- validators -------------------------------------------------------------------------------------
+
+
+def _non_empty_string_without_control_chars(name: str, value: Any) -> None:
+    """Java's ``NonEmptyStringWithoutControlChars`` (used for connector names)."""
+    if value is None:
+        raise ConfigException(name, value, "String value must not be null")
+    s = str(value)
+    if not s:
+        raise ConfigException(name, value, "String may not be empty")
+    control = [ord(c) for c in s if ord(c) <= 0x1F or 0x7F <= ord(c) <= 0x9F]
+    if control:
+        raise ConfigException(
+            name, value,
+            "String may not contain control sequences but had the following ASCII chars: "
+            + ", ".join(str(c) for c in control))
+
+
+def _non_empty_string(name: str, value: Any) -> None:
+    """Java's ``NonEmptyString``: unset is fine, an empty string is not."""
+    if value is not None and str(value) == "":
+        raise ConfigException(name, value, "String must be non-empty")
+
+
+def _unique_aliases(name: str, value: Any) -> None:
+    """Non-null list without duplicates (Java's alias validator for transforms/predicates/groups)."""
+    if value is None:
+        raise ConfigException(name, value, "Value must be non-null")
+    aliases = list(value)
+    if len(aliases) > len(set(aliases)):
+        raise ConfigException(name, value, "Duplicate alias provided.")
+
+
+def _broker_default_or_at_least_one(what: str) -> Validator:
+    def check(name: str, value: Any) -> None:
+        if value is not None and value != -1 and value < 1:
+            raise ConfigException(
+                name, value,
+                f"{what} must be positive, or -1 to use the broker's default")
+
+    return check
+
+
+# --- definitions ----------------------------------------------------------------------------------
+
+
+def connector_config_def() -> ConfigDef:
+    """The keys common to every connector, as in Kafka's ``ConnectorConfig.configDef()``.
+
+    A new ConfigDef each call, so callers may extend it.
+    """
+    return (
+        ConfigDef()
+        .define("name", ConfigType.STRING, NO_DEFAULT, _non_empty_string_without_control_chars,
+                Importance.HIGH, "Globally unique name to use for this connector.", COMMON_GROUP, 1,
+                Width.MEDIUM, "Connector name")
+        .define("connector.class", ConfigType.STRING, NO_DEFAULT, None, Importance.HIGH, _CONNECTOR_CLASS_DOC,
+                COMMON_GROUP, 2, Width.LONG, "Connector class")
+        .define("tasks.max", ConfigType.INT, 1, Range.at_least(1), Importance.HIGH,
+                "Maximum number of tasks to use for this connector.", COMMON_GROUP, 3, Width.SHORT,
+                "Tasks max")
+        .define("key.converter", ConfigType.CLASS, None, None, Importance.LOW, _KEY_CONVERTER_DOC,
+                COMMON_GROUP, 4, Width.SHORT, "Key converter class")
+        .define("value.converter", ConfigType.CLASS, None, None, Importance.LOW, _VALUE_CONVERTER_DOC,
+                COMMON_GROUP, 5, Width.SHORT, "Value converter class")
+        .define("header.converter", ConfigType.CLASS, None, None, Importance.LOW, _HEADER_CONVERTER_DOC,
+                COMMON_GROUP, 6, Width.SHORT, "Header converter class")
+        .define("transforms", ConfigType.LIST, [], _unique_aliases, Importance.LOW,
+                "Aliases for the transformations to be applied to records.", TRANSFORMS_GROUP, 7, Width.LONG,
+                "Transforms")
+        .define("predicates", ConfigType.LIST, [], _unique_aliases, Importance.LOW,
+                "Aliases for the predicates used by transformations.", PREDICATES_GROUP, 8, Width.LONG,
+                "Predicates")
+        .define("config.action.reload", ConfigType.STRING, "restart", ValidString.one_of("none", "restart"),
+                Importance.LOW, _CONFIG_RELOAD_ACTION_DOC, COMMON_GROUP, 9, Width.MEDIUM, "Reload Action")
+        .define("errors.retry.timeout", ConfigType.LONG, 0, Range.at_least(-1), Importance.MEDIUM,
+                _ERRORS_RETRY_TIMEOUT_DOC, ERROR_GROUP, 1, Width.MEDIUM, "Retry Timeout for Errors")
+        .define("errors.retry.delay.max.ms", ConfigType.LONG, 60000, None, Importance.MEDIUM,
+                _ERRORS_RETRY_MAX_DELAY_DOC, ERROR_GROUP, 2, Width.MEDIUM,
+                "Maximum Delay Between Retries for Errors")
+        .define("errors.tolerance", ConfigType.STRING, ToleranceType.NONE.value,
+                ValidString.one_of(*(t.value for t in ToleranceType)), Importance.MEDIUM,
+                _ERRORS_TOLERANCE_DOC, ERROR_GROUP, 3, Width.SHORT, "Error Tolerance")
+        .define("errors.log.enable", ConfigType.BOOLEAN, False, None, Importance.MEDIUM,
+                _ERRORS_LOG_ENABLE_DOC, ERROR_GROUP, 4, Width.SHORT, "Log Errors")
+        .define("errors.log.include.messages", ConfigType.BOOLEAN, False, None, Importance.MEDIUM,
+                _ERRORS_LOG_INCLUDE_MESSAGES_DOC, ERROR_GROUP, 5, Width.SHORT, "Log Error Details")
+    )
+
+
+def source_connector_config_def() -> ConfigDef:
+    """The keys of every source connector: the common ones plus Kafka's ``SourceConnectorConfig`` keys."""
+    return (
+        connector_config_def()
+        .define("topic.creation.groups", ConfigType.LIST, [], _unique_aliases, Importance.LOW,
+                "Groups of configurations for topics created by source connectors", TOPIC_CREATION_GROUP, 1,
+                Width.LONG, "Topic Creation Groups")
+        .define("exactly.once.support", ConfigType.STRING, ExactlyOnceSupportLevel.REQUESTED.value,
+                ValidString.one_of(*(v.value for v in ExactlyOnceSupportLevel), case_sensitive=False),
+                Importance.MEDIUM, _EXACTLY_ONCE_SUPPORT_DOC, EXACTLY_ONCE_SUPPORT_GROUP, 2, Width.SHORT,
+                "Exactly once support")
+        .define("transaction.boundary", ConfigType.STRING, TransactionBoundary.POLL.value,
+                ValidString.one_of(*(b.value for b in TransactionBoundary), case_sensitive=False),
+                Importance.MEDIUM, _TRANSACTION_BOUNDARY_DOC, EXACTLY_ONCE_SUPPORT_GROUP, 3, Width.SHORT,
+                "Transaction Boundary")
+        .define("transaction.boundary.interval.ms", ConfigType.LONG, None, Range.at_least(0), Importance.LOW,
+                _TRANSACTION_BOUNDARY_INTERVAL_DOC, EXACTLY_ONCE_SUPPORT_GROUP, 4, Width.SHORT,
+                "Transaction boundary interval")
+        .define("offsets.storage.topic", ConfigType.STRING, None, _non_empty_string, Importance.LOW,
+                _OFFSETS_TOPIC_DOC, OFFSETS_TOPIC_GROUP, 1, Width.LONG, "Offsets topic")
+    )
+
+
+def _topic_creation_default_group_def() -> ConfigDef:
+    """The ``topic.creation.default.*`` keys, required once a connector uses topic creation (KIP-158)."""
+    prefix = TOPIC_CREATION_PREFIX + _DEFAULT_TOPIC_CREATION_GROUP + "."
+    group = TOPIC_CREATION_GROUP + ": " + _DEFAULT_TOPIC_CREATION_GROUP
+    return (
+        ConfigDef()
+        .define(prefix + "replication.factor", ConfigType.SHORT, NO_DEFAULT,
+                _broker_default_or_at_least_one("Replication factor"), Importance.LOW,
+                "Replication factor of the topics created by this connector; -1 for the broker's default.",
+                group, 1, Width.LONG, "Replication Factor")
+        .define(prefix + "partitions", ConfigType.INT, NO_DEFAULT,
+                _broker_default_or_at_least_one("Number of partitions"), Importance.LOW,
+                "Number of partitions of the topics created by this connector; -1 for the broker's default.",
+                group, 2, Width.LONG, "Partition Count")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SourceConnectorConfig:
+    """A source connector's framework-level configuration, parsed and validated.
+
+    Build it with :meth:`parse`. Plugin-specific keys are only in :attr:`originals`.
+    """
+
+    name: str
+    connector_class: str
+    tasks_max: int
+    key_converter: str | None
+    value_converter: str | None
+    header_converter: str | None
+    transforms: tuple[str, ...]
+    predicates: tuple[str, ...]
+    config_action_reload: str
+    errors_retry_timeout: int
+    errors_retry_delay_max_ms: int
+    errors_tolerance: ToleranceType
+    errors_log_enable: bool
+    errors_log_include_messages: bool
+    exactly_once_support: ExactlyOnceSupportLevel
+    transaction_boundary: TransactionBoundary
+    transaction_boundary_interval_ms: int | None
+    """None: use the worker's ``offset.flush.interval.ms``."""
+    offsets_storage_topic: str | None
+    """None: the worker's global offsets topic only."""
+    topic_creation_groups: tuple[str, ...]
+    originals: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False, hash=False)
+    """Every raw key the connector was configured with (may contain secrets, hence not in repr)."""
+
+    @classmethod
+    def parse(
+        cls, props: Mapping[str, str], *, topic_creation_enabled: bool = False
+    ) -> SourceConnectorConfig:
+        """Parse and validate ``props``; the first missing or invalid key raises :class:`ConfigException`.
+
+        With ``topic_creation_enabled`` (the worker's ``topic.creation.enable``) and any
+        ``topic.creation.*`` key present, ``topic.creation.default.replication.factor`` and
+        ``topic.creation.default.partitions`` are required, as in Kafka (KIP-158).
+        """
+        values = source_connector_config_def().parse(props)
+        if topic_creation_enabled and uses_topic_creation(props):
+            _topic_creation_default_group_def().parse(props)
+        groups = tuple(values["topic.creation.groups"])
+        if _DEFAULT_TOPIC_CREATION_GROUP in groups:
+            log.warning("'%s' topic creation group always exists and does not need to be listed explicitly",
+                        _DEFAULT_TOPIC_CREATION_GROUP)
+            groups = tuple(g for g in groups if g != _DEFAULT_TOPIC_CREATION_GROUP)
+        return cls(
+            name=values["name"],
+            connector_class=values["connector.class"],
+            tasks_max=values["tasks.max"],
+            key_converter=values["key.converter"],
+            value_converter=values["value.converter"],
+            header_converter=values["header.converter"],
+            transforms=tuple(values["transforms"]),
+            predicates=tuple(values["predicates"]),
+            config_action_reload=values["config.action.reload"],
+            errors_retry_timeout=values["errors.retry.timeout"],
+            errors_retry_delay_max_ms=values["errors.retry.delay.max.ms"],
+            errors_tolerance=ToleranceType(values["errors.tolerance"]),
+            errors_log_enable=values["errors.log.enable"],
+            errors_log_include_messages=values["errors.log.include.messages"],
+            exactly_once_support=ExactlyOnceSupportLevel(values["exactly.once.support"].lower()),
+            transaction_boundary=TransactionBoundary(values["transaction.boundary"].lower()),
+            transaction_boundary_interval_ms=values["transaction.boundary.interval.ms"],
+            offsets_storage_topic=values["offsets.storage.topic"],
+            topic_creation_groups=groups,
+            originals=dict(props),
+        )
+
+    def client_overrides(self, kind: str) -> dict[str, str]:
+        """The connector's ``<kind>.override.*`` keys with the prefix stripped.
+
+        ``kind`` is ``"producer"``, ``"consumer"`` or ``"admin"``. Whether the worker's
+        ``connector.client.config.override.policy`` allows them is checked elsewhere.
+        """
+        prefix = CLIENT_OVERRIDE_PREFIXES.get(kind)
+        if prefix is None:
+            raise ValueError(f"kind must be one of {', '.join(CLIENT_OVERRIDE_PREFIXES)}, not {kind!r}")
+        return {k[len(prefix):]: v for k, v in self.originals.items() if k.startswith(prefix) and k != prefix}
+
+    @property
+    def uses_topic_creation(self) -> bool:
+        """Whether any ``topic.creation.*`` key is set (the connector asks the worker to create topics)."""
+        return uses_topic_creation(self.originals)
+
+
+def uses_topic_creation(props: Mapping[str, Any]) -> bool:
+    """Whether any ``topic.creation.*`` key is set in ``props``."""
+    return any(key.startswith(TOPIC_CREATION_PREFIX) for key in props)

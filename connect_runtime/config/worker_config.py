@@ -1,0 +1,762 @@
+"""The distributed worker's configuration (``worker.properties``).
+
+Keys, defaults and rules follow Apache Kafka Connect's ``WorkerConfig`` and ``DistributedConfig`` so
+an operator's existing worker file works unchanged. Values arrive as strings from a properties file
+and are parsed the way Java's ``ConfigDef`` parses them (ints, ``true``/``false``, comma-separated
+lists, surrounding whitespace trimmed). Keys this model does not know are kept in
+:attr:`WorkerConfig.originals`: many are Kafka client settings (``security.protocol``,
+``producer.*`` ...) that :meth:`WorkerConfig.client_props` hands to the clients.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import os
+import socket
+from collections.abc import Callable, Mapping, Sequence
+from enum import StrEnum
+from typing import Annotated, Any, Final, NoReturn
+from urllib.parse import urlsplit
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    model_validator,
+)
+
+from connect_runtime.api.errors import ConfigException
+from connect_runtime.config.properties import PropertiesError, load_properties
+
+__all__ = [
+    "DEFAULT_HEADER_CONVERTER",
+    "DEFAULT_KEY_CONVERTER",
+    "DEFAULT_VALUE_CONVERTER",
+    "HMAC_ALGORITHMS",
+    "ConnectorClientConfigOverridePolicy",
+    "ExactlyOnceSourceSupport",
+    "WorkerConfig",
+    "WorkerConfigError",
+    "load_worker_config",
+    "parse_listener",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_KEY_CONVERTER: Final = "org.apache.kafka.connect.json.JsonConverter"
+DEFAULT_VALUE_CONVERTER: Final = "org.apache.kafka.connect.json.JsonConverter"
+DEFAULT_HEADER_CONVERTER: Final = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
+
+#: Java MAC algorithm names we can sign and verify internal requests with (KIP-507), mapped to the
+#: :mod:`hashlib` digest that ``hmac.new(key, msg, digest)`` takes.
+HMAC_ALGORITHMS: Final[Mapping[str, str]] = {
+    "HmacMD5": "md5",
+    "HmacSHA1": "sha1",
+    "HmacSHA224": "sha224",
+    "HmacSHA256": "sha256",
+    "HmacSHA384": "sha384",
+    "HmacSHA512": "sha512",
+}
+_HMAC_BY_FOLDED_NAME = {name.lower(): name for name in HMAC_ALGORITHMS}
+
+# Java's HMAC key generators refuse keys shorter than this many bits.
+_MIN_HMAC_KEY_BITS = 40
+
+# Client settings every Kafka client of the worker inherits from the top level of the worker file.
+_CLIENT_BASE_KEYS = frozenset({"bootstrap.servers", "security.protocol"})
+_CLIENT_BASE_PREFIXES = ("sasl.", "ssl.")
+# Worker keys that start like a client prefix but are not client settings.
+_NOT_CLIENT_PREFIXES = ("admin.listeners",)
+
+_STORAGE_PREFIXES = ("config.storage.", "offset.storage.", "status.storage.")
+_STORAGE_OWN_SUFFIXES = frozenset({"topic", "replication.factor", "partitions"})
+_CONVERTER_KINDS = ("key", "value", "header")
+
+
+class WorkerConfigError(ConfigException):
+    """The worker configuration is missing a required key or has an invalid value.
+
+    The message is one line that names the key, the value and what is allowed, so an operator
+    can fix the file from the log line alone.
+    """
+
+    def __init__(self, message: str, key: str | None = None, value: object = None) -> None:
+        super().__init__(message)
+        self.key = key
+        self.name = key if key is not None else message
+        self.value = value
+
+
+class ExactlyOnceSourceSupport(StrEnum):
+    """``exactly.once.source.support``: the rolling-upgrade switch for exactly-once source (KIP-618).
+
+    Existing clusters go ``disabled`` -> ``preparing`` -> ``enabled``, one rolling pass each.
+    """
+
+    DISABLED = "disabled"
+    """No exactly-once source tasks; the leader writes the config topic without transactions."""
+    PREPARING = "preparing"
+    """Like ``disabled``, but the leader already writes the config topic through a transactional
+    producer, so a later pass to ``enabled`` can fence zombie leaders."""
+    ENABLED = "enabled"
+    """Source tasks run exactly once (transactional producers, read_committed offsets)."""
+
+    @property
+    def uses_transactional_leader(self) -> bool:
+        """Whether the leader writes the config topic through a transactional producer."""
+        return self is not ExactlyOnceSourceSupport.DISABLED
+
+    @property
+    def enabled(self) -> bool:
+        """Whether exactly-once source tasks are on (only under ``enabled``)."""
+        return self is ExactlyOnceSourceSupport.ENABLED
+
+
+class ConnectorClientConfigOverridePolicy(StrEnum):
+    """``connector.client.config.override.policy``: which ``*.override.*`` connector keys are allowed."""
+
+    ALL = "All"
+    """Every client setting may be overridden."""
+    NONE = "None"
+    """No client setting may be overridden."""
+    PRINCIPAL = "Principal"
+    """Only ``sasl.jaas.config``, ``sasl.mechanism`` and ``security.protocol`` may be overridden."""
+
+
+# Accepted spellings of the override policy: the short aliases and the Java class names.
+_OVERRIDE_POLICY_NAMES: dict[str, ConnectorClientConfigOverridePolicy] = {}
+for _policy in ConnectorClientConfigOverridePolicy:
+    _java_class = f"{_policy.value}ConnectorClientConfigOverridePolicy"
+    for _spelling in (_policy.value, _java_class, f"org.apache.kafka.connect.connector.policy.{_java_class}"):
+        _OVERRIDE_POLICY_NAMES[_spelling.lower()] = _policy
+
+
+class _Invalid(ValueError):
+    """Raised inside validators; carries what the one-line error message needs.
+
+    ``key``/``value`` are only given by checks that span several keys (the validated field's own key
+    and value are known from the pydantic error otherwise).
+    """
+
+    def __init__(self, message: str, key: str | None = None, value: object = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.key = key
+        self.value = value
+
+
+# --- value parsers, mirroring Java's ConfigDef.parseType -------------------------------------------
+
+
+def _require_str(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise _Invalid(f"must be {what}")
+    return value
+
+
+def _parse_string(value: object) -> str:
+    return _require_str(value, "a string").strip()
+
+
+def _parse_non_empty_string(value: object) -> str:
+    s = _parse_string(value)
+    if not s:
+        raise _Invalid("must not be empty")
+    return s
+
+
+def _parse_optional_string(value: object) -> str | None:
+    """An unset optional string: Java keeps ``""``; we map it to None so callers test one thing."""
+    if value is None:
+        return None
+    s = _parse_string(value)
+    return s or None
+
+
+def _integer_parser(type_name: str, bits: int) -> Callable[[object], int]:
+    lo, hi = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+
+    def parse(value: object) -> int:
+        if isinstance(value, bool):
+            raise _Invalid(f"must be a number of type {type_name}")
+        if isinstance(value, int):
+            number = value
+        else:
+            try:
+                number = int(_require_str(value, f"a number of type {type_name}").strip())
+            except ValueError:
+                raise _Invalid(f"must be a number of type {type_name}") from None
+        if not lo <= number <= hi:
+            raise _Invalid(f"must be a number of type {type_name}")
+        return number
+
+    return parse
+
+
+_parse_int = _integer_parser("INT", 32)
+_parse_long = _integer_parser("LONG", 64)
+_parse_short = _integer_parser("SHORT", 16)
+
+
+def _optional(parse: Callable[[object], int]) -> Callable[[object], int | None]:
+    def parse_optional(value: object) -> int | None:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return None
+        return parse(value)
+
+    return parse_optional
+
+
+def _at_least(parse: Callable[[object], int], minimum: int) -> Callable[[object], int]:
+    def check(value: object) -> int:
+        number = parse(value)
+        if number < minimum:
+            raise _Invalid(f"must be at least {minimum}")
+        return number
+
+    return check
+
+
+def _broker_default_or_positive(parse: Callable[[object], int], what: str) -> Callable[[object], int]:
+    def check(value: object) -> int:
+        number = parse(value)
+        if number != -1 and number < 1:
+            raise _Invalid(f"{what} must be at least 1, or -1 to use the broker's default")
+        return number
+
+    return check
+
+
+def _parse_bool(value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        s = value.strip().lower()
+        if s in ("true", "false"):
+            return s == "true"
+    raise _Invalid("must be true or false")
+
+
+def _parse_list(value: object) -> list[str]:
+    """Comma-separated, items trimmed; an empty string is the empty list (Java's LIST type)."""
+    if isinstance(value, list | tuple):
+        return [str(v).strip() for v in value]
+    s = _require_str(value, "a comma-separated list").strip()
+    return [item.strip() for item in s.split(",")] if s else []
+
+
+def _parse_optional_list(value: object) -> list[str] | None:
+    return None if value is None else _parse_list(value)
+
+
+def _parse_eos_support(value: object) -> ExactlyOnceSourceSupport:
+    if isinstance(value, ExactlyOnceSourceSupport):
+        return value
+    s = _require_str(value, "a string").strip().lower()
+    try:
+        return ExactlyOnceSourceSupport(s)
+    except ValueError:
+        allowed = ", ".join(m.value for m in ExactlyOnceSourceSupport)
+        raise _Invalid(f"must be one of {allowed}") from None
+
+
+def _parse_override_policy(value: object) -> ConnectorClientConfigOverridePolicy:
+    if isinstance(value, ConnectorClientConfigOverridePolicy):
+        return value
+    s = _require_str(value, "a string").strip().lower()
+    policy = _OVERRIDE_POLICY_NAMES.get(s)
+    if policy is None:
+        allowed = ", ".join(p.value for p in ConnectorClientConfigOverridePolicy)
+        raise _Invalid(f"must be one of {allowed}")
+    return policy
+
+
+def _hmac_name(value: str) -> str:
+    name = _HMAC_BY_FOLDED_NAME.get(value.strip().lower())
+    if name is None:
+        raise _Invalid("must be one of " + ", ".join(HMAC_ALGORITHMS))
+    return name
+
+
+def _parse_hmac(value: object) -> str:
+    return _hmac_name(_require_str(value, "a string"))
+
+
+def _parse_hmac_list(value: object) -> list[str]:
+    names = _parse_list(value)
+    if not names:
+        raise _Invalid("must list at least one signature verification algorithm")
+    return [_hmac_name(n) for n in names]
+
+
+def _parse_key_size(value: object) -> int | None:
+    size = _optional(_parse_int)(value)
+    if size is not None and size < _MIN_HMAC_KEY_BITS:
+        raise _Invalid(f"must be at least {_MIN_HMAC_KEY_BITS} (bits), or unset for the algorithm's default")
+    return size
+
+
+def parse_listener(url: str) -> tuple[str, str, int]:
+    """Split a REST listener URL (``http://:8083``, ``https://[::1]:8443``) into scheme, host, port.
+
+    The host is ``""`` when the URL leaves it out (bind on all interfaces); the port is required,
+    as in Java. Raises ValueError when the URL is not a listener.
+    """
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
+        raise ValueError(f"listener {url!r} must start with http:// or https://")
+    try:
+        port = parts.port
+    except ValueError:
+        raise ValueError(f"listener {url!r} has an invalid port") from None
+    if port is None:
+        raise ValueError(f"listener {url!r} must name a port, like http://:8083")
+    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username is not None:
+        raise ValueError(f"listener {url!r} must be just scheme://host:port")
+    return scheme, parts.hostname or "", port
+
+
+def _parse_listeners(value: object) -> list[str]:
+    listeners = _parse_list(value)
+    if not listeners:
+        raise _Invalid("must contain at least one listener, like http://:8083")
+    for listener in listeners:
+        try:
+            parse_listener(listener)
+        except ValueError as e:
+            raise _Invalid(str(e)) from None
+    return listeners
+
+
+def _parse_admin_listeners(value: object) -> list[str] | None:
+    """Unset: admin endpoints on the normal listeners; empty: admin endpoints disabled."""
+    listeners = _parse_optional_list(value)
+    for listener in listeners or ():
+        try:
+            parse_listener(listener)
+        except ValueError as e:
+            raise _Invalid(str(e)) from None
+    return listeners
+
+
+def _parse_advertised_listener(value: object) -> str | None:
+    s = _parse_optional_string(value)
+    if s is None:
+        return None
+    if s.lower() not in ("http", "https"):
+        raise _Invalid("must be one of http, https")
+    return s.lower()
+
+
+def _parse_port(value: object) -> int | None:
+    port = _optional(_parse_int)(value)
+    if port is not None and not 1 <= port <= 65535:
+        raise _Invalid("must be a port number between 1 and 65535")
+    return port
+
+
+_Str = Annotated[str, BeforeValidator(_parse_string)]
+_NonEmptyStr = Annotated[str, BeforeValidator(_parse_non_empty_string)]
+_OptStr = Annotated[str | None, BeforeValidator(_parse_optional_string)]
+_Bool = Annotated[bool, BeforeValidator(_parse_bool)]
+_NonNegInt = Annotated[int, BeforeValidator(_at_least(_parse_int, 0))]
+_NonNegLong = Annotated[int, BeforeValidator(_at_least(_parse_long, 0))]
+_PositiveInt = Annotated[int, BeforeValidator(_at_least(_parse_int, 1))]
+_ReplicationFactor = Annotated[
+    int, BeforeValidator(_broker_default_or_positive(_parse_short, "replication factor"))]
+_Partitions = Annotated[int, BeforeValidator(_broker_default_or_positive(_parse_int, "number of partitions"))]
+_List = Annotated[list[str], BeforeValidator(_parse_list)]
+_OptList = Annotated[list[str] | None, BeforeValidator(_parse_optional_list)]
+
+
+class WorkerConfig(BaseModel):
+    """A distributed worker's configuration, parsed and validated.
+
+    Build it with :meth:`from_properties` (or :func:`load_worker_config` for a file): that turns
+    every validation problem into a one-line :class:`WorkerConfigError`. Attributes use Python
+    names; each field's alias is the Kafka key (``group_id`` <- ``group.id``).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    # --- cluster and internal topics -------------------------------------------------------------
+    bootstrap_servers: _NonEmptyStr = Field(
+        alias="bootstrap.servers",
+        description="A list of host/port pairs used to establish the initial connection to the Kafka "
+        "cluster, as host1:port1,host2:port2,...")
+    group_id: _NonEmptyStr = Field(
+        alias="group.id",
+        description="A unique string that identifies the Connect cluster group this worker belongs to.")
+    config_storage_topic: _NonEmptyStr = Field(
+        alias="config.storage.topic",
+        description="The name of the Kafka topic where connector configurations are stored. "
+        "It always has exactly one partition.")
+    config_storage_replication_factor: _ReplicationFactor = Field(
+        3, alias="config.storage.replication.factor",
+        description="Replication factor used when creating the configuration storage topic "
+        "(-1 for the broker's default).")
+    offset_storage_topic: _NonEmptyStr = Field(
+        alias="offset.storage.topic",
+        description="The name of the Kafka topic where source connector offsets are stored.")
+    offset_storage_partitions: _Partitions = Field(
+        25, alias="offset.storage.partitions",
+        description="The number of partitions used when creating the offset storage topic "
+        "(-1 for the broker's default).")
+    offset_storage_replication_factor: _ReplicationFactor = Field(
+        3, alias="offset.storage.replication.factor",
+        description="Replication factor used when creating the offset storage topic "
+        "(-1 for the broker's default).")
+    status_storage_topic: _NonEmptyStr = Field(
+        alias="status.storage.topic",
+        description="The name of the Kafka topic where connector and task status are stored.")
+    status_storage_partitions: _Partitions = Field(
+        5, alias="status.storage.partitions",
+        description="The number of partitions used when creating the status storage topic "
+        "(-1 for the broker's default).")
+    status_storage_replication_factor: _ReplicationFactor = Field(
+        3, alias="status.storage.replication.factor",
+        description="Replication factor used when creating the status storage topic "
+        "(-1 for the broker's default).")
+    client_id: _OptStr = Field(
+        None, alias="client.id",
+        description="An id string passed to the brokers with requests, to track request sources.")
+
+    # --- exactly-once source (KIP-618) -----------------------------------------------------------
+    exactly_once_source_support: Annotated[
+        ExactlyOnceSourceSupport, BeforeValidator(_parse_eos_support)] = Field(
+        ExactlyOnceSourceSupport.DISABLED, alias="exactly.once.source.support",
+        description="Whether to enable exactly-once support for source connectors: disabled, preparing or "
+        "enabled (case-insensitive). Upgrade existing clusters in two rolling passes: preparing, then "
+        "enabled.")
+
+    # --- timing ------------------------------------------------------------------------------
+    offset_flush_interval_ms: _NonNegLong = Field(
+        60000, alias="offset.flush.interval.ms",
+        description="Interval at which to try committing offsets for tasks. Under exactly-once it is only "
+        "the default of transaction.boundary.interval.ms.")
+    offset_flush_timeout_ms: _NonNegLong = Field(
+        5000, alias="offset.flush.timeout.ms",
+        description="Maximum number of milliseconds to wait for records to flush and offsets to be committed "
+        "before cancelling the process. No effect under exactly-once.")
+    task_shutdown_graceful_timeout_ms: _NonNegLong = Field(
+        5000, alias="task.shutdown.graceful.timeout.ms",
+        description="Amount of time to wait for tasks to shut down gracefully.")
+    scheduled_rebalance_max_delay_ms: _NonNegInt = Field(
+        300000, alias="scheduled.rebalance.max.delay.ms",
+        description="The maximum delay before the work of a departed worker is reassigned (0 = at once).")
+    session_timeout_ms: _PositiveInt = Field(
+        10000, alias="session.timeout.ms",
+        description="A worker is considered dead when no heartbeat of it was seen for this long.")
+    heartbeat_interval_ms: _PositiveInt = Field(
+        3000, alias="heartbeat.interval.ms",
+        description="How often a worker writes its heartbeat; must be lower than session.timeout.ms.")
+    rebalance_timeout_ms: _PositiveInt = Field(
+        60000, alias="rebalance.timeout.ms",
+        description="The maximum time a worker may take to join a new assignment (stop revoked work).")
+    worker_sync_timeout_ms: _NonNegInt = Field(
+        3000, alias="worker.sync.timeout.ms",
+        description="When the worker is out of sync with other workers and needs to resynchronize "
+        "configurations, wait up to this long before giving up, leaving the group, and backing off.")
+    worker_unsync_backoff_ms: _NonNegInt = Field(
+        300000, alias="worker.unsync.backoff.ms",
+        description="When the worker is out of sync and fails to catch up within worker.sync.timeout.ms, "
+        "leave the Connect cluster for this long before rejoining.")
+
+    # --- internal request signing (KIP-507) --------------------------------------------------
+    inter_worker_key_generation_algorithm: Annotated[str, BeforeValidator(_parse_hmac)] = Field(
+        "HmacSHA256", alias="inter.worker.key.generation.algorithm",
+        description="The algorithm to use for generating internal request keys.")
+    inter_worker_key_size: Annotated[int | None, BeforeValidator(_parse_key_size)] = Field(
+        None, alias="inter.worker.key.size",
+        description="The size of the key to use for signing internal requests, in bits. "
+        "If unset, the default key size for the key generation algorithm is used.")
+    inter_worker_key_ttl_ms: _NonNegLong = Field(
+        3600000, alias="inter.worker.key.ttl.ms",
+        description="The TTL of generated session keys used for internal request validation, "
+        "in milliseconds.")
+    inter_worker_signature_algorithm: Annotated[str, BeforeValidator(_parse_hmac)] = Field(
+        "HmacSHA256", alias="inter.worker.signature.algorithm",
+        description="The algorithm used to sign internal requests.")
+    inter_worker_verification_algorithms: Annotated[list[str], BeforeValidator(_parse_hmac_list)] = Field(
+        default_factory=lambda: ["HmacSHA256"], alias="inter.worker.verification.algorithms",
+        description="A list of permitted algorithms for verifying internal requests; "
+        "must include inter.worker.signature.algorithm.")
+
+    # --- REST --------------------------------------------------------------------------------
+    listeners: Annotated[list[str], BeforeValidator(_parse_listeners)] = Field(
+        default_factory=lambda: ["http://:8083"], alias="listeners",
+        description="Comma-separated URIs the REST API listens on, e.g. "
+        "http://myhost:8083,https://myhost:8084. Leave the host empty to bind to all interfaces.")
+    rest_advertised_host_name: _OptStr = Field(
+        None, alias="rest.advertised.host.name",
+        description="If set, this is the hostname given out to other workers to connect to.")
+    rest_advertised_port: Annotated[int | None, BeforeValidator(_parse_port)] = Field(
+        None, alias="rest.advertised.port",
+        description="If set, this is the port given out to other workers to connect to.")
+    rest_advertised_listener: Annotated[str | None, BeforeValidator(_parse_advertised_listener)] = Field(
+        None, alias="rest.advertised.listener",
+        description="Sets the advertised listener (http or https) given out to other workers.")
+    admin_listeners: Annotated[list[str] | None, BeforeValidator(_parse_admin_listeners)] = Field(
+        None, alias="admin.listeners",
+        description="List of comma-separated URIs the admin REST API listens on. An empty value disables "
+        "the admin endpoints; unset puts them on the normal listeners.")
+    access_control_allow_origin: _Str = Field(
+        "", alias="access.control.allow.origin",
+        description="Value to set the Access-Control-Allow-Origin header to for REST API requests; "
+        "empty disables CORS.")
+    access_control_allow_methods: _Str = Field(
+        "", alias="access.control.allow.methods",
+        description="Sets the methods supported for cross origin requests in the "
+        "Access-Control-Allow-Methods header. The default allows GET, POST and HEAD.")
+
+    # --- converters and plugins --------------------------------------------------------------
+    key_converter: _NonEmptyStr = Field(
+        DEFAULT_KEY_CONVERTER, alias="key.converter",
+        description="Converter class used to convert between Kafka Connect format and the serialized form "
+        "that is written to Kafka. This controls the format of the keys in messages written to or read from "
+        "Kafka.")
+    value_converter: _NonEmptyStr = Field(
+        DEFAULT_VALUE_CONVERTER, alias="value.converter",
+        description="Converter class used to convert between Kafka Connect format and the serialized form "
+        "that is written to Kafka. This controls the format of the values in messages written to or read "
+        "from Kafka.")
+    header_converter: _NonEmptyStr = Field(
+        DEFAULT_HEADER_CONVERTER, alias="header.converter",
+        description="HeaderConverter class used to convert between Kafka Connect format and the serialized "
+        "form that is written to Kafka. This controls the format of the header values.")
+    plugin_path: _OptList = Field(
+        None, alias="plugin.path",
+        description="List of paths, separated by commas, that contain plugins (connectors, converters, "
+        "transformations).")
+    config_providers: _List = Field(
+        default_factory=list, alias="config.providers",
+        description="Comma-separated names of ConfigProvider classes, loaded and used in the order "
+        "specified.")
+    connector_client_config_override_policy: Annotated[
+        ConnectorClientConfigOverridePolicy, BeforeValidator(_parse_override_policy)] = Field(
+        ConnectorClientConfigOverridePolicy.ALL, alias="connector.client.config.override.policy",
+        description="Which client configurations connectors may override: All, None or Principal.")
+
+    # --- topics ------------------------------------------------------------------------------
+    topic_creation_enable: _Bool = Field(
+        True, alias="topic.creation.enable",
+        description="Whether to allow automatic creation of topics used by source connectors, when source "
+        "connectors are configured with topic.creation. properties.")
+    topic_tracking_enable: _Bool = Field(
+        True, alias="topic.tracking.enable",
+        description="Enable tracking the set of active topics per connector during runtime.")
+    topic_tracking_allow_reset: _Bool = Field(
+        True, alias="topic.tracking.allow.reset",
+        description="If set to true, it allows user requests to reset the set of active topics per "
+        "connector.")
+
+    _originals: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check_across_keys(self) -> WorkerConfig:
+        if self.inter_worker_signature_algorithm not in self.inter_worker_verification_algorithms:
+            raise _Invalid(
+                "must be one of the algorithms in inter.worker.verification.algorithms ("
+                + ", ".join(self.inter_worker_verification_algorithms) + ")",
+                key="inter.worker.signature.algorithm", value=self.inter_worker_signature_algorithm)
+        if self.heartbeat_interval_ms >= self.session_timeout_ms:
+            raise _Invalid(
+                f"must be lower than session.timeout.ms ({self.session_timeout_ms})",
+                key="heartbeat.interval.ms", value=self.heartbeat_interval_ms)
+        return self
+
+    # --- construction --------------------------------------------------------------------------
+
+    @classmethod
+    def from_properties(cls, props: Mapping[str, str]) -> WorkerConfig:
+        """Parse and validate raw worker properties; the first problem raises :class:`WorkerConfigError`.
+
+        Unknown keys are allowed and kept in :attr:`originals`.
+        """
+        try:
+            config = cls.model_validate(dict(props))
+        except ValidationError as e:
+            _raise_first(e)
+        config._originals = dict(props)
+        config._warn_ignored_settings()
+        return config
+
+    def _warn_ignored_settings(self) -> None:
+        partitions = self._originals.get("config.storage.partitions")
+        if partitions is not None:
+            log.warning("Ignoring 'config.storage.partitions=%s': "
+                        "the config topic always has exactly 1 partition", partitions)
+        for prefix in _STORAGE_PREFIXES:
+            policy = self._originals.get(prefix + "cleanup.policy")
+            if policy is not None and policy.strip() != "compact":
+                log.warning("Ignoring '%scleanup.policy=%s': internal topics are always compacted",
+                            prefix, policy)
+
+    # --- derived views ---------------------------------------------------------------------------
+
+    @property
+    def originals(self) -> dict[str, str]:
+        """Every raw property the worker was given, known or not (a copy; may contain secrets)."""
+        return dict(self._originals)
+
+    @property
+    def exactly_once_source_enabled(self) -> bool:
+        """Whether exactly-once source tasks run (``exactly.once.source.support=enabled``)."""
+        return self.exactly_once_source_support.enabled
+
+    @property
+    def uses_transactional_leader(self) -> bool:
+        """Whether the Java reference would write the config topic transactionally (preparing/enabled)."""
+        return self.exactly_once_source_support.uses_transactional_leader
+
+    @property
+    def leader_transactional_id(self) -> str:
+        """The transactional id of the leader's config-topic producer: ``connect-cluster-<group.id>``."""
+        return f"connect-cluster-{self.group_id}"
+
+    def task_transactional_id(self, connector: str, task: int) -> str:
+        """The transactional id of an exactly-once task's producer: ``<group.id>-<connector>-<task>``."""
+        return f"{self.group_id}-{connector}-{task}"
+
+    def client_props(self, prefix: str) -> dict[str, str]:
+        """Settings for one kind of the worker's Kafka clients: ``producer.``, ``consumer.``, ``admin.``.
+
+        The base is what every client shares: ``bootstrap.servers``, ``security.protocol`` and the
+        ``sasl.*`` / ``ssl.*`` keys of the worker file. Keys starting with ``prefix`` are laid over it
+        with the prefix stripped (``producer.linger.ms=5`` -> ``linger.ms=5``). The names are Kafka's;
+        translating Java-only client settings for librdkafka is the client factory's job.
+        """
+        if not prefix.endswith("."):
+            prefix += "."
+        props = {
+            k: v for k, v in self._originals.items()
+            if k in _CLIENT_BASE_KEYS or k.startswith(_CLIENT_BASE_PREFIXES)
+        }
+        props["bootstrap.servers"] = self.bootstrap_servers
+        for key, value in self._originals.items():
+            if key.startswith(prefix) and len(key) > len(prefix) and not key.startswith(_NOT_CLIENT_PREFIXES):
+                props[key[len(prefix):]] = value
+        return props
+
+    def topic_settings(self, prefix: str) -> dict[str, str]:
+        """Topic configs for an internal topic, from its ``<prefix><setting>`` keys.
+
+        ``prefix`` is ``"config.storage."``, ``"offset.storage."`` or ``"status.storage."``. The
+        topic's own keys (``topic``, ``replication.factor``, ``partitions``) are left out and
+        ``cleanup.policy`` is always ``compact``: the stores depend on compaction keeping the latest
+        value of every key.
+        """
+        if not prefix.endswith("."):
+            prefix += "."
+        if prefix not in _STORAGE_PREFIXES:
+            raise ValueError(f"prefix must be one of {', '.join(_STORAGE_PREFIXES)}, not {prefix!r}")
+        settings = {
+            key[len(prefix):]: value for key, value in self._originals.items()
+            if key.startswith(prefix) and key[len(prefix):] not in _STORAGE_OWN_SUFFIXES
+        }
+        settings["cleanup.policy"] = "compact"
+        return settings
+
+    def converter_settings(self, kind: str) -> tuple[str, dict[str, str]]:
+        """The worker's default converter of ``kind`` (``"key"``, ``"value"``, ``"header"``).
+
+        Returns the class name and the ``<kind>.converter.*`` settings with that prefix stripped
+        (``value.converter.schemas.enable=false`` -> ``{"schemas.enable": "false"}``).
+        """
+        if kind not in _CONVERTER_KINDS:
+            raise ValueError(f"converter kind must be one of {', '.join(_CONVERTER_KINDS)}, not {kind!r}")
+        class_name: str = getattr(self, f"{kind}_converter")
+        prefix = f"{kind}.converter."
+        settings = {k[len(prefix):]: v for k, v in self._originals.items() if k.startswith(prefix)}
+        return class_name, settings
+
+    def rest_listener(self) -> tuple[str, int]:
+        """Host and port of the first listener, to bind the REST server to (``""`` = all interfaces)."""
+        _, host, port = parse_listener(self.listeners[0])
+        return host, port
+
+    def advertised_url(self) -> str:
+        """The URL other workers reach this worker's REST API at, e.g. ``http://worker1:8083``.
+
+        Scheme: ``rest.advertised.listener``, else http if any listener is http, else https. Host:
+        ``rest.advertised.host.name``, else the host of the first listener with that scheme, else
+        this machine's host name. Port: ``rest.advertised.port``, else that listener's port.
+        """
+        scheme, host, port = self._advertised()
+        return f"{scheme}://{_url_host(host)}:{port}"
+
+    def worker_id(self) -> str:
+        """This worker's id in status records and assignments: ``host:port`` of :meth:`advertised_url`."""
+        _, host, port = self._advertised()
+        return f"{_url_host(host)}:{port}"
+
+    def _advertised(self) -> tuple[str, str, int]:
+        parsed = [parse_listener(listener) for listener in self.listeners]
+        scheme = self.rest_advertised_listener
+        if scheme is None:
+            scheme = "http" if any(s == "http" for s, _, _ in parsed) else "https"
+        _, host, port = next((p for p in parsed if p[0] == scheme), parsed[0])
+        if self.rest_advertised_host_name:
+            host = self.rest_advertised_host_name
+        elif not host:
+            host = socket.gethostname()
+        if self.rest_advertised_port is not None:
+            port = self.rest_advertised_port
+        return scheme, host, port
+
+
+def _url_host(host: str) -> str:
+    """Bracket IPv6 literals, as URLs (and Java's ``URI.getHost()``) write them."""
+    try:
+        if isinstance(ipaddress.ip_address(host), ipaddress.IPv6Address):
+            return f"[{host}]"
+    except ValueError:
+        pass
+    return host
+
+
+def _raise_first(error: ValidationError) -> NoReturn:
+    """Turn pydantic's report into one :class:`WorkerConfigError` about the first problem."""
+    first = error.errors()[0]
+    loc = ".".join(str(part) for part in first["loc"])
+    if first["type"] == "missing":
+        raise WorkerConfigError(
+            f'Missing required configuration "{loc}" which has no default value.', key=loc)
+    cause: Any = first.get("ctx", {}).get("error")
+    if isinstance(cause, _Invalid):
+        key = cause.key or loc
+        value = cause.value if cause.key is not None else first["input"]
+        message = cause.message
+    else:  # pydantic's own checks (e.g. a wrong Python type passed programmatically)
+        key, value, message = loc, first["input"], first["msg"]
+    raise WorkerConfigError(
+        f'Invalid value "{value}" for configuration {key}: {message}', key=key, value=value)
+
+
+def load_worker_config(path: str | os.PathLike[str], overrides: Sequence[str] = ()) -> WorkerConfig:
+    """Read a worker properties file, apply ``--override key=value`` strings, and validate.
+
+    Overrides are applied after the file, in order (a later one wins). Problems with the file or an
+    override raise :class:`WorkerConfigError` with a message fit for the operator.
+    """
+    try:
+        props = load_properties(path)
+    except FileNotFoundError:
+        raise WorkerConfigError(f"Worker config file {os.fspath(path)} does not exist") from None
+    except OSError as e:
+        raise WorkerConfigError(
+            f"Cannot read worker config file {os.fspath(path)}: {e.strerror or e}") from None
+    except PropertiesError as e:
+        raise WorkerConfigError(f"Worker config file {os.fspath(path)} is malformed: {e}") from None
+    for override in overrides:
+        key, sep, value = override.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise WorkerConfigError(f'Invalid override "{override}": expected key=value')
+        props[key] = value
+    return WorkerConfig.from_properties(props)

@@ -1,0 +1,31 @@
+"""Kafka Connect's ``ByteArrayConverter``: raw bytes in, raw bytes out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from connect_runtime.api.converter import Converter
+from connect_runtime.api.errors import DataException
+
+__all__ = ["ByteArrayConverter"]
+
+
+class ByteArrayConverter(Converter):
+    """Kafka Connect's ``org.apache.kafka.connect.converters.ByteArrayConverter``.
+
+    ``bytes`` pass through untouched, ``bytearray`` and ``memoryview`` (Java's ``ByteBuffer``) are
+    copied to ``bytes``, None stays None; any other value raises :class:`DataException` with Java's
+    message. ``to_connect_data`` returns the bytes as read. It has no settings.
+    """
+
+    def from_connect_data(self, topic: str, value: Any) -> bytes | None:
+        """Return the value's bytes; None stays None."""
+        if value is None or type(value) is bytes:
+            return value
+        if isinstance(value, bytes | bytearray | memoryview):
+            return bytes(value)
+        raise DataException(f"ByteArrayConverter is not compatible with objects of type {type(value)}")
+
+    def to_connect_data(self, topic: str, data: bytes | None) -> bytes | None:
+        """Return the bytes as read (None for a tombstone)."""
+        return data

@@ -1,0 +1,114 @@
+"""Assembles one distributed worker process: Kafka clients, internal topics, stores, worker, herder
+and REST server. ``connect-distributed`` and the test harness both build workers through here."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient
+
+from connect_runtime.cluster.herder import DistributedHerder
+from connect_runtime.config.worker_config import WorkerConfig
+from connect_runtime.plugins.registry import PluginRegistry
+from connect_runtime.storage.config_store import KafkaConfigBackingStore
+from connect_runtime.storage.config_writer import ConfigTopicWriter, leader_transactional_id
+from connect_runtime.storage.offset_store import KafkaOffsetBackingStore
+from connect_runtime.storage.status_store import KafkaStatusBackingStore
+from connect_runtime.storage.topics import ensure_config_topic, ensure_topic
+from connect_runtime.worker.worker import Worker
+
+logger = logging.getLogger(__name__)
+
+
+class DistributedWorker:
+    """One worker process's runtime. ``start()`` returns once REST is serving; ``stop()`` is graceful:
+    tasks make their final commit, producers close, REST closes."""
+
+    def __init__(self, config: WorkerConfig, plugins: PluginRegistry | None = None) -> None:
+        self.config = config
+        self.plugins = plugins or PluginRegistry()
+        self._closers: list[Any] = []
+        self.herder: DistributedHerder | None = None
+        self.rest: Any = None
+        self._stopped = threading.Event()
+
+    @property
+    def url(self) -> str:
+        return self.config.advertised_url()
+
+    def start(self) -> None:
+        cfg = self.config
+        admin_conf = cfg.client_props("admin.")
+        admin = AdminClient(admin_conf)
+        cluster_id = _cluster_id(admin)
+        self._create_topics(admin)
+        consumer_conf = cfg.client_props("consumer.")
+        producer_conf: dict[str, Any] = dict(cfg.client_props("producer."))
+        producer_conf.update({"enable.idempotence": True, "acks": "all"})
+        shared_producer = Producer(producer_conf)
+        worker_id = cfg.worker_id()
+
+        offset_store = KafkaOffsetBackingStore(cfg.offset_storage_topic, consumer_conf, admin, shared_producer)
+        status_store = KafkaStatusBackingStore(cfg.status_storage_topic, consumer_conf, admin, shared_producer)
+        config_store = KafkaConfigBackingStore(cfg.config_storage_topic, consumer_conf, admin)
+        writer = ConfigTopicWriter(producer_conf, cfg.config_storage_topic, leader_transactional_id(cfg.group_id))
+
+        herder_ref: list[DistributedHerder] = []
+        worker = Worker(cfg, worker_id, self.plugins, offset_store, status_store,
+                        lambda c: herder_ref[0].request_reconfiguration(c))
+        herder = DistributedHerder(cfg, worker, self.url, config_store, status_store, writer, shared_producer,
+                                   self.plugins, cluster_id)
+        herder_ref.append(herder)
+        config_store._listener = herder.on_config_record  # noqa: SLF001 - wired once, before start
+
+        offset_store.start()
+        self._closers.append(offset_store)
+        status_store.start()
+        self._closers.append(status_store)
+        config_store.start()
+        self._closers.append(config_store)
+
+        from rest.app import create_app
+        from rest.server import RestServer
+
+        host, port = cfg.rest_listener()
+        self.rest = RestServer(create_app(herder), host or "0.0.0.0", port)
+        self.rest.start()
+        self.herder = herder
+        herder.start()
+        logger.info("Worker %s started; REST at %s", worker_id, self.url)
+
+    def _create_topics(self, admin: AdminClient) -> None:
+        cfg = self.config
+        ensure_config_topic(admin, cfg.config_storage_topic, cfg.config_storage_replication_factor,
+                            cfg.topic_settings("config.storage."))
+        ensure_topic(admin, cfg.offset_storage_topic, cfg.offset_storage_partitions,
+                     cfg.offset_storage_replication_factor, cfg.topic_settings("offset.storage."))
+        ensure_topic(admin, cfg.status_storage_topic, cfg.status_storage_partitions,
+                     cfg.status_storage_replication_factor, cfg.topic_settings("status.storage."))
+
+    def wait_ready(self, timeout_s: float = 60.0) -> bool:
+        return self.herder is not None and self.herder.wait_ready(timeout_s)
+
+    def stop(self) -> None:
+        """Graceful shutdown: stop the herder (tasks commit and close), then REST, then the stores."""
+        if self._stopped.is_set():
+            return
+        self._stopped.set()
+        if self.herder is not None:
+            self.herder.stop()
+        if self.rest is not None:
+            self.rest.stop()
+        for c in reversed(self._closers):
+            try:
+                c.stop()
+            except Exception:
+                logger.exception("Failed to stop %s", c)
+
+
+def _cluster_id(admin: AdminClient) -> str:
+    md = admin.list_topics(timeout=30)
+    return str(md.cluster_id or "")

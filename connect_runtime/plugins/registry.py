@@ -1,0 +1,118 @@
+"""Finding plugin classes by name: entry points (group ``connect_runtime.plugins``), dotted Python
+paths, and Kafka Connect's aliases (the simple class name, and the simple name without its
+``Connector``/``Converter`` suffix)."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from importlib.metadata import entry_points
+from typing import Any
+
+from connect_runtime.api.connector import Connector, SourceConnector
+from connect_runtime.api.converter import Converter
+from connect_runtime.api.transformation import Predicate, Transformation
+from connect_runtime.errors import BadRequestError
+
+logger = logging.getLogger(__name__)
+
+ENTRY_POINT_GROUP = "connect_runtime.plugins"
+
+
+class PluginNotFoundError(BadRequestError):
+    """No plugin matches the given class name or alias."""
+
+
+def plugin_type(cls: type) -> str:
+    """The plugin type as ``GET /connector-plugins`` reports it."""
+    if issubclass(cls, SourceConnector):
+        return "source"
+    if issubclass(cls, Connector):
+        return "sink"
+    if issubclass(cls, Converter):
+        return "converter"
+    if issubclass(cls, Transformation):
+        return "transformation"
+    if issubclass(cls, Predicate):
+        return "predicate"
+    return "unknown"
+
+
+def qualified_name(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+class PluginRegistry:
+    """All known plugins and their aliases."""
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, type] = {}
+        self._classes: list[type] = []
+        self._load_builtins()
+        self._load_entry_points()
+
+    def _load_builtins(self) -> None:
+        from connect_runtime.converters import BUILTIN_CONVERTERS
+
+        for name, cls in BUILTIN_CONVERTERS.items():
+            self._register(cls, extra=(name,))
+
+    def _load_entry_points(self) -> None:
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            try:
+                cls = ep.load()
+            except Exception:
+                logger.exception("Could not load plugin %s (%s)", ep.name, ep.value)
+                continue
+            self._register(cls, extra=(ep.name,))
+
+    def _register(self, cls: type, extra: tuple[str, ...] = ()) -> None:
+        if cls not in self._classes:
+            self._classes.append(cls)
+        simple = cls.__name__
+        names = [qualified_name(cls), simple, *extra]
+        for suffix in ("Connector", "Converter"):
+            if simple.endswith(suffix) and len(simple) > len(suffix):
+                names.append(simple[: -len(suffix)])
+        for n in names:
+            self._by_name.setdefault(n, cls)
+
+    def register(self, cls: type) -> None:
+        """Make ``cls`` available by its names (for tests and embedding)."""
+        self._register(cls)
+
+    def resolve(self, name: str) -> type:
+        """The class named ``name`` (alias, qualified name, or an importable ``module.Class``)."""
+        cls = self._by_name.get(name)
+        if cls is not None:
+            return cls
+        module, _, attr = name.rpartition(".")
+        if module:
+            try:
+                found: Any = getattr(importlib.import_module(module), attr)
+            except (ImportError, AttributeError, ValueError):
+                found = None
+            if isinstance(found, type):
+                self._register(found)
+                return found
+        raise PluginNotFoundError(
+            f"Failed to find any class that implements Connector and which name matches {name}, available "
+            f"connectors are: {', '.join(sorted(qualified_name(c) for c in self.connectors()))}")
+
+    def connector_class(self, name: str) -> type[Connector]:
+        cls = self.resolve(name)
+        if not issubclass(cls, Connector):
+            raise PluginNotFoundError(f"Class {name} is not a Connector")
+        return cls
+
+    def converter(self, name: str) -> type[Converter]:
+        cls = self.resolve(name)
+        if not issubclass(cls, Converter):
+            raise PluginNotFoundError(f"Class {name} is not a Converter")
+        return cls
+
+    def connectors(self) -> list[type[Connector]]:
+        return [c for c in self._classes if isinstance(c, type) and issubclass(c, Connector)]
+
+    def all_plugins(self) -> list[type]:
+        return list(self._classes)

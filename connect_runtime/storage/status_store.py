@@ -1,0 +1,161 @@
+"""The status topic: the last known state of every connector and task, written by the worker that
+runs it and read by every worker (so ``GET /connectors/{c}/status`` works on any of them)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from confluent_kafka import KafkaError, Message, Producer
+from confluent_kafka.admin import AdminClient
+
+from connect_runtime.cluster.herder_api import ConnectorTaskId
+from connect_runtime.storage import formats
+from connect_runtime.storage.kafka_log import KafkaBasedLog
+
+logger = logging.getLogger(__name__)
+
+
+class State:
+    """State names as the reference writes them."""
+
+    UNASSIGNED = "UNASSIGNED"
+    RUNNING = "RUNNING"
+    PAUSED = "PAUSED"
+    FAILED = "FAILED"
+    RESTARTING = "RESTARTING"
+    STOPPED = "STOPPED"
+    DESTROYED = "DESTROYED"
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectorStatus:
+    """State of a connector as last written to the status topic."""
+
+    connector: str
+    state: str
+    trace: str | None
+    worker_id: str
+    generation: int
+
+
+@dataclass(frozen=True, slots=True)
+class TaskStatus:
+    """State of a task as last written to the status topic."""
+
+    id: ConnectorTaskId
+    state: str
+    trace: str | None
+    worker_id: str
+    generation: int
+
+
+class KafkaStatusBackingStore:
+    """Cache of the status topic plus writes through the worker's (non-transactional) producer."""
+
+    def __init__(self, topic: str, consumer_config: Mapping[str, Any], admin: AdminClient,
+                 producer: Producer) -> None:
+        self.topic = topic
+        self._producer = producer
+        self._lock = threading.Lock()
+        self._connectors: dict[str, ConnectorStatus] = {}
+        self._tasks: dict[ConnectorTaskId, TaskStatus] = {}
+        self._log = KafkaBasedLog(topic, consumer_config, admin, self._on_record, name="status-log-reader")
+
+    def start(self) -> None:
+        self._log.start()
+
+    def stop(self) -> None:
+        self._producer.flush(5)
+        self._log.stop()
+
+    def refresh(self, timeout_s: float = 30.0) -> None:
+        self._log.read_to_end().result(timeout_s)
+
+    def _on_record(self, msg: Message) -> None:
+        key: bytes | None = msg.key()
+        if key is None:
+            return
+        try:
+            rec = formats.parse_status_record(key.decode(), msg.value())
+        except Exception:
+            logger.exception("Skipping malformed status record %r", key)
+            return
+        with self._lock:
+            if isinstance(rec, formats.ConnectorStatusRecord):
+                if rec.state is None:
+                    self._connectors.pop(rec.connector, None)
+                else:
+                    self._connectors[rec.connector] = ConnectorStatus(
+                        rec.connector, rec.state, rec.trace, rec.worker_id, rec.generation)
+            elif isinstance(rec, formats.TaskStatusRecord):
+                tid = ConnectorTaskId(rec.connector, rec.task)
+                if rec.state is None:
+                    self._tasks.pop(tid, None)
+                else:
+                    self._tasks[tid] = TaskStatus(tid, rec.state, rec.trace, rec.worker_id, rec.generation)
+
+    # -- writes ---------------------------------------------------------------------------------
+    def _send(self, key: str, value: bytes | None) -> None:
+        def on_delivery(err: KafkaError | None, _msg: Message) -> None:
+            if err is not None:
+                logger.error("Failed to write status record %s: %s", key, err)
+
+        self._producer.produce(self.topic, key=key.encode(), value=value, on_delivery=on_delivery)
+        self._producer.poll(0)
+
+    def put_connector(self, status: ConnectorStatus, safe: bool = False) -> None:
+        """Write a connector state; with ``safe`` only if no newer generation of another worker wrote it."""
+        if safe:
+            with self._lock:
+                prev = self._connectors.get(status.connector)
+            if prev is not None and prev.worker_id != status.worker_id and prev.generation > status.generation:
+                return
+        with self._lock:
+            self._connectors[status.connector] = status
+        key, value = formats.connector_status_record(status.connector, status.state, status.worker_id,
+                                                     status.generation, status.trace)
+        self._send(key, value)
+
+    def put_task(self, status: TaskStatus, safe: bool = False) -> None:
+        """Write a task state (see :meth:`put_connector` for ``safe``)."""
+        if safe:
+            with self._lock:
+                prev = self._tasks.get(status.id)
+            if prev is not None and prev.worker_id != status.worker_id and prev.generation > status.generation:
+                return
+        with self._lock:
+            self._tasks[status.id] = status
+        key, value = formats.task_status_record(status.id.connector, status.id.task, status.state,
+                                                status.worker_id, status.generation, status.trace)
+        self._send(key, value)
+
+    def delete_connector(self, connector: str) -> None:
+        """Tombstone the connector's status and its tasks' statuses (connector deleted)."""
+        with self._lock:
+            self._connectors.pop(connector, None)
+            tasks = [t for t in self._tasks if t.connector == connector]
+            for t in tasks:
+                del self._tasks[t]
+        self._send(formats.connector_status_key(connector), None)
+        for t in tasks:
+            self._send(formats.task_status_key(t.connector, t.task), None)
+
+    def flush(self, timeout_s: float = 10.0) -> None:
+        self._producer.flush(timeout_s)
+
+    # -- reads ----------------------------------------------------------------------------------
+    def get_connector(self, connector: str) -> ConnectorStatus | None:
+        with self._lock:
+            return self._connectors.get(connector)
+
+    def get_task(self, task: ConnectorTaskId) -> TaskStatus | None:
+        with self._lock:
+            return self._tasks.get(task)
+
+    def get_all_tasks(self, connector: str) -> list[TaskStatus]:
+        with self._lock:
+            return sorted((s for t, s in self._tasks.items() if t.connector == connector), key=lambda s: s.id.task)

@@ -1,0 +1,777 @@
+"""A real, single-node Apache Kafka broker for development and tests.
+
+The broker is the official Apache Kafka release (:data:`KAFKA_VERSION`, Scala 2.13), fetched once
+from Maven Central with ``mvn`` into a cache directory outside the repository, and started as a
+detached ``java`` process in KRaft mode (combined broker + controller, ``node.id=1``) listening on
+127.0.0.1 only.
+
+Everything about one broker lives in its *data dir*:
+
+``server.properties``, ``log4j2.properties``
+    written on every start;
+``ports.json``
+    the broker and controller ports, chosen once and reused so that a restart (without an explicit
+    port) gives the same ``bootstrap.servers`` and the same controller quorum;
+``log/``
+    the Kafka log dirs (formatted on first start, reused afterwards: a restart keeps the data);
+``logs/server.log``, ``logs/stdout.log``
+    the broker's log4j output and the JVM's stdout/stderr;
+``kafka.pid``
+    the pid of the running broker.
+
+Library use::
+
+    kafka = LocalKafka(Path("/tmp/my-kafka"))
+    bootstrap = kafka.start()          # "127.0.0.1:PORT"
+    ...
+    kafka.stop()
+
+Command line (wired as ``connect-runtime local-kafka``)::
+
+    connect-runtime local-kafka start [--port P] [--data-dir D]
+    connect-runtime local-kafka status [--data-dir D]
+    connect-runtime local-kafka stop [--data-dir D]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+logger = logging.getLogger(__name__)
+
+KAFKA_VERSION = "4.1.1"
+"""The pinned Apache Kafka release."""
+
+SCALA_VERSION = "2.13"
+"""The Scala binary version of the pinned broker artifact."""
+
+LOG4J_VERSION = "2.24.3"
+"""The log4j2 version used as the broker's logging backend."""
+
+HOST = "127.0.0.1"
+"""The only address the local broker listens on."""
+
+MIN_JAVA_VERSION = 17
+"""Kafka 4.x brokers need Java 17 or newer."""
+
+DEFAULT_DATA_DIR = Path(".local-kafka")
+"""Default data dir of the command line, relative to the working directory."""
+
+DEFAULT_START_TIMEOUT = 90.0
+"""Seconds to wait for a starting broker to serve metadata."""
+
+DEFAULT_STOP_TIMEOUT = 30.0
+"""Seconds to wait after SIGTERM before the broker is killed."""
+
+NODE_ID = 1
+
+_JVM_OPTS = ["-Xmx512m", "-Xms256m", "-XX:+UseG1GC", "-Djava.awt.headless=true"]
+_MAIN_CLASS = "kafka.Kafka"
+_MARKER = ".complete"
+_PORTS_FILE = "ports.json"
+_PID_FILE = "kafka.pid"
+_LOG_TAIL_LINES = 30
+
+_JAVA_MISSING = (
+    f"java was not found on PATH; Kafka {KAFKA_VERSION} needs Java {MIN_JAVA_VERSION}+ "
+    "(e.g. apt-get install openjdk-17-jre-headless)"
+)
+_MVN_MISSING = (
+    f"mvn was not found on PATH; it is needed once to fetch the Kafka {KAFKA_VERSION} jars "
+    "from Maven Central (e.g. apt-get install maven)"
+)
+
+
+class LocalKafkaError(RuntimeError):
+    """A local broker could not be fetched, started or stopped.
+
+    ``message`` is one sentence meant for a user; ``detail`` optionally carries supporting text
+    (typically the last lines of the broker log) and is appended to ``str(error)``.
+    """
+
+    def __init__(self, message: str, detail: str | None = None) -> None:
+        self.message = message
+        self.detail = detail
+        super().__init__(message if not detail else f"{message}\n{detail}")
+
+
+@dataclass(frozen=True)
+class LocalKafkaStatus:
+    """The state of the broker of one data dir."""
+
+    running: bool
+    data_dir: Path
+    pid: int | None = None
+    bootstrap: str | None = None
+
+    def __str__(self) -> str:
+        if self.running:
+            return f"running (pid {self.pid}) bootstrap.servers={self.bootstrap} data dir {self.data_dir}"
+        return f"not running (data dir {self.data_dir})"
+
+
+# --------------------------------------------------------------------------------------------------
+# jars
+
+
+def default_cache_dir() -> Path:
+    """Where the broker jars are cached: ``$CONNECT_RUNTIME_CACHE/kafka-<version>``.
+
+    Without ``CONNECT_RUNTIME_CACHE`` the base is ``~/.cache/connect-runtime`` (honouring
+    ``XDG_CACHE_HOME``). The version is part of the path so that bumping :data:`KAFKA_VERSION`
+    never reuses stale jars.
+    """
+    base = os.environ.get("CONNECT_RUNTIME_CACHE")
+    if base:
+        root = Path(base).expanduser()
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        root = (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "connect-runtime"
+    return root / f"kafka-{KAFKA_VERSION}"
+
+
+def _pom() -> str:
+    return f"""<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>local.connect-runtime</groupId>
+  <artifactId>kafka-broker-classpath</artifactId>
+  <version>{KAFKA_VERSION}</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency>
+      <groupId>org.apache.kafka</groupId>
+      <artifactId>kafka_{SCALA_VERSION}</artifactId>
+      <version>{KAFKA_VERSION}</version>
+    </dependency>
+    <dependency>
+      <groupId>org.apache.logging.log4j</groupId>
+      <artifactId>log4j-slf4j-impl</artifactId>
+      <version>{LOG4J_VERSION}</version>
+    </dependency>
+  </dependencies>
+</project>
+"""
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``path`` (created if missing) for the duration."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def _jars_complete(cache_dir: Path) -> bool:
+    marker = cache_dir / _MARKER
+    libs = cache_dir / "libs"
+    try:
+        info = json.loads(marker.read_text())
+    except (OSError, ValueError):
+        return False
+    if not isinstance(info, dict) or info.get("kafka_version") != KAFKA_VERSION:
+        return False
+    jars = info.get("jars")
+    if not isinstance(jars, list) or not jars:
+        return False
+    return all((libs / str(name)).is_file() for name in jars)
+
+
+def ensure_jars(cache_dir: Path | None = None) -> Path:
+    """Make sure the broker jars are in ``cache_dir`` and return the directory holding them.
+
+    The jars are fetched from Maven Central with ``mvn`` (the dependencies of
+    ``org.apache.kafka:kafka_2.13`` plus the log4j2 slf4j binding) only when the cache is not
+    complete; completion is recorded in a marker file. Concurrent callers serialize on a lock
+    file, so only one of them fetches. Raises :class:`LocalKafkaError` when ``mvn`` is needed but
+    missing or fails.
+    """
+    cache_dir = (cache_dir or default_cache_dir()).expanduser().resolve()
+    libs = cache_dir / "libs"
+    if _jars_complete(cache_dir):
+        return libs
+    with _file_lock(cache_dir / ".lock"):
+        if _jars_complete(cache_dir):
+            return libs
+        mvn = shutil.which("mvn")
+        if mvn is None:
+            raise LocalKafkaError(_MVN_MISSING)
+        logger.info("fetching Apache Kafka %s jars from Maven Central into %s", KAFKA_VERSION, cache_dir)
+        pom = cache_dir / "pom.xml"
+        pom.write_text(_pom())
+        partial = cache_dir / "libs.partial"
+        shutil.rmtree(partial, ignore_errors=True)
+        mvn_log = cache_dir / "mvn.log"
+        with mvn_log.open("w") as out:
+            proc = subprocess.run(
+                [
+                    mvn,
+                    "-q",
+                    "-B",
+                    "-f",
+                    str(pom),
+                    "dependency:copy-dependencies",
+                    "-DincludeScope=runtime",
+                    f"-DoutputDirectory={partial}",
+                ],
+                cwd=cache_dir,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                check=False,
+            )
+        jars = sorted(p.name for p in partial.glob("*.jar")) if partial.is_dir() else []
+        if proc.returncode != 0 or not any(j.startswith(f"kafka_{SCALA_VERSION}-") for j in jars):
+            raise LocalKafkaError(
+                f"mvn could not fetch the Kafka {KAFKA_VERSION} jars (exit code {proc.returncode}); "
+                f"see {mvn_log}",
+                _tail(mvn_log),
+            )
+        (cache_dir / _MARKER).unlink(missing_ok=True)
+        shutil.rmtree(libs, ignore_errors=True)
+        partial.rename(libs)
+        (cache_dir / _MARKER).write_text(json.dumps({"kafka_version": KAFKA_VERSION, "jars": jars}, indent=1))
+        logger.info("fetched %d jars into %s", len(jars), libs)
+        return libs
+
+
+# --------------------------------------------------------------------------------------------------
+# helpers
+
+
+def _find_java() -> str:
+    """Return the ``java`` executable on PATH, checking it is recent enough."""
+    java = shutil.which("java")
+    if java is None:
+        raise LocalKafkaError(_JAVA_MISSING)
+    try:
+        out = subprocess.run(
+            [java, "-version"], capture_output=True, text=True, timeout=30, check=False
+        ).stderr
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise LocalKafkaError(f"could not run {java} -version: {exc}") from exc
+    match = re.search(r'version "(\d+)(?:\.(\d+))?', out)
+    if match:
+        major = int(match.group(1))
+        if major == 1 and match.group(2):
+            major = int(match.group(2))
+        if major < MIN_JAVA_VERSION:
+            raise LocalKafkaError(
+                f"{java} is Java {major}; Kafka {KAFKA_VERSION} needs Java {MIN_JAVA_VERSION}+ "
+                "(e.g. apt-get install openjdk-17-jre-headless)"
+            )
+    return java
+
+
+def free_port() -> int:
+    """Return a TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def port_in_use(port: int) -> bool:
+    """True when something is listening on (or otherwise holding) ``127.0.0.1:port``."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        # Same socket option as the JVM's server sockets: TIME_WAIT leftovers do not count.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((HOST, port))
+        except OSError:
+            return True
+        return False
+
+
+def _accepts_connections(port: int) -> bool:
+    try:
+        with socket.create_connection((HOST, port), timeout=1.0):
+            return True
+    except OSError:
+        return False
+
+
+def _random_cluster_id() -> str:
+    """A KRaft cluster id, as ``kafka-storage random-uuid`` makes them.
+
+    Kafka's ``Uuid.toString()`` is the URL-safe base64 of the 16 bytes without padding; like
+    ``Uuid.randomUuid()`` we avoid ids starting with ``-`` (they look like options on a command line).
+    Generated here to save a JVM start.
+    """
+    while True:
+        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode("ascii").rstrip("=")
+        if not text.startswith("-"):
+            return text
+
+
+def _tail(path: Path, lines: int = _LOG_TAIL_LINES) -> str:
+    try:
+        with path.open("rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - 64 * 1024))
+            data = fh.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(data.splitlines()[-lines:])
+
+
+def _pid_alive(pid: int) -> bool:
+    """True when ``pid`` is a live (non-zombie) process."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    stat = Path(f"/proc/{pid}/stat")
+    if stat.exists():
+        try:
+            # state is the field after the parenthesised command name
+            state = stat.read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return True
+        return state not in ("Z", "X")
+    return True
+
+
+def _is_our_broker(pid: int, data_dir: Path) -> bool:
+    """Guard against pid reuse: is ``pid`` a Kafka broker of ``data_dir`` (best effort)?"""
+    if not _pid_alive(pid):
+        return False
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    if not cmdline.exists():  # no procfs: trust the pid file
+        return True
+    try:
+        args = cmdline.read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return _MAIN_CLASS.encode() in args and str(data_dir / "server.properties").encode() in args
+
+
+# --------------------------------------------------------------------------------------------------
+# the broker
+
+
+class LocalKafka:
+    """A single-node KRaft Kafka broker (broker + controller) on 127.0.0.1, owning ``data_dir``.
+
+    The broker runs detached from the calling process: it survives the end of the Python process
+    that started it (the CLI relies on this) until :meth:`stop` is called, from this object or
+    from any other ``LocalKafka`` on the same data dir.
+    """
+
+    def __init__(self, data_dir: Path | str = DEFAULT_DATA_DIR, *, cache_dir: Path | None = None) -> None:
+        """Prepare (but do not start) a broker for ``data_dir``; jars go to ``cache_dir``."""
+        self.data_dir = Path(data_dir).expanduser().resolve()
+        self.cache_dir = cache_dir
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    # -- paths ------------------------------------------------------------------------------------
+    @property
+    def pid_file(self) -> Path:
+        """The file holding the broker's pid while it runs."""
+        return self.data_dir / _PID_FILE
+
+    @property
+    def server_log(self) -> Path:
+        """The broker's log4j log."""
+        return self.data_dir / "logs" / "server.log"
+
+    @property
+    def stdout_log(self) -> Path:
+        """The JVM's stdout and stderr."""
+        return self.data_dir / "logs" / "stdout.log"
+
+    @property
+    def log_dir(self) -> Path:
+        """The Kafka ``log.dirs`` directory (the data)."""
+        return self.data_dir / "log"
+
+    # -- public API -------------------------------------------------------------------------------
+    def start(self, port: int | None = None, *, timeout: float = DEFAULT_START_TIMEOUT) -> str:
+        """Start the broker (if not already running) and return ``"127.0.0.1:PORT"``.
+
+        ``port`` is the client listener port; without it the port recorded in the data dir is
+        reused, or a free one is picked on first start. The controller port is picked once per data
+        dir and kept. The storage is formatted only on first start; later starts reuse the data.
+        Blocks until the broker serves metadata (at most ``timeout`` seconds). Raises
+        :class:`LocalKafkaError` with a one-sentence message on any failure.
+        """
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        with _file_lock(self.data_dir / ".lock"):
+            running = self._running_pid()
+            if running is not None:
+                bootstrap = self._recorded_bootstrap()
+                if bootstrap is not None:
+                    if port is not None and bootstrap != f"{HOST}:{port}":
+                        logger.warning(
+                            "a broker is already running for %s on %s; ignoring --port %d",
+                            self.data_dir,
+                            bootstrap,
+                            port,
+                        )
+                    return bootstrap
+                raise LocalKafkaError(
+                    f"a broker (pid {running}) is running for {self.data_dir} but its ports are unknown; "
+                    "stop it first"
+                )
+            self.pid_file.unlink(missing_ok=True)
+            java = _find_java()
+            broker_port, controller_port = self._choose_ports(port)
+            libs = ensure_jars(self.cache_dir)
+            classpath = str(libs / "*")
+            self._write_configs(broker_port, controller_port)
+            if not (self.log_dir / "meta.properties").exists():
+                self._format(java, classpath)
+            else:
+                logger.info("reusing the formatted data in %s", self.log_dir)
+            bootstrap = f"{HOST}:{broker_port}"
+            self._launch(java, classpath)
+            try:
+                self._wait_ready(broker_port, timeout)
+            except BaseException:
+                self._terminate(DEFAULT_STOP_TIMEOUT)
+                raise
+            return bootstrap
+
+    def stop(self, timeout: float = DEFAULT_STOP_TIMEOUT) -> bool:
+        """Stop the broker: SIGTERM, then SIGKILL after ``timeout`` seconds.
+
+        Returns True when a running broker was stopped, False when none was running. The data is
+        kept; :meth:`start` on the same data dir resumes it.
+        """
+        if not self.data_dir.exists():
+            return False
+        with _file_lock(self.data_dir / ".lock"):
+            return self._terminate(timeout)
+
+    def status(self) -> LocalKafkaStatus:
+        """Report whether the broker of this data dir runs, with its pid and bootstrap servers."""
+        pid = self._running_pid()
+        if pid is None:
+            return LocalKafkaStatus(running=False, data_dir=self.data_dir)
+        return LocalKafkaStatus(
+            running=True, data_dir=self.data_dir, pid=pid, bootstrap=self._recorded_bootstrap()
+        )
+
+    @property
+    def bootstrap(self) -> str | None:
+        """``"127.0.0.1:PORT"`` recorded for this data dir (running or not), if any."""
+        return self._recorded_bootstrap()
+
+    # -- internals --------------------------------------------------------------------------------
+    def _read_ports(self) -> dict[str, int]:
+        try:
+            data = json.loads((self.data_dir / _PORTS_FILE).read_text())
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict):
+            return {}
+        return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, int)}
+
+    def _recorded_bootstrap(self) -> str | None:
+        port = self._read_ports().get("port")
+        return None if port is None else f"{HOST}:{port}"
+
+    def _running_pid(self) -> int | None:
+        if self._proc is not None and self._proc.poll() is None:
+            return self._proc.pid
+        try:
+            pid = int(self.pid_file.read_text().strip())
+        except (OSError, ValueError):
+            return None
+        return pid if _is_our_broker(pid, self.data_dir) else None
+
+    def _choose_ports(self, requested: int | None) -> tuple[int, int]:
+        recorded = self._read_ports()
+        controller_port = recorded.get("controller_port")
+        broker_port = requested if requested is not None else recorded.get("port")
+        if broker_port is not None and port_in_use(broker_port):
+            raise LocalKafkaError(
+                f"port {broker_port} on {HOST} is already in use; choose another with --port"
+            )
+        if controller_port is not None:
+            if broker_port == controller_port:
+                raise LocalKafkaError(
+                    f"port {broker_port} is the controller port of {self.data_dir}; "
+                    "choose another with --port"
+                )
+            if port_in_use(controller_port):
+                raise LocalKafkaError(
+                    f"controller port {controller_port} on {HOST} (fixed for {self.data_dir}) is already "
+                    "in use; free it or use another --data-dir"
+                )
+        if broker_port is None:
+            broker_port = free_port()
+        while controller_port is None or controller_port == broker_port:
+            controller_port = free_port()
+        (self.data_dir / _PORTS_FILE).write_text(
+            json.dumps({"port": broker_port, "controller_port": controller_port}, indent=1) + "\n"
+        )
+        return broker_port, controller_port
+
+    def _write_configs(self, broker_port: int, controller_port: int) -> None:
+        (self.data_dir / "logs").mkdir(parents=True, exist_ok=True)
+        props = {
+            "process.roles": "broker,controller",
+            "node.id": str(NODE_ID),
+            "controller.quorum.voters": f"{NODE_ID}@{HOST}:{controller_port}",
+            "listeners": f"PLAINTEXT://{HOST}:{broker_port},CONTROLLER://{HOST}:{controller_port}",
+            "advertised.listeners": f"PLAINTEXT://{HOST}:{broker_port}",
+            "inter.broker.listener.name": "PLAINTEXT",
+            "controller.listener.names": "CONTROLLER",
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "log.dirs": str(self.log_dir),
+            "num.partitions": "1",
+            "default.replication.factor": "1",
+            "min.insync.replicas": "1",
+            "offsets.topic.replication.factor": "1",
+            "transaction.state.log.replication.factor": "1",
+            "transaction.state.log.min.isr": "1",
+            "share.coordinator.state.topic.replication.factor": "1",
+            "share.coordinator.state.topic.min.isr": "1",
+            "group.initial.rebalance.delay.ms": "0",
+            "auto.create.topics.enable": "false",
+        }
+        text = "# written by connect_runtime.testing.local_kafka on every start\n"
+        text += "".join(f"{k}={_escape_property(v)}\n" for k, v in props.items())
+        (self.data_dir / "server.properties").write_text(text)
+
+        log_file = _escape_property(str(self.server_log))
+        (self.data_dir / "log4j2.properties").write_text(
+            f"""# written by connect_runtime.testing.local_kafka on every start
+status = warn
+name = local-kafka
+shutdownHook = disable
+appender.file.type = RollingFile
+appender.file.name = FILE
+appender.file.fileName = {log_file}
+appender.file.filePattern = {log_file}.%i
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = [%d] %p %m (%c)%n
+appender.file.policies.type = Policies
+appender.file.policies.size.type = SizeBasedTriggeringPolicy
+appender.file.policies.size.size = 50MB
+appender.file.strategy.type = DefaultRolloverStrategy
+appender.file.strategy.max = 3
+rootLogger.level = INFO
+rootLogger.appenderRef.file.ref = FILE
+logger.request.name = kafka.request.logger
+logger.request.level = WARN
+logger.statechange.name = state.change.logger
+logger.statechange.level = WARN
+"""
+        )
+
+    def _java_base(self, java: str, classpath: str) -> list[str]:
+        return [
+            java,
+            *_JVM_OPTS,
+            f"-Dlog4j2.configurationFile={self.data_dir / 'log4j2.properties'}",
+            "-cp",
+            classpath,
+        ]
+
+    def _format(self, java: str, classpath: str) -> None:
+        cluster_id = _random_cluster_id()
+        logger.info("formatting %s (cluster id %s)", self.log_dir, cluster_id)
+        cmd = [
+            *self._java_base(java, classpath),
+            "kafka.tools.StorageTool",
+            "format",
+            "-t",
+            cluster_id,
+            "-c",
+            str(self.data_dir / "server.properties"),
+        ]
+        proc = subprocess.run(
+            cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, check=False
+        )
+        if proc.returncode != 0:
+            raise LocalKafkaError(
+                f"formatting the Kafka storage in {self.log_dir} failed (exit code {proc.returncode})",
+                "\n".join((proc.stdout + proc.stderr).splitlines()[-_LOG_TAIL_LINES:]),
+            )
+
+    def _launch(self, java: str, classpath: str) -> None:
+        cmd = [*self._java_base(java, classpath), _MAIN_CLASS, str(self.data_dir / "server.properties")]
+        logger.info("starting Kafka %s in %s", KAFKA_VERSION, self.data_dir)
+        out: IO[bytes]
+        with self.stdout_log.open("ab") as out:
+            out.write(f"\n==== {time.strftime('%Y-%m-%d %H:%M:%S')} starting: {' '.join(cmd)}\n".encode())
+            out.flush()
+            self._proc = subprocess.Popen(
+                cmd,
+                cwd=self.data_dir,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                close_fds=True,
+            )
+        self.pid_file.write_text(f"{self._proc.pid}\n")
+
+    def _wait_ready(self, port: int, timeout: float) -> None:
+        from confluent_kafka.admin import AdminClient  # heavy import, only when needed
+
+        assert self._proc is not None
+        deadline = time.monotonic() + timeout
+        bootstrap = f"{HOST}:{port}"
+        admin: Any = None
+        last_error = "no answer yet"
+        while True:
+            code = self._proc.poll()
+            if code is not None:
+                raise LocalKafkaError(
+                    f"Kafka exited during startup (exit code {code}); see {self.server_log}",
+                    self._log_tails(),
+                )
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise LocalKafkaError(
+                    f"Kafka did not serve metadata on {bootstrap} within {timeout:g} s ({last_error}); "
+                    f"see {self.server_log}",
+                    self._log_tails(),
+                )
+            # Probe the socket first: librdkafka logs every refused connection on stderr.
+            if admin is None and _accepts_connections(port):
+                admin = AdminClient({"bootstrap.servers": bootstrap, "log.connection.close": False})
+            if admin is not None:
+                try:
+                    md = admin.list_topics(timeout=min(5.0, max(0.5, remaining)))
+                    if NODE_ID in md.brokers:
+                        logger.info("Kafka is ready on %s", bootstrap)
+                        return
+                    last_error = f"metadata lists brokers {sorted(md.brokers)}"
+                except Exception as exc:  # KafkaException; keep polling until the deadline
+                    last_error = str(exc)
+            time.sleep(min(0.2, max(0.0, deadline - time.monotonic())))
+
+    def _log_tails(self) -> str:
+        parts = []
+        for path in (self.server_log, self.stdout_log):
+            tail = _tail(path)
+            if tail:
+                parts.append(f"--- last lines of {path} ---\n{tail}")
+        return "\n".join(parts)
+
+    def _terminate(self, timeout: float) -> bool:
+        pid = self._running_pid()
+        if pid is None:
+            self.pid_file.unlink(missing_ok=True)
+            self._reap()
+            return False
+        logger.info("stopping Kafka (pid %d) in %s", pid, self.data_dir)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+        if not self._wait_exit(pid, timeout):
+            logger.warning("Kafka (pid %d) did not stop within %g s; killing it", pid, timeout)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            if not self._wait_exit(pid, 10.0):
+                raise LocalKafkaError(f"Kafka (pid {pid}) in {self.data_dir} could not be killed")
+        self.pid_file.unlink(missing_ok=True)
+        self._reap()
+        return True
+
+    def _wait_exit(self, pid: int, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while True:
+            if self._proc is not None and self._proc.pid == pid:
+                if self._proc.poll() is not None:
+                    return True
+            elif not _pid_alive(pid):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.1)
+
+    def _reap(self) -> None:
+        if self._proc is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._proc.wait(timeout=0)
+            if self._proc.returncode is not None:
+                self._proc = None
+
+
+def _escape_property(value: str) -> str:
+    """Escape a value for a Java ``.properties`` file."""
+    return value.replace("\\", "\\\\").replace("\n", "\\n")
+
+
+# --------------------------------------------------------------------------------------------------
+# command line
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="connect-runtime local-kafka",
+        description=f"Run a local single-node Apache Kafka {KAFKA_VERSION} broker (KRaft) on {HOST}.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    data_dir_help = f"broker state directory (default: {DEFAULT_DATA_DIR})"
+    start = sub.add_parser("start", help="start the broker (no-op if running) and print bootstrap.servers")
+    start.add_argument("--port", type=int, default=None, help="client port (default: recorded or free)")
+    start.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR, help=data_dir_help)
+    start.add_argument(
+        "--timeout", type=float, default=DEFAULT_START_TIMEOUT, help="seconds to wait for readiness"
+    )
+    stop = sub.add_parser("stop", help="stop the broker (the data is kept)")
+    stop.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR, help=data_dir_help)
+    status = sub.add_parser("status", help="say whether the broker runs")
+    status.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR, help=data_dir_help)
+    return parser
+
+
+def cli(argv: list[str] | None = None) -> int:
+    """``connect-runtime local-kafka start|stop|status``; returns the process exit code.
+
+    ``start`` prints exactly ``bootstrap.servers=HOST:PORT`` on stdout; progress goes to stderr.
+    ``status`` exits 0 when running and 1 when not. Errors are one line on stderr and exit code 1.
+    """
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s")
+    kafka = LocalKafka(args.data_dir)
+    try:
+        if args.command == "start":
+            bootstrap = kafka.start(args.port, timeout=args.timeout)
+            print(f"bootstrap.servers={bootstrap}", flush=True)
+            return 0
+        if args.command == "stop":
+            stopped = kafka.stop()
+            print(
+                f"stopped Kafka in {kafka.data_dir}" if stopped else f"no Kafka running in {kafka.data_dir}"
+            )
+            return 0
+        state = kafka.status()
+        print(state)
+        return 0 if state.running else 1
+    except LocalKafkaError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(cli())

@@ -1,0 +1,145 @@
+"""pytest plugin: test connectors against a real Apache Kafka broker.
+
+Shipped with connect-runtime so that plugin authors can test their connectors the same way the
+runtime is tested: against a real broker, never a mock. It is registered automatically (through
+the ``pytest11`` entry point) when connect-runtime is installed; without the installed package, add
+``pytest_plugins = ["connect_runtime.testing.pytest_plugin"]`` to your top-level ``conftest.py``.
+
+Fixtures
+    ``kafka_bootstrap`` (session)
+        ``bootstrap.servers`` of a broker: ``$KAFKA_BOOTSTRAP_SERVERS`` when set, otherwise a
+        single-node broker started for the test session (see
+        :mod:`connect_runtime.testing.local_kafka`; needs Java 17+, and ``mvn`` the first time to
+        fetch the jars into ``~/.cache/connect-runtime``) and stopped at its end.
+    ``topic_name`` (function)
+        a unique, valid topic name derived from the test's name; nothing is created.
+
+Helpers
+    :func:`new_topic` creates a topic and waits until it is usable.
+
+Example::
+
+    import pytest
+    from connect_runtime.testing.pytest_plugin import new_topic
+
+    @pytest.mark.kafka
+    def test_my_source(kafka_bootstrap: str) -> None:
+        topic = new_topic(kafka_bootstrap, partitions=3)
+        ...
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from connect_runtime.testing.local_kafka import LocalKafka, LocalKafkaError
+
+BOOTSTRAP_ENV = "KAFKA_BOOTSTRAP_SERVERS"
+"""Environment variable naming an existing cluster to use instead of a local broker."""
+
+_MAX_TOPIC_LEN = 249
+_INVALID_TOPIC_CHARS = re.compile(r"[^a-zA-Z0-9._-]+")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the ``kafka`` marker (so ``--strict-markers`` accepts it)."""
+    config.addinivalue_line("markers", "kafka: needs a real Kafka broker (the kafka_bootstrap fixture)")
+
+
+def unique_topic_name(prefix: str = "test") -> str:
+    """A fresh topic name: ``prefix`` (sanitized) plus a random suffix, at most 249 characters."""
+    base = _INVALID_TOPIC_CHARS.sub("-", prefix).strip("-.") or "test"
+    suffix = uuid.uuid4().hex[:12]
+    return f"{base[: _MAX_TOPIC_LEN - len(suffix) - 1]}-{suffix}"
+
+
+def new_topic(
+    bootstrap: str,
+    name: str | None = None,
+    partitions: int = 1,
+    *,
+    replication_factor: int = -1,
+    config: dict[str, str] | None = None,
+    timeout: float = 30.0,
+) -> str:
+    """Create a topic and wait until every partition has a leader; return its name.
+
+    ``name`` defaults to a fresh unique name. ``replication_factor=-1`` uses the broker default;
+    ``config`` holds topic-level configs (e.g. ``{"cleanup.policy": "compact"}``). Raises
+    ``RuntimeError`` when the topic cannot be created or does not become ready in ``timeout`` s.
+    """
+    from confluent_kafka.admin import AdminClient
+    from confluent_kafka.cimpl import NewTopic
+
+    topic = name or unique_topic_name()
+    admin: Any = AdminClient({"bootstrap.servers": bootstrap})
+    futures = admin.create_topics(
+        [
+            NewTopic(
+                topic, num_partitions=partitions, replication_factor=replication_factor, config=config or {}
+            )
+        ],
+        operation_timeout=timeout,
+        request_timeout=timeout,
+    )
+    try:
+        futures[topic].result(timeout=timeout)
+    except Exception as exc:
+        raise RuntimeError(f"could not create topic {topic!r} on {bootstrap}: {exc}") from exc
+    deadline = time.monotonic() + timeout
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise RuntimeError(
+                f"topic {topic!r} on {bootstrap} had no leader for all partitions in {timeout:g} s"
+            )
+        try:
+            md = admin.list_topics(topic=topic, timeout=min(5.0, remaining))
+            tmd = md.topics.get(topic)
+            if (
+                tmd is not None
+                and tmd.error is None
+                and len(tmd.partitions) == partitions
+                and all(p.leader >= 0 and p.error is None for p in tmd.partitions.values())
+            ):
+                return topic
+        except Exception:  # KafkaException while metadata propagates; retry until the deadline
+            pass
+        time.sleep(0.1)
+
+
+@pytest.fixture(scope="session")
+def kafka_bootstrap(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``bootstrap.servers`` of a real Kafka broker for the whole test session.
+
+    Uses ``$KAFKA_BOOTSTRAP_SERVERS`` when set (the cluster is left alone); otherwise starts a
+    local single-node broker on a free port in a temporary data dir and stops it when the session
+    ends.
+    """
+    external = os.environ.get(BOOTSTRAP_ENV, "").strip()
+    if external:
+        yield external
+        return
+    kafka = LocalKafka(tmp_path_factory.mktemp("local-kafka"))
+    try:
+        bootstrap = kafka.start()
+    except LocalKafkaError as exc:
+        kafka.stop()
+        pytest.fail(f"could not start a local Kafka broker: {exc}", pytrace=False)
+    try:
+        yield bootstrap
+    finally:
+        kafka.stop()
+
+
+@pytest.fixture
+def topic_name(request: pytest.FixtureRequest) -> str:
+    """A unique topic name for this test (derived from the test name); the topic is not created."""
+    return unique_topic_name(request.node.name)

@@ -1,0 +1,118 @@
+"""The at-least-once source task: an idempotent producer, offsets flushed every
+``offset.flush.interval.ms`` once every record sent before them has been acknowledged."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from confluent_kafka import KafkaError, Message, Producer
+
+from connect_runtime.api.converter import Converter
+from connect_runtime.api.errors import ConnectException
+from connect_runtime.api.storage import OffsetStorageReader
+from connect_runtime.api.task import SourceTask
+from connect_runtime.api.transformation import Transformation
+from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
+from connect_runtime.storage import formats
+from connect_runtime.storage.offset_store import KafkaOffsetBackingStore
+from connect_runtime.worker.source_task_base import WorkerSourceTask, monotonic_ms
+from connect_runtime.worker.task_status import TaskStatusListener
+
+logger = logging.getLogger(__name__)
+
+
+class DeliveryErrors:
+    """Counts failed deliveries; registered as the producer's default delivery callback together with
+    ``delivery.report.only.error=true``, so it runs only for failures, never per successful record."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.first: KafkaError | None = None
+        self.count = 0
+
+    def __call__(self, err: KafkaError | None, _msg: Message) -> None:
+        if err is not None:
+            with self._lock:
+                self.count += 1
+                if self.first is None:
+                    self.first = err
+
+
+def at_least_once_producer_config(base: Mapping[str, Any], errors: DeliveryErrors) -> dict[str, Any]:
+    """Idempotent, acks=all producer whose delivery callback only sees failures."""
+    conf = dict(base)
+    conf.setdefault("enable.idempotence", True)
+    conf.setdefault("acks", "all")
+    conf.setdefault("linger.ms", 5)
+    conf["delivery.report.only.error"] = True
+    conf["on_delivery"] = errors
+    return conf
+
+
+class AtLeastOnceWorkerSourceTask(WorkerSourceTask):
+    """Records may be re-sent after a crash (offsets lag the data), never lost."""
+
+    def __init__(
+        self,
+        task_id: ConnectorTaskId,
+        task: SourceTask,
+        task_config: Mapping[str, str],
+        key_converter: Converter,
+        value_converter: Converter,
+        transformations: Sequence[Transformation],
+        producer: Producer,
+        delivery_errors: DeliveryErrors,
+        offset_reader: OffsetStorageReader,
+        offset_store: KafkaOffsetBackingStore,
+        status: TaskStatusListener,
+        initial_state: TargetState,
+        flush_interval_ms: int,
+        flush_timeout_ms: int,
+    ) -> None:
+        super().__init__(task_id, task, task_config, key_converter, value_converter, transformations,
+                         producer, offset_reader, status, initial_state)
+        self._errors = delivery_errors
+        self._offset_store = offset_store
+        self._flush_interval_ms = flush_interval_ms
+        self._flush_timeout_s = flush_timeout_ms / 1000.0
+        self._next_flush = monotonic_ms() + flush_interval_ms
+
+    def prepare(self) -> None:
+        self._offset_store.read_to_end().result(60)
+
+    def batch_end(self, had_records: bool) -> None:
+        if self._errors.count:
+            raise ConnectException(f"Failed to send a record of task {self.id}: {self._errors.first}")
+        if monotonic_ms() >= self._next_flush:
+            self._flush_offsets()
+
+    def before_pause(self) -> None:
+        self._flush_offsets()
+
+    def final_commit(self) -> None:
+        self._flush_offsets()
+
+    def _flush_offsets(self) -> None:
+        self._next_flush = monotonic_ms() + self._flush_interval_ms
+        snapshot = dict(self.pending_offsets)
+        # Every record handed to the producer before the snapshot must be acknowledged first.
+        remaining = self.producer.flush(self._flush_timeout_s)
+        if self._errors.count:
+            raise ConnectException(f"Failed to send a record of task {self.id}: {self._errors.first}")
+        if remaining:
+            logger.warning("Task %s: timed out flushing %d records; offsets will be committed later",
+                           self.id, remaining)
+            return
+        if snapshot:
+            entries = {k: formats.offset_value(v) for k, v in snapshot.items()}
+            self._offset_store.set(entries)
+            for k, v in snapshot.items():
+                if self.pending_offsets.get(k) is v:
+                    del self.pending_offsets[k]
+        self.report_committed()
+
+    def close_resources(self) -> None:
+        self.producer.flush(self._flush_timeout_s)

@@ -1,0 +1,161 @@
+"""The exactly-once source task (KIP-618): records and their source offsets commit in one Kafka
+transaction of the task's producer ``<group.id>-<connector>-<task>``.
+
+Start-up order matters (reference §6): fence the previous task generation, initialise transactions
+(this also fences an older instance of this very task id and aborts its open transaction), re-check
+that the task configs did not change meanwhile, and only then read offsets and start the plugin.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from confluent_kafka import KafkaError, KafkaException, Producer
+
+from connect_runtime.api.converter import Converter
+from connect_runtime.api.errors import ConnectException
+from connect_runtime.api.record import SourceRecord
+from connect_runtime.api.storage import OffsetStorageReader
+from connect_runtime.api.task import SourceTask
+from connect_runtime.api.transformation import Transformation
+from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
+from connect_runtime.storage import formats
+from connect_runtime.storage.offset_store import KafkaOffsetBackingStore
+from connect_runtime.worker.source_task_base import TaskCancelled, WorkerSourceTask
+from connect_runtime.worker.task_status import TaskStatusListener
+
+logger = logging.getLogger(__name__)
+
+_TIMEOUT_HINT = (
+    " This may be caused by transactions that take too long: consider reducing the connector's "
+    "throughput per transaction, increasing the producer's transaction.timeout.ms "
+    "(producer.override.transaction.timeout.ms), lowering transaction.boundary.interval.ms, or using "
+    "the 'poll' transaction boundary."
+)
+
+
+def task_transactional_id(group_id: str, task: ConnectorTaskId) -> str:
+    """``<group.id>-<connector>-<task>``, as Apache Kafka Connect names EOS task producers."""
+    return f"{group_id}-{task.connector}-{task.task}"
+
+
+class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
+    """Poll boundary: one transaction per poll (empty polls still call ``commit()``)."""
+
+    def __init__(
+        self,
+        task_id: ConnectorTaskId,
+        task: SourceTask,
+        task_config: Mapping[str, str],
+        key_converter: Converter,
+        value_converter: Converter,
+        transformations: Sequence[Transformation],
+        producer: Producer,
+        offset_reader: OffsetStorageReader,
+        offset_store: KafkaOffsetBackingStore,
+        status: TaskStatusListener,
+        initial_state: TargetState,
+        fence: Callable[[], None],
+        verify_generation: Callable[[], None],
+        transaction_timeout_s: float = 60.0,
+    ) -> None:
+        super().__init__(task_id, task, task_config, key_converter, value_converter, transformations,
+                         producer, offset_reader, status, initial_state)
+        self._offset_store = offset_store
+        self._fence = fence
+        self._verify_generation = verify_generation
+        self._txn_open = False
+        self._timeout_s = transaction_timeout_s
+        self.transactions_committed = 0
+
+    def prepare(self) -> None:
+        with self._state_cv:
+            while self._target_state is TargetState.PAUSED and not self._stopping:
+                self._state_cv.wait(1.0)
+        if self._stopping:
+            raise TaskCancelled
+        self._fence()
+        if self._stopping:
+            # Stopped while waiting for fencing: a replacement may already run; never fence it.
+            raise TaskCancelled
+        try:
+            self.producer.init_transactions(self._timeout_s)
+        except KafkaException as e:
+            raise ConnectException(f"Failed to initialize the transactional producer of task {self.id}: {e}") from e
+        self._verify_generation()
+        self._offset_store.read_to_end().result(self._timeout_s)
+
+    def forbidden_topic(self) -> str | None:
+        return self._offset_store.topic
+
+    def begin_batch(self) -> None:
+        if not self._txn_open:
+            self.producer.begin_transaction()
+            self._txn_open = True
+
+    def batch_end(self, had_records: bool) -> None:
+        self._commit()
+
+    def before_pause(self) -> None:
+        self._commit()
+
+    def final_commit(self) -> None:
+        self._commit()
+
+    def _commit(self) -> None:
+        pending = self.pending_offsets
+        if not self._txn_open and not pending:
+            self.report_committed()
+            return
+        producer = self.producer
+        try:
+            if not self._txn_open:
+                producer.begin_transaction()
+                self._txn_open = True
+            topic = self._offset_store.topic
+            for key, offset in pending.items():
+                producer.produce(topic, formats.offset_value(offset), key)
+            producer.commit_transaction(self._timeout_s)
+        except KafkaException as e:
+            self._txn_open = False
+            err = e.args[0] if e.args and isinstance(e.args[0], KafkaError) else None
+            hint = ""
+            if err is not None and err.code() in (KafkaError._FENCED, KafkaError.PRODUCER_FENCED,
+                                                  KafkaError.INVALID_PRODUCER_EPOCH,
+                                                  KafkaError._TIMED_OUT, KafkaError.TRANSACTION_ABORTABLE,
+                                                  KafkaError.INVALID_TXN_STATE):
+                hint = _TIMEOUT_HINT if err.code() != KafkaError._FENCED else ""
+            raise ConnectException(f"Failed to commit transaction for task {self.id}: {e}.{hint}") from e
+        self._txn_open = False
+        pending.clear()
+        self.transactions_committed += 1
+        self.report_committed()
+
+    def on_record_sent(self, record: SourceRecord) -> None:
+        pass
+
+    def close_resources(self) -> None:
+        if self._txn_open:
+            try:
+                self.producer.abort_transaction(5)
+            except KafkaException:
+                pass
+        # A transactional producer has nothing to flush after commit/abort; close it promptly.
+        self.producer.flush(0)
+
+
+def eos_producer_config(base: Mapping[str, Any], transactional_id: str) -> dict[str, Any]:
+    """Task producer settings: idempotence and the transactional id are forced (user values that
+    differ are ignored with a warning, as the reference does)."""
+    conf = dict(base)
+    for key, forced in (("enable.idempotence", True), ("transactional.id", transactional_id)):
+        if key in conf and str(conf[key]).lower() != str(forced).lower():
+            logger.warning("The value '%s' for the '%s' property will be ignored as it cannot be overridden "
+                           "when exactly-once support is enabled. The value '%s' will be used instead.",
+                           conf[key], key, forced)
+        conf[key] = forced
+    conf.setdefault("acks", "all")
+    conf.setdefault("linger.ms", 5)
+    return conf

@@ -1,0 +1,316 @@
+"""What every source task loop shares: lifecycle, pause/stop, poll, convert and send.
+
+One thread per task. The per-record path (``_send_batch``) is kept tight: no per-record logging,
+no per-record closures unless the plugin overrides ``commit_record``, and the source-partition key is
+serialized once per distinct partition object rather than once per record.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import traceback
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from confluent_kafka import KafkaError, Message, Producer
+
+from connect_runtime.api.converter import Converter
+from connect_runtime.api.errors import ConnectException, RetriableException
+from connect_runtime.api.record import RecordMetadata, SourceRecord
+from connect_runtime.api.storage import OffsetStorageReader
+from connect_runtime.api.task import SourceTask, SourceTaskContext
+from connect_runtime.api.transaction import TransactionContext
+from connect_runtime.api.transformation import Transformation
+from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
+from connect_runtime.storage import formats
+from connect_runtime.worker.task_status import TaskStatusListener
+
+logger = logging.getLogger(__name__)
+
+#: Offsets waiting to be committed: serialized offsets-topic key -> offset map (None = tombstone).
+PendingOffsets = dict[bytes, Mapping[str, Any] | None]
+
+
+class _TaskContext(SourceTaskContext):
+    def __init__(self, configs: Mapping[str, str], reader: OffsetStorageReader,
+                 transaction_context: TransactionContext | None) -> None:
+        self._configs = configs
+        self._reader = reader
+        self._txn = transaction_context
+
+    @property
+    def configs(self) -> Mapping[str, str]:
+        return self._configs
+
+    @property
+    def offset_storage_reader(self) -> OffsetStorageReader:
+        return self._reader
+
+    @property
+    def transaction_context(self) -> TransactionContext | None:
+        return self._txn
+
+
+class TaskCancelled(Exception):
+    """The task was stopped while starting up."""
+
+
+class WorkerSourceTask(ABC):
+    """Runs one :class:`SourceTask` on its own thread until stopped or failed."""
+
+    def __init__(
+        self,
+        task_id: ConnectorTaskId,
+        task: SourceTask,
+        task_config: Mapping[str, str],
+        key_converter: Converter,
+        value_converter: Converter,
+        transformations: Sequence[Transformation],
+        producer: Producer,
+        offset_reader: OffsetStorageReader,
+        status: TaskStatusListener,
+        initial_state: TargetState,
+    ) -> None:
+        self.id = task_id
+        self.task = task
+        self.task_config = task_config
+        self._key_converter = key_converter
+        self._value_converter = value_converter
+        self._transformations = tuple(transformations)
+        self.producer = producer
+        self._offset_reader = offset_reader
+        self._status = status
+        self._target_state = initial_state
+        self._state_cv = threading.Condition()
+        self._stopping = False
+        self._cancelled = False
+        self.failed = False
+        self._thread = threading.Thread(target=self._run, name=f"task-{task_id}", daemon=True)
+        self.pending_offsets: PendingOffsets = {}
+        self._wants_metadata = type(task).commit_record is not SourceTask.commit_record
+        # Records awaiting commit_record: (record, metadata slot) pairs, only when the plugin cares.
+        self._uncommitted: list[tuple[SourceRecord, list[RecordMetadata | None]]] = []
+        self._last_partition: Any = None
+        self._last_partition_key = b""
+        self.records_sent = 0
+
+    # -- lifecycle driven by the worker ---------------------------------------------------------
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Ask the task to stop (final commit happens on its thread)."""
+        with self._state_cv:
+            self._stopping = True
+            self._state_cv.notify_all()
+        try:
+            self.task.stop()
+        except Exception:
+            logger.exception("Task %s threw while being stopped", self.id)
+
+    def cancel(self) -> None:
+        """Stop without the final commit (the task did not stop in time)."""
+        self._cancelled = True
+        self.stop()
+
+    def join(self, timeout_s: float) -> bool:
+        self._thread.join(timeout_s)
+        return not self._thread.is_alive()
+
+    def is_alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def transition_to(self, state: TargetState) -> None:
+        with self._state_cv:
+            self._target_state = state
+            self._state_cv.notify_all()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping
+
+    # -- the loop -------------------------------------------------------------------------------
+    def _run(self) -> None:
+        try:
+            self.prepare()
+            if self._stopping:
+                return
+            self.task.initialize(_TaskContext(self.task_config, self._offset_reader, self.transaction_context()))
+            self.task.start(self.task_config)
+            self._status.on_startup(self.id)
+            self._execute()
+            if not self._cancelled and not self.failed:
+                self.final_commit()
+        except TaskCancelled:
+            pass
+        except BaseException as e:  # noqa: BLE001 - any error fails the task with its trace
+            self.failed = True
+            logger.error("Task %s threw an uncaught and unrecoverable exception; it is being killed "
+                         "and will not recover until manually restarted", self.id, exc_info=True)
+            self._status.on_failure(self.id, "".join(traceback.format_exception(e)))
+        finally:
+            self._close()
+
+    def _execute(self) -> None:
+        while True:
+            if self._stopping:
+                return
+            if self._target_state is not TargetState.STARTED:
+                self.before_pause()
+                self._status.on_pause(self.id)
+                with self._state_cv:
+                    while self._target_state is not TargetState.STARTED and not self._stopping:
+                        self._state_cv.wait(1.0)
+                if self._stopping:
+                    return
+                self._status.on_resume(self.id)
+            try:
+                records = self.task.poll()
+            except RetriableException as e:
+                logger.warning("Task %s failed to poll records (will retry): %s", self.id, e)
+                continue
+            if records:
+                self._send_batch(records)
+            self.batch_end(bool(records))
+
+    def _send_batch(self, records: Sequence[SourceRecord]) -> None:
+        producer = self.producer
+        key_conv = self._key_converter.from_connect_data
+        value_conv = self._value_converter.from_connect_data
+        pending = self.pending_offsets
+        transforms = self._transformations
+        wants_metadata = self._wants_metadata
+        forbidden_topic = self.forbidden_topic()
+        self.begin_batch()
+        for rec in records:
+            if transforms:
+                transformed = self._transform(rec)
+                if transformed is None:
+                    if wants_metadata:
+                        self._uncommitted.append((rec, [None]))
+                    self.on_record_sent(rec)
+                    continue
+            else:
+                transformed = rec
+            topic = transformed.topic
+            if topic == forbidden_topic:
+                raise ConnectException(
+                    "Source tasks may not produce to their own offsets topics when exactly-once support "
+                    "is enabled")
+            key = key_conv(topic, transformed.key)
+            value = value_conv(topic, transformed.value)
+            partition = -1 if transformed.kafka_partition is None else transformed.kafka_partition
+            timestamp = transformed.timestamp or 0
+            headers = transformed.headers
+            if wants_metadata:
+                slot: list[RecordMetadata | None] = [None]
+                self._uncommitted.append((rec, slot))
+                cb: Callable[[KafkaError | None, Message], None] | None = _metadata_callback(slot)
+            else:
+                cb = None
+            while True:
+                try:
+                    if cb is None:
+                        if headers:
+                            producer.produce(topic, value, key, partition, timestamp=timestamp, headers=headers)
+                        else:
+                            producer.produce(topic, value, key, partition, timestamp=timestamp)
+                    else:
+                        producer.produce(topic, value, key, partition, on_delivery=cb, timestamp=timestamp,
+                                         headers=headers)
+                    break
+                except BufferError:
+                    # Local queue full: serve delivery reports and retry, as Java blocks on send.
+                    producer.poll(0.05)
+            sp = rec.source_partition
+            if sp is not None:
+                if sp is not self._last_partition and sp != self._last_partition:
+                    self._last_partition = sp
+                    self._last_partition_key = formats.offset_key(self.id.connector, sp)
+                pending[self._last_partition_key] = rec.source_offset
+            self.on_record_sent(rec)
+        self.records_sent += len(records)
+        producer.poll(0)
+
+    def _transform(self, rec: SourceRecord) -> SourceRecord | None:
+        current: SourceRecord | None = rec
+        for t in self._transformations:
+            if current is None:
+                return None
+            current = t.apply(current)
+        return current
+
+    def report_committed(self) -> None:
+        """After a successful commit: ``commit_record`` for every buffered record, then ``commit``."""
+        if self._uncommitted:
+            done, self._uncommitted = self._uncommitted, []
+            for rec, slot in done:
+                try:
+                    self.task.commit_record(rec, slot[0])
+                except Exception:
+                    logger.exception("Task %s threw in commit_record", self.id)
+        try:
+            self.task.commit()
+        except Exception:
+            logger.exception("Task %s threw in commit", self.id)
+
+    def discard_uncommitted(self) -> None:
+        """Records of an aborted transaction: ``commit_record`` with no metadata."""
+        for _rec, slot in self._uncommitted:
+            slot[0] = None
+
+    def _close(self) -> None:
+        try:
+            self.close_resources()
+        except Exception:
+            logger.exception("Task %s failed to release its resources", self.id)
+        if not self.failed:
+            self._status.on_shutdown(self.id)
+
+    # -- hooks for the delivery guarantee -------------------------------------------------------
+    def prepare(self) -> None:
+        """Start-up work before the plugin's ``start`` (EOS: fencing, init transactions, re-checks)."""
+
+    def transaction_context(self) -> TransactionContext | None:
+        return None
+
+    def forbidden_topic(self) -> str | None:
+        return None
+
+    def begin_batch(self) -> None:
+        """Called before the records of a poll are sent."""
+
+    def on_record_sent(self, record: SourceRecord) -> None:
+        """Called after each record was handed to the producer (record-level boundaries)."""
+
+    @abstractmethod
+    def batch_end(self, had_records: bool) -> None:
+        """Called after every poll: commit if the delivery policy says so."""
+
+    @abstractmethod
+    def before_pause(self) -> None:
+        """Commit what is pending before pausing."""
+
+    @abstractmethod
+    def final_commit(self) -> None:
+        """The last commit of a task that stops cleanly."""
+
+    @abstractmethod
+    def close_resources(self) -> None:
+        """Close producers etc."""
+
+
+def _metadata_callback(slot: list[RecordMetadata | None]) -> Callable[[KafkaError | None, Message], None]:
+    def on_delivery(err: KafkaError | None, msg: Message) -> None:
+        if err is None:
+            ts = msg.timestamp()
+            slot[0] = RecordMetadata(msg.topic(), msg.partition(), msg.offset(), ts[1] if ts[0] else None)
+
+    return on_delivery
+
+
+def monotonic_ms() -> float:
+    return time.monotonic() * 1000.0

@@ -1,0 +1,21 @@
+"""How a running task reports its state changes (the worker writes them to the status topic)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from connect_runtime.cluster.herder_api import ConnectorTaskId
+
+
+class TaskStatusListener(Protocol):
+    """Receives a task's lifecycle events, on the task's own thread."""
+
+    def on_startup(self, task: ConnectorTaskId) -> None: ...
+
+    def on_pause(self, task: ConnectorTaskId) -> None: ...
+
+    def on_resume(self, task: ConnectorTaskId) -> None: ...
+
+    def on_failure(self, task: ConnectorTaskId, trace: str) -> None: ...
+
+    def on_shutdown(self, task: ConnectorTaskId) -> None: ...

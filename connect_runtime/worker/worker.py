@@ -1,0 +1,293 @@
+"""The worker: instantiates and runs the connectors and tasks the herder assigns to this process."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from confluent_kafka import Producer
+
+from connect_runtime.api.connector import Connector, SourceConnector, SourceConnectorContext
+from connect_runtime.api.converter import Converter
+from connect_runtime.api.errors import ConnectException
+from connect_runtime.api.storage import OffsetStorageReader
+from connect_runtime.api.task import SourceTask
+from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
+from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
+from connect_runtime.plugins.registry import PluginRegistry
+from connect_runtime.storage.offset_store import ConnectorOffsetReader, KafkaOffsetBackingStore
+from connect_runtime.storage.status_store import ConnectorStatus, KafkaStatusBackingStore, State, TaskStatus
+from connect_runtime.worker.at_least_once_source_task import (
+    AtLeastOnceWorkerSourceTask,
+    DeliveryErrors,
+    at_least_once_producer_config,
+)
+from connect_runtime.worker.exactly_once_source_task import (
+    ExactlyOnceWorkerSourceTask,
+    eos_producer_config,
+    task_transactional_id,
+)
+from connect_runtime.worker.source_task_base import WorkerSourceTask
+
+logger = logging.getLogger(__name__)
+
+TASK_CLASS_CONFIG = "task.class"
+
+
+class _ConnectorContext(SourceConnectorContext):
+    def __init__(self, name: str, reader: OffsetStorageReader, on_reconfigure: Callable[[str], None],
+                 on_error: Callable[[str, BaseException], None]) -> None:
+        self._name = name
+        self._reader = reader
+        self._on_reconfigure = on_reconfigure
+        self._on_error = on_error
+
+    def request_task_reconfiguration(self) -> None:
+        self._on_reconfigure(self._name)
+
+    def raise_error(self, error: Exception) -> None:
+        self._on_error(self._name, error)
+
+    @property
+    def offset_storage_reader(self) -> OffsetStorageReader:
+        return self._reader
+
+
+@dataclass
+class _RunningConnector:
+    name: str
+    connector: Connector
+    config: Mapping[str, str]
+    state: TargetState
+    started: bool
+
+
+class Worker:
+    """Runs connectors and tasks; reports their states to the status topic."""
+
+    def __init__(
+        self,
+        config: WorkerConfig,
+        worker_id: str,
+        plugins: PluginRegistry,
+        offset_store: KafkaOffsetBackingStore,
+        status_store: KafkaStatusBackingStore,
+        request_reconfiguration: Callable[[str], None],
+    ) -> None:
+        self.config = config
+        self.worker_id = worker_id
+        self.plugins = plugins
+        self.offset_store = offset_store
+        self.status_store = status_store
+        self._request_reconfiguration = request_reconfiguration
+        self._connectors: dict[str, _RunningConnector] = {}
+        self._tasks: dict[ConnectorTaskId, WorkerSourceTask] = {}
+        self._lock = threading.Lock()
+        self.generation = 0
+
+    @property
+    def eos_enabled(self) -> bool:
+        return self.config.exactly_once_source_support is ExactlyOnceSourceSupport.ENABLED
+
+    # -- connectors -----------------------------------------------------------------------------
+    def start_connector(self, name: str, props: Mapping[str, str], state: TargetState) -> bool:
+        """Instantiate and (unless paused/stopped) start a connector; False and FAILED on error."""
+        try:
+            cls = self.plugins.connector_class(props["connector.class"])
+            connector = cls()
+            reader = ConnectorOffsetReader(name, self.offset_store)
+            connector.initialize(_ConnectorContext(name, reader, self._request_reconfiguration,
+                                                   self._connector_failed))
+            running = _RunningConnector(name, connector, dict(props), state, False)
+            self._connectors[name] = running
+            if state is TargetState.STARTED:
+                connector.start(props)
+                running.started = True
+            self._put_connector_status(name, _state_name(state))
+            return True
+        except Exception as e:
+            logger.exception("Failed to start connector %s", name)
+            self._connectors.pop(name, None)
+            self._put_connector_status(name, State.FAILED, _trace(e))
+            return False
+
+    def _connector_failed(self, name: str, error: BaseException) -> None:
+        logger.error("Connector %s raised an error", name, exc_info=error)
+        self._put_connector_status(name, State.FAILED, _trace(error))
+
+    def is_running(self, name: str) -> bool:
+        rc = self._connectors.get(name)
+        return rc is not None and rc.started
+
+    def connector_task_configs(self, name: str, max_tasks: int) -> list[dict[str, str]]:
+        """Ask a started connector for its task configs (``task.class`` added, as Java does)."""
+        rc = self._connectors.get(name)
+        if rc is None or not rc.started:
+            raise ConnectException(f"Connector {name} is not running")
+        task_cls = rc.connector.task_class()
+        configs = rc.connector.task_configs(max_tasks)
+        if len(configs) > max_tasks:
+            raise ConnectException(f"Connector {name} generated {len(configs)} task configs, more than "
+                                   f"tasks.max={max_tasks}")
+        qualified = f"{task_cls.__module__}.{task_cls.__qualname__}"
+        return [{**{k: str(v) for k, v in c.items()}, TASK_CLASS_CONFIG: qualified} for c in configs]
+
+    def stop_connector(self, name: str) -> None:
+        rc = self._connectors.pop(name, None)
+        if rc is None:
+            return
+        if rc.started:
+            try:
+                rc.connector.stop()
+            except Exception:
+                logger.exception("Connector %s threw while stopping", name)
+
+    def set_connector_state(self, name: str, state: TargetState) -> None:
+        """Move a running connector to ``state`` (stop/start the plugin as needed)."""
+        rc = self._connectors.get(name)
+        if rc is None:
+            return
+        if state is TargetState.STARTED and not rc.started:
+            try:
+                rc.connector.start(rc.config)
+                rc.started = True
+            except Exception as e:
+                self._put_connector_status(name, State.FAILED, _trace(e))
+                return
+        elif state is not TargetState.STARTED and rc.started:
+            rc.connector.stop()
+            rc.started = False
+        rc.state = state
+        self._put_connector_status(name, _state_name(state))
+        for tid, task in list(self._tasks.items()):
+            if tid.connector == name:
+                task.transition_to(state)
+
+    def connector_names(self) -> list[str]:
+        return list(self._connectors)
+
+    # -- tasks ----------------------------------------------------------------------------------
+    def start_task(
+        self,
+        task_id: ConnectorTaskId,
+        connector_props: Mapping[str, str],
+        task_props: Mapping[str, str],
+        state: TargetState,
+        fence: Callable[[], None],
+        verify_generation: Callable[[], None],
+    ) -> bool:
+        """Create and start a task's thread; False (and FAILED status) if it cannot be built."""
+        if task_id in self._tasks:
+            raise ConnectException(f"Task already exists in this worker: {task_id}")
+        producer: Producer | None = None
+        try:
+            task_cls = self.plugins.resolve(task_props[TASK_CLASS_CONFIG])
+            if not issubclass(task_cls, SourceTask):
+                raise ConnectException(f"{task_cls} is not a SourceTask")
+            task = task_cls()
+            key_conv = self._converter(connector_props, "key")
+            value_conv = self._converter(connector_props, "value")
+            reader = ConnectorOffsetReader(task_id.connector, self.offset_store)
+            base = self._producer_base(connector_props)
+            runner: WorkerSourceTask
+            if self.eos_enabled:
+                conf = eos_producer_config(base, task_transactional_id(self.config.group_id, task_id))
+                producer = Producer(conf)
+                runner = ExactlyOnceWorkerSourceTask(
+                    task_id, task, task_props, key_conv, value_conv, (), producer, reader, self.offset_store,
+                    self, state, fence, verify_generation)
+            else:
+                errors = DeliveryErrors()
+                producer = Producer(at_least_once_producer_config(base, errors))
+                runner = AtLeastOnceWorkerSourceTask(
+                    task_id, task, task_props, key_conv, value_conv, (), producer, errors, reader,
+                    self.offset_store, self, state, self.config.offset_flush_interval_ms,
+                    self.config.offset_flush_timeout_ms)
+        except Exception as e:
+            logger.exception("Failed to start task %s", task_id)
+            self.on_failure(task_id, _trace(e))
+            return False
+        self._tasks[task_id] = runner
+        runner.start()
+        return True
+
+    def _producer_base(self, connector_props: Mapping[str, str]) -> dict[str, Any]:
+        conf: dict[str, Any] = dict(self.config.client_props("producer."))
+        prefix = "producer.override."
+        conf.update({k[len(prefix):]: v for k, v in connector_props.items() if k.startswith(prefix)})
+        conf.setdefault("client.id", f"connector-producer-{connector_props.get('name', '')}")
+        return conf
+
+    def _converter(self, connector_props: Mapping[str, str], kind: str) -> Converter:
+        name = connector_props.get(f"{kind}.converter")
+        if name:
+            prefix = f"{kind}.converter."
+            settings = {k[len(prefix):]: v for k, v in connector_props.items() if k.startswith(prefix)}
+        else:
+            name, settings = self.config.converter_settings(kind)
+        conv = self.plugins.converter(name)()
+        conv.configure(settings, kind == "key")
+        return conv
+
+    def stop_and_await_tasks(self, ids: list[ConnectorTaskId], timeout_s: float | None = None) -> None:
+        """Stop tasks (final commit) and wait up to ``task.shutdown.graceful.timeout.ms``; cancel stragglers."""
+        timeout = self.config.task_shutdown_graceful_timeout_ms / 1000.0 if timeout_s is None else timeout_s
+        runners = [r for r in (self._tasks.pop(i, None) for i in ids) if r is not None]
+        for r in runners:
+            r.stop()
+        for r in runners:
+            if not r.join(timeout):
+                logger.error("Graceful stop of task %s failed; cancelling it", r.id)
+                r.cancel()
+                r.join(1.0)
+
+    def task_ids(self) -> list[ConnectorTaskId]:
+        return list(self._tasks)
+
+    def task(self, task_id: ConnectorTaskId) -> WorkerSourceTask | None:
+        return self._tasks.get(task_id)
+
+    def stop(self) -> None:
+        """Stop every task (final commits) and connector."""
+        self.stop_and_await_tasks(list(self._tasks))
+        for name in list(self._connectors):
+            self.stop_connector(name)
+
+    # -- status (TaskStatusListener) ------------------------------------------------------------
+    def _put_connector_status(self, name: str, state: str, trace: str | None = None) -> None:
+        self.status_store.put_connector(ConnectorStatus(name, state, trace, self.worker_id, self.generation))
+
+    def _put_task_status(self, task: ConnectorTaskId, state: str, trace: str | None = None) -> None:
+        self.status_store.put_task(TaskStatus(task, state, trace, self.worker_id, self.generation))
+
+    def on_startup(self, task: ConnectorTaskId) -> None:
+        self._put_task_status(task, State.RUNNING)
+
+    def on_pause(self, task: ConnectorTaskId) -> None:
+        self._put_task_status(task, State.PAUSED)
+
+    def on_resume(self, task: ConnectorTaskId) -> None:
+        self._put_task_status(task, State.RUNNING)
+
+    def on_failure(self, task: ConnectorTaskId, trace: str) -> None:
+        self._put_task_status(task, State.FAILED, trace)
+
+    def on_shutdown(self, task: ConnectorTaskId) -> None:
+        self._put_task_status(task, State.UNASSIGNED)
+
+
+def _state_name(state: TargetState) -> str:
+    return {TargetState.STARTED: State.RUNNING, TargetState.PAUSED: State.PAUSED,
+            TargetState.STOPPED: State.STOPPED}[state]
+
+
+def _trace(e: BaseException) -> str:
+    return "".join(traceback.format_exception(e))
+
+
+def is_source(connector: Connector) -> bool:
+    return isinstance(connector, SourceConnector)

@@ -1,0 +1,148 @@
+"""Error rendering: every failure becomes Connect's ``{"error_code": <status>, "message": "..."}``.
+
+This is the Python counterpart of Java's ``ConnectExceptionMapper``: a ``ConnectRestError`` keeps its
+status; any other ``ConnectException`` (or unexpected exception) is a 500 with the exception's
+message; routing errors (unknown path 404, wrong method 405) use Jersey's ``"HTTP 404 Not Found"``
+wording; request validation errors are 400 (Java answers 400 for JSON mapping errors; we use 400
+for every body/parameter problem, never FastAPI's 422). A client never sees a stack trace.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from connect_runtime.api.errors import ConnectException
+from connect_runtime.errors import ConnectRestError
+from rest.models import ErrorMessage
+
+logger = logging.getLogger(__name__)
+
+
+def error_response(
+    status: int, message: str | None, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    """The Connect error body with the given HTTP status."""
+    body = ErrorMessage(error_code=status, message=message).to_json()
+    return JSONResponse(status_code=status, content=body, headers=dict(headers) if headers else None)
+
+
+def _http_exception_message(exc: StarletteHTTPException) -> str:
+    try:
+        phrase = HTTPStatus(exc.status_code).phrase
+    except ValueError:
+        phrase = ""
+    if not exc.detail or exc.detail == phrase:
+        # Jersey's WebApplicationException message, e.g. "HTTP 404 Not Found".
+        return f"HTTP {exc.status_code} {phrase}".rstrip()
+    return str(exc.detail)
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    parts: list[str] = []
+    for err in exc.errors():
+        loc = " -> ".join(str(p) for p in err.get("loc", ()))
+        msg = str(err.get("msg", "invalid value"))
+        parts.append(f"{loc}: {msg}" if loc else msg)
+    return "Invalid request: " + "; ".join(parts) if parts else "Invalid request"
+
+
+def response_for_exception(request_path: str, exc: BaseException) -> JSONResponse:
+    """Map any exception to the Connect error response (Java's ``ConnectExceptionMapper``)."""
+    if isinstance(exc, ConnectRestError):
+        if exc.status >= 500:
+            logger.error("REST request to %s failed: %s", request_path, exc.message)
+        else:
+            logger.debug("REST request to %s failed with %d: %s", request_path, exc.status, exc.message)
+        return error_response(exc.status, exc.message)
+    if isinstance(exc, StarletteHTTPException):
+        return error_response(exc.status_code, _http_exception_message(exc), exc.headers)
+    if isinstance(exc, RequestValidationError):
+        return error_response(400, _validation_message(exc))
+    if isinstance(exc, ConnectException):
+        logger.error("REST request to %s failed", request_path, exc_info=exc)
+        return error_response(500, str(exc) or type(exc).__name__)
+    logger.error("Uncaught exception in REST call to %s", request_path, exc_info=exc)
+    return error_response(500, str(exc) or type(exc).__name__)
+
+
+_HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at this path (Starlette's ``Allow`` only names the first route's)."""
+    allowed: list[str] = []
+    for method in _HTTP_METHODS:
+        scope = {**request.scope, "method": method}
+        if any(route.matches(scope)[0] is Match.FULL for route in request.app.router.routes):
+            allowed.append(method)
+    return allowed
+
+
+async def _handle(request: Request, exc: Exception) -> JSONResponse:
+    response = response_for_exception(request.url.path, exc)
+    if isinstance(exc, StarletteHTTPException) and exc.status_code == 405:
+        allowed = _allowed_methods(request)
+        if allowed:
+            response.headers["Allow"] = ", ".join(allowed)
+    return response
+
+
+class CatchAllMiddleware:
+    """Turns exceptions no handler claimed into a 500 error body instead of a bare 500 page.
+
+    Starlette sends exceptions without a registered handler to ``ServerErrorMiddleware``, which
+    re-raises them after responding; catching them here keeps the body in Connect's shape and the
+    server log free of duplicate tracebacks.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception as exc:
+            if started:
+                # Too late for an error body; let the server close the connection.
+                raise
+            response = response_for_exception(str(scope.get("path", "")), exc)
+            await response(scope, receive, send)
+
+
+def install_exception_handlers(app: FastAPI) -> None:
+    """Register the Connect error mapping on ``app`` (handlers plus the catch-all middleware)."""
+    handled: tuple[type[Exception], ...] = (
+        ConnectException,
+        StarletteHTTPException,
+        RequestValidationError,
+    )
+    for exc_type in handled:
+        app.add_exception_handler(exc_type, _handle)
+    app.add_middleware(CatchAllMiddleware)
+
+
+def error_body(status: int, message: str | None) -> dict[str, Any]:
+    """The JSON body of a Connect error (for tests and clients)."""
+    body: dict[str, Any] = ErrorMessage(error_code=status, message=message).to_json()
+    return body

@@ -1,0 +1,453 @@
+"""Pydantic models of the Kafka Connect REST JSON: request bodies and responses.
+
+Field names, nesting and omitted fields follow the Java entities in
+``org.apache.kafka.connect.runtime.rest.entities`` so that existing Connect tools (connect CLIs,
+UIs, Terraform/Strimzi operators) can parse our answers unchanged. Response models are built from
+the herder's dataclasses (``connect_runtime.cluster.herder_api``) with ``from_entity`` and rendered
+with :meth:`ConnectModel.to_json`.
+
+Request bodies mirror how Jackson binds ``Map<String, String>`` and ``CreateConnectorRequest``: JSON
+scalars (numbers, booleans) become strings, numbers keep their literal text (``1.50`` stays
+``"1.50"``), nested objects/arrays and ``null`` values are rejected. :func:`parse_json_body` and
+:func:`parse_request` turn every malformed body into a :class:`BadRequestError` (400), never a 500.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from enum import Enum
+from typing import Annotated, Any, NoReturn, TypeVar
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    RootModel,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    field_validator,
+    model_serializer,
+)
+from pydantic_core import PydanticCustomError
+
+from connect_runtime.cluster.herder_api import (
+    ConfigInfo,
+    ConfigInfos,
+    ConfigKeyInfo,
+    ConfigValueInfo,
+    ConnectorInfo,
+    ConnectorStateInfo,
+    ConnectorTaskId,
+    PluginDesc,
+    StateInfo,
+    TargetState,
+    TaskInfo,
+    TaskStateInfo,
+)
+from connect_runtime.errors import BadRequestError
+
+logger = logging.getLogger(__name__)
+
+#: Plugin version Java reports for plugins that declare none; such versions are left out of the JSON.
+UNDEFINED_VERSION = "undefined"
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+# ---------------------------------------------------------------------------------------------
+# Request parsing
+# ---------------------------------------------------------------------------------------------
+
+
+def _reject_constant(token: str) -> NoReturn:
+    # Jackson rejects NaN/Infinity unless ALLOW_NON_NUMERIC_NUMBERS is on; so do we.
+    raise ValueError(f"Non-standard JSON token '{token}' is not allowed")
+
+
+def parse_json_body(raw: bytes) -> Any:
+    """Parse a request body as JSON, keeping numbers as their literal text.
+
+    Every field Connect binds from a body is a string, and Jackson's string deserializer takes a
+    number's *text* (``1e3`` stays ``"1e3"``), so numbers are never converted to ``int``/``float``.
+    """
+    if not raw.strip():
+        raise BadRequestError("Request body is empty; a JSON object is required")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadRequestError(f"Request body is not valid UTF-8: {exc}") from None
+    try:
+        return json.loads(text, parse_int=str, parse_float=str, parse_constant=_reject_constant)
+    except (json.JSONDecodeError, ValueError) as exc:
+        raise BadRequestError(f"Request body is not valid JSON: {exc}") from None
+
+
+def _describe_json(value: object) -> str:
+    if isinstance(value, dict):
+        return "a JSON object"
+    if isinstance(value, list):
+        return "a JSON array"
+    if value is None:
+        return "null"
+    return type(value).__name__
+
+
+def format_validation_error(exc: ValidationError) -> str:
+    """A one-line, human-readable summary of a pydantic error (the 400 ``message``)."""
+    parts: list[str] = []
+    for err in exc.errors(include_url=False):
+        loc = " -> ".join(str(p) for p in err["loc"])
+        parts.append(f"{loc}: {err['msg']}" if loc else str(err["msg"]))
+    return "Invalid request body: " + "; ".join(parts)
+
+
+def parse_request(model: type[_M], data: Any) -> _M:
+    """Validate parsed JSON against a request model; any problem becomes a 400."""
+    if not isinstance(data, dict):
+        raise BadRequestError(f"Request body must be a JSON object, not {_describe_json(data)}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise BadRequestError(format_validation_error(exc)) from None
+
+
+def _coerce_config_string(value: object) -> object:
+    """Jackson's ``String`` binding: scalars become their text; structures and null are refused."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    if value is None:
+        raise PydanticCustomError("null_value", "value may not be null")
+    if isinstance(value, dict | list):
+        raise PydanticCustomError(
+            "not_a_scalar",
+            "value must be a string, number or boolean, not {kind}",
+            {"kind": _describe_json(value)},
+        )
+    return value
+
+
+def _coerce_optional_string(value: object) -> object:
+    return None if value is None else _coerce_config_string(value)
+
+
+#: OpenAPI schema of a config map body (``Map<String, String>``).
+STRING_MAP_JSON_SCHEMA: dict[str, Any] = {"type": "object", "additionalProperties": {"type": "string"}}
+
+#: OpenAPI schema of the ``POST /connectors`` body (hand-written: no dangling ``$defs`` references).
+CREATE_CONNECTOR_JSON_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["name", "config"],
+    "properties": {
+        "name": {"type": "string"},
+        "config": STRING_MAP_JSON_SCHEMA,
+        "initial_state": {"type": "string", "enum": ["RUNNING", "PAUSED", "STOPPED"]},
+    },
+}
+
+#: A connector config value as received over REST (always a string after binding).
+ConfigString = Annotated[str, BeforeValidator(_coerce_config_string)]
+#: An optional string field (``null`` allowed) with the same scalar coercion.
+OptionalString = Annotated[str | None, BeforeValidator(_coerce_optional_string)]
+
+
+class InitialState(Enum):
+    """``initial_state`` of ``POST /connectors`` (KIP-980); parsed case-insensitively like Java."""
+
+    RUNNING = "RUNNING"
+    PAUSED = "PAUSED"
+    STOPPED = "STOPPED"
+
+    def to_target_state(self) -> TargetState:
+        """RUNNING is the STARTED target state; the others share their name."""
+        if self is InitialState.RUNNING:
+            return TargetState.STARTED
+        return TargetState(self.value)
+
+
+class ConnectorConfigBody(RootModel[dict[str, ConfigString]]):
+    """Body of ``PUT /connectors/{c}/config`` and ``PUT /connector-plugins/{p}/config/validate``."""
+
+
+class CreateConnectorRequest(BaseModel):
+    """Body of ``POST /connectors``. Unknown top-level fields are ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: OptionalString = None
+    config: dict[str, ConfigString] | None = None
+    initial_state: InitialState | None = None
+
+    @field_validator("initial_state", mode="before")
+    @classmethod
+    def _parse_initial_state(cls, value: object) -> object:
+        if value is None or isinstance(value, InitialState):
+            return value
+        text = _coerce_config_string(value)
+        if isinstance(text, str):
+            try:
+                return InitialState(text.upper())
+            except ValueError:
+                pass
+        allowed = ", ".join(s.value for s in InitialState)
+        raise PydanticCustomError(
+            "initial_state", "'{value}' is not one of {allowed}", {"value": str(text), "allowed": allowed}
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Responses
+# ---------------------------------------------------------------------------------------------
+
+
+class ConnectModel(BaseModel):
+    """Base of response models: by-alias JSON rendering, immutable."""
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True)
+
+    def to_json(self) -> Any:
+        """The JSON-compatible value sent to the client."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+class ErrorMessage(ConnectModel):
+    """Every error body: ``{"error_code": <http status>, "message": "..."}``."""
+
+    error_code: int
+    message: str | None
+
+
+class ServerInfo(ConnectModel):
+    """``GET /``."""
+
+    version: str
+    commit: str
+    kafka_cluster_id: str
+
+
+class WorkerStatus(ConnectModel):
+    """``GET /health``."""
+
+    status: str
+    message: str
+
+
+class ConnectorTaskIdModel(ConnectModel):
+    """``{"connector": ..., "task": ...}``."""
+
+    connector: str
+    task: int
+
+    @classmethod
+    def from_entity(cls, task_id: ConnectorTaskId) -> ConnectorTaskIdModel:
+        """Build from the herder entity."""
+        return cls(connector=task_id.connector, task=task_id.task)
+
+
+class ConnectorInfoModel(ConnectModel):
+    """``GET /connectors/{c}``, and the body of successful creates/updates."""
+
+    name: str
+    config: dict[str, str]
+    tasks: list[ConnectorTaskIdModel]
+    type: str
+
+    @classmethod
+    def from_entity(cls, info: ConnectorInfo) -> ConnectorInfoModel:
+        """Build from the herder entity."""
+        return cls(
+            name=info.name,
+            config=dict(info.config),
+            tasks=[ConnectorTaskIdModel.from_entity(t) for t in info.tasks],
+            type=info.type,
+        )
+
+
+class TaskInfoModel(ConnectModel):
+    """One entry of ``GET /connectors/{c}/tasks``."""
+
+    id: ConnectorTaskIdModel
+    config: dict[str, str]
+
+    @classmethod
+    def from_entity(cls, info: TaskInfo) -> TaskInfoModel:
+        """Build from the herder entity."""
+        return cls(id=ConnectorTaskIdModel.from_entity(info.id), config=dict(info.config))
+
+
+class _StateModel(ConnectModel):
+    """Java annotates ``trace`` with ``@JsonInclude(NON_EMPTY)``: absent when null or empty."""
+
+    state: str
+    worker_id: str
+    trace: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_empty_trace(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not data.get("trace"):
+            data.pop("trace", None)
+        return data
+
+
+class ConnectorStateModel(_StateModel):
+    """The ``connector`` part of a status."""
+
+    @classmethod
+    def from_entity(cls, state: StateInfo) -> ConnectorStateModel:
+        """Build from the herder entity."""
+        return cls(state=state.state, worker_id=state.worker_id, trace=state.trace)
+
+
+class TaskStateModel(_StateModel):
+    """One task of a status (also ``GET /connectors/{c}/tasks/{t}/status``)."""
+
+    id: int
+
+    @classmethod
+    def from_entity(cls, state: TaskStateInfo) -> TaskStateModel:
+        """Build from the herder entity."""
+        return cls(id=state.id, state=state.state, worker_id=state.worker_id, trace=state.trace)
+
+
+class ConnectorStateInfoModel(ConnectModel):
+    """``GET /connectors/{c}/status``."""
+
+    name: str
+    connector: ConnectorStateModel
+    tasks: list[TaskStateModel]
+    type: str
+
+    @classmethod
+    def from_entity(cls, info: ConnectorStateInfo) -> ConnectorStateInfoModel:
+        """Build from the herder entity."""
+        return cls(
+            name=info.name,
+            connector=ConnectorStateModel.from_entity(info.connector),
+            tasks=[TaskStateModel.from_entity(t) for t in info.tasks],
+            type=info.type,
+        )
+
+
+class ConnectorExpansion(ConnectModel):
+    """One value of ``GET /connectors?expand=...``: only the requested keys are present."""
+
+    status: ConnectorStateInfoModel | None = None
+    info: ConnectorInfoModel | None = None
+
+    def to_json(self) -> Any:
+        """Render without the expansions that were not requested."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+class PluginInfoModel(ConnectModel):
+    """``GET /connector-plugins`` entry; ``version`` is omitted when it is ``"undefined"``."""
+
+    class_name: str = Field(alias="class")
+    type: str
+    version: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_undefined_version(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("version") == UNDEFINED_VERSION:
+            data.pop("version", None)
+        return data
+
+    @classmethod
+    def from_entity(cls, plugin: PluginDesc) -> PluginInfoModel:
+        """Build from the herder entity."""
+        return cls.model_validate(
+            {"class": plugin.class_name, "type": plugin.type, "version": plugin.version}
+        )
+
+
+class ConfigKeyInfoModel(ConnectModel):
+    """A config key definition (``GET /connector-plugins/{p}/config``, ``definition`` of ConfigInfo)."""
+
+    name: str
+    type: str
+    required: bool
+    default_value: str | None
+    importance: str | None
+    documentation: str | None
+    group: str | None
+    order: int
+    width: str | None
+    display_name: str | None
+    dependents: list[str]
+
+    @classmethod
+    def from_entity(cls, key: ConfigKeyInfo) -> ConfigKeyInfoModel:
+        """Build from the herder entity."""
+        return cls(
+            name=key.name,
+            type=key.type,
+            required=key.required,
+            default_value=key.default_value,
+            importance=key.importance,
+            documentation=key.documentation,
+            group=key.group,
+            order=key.order,
+            width=key.width,
+            display_name=key.display_name,
+            dependents=list(key.dependents),
+        )
+
+
+class ConfigValueInfoModel(ConnectModel):
+    """The ``value`` half of a validation result."""
+
+    name: str
+    value: str | None
+    recommended_values: list[str]
+    errors: list[str]
+    visible: bool
+
+    @classmethod
+    def from_entity(cls, value: ConfigValueInfo) -> ConfigValueInfoModel:
+        """Build from the herder entity."""
+        return cls(
+            name=value.name,
+            value=value.value,
+            recommended_values=list(value.recommended_values),
+            errors=list(value.errors),
+            visible=value.visible,
+        )
+
+
+class ConfigInfoModel(ConnectModel):
+    """One key of a validation result."""
+
+    definition: ConfigKeyInfoModel
+    value: ConfigValueInfoModel
+
+    @classmethod
+    def from_entity(cls, info: ConfigInfo) -> ConfigInfoModel:
+        """Build from the herder entity."""
+        return cls(
+            definition=ConfigKeyInfoModel.from_entity(info.definition),
+            value=ConfigValueInfoModel.from_entity(info.value),
+        )
+
+
+class ConfigInfosModel(ConnectModel):
+    """``PUT /connector-plugins/{p}/config/validate``."""
+
+    name: str
+    error_count: int
+    groups: list[str]
+    configs: list[ConfigInfoModel]
+
+    @classmethod
+    def from_entity(cls, infos: ConfigInfos) -> ConfigInfosModel:
+        """Build from the herder entity."""
+        return cls(
+            name=infos.name,
+            error_count=infos.error_count,
+            groups=list(infos.groups),
+            configs=[ConfigInfoModel.from_entity(c) for c in infos.configs],
+        )

@@ -1,0 +1,255 @@
+"""``/connectors`` endpoints (Java's ``ConnectorsResource``), minus the internal ones.
+
+Create, update and delete are leader-only and go through
+:func:`rest.routers.complete_or_forward`; reads await the herder's futures; status, pause and
+resume call the herder synchronously on the thread pool, as Java does.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import partial
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi.responses import JSONResponse
+
+from connect_runtime.cluster.herder_api import ConnectorInfo, TargetState
+from connect_runtime.errors import BadRequestError, NotFoundError
+from rest.models import (
+    CREATE_CONNECTOR_JSON_SCHEMA,
+    STRING_MAP_JSON_SCHEMA,
+    ConnectorConfigBody,
+    ConnectorExpansion,
+    ConnectorInfoModel,
+    ConnectorStateInfoModel,
+    CreateConnectorRequest,
+    TaskInfoModel,
+    parse_json_body,
+    parse_request,
+)
+from rest.routers import RestContext, complete_or_forward, get_context, parse_forward
+
+logger = logging.getLogger(__name__)
+
+router = APIRouter(prefix="/connectors", tags=["connectors"])
+
+#: ``ConnectorConfig.NAME_CONFIG``.
+NAME_CONFIG = "name"
+_VALIDATE_HINT = (
+    "You can also find the above list of errors at the endpoint "
+    "`/connector-plugins/{connectorType}/config/validate`"
+)
+
+Ctx = Annotated[RestContext, Depends(get_context)]
+# ``forward`` is internal (worker-to-worker); accepted everywhere, hidden from the docs.
+Forward = Annotated[str | None, Query(include_in_schema=False)]
+
+
+def _config_body_schema(description: str) -> dict[str, Any]:
+    return {
+        "requestBody": {
+            "required": True,
+            "description": description,
+            "content": {"application/json": {"schema": STRING_MAP_JSON_SCHEMA}},
+        }
+    }
+
+
+_CREATE_BODY_SCHEMA: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": CREATE_CONNECTOR_JSON_SCHEMA}},
+    }
+}
+
+
+def check_and_put_connector_config_name(name: str, config: dict[str, str]) -> None:
+    """Java's ``checkAndPutConnectorConfigName``: the config's ``name`` must match, else it is added."""
+    included = config.get(NAME_CONFIG)
+    if included is not None:
+        if included != name:
+            raise BadRequestError(
+                f"Connector name configuration ({included}) doesn't match connector name in the URL ({name})"
+            )
+    else:
+        config[NAME_CONFIG] = name
+
+
+def _java_is_iso_control(ch: str) -> bool:
+    code = ord(ch)
+    return code <= 0x1F or 0x7F <= code <= 0x9F
+
+
+def check_connector_name(name: str) -> None:
+    """Reject names Java's ``name`` validator (``NonEmptyStringWithoutControlChars``) rejects.
+
+    The herder validates the name too; checking here keeps an empty name out of the ``Location``
+    header and answers with the exact message Java's herder gives for this single error.
+    """
+    problem: str | None = None
+    if not name:
+        problem = "String may not be empty"
+    else:
+        bad = [str(ord(c)) for c in name if _java_is_iso_control(c)]
+        if bad:
+            problem = "String may not contain control sequences but had the following ASCII chars: "
+            problem += ", ".join(bad)
+    if problem is not None:
+        raise BadRequestError(
+            "Connector configuration is invalid and contains the following 1 error(s):\n"
+            f"Invalid value {name} for configuration {NAME_CONFIG}: {problem}\n{_VALIDATE_HINT}"
+        )
+
+
+def connector_location(request: Request, name: str) -> str:
+    """Absolute URL of a connector, as JAX-RS resolves ``Response.created("/connectors/<name>")``."""
+    return str(request.base_url).rstrip("/") + "/connectors/" + quote(name, safe="/:@!$&'()*+,;=~")
+
+
+def _info_response(info: ConnectorInfo, status: int, location: str | None = None) -> JSONResponse:
+    headers = {"Location": location} if location is not None else None
+    return JSONResponse(ConnectorInfoModel.from_entity(info).to_json(), status_code=status, headers=headers)
+
+
+@router.get("", summary="List connectors (optionally expanded with status and/or info)")
+@router.get("/", include_in_schema=False)
+async def list_connectors(
+    ctx: Ctx,
+    expand: Annotated[list[str] | None, Query(description="status and/or info; repeatable")] = None,
+    forward: Forward = None,
+) -> JSONResponse:
+    """Names, or ``{name: {"status": ..., "info": ...}}`` with the requested expansions."""
+    names = await ctx.complete(ctx.herder.connectors())
+    if expand is None:
+        return JSONResponse(list(names))
+    out: dict[str, Any] = {}
+    for name in names:
+        values: dict[str, Any] = {}
+        try:
+            for expansion in expand:
+                if expansion == "status":
+                    status = await ctx.blocking(partial(ctx.herder.connector_status, name))
+                    values["status"] = ConnectorStateInfoModel.from_entity(status)
+                elif expansion == "info":
+                    info = await ctx.complete(ctx.herder.connector_info(name))
+                    values["info"] = ConnectorInfoModel.from_entity(info)
+                else:
+                    logger.info("Ignoring unknown expansion type %s", expansion)
+        except NotFoundError:
+            # Deleted while we were looking it up: leave it out, as Java does.
+            logger.debug("Unable to get connector info for %s on this worker", name)
+            continue
+        out[name] = ConnectorExpansion(**values).to_json()
+    return JSONResponse(out)
+
+
+@router.post(
+    "",
+    status_code=201,
+    response_model=ConnectorInfoModel,
+    openapi_extra=_CREATE_BODY_SCHEMA,
+    summary="Create a connector",
+)
+@router.post("/", status_code=201, include_in_schema=False)
+async def create_connector(request: Request, ctx: Ctx, forward: Forward = None) -> JSONResponse:
+    """201 + ``Location`` + ConnectorInfo; 409 if it exists; 400 if the request or config is invalid."""
+    create = parse_request(CreateConnectorRequest, parse_json_body(await request.body()))
+    name = (create.name or "").strip()
+    if create.config is None:
+        raise BadRequestError('Connector configuration ("config") is missing from the request')
+    config = dict(create.config)
+    check_and_put_connector_config_name(name, config)
+    check_connector_name(name)
+    initial: TargetState | None = create.initial_state.to_target_state() if create.initial_state else None
+    created = await complete_or_forward(
+        ctx,
+        request,
+        parse_forward(forward),
+        lambda: ctx.herder.put_connector_config(name, config, False, initial),
+    )
+    logger.info("Created connector %s", name)
+    return _info_response(created.info, 201, connector_location(request, name))
+
+
+@router.get("/{connector}", response_model=ConnectorInfoModel, summary="Connector config and tasks")
+async def get_connector(connector: str, ctx: Ctx, forward: Forward = None) -> JSONResponse:
+    """``{"name", "config", "tasks", "type"}``; 404 if unknown."""
+    info = await ctx.complete(ctx.herder.connector_info(connector))
+    return _info_response(info, 200)
+
+
+@router.get("/{connector}/config", response_model=dict[str, str], summary="Connector config")
+async def get_connector_config(connector: str, ctx: Ctx, forward: Forward = None) -> JSONResponse:
+    """The config map; 404 if unknown."""
+    config = await ctx.complete(ctx.herder.connector_config(connector))
+    return JSONResponse(dict(config))
+
+
+@router.put(
+    "/{connector}/config",
+    response_model=ConnectorInfoModel,
+    responses={201: {"model": ConnectorInfoModel}},
+    openapi_extra=_config_body_schema("The full connector configuration"),
+    summary="Create or reconfigure a connector",
+)
+async def put_connector_config(
+    connector: str, request: Request, ctx: Ctx, forward: Forward = None
+) -> JSONResponse:
+    """201 + ``Location`` when created, 200 when updated."""
+    body = parse_request(ConnectorConfigBody, parse_json_body(await request.body()))
+    config = dict(body.root)
+    check_and_put_connector_config_name(connector, config)
+    check_connector_name(connector)
+    created = await complete_or_forward(
+        ctx,
+        request,
+        parse_forward(forward),
+        lambda: ctx.herder.put_connector_config(connector, config, True, None),
+    )
+    if created.created:
+        logger.info("Created connector %s", connector)
+        return _info_response(created.info, 201, connector_location(request, connector))
+    logger.info("Reconfigured connector %s", connector)
+    return _info_response(created.info, 200)
+
+
+@router.get(
+    "/{connector}/status", response_model=ConnectorStateInfoModel, summary="Connector and task states"
+)
+async def get_connector_status(connector: str, ctx: Ctx) -> JSONResponse:
+    """``{"name", "connector", "tasks", "type"}``; ``trace`` only where there is one."""
+    status = await ctx.blocking(lambda: ctx.herder.connector_status(connector))
+    return JSONResponse(ConnectorStateInfoModel.from_entity(status).to_json())
+
+
+@router.get("/{connector}/tasks", response_model=list[TaskInfoModel], summary="Task configs")
+async def get_task_configs(connector: str, ctx: Ctx, forward: Forward = None) -> JSONResponse:
+    """``[{"id": {"connector", "task"}, "config": {...}}]``."""
+    tasks = await ctx.complete(ctx.herder.task_configs(connector))
+    return JSONResponse([TaskInfoModel.from_entity(t).to_json() for t in tasks])
+
+
+@router.delete("/{connector}", status_code=204, summary="Delete a connector")
+async def delete_connector(connector: str, request: Request, ctx: Ctx, forward: Forward = None) -> Response:
+    """204; 404 if unknown."""
+    await complete_or_forward(
+        ctx, request, parse_forward(forward), lambda: ctx.herder.delete_connector(connector)
+    )
+    logger.info("Deleted connector %s", connector)
+    return Response(status_code=204)
+
+
+@router.put("/{connector}/pause", status_code=202, summary="Pause a connector and its tasks")
+async def pause_connector(connector: str, ctx: Ctx) -> Response:
+    """202 with no body (any worker may write the target state)."""
+    await ctx.blocking(lambda: ctx.herder.pause_connector(connector))
+    return Response(status_code=202)
+
+
+@router.put("/{connector}/resume", status_code=202, summary="Resume a paused connector")
+async def resume_connector(connector: str, ctx: Ctx) -> Response:
+    """202 with no body."""
+    await ctx.blocking(lambda: ctx.herder.resume_connector(connector))
+    return Response(status_code=202)

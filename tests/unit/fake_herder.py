@@ -1,0 +1,239 @@
+"""An in-memory implementation of the ``Herder`` protocol for REST unit tests (shapes and codes only).
+
+Everything completes at once except what a test asks for: ``hang`` makes future-returning calls
+never complete (request timeouts), ``fail_next`` makes the next call raise the given exception.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from connect_runtime.cluster.herder_api import (
+    ConfigInfo,
+    ConfigInfos,
+    ConfigKeyInfo,
+    ConfigValueInfo,
+    ConnectorInfo,
+    ConnectorStateInfo,
+    ConnectorTaskId,
+    Created,
+    PluginDesc,
+    StateInfo,
+    TargetState,
+    TaskInfo,
+    TaskStateInfo,
+)
+from connect_runtime.errors import AlreadyExistsError, BadRequestError, NotFoundError
+
+T = TypeVar("T")
+
+SOURCE_CLASS = "connectors.verifiable.VerifiableSourceConnector"
+
+
+@dataclass
+class FakeConnector:
+    """What the fake remembers about one connector."""
+
+    config: dict[str, str]
+    target: TargetState = TargetState.STARTED
+    tasks: int = 1
+
+
+@dataclass
+class FakeHerder:
+    """Implements ``connect_runtime.cluster.herder_api.Herder`` in memory."""
+
+    ready: bool = True
+    cluster_id: str = "fake-cluster-id"
+    connectors_by_name: dict[str, FakeConnector] = field(default_factory=dict)
+    hang: bool = False
+    block_sync: threading.Event | None = None
+    fail_next: BaseException | None = None
+    calls: list[tuple[str, Any]] = field(default_factory=list)
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _check_fail(self) -> None:
+        if self.fail_next is not None:
+            exc, self.fail_next = self.fail_next, None
+            raise exc
+
+    def _future(self, fn: Any) -> Future[Any]:
+        fut: Future[Any] = Future()
+        if self.hang:
+            return fut
+        try:
+            self._check_fail()
+            fut.set_result(fn())
+        except BaseException as exc:
+            fut.set_exception(exc)
+        return fut
+
+    def _sync(self) -> None:
+        if self.block_sync is not None:
+            self.block_sync.wait(10)
+        self._check_fail()
+
+    def _get(self, name: str) -> FakeConnector:
+        conn = self.connectors_by_name.get(name)
+        if conn is None:
+            raise NotFoundError(f"Connector {name} not found")
+        return conn
+
+    def _info(self, name: str) -> ConnectorInfo:
+        conn = self._get(name)
+        tasks = [ConnectorTaskId(name, i) for i in range(conn.tasks)]
+        return ConnectorInfo(name=name, config=dict(conn.config), tasks=tasks, type="source")
+
+    # -- Herder protocol -----------------------------------------------------------------------
+
+    def worker_id(self) -> str:
+        return "fake-worker:8083"
+
+    def kafka_cluster_id(self) -> str:
+        self._sync()
+        return self.cluster_id
+
+    def is_ready(self) -> bool:
+        self._sync()
+        return self.ready
+
+    def connectors(self) -> Future[list[str]]:
+        return self._future(lambda: sorted(self.connectors_by_name))
+
+    def connector_info(self, name: str) -> Future[ConnectorInfo]:
+        return self._future(lambda: self._info(name))
+
+    def connector_config(self, name: str) -> Future[dict[str, str]]:
+        return self._future(lambda: dict(self._get(name).config))
+
+    def put_connector_config(
+        self, name: str, config: dict[str, str], allow_replace: bool, initial_state: TargetState | None
+    ) -> Future[Created]:
+        self.calls.append(("put_connector_config", (name, dict(config), allow_replace, initial_state)))
+
+        def put() -> Created:
+            if "connector.class" not in config:
+                raise BadRequestError(f"Connector config {config} contains no connector type")
+            exists = name in self.connectors_by_name
+            if exists and not allow_replace:
+                raise AlreadyExistsError(f"Connector {name} already exists")
+            if exists:
+                self.connectors_by_name[name].config = dict(config)
+            else:
+                self.connectors_by_name[name] = FakeConnector(
+                    config=dict(config), target=initial_state or TargetState.STARTED
+                )
+            return Created(created=not exists, info=self._info(name))
+
+        return self._future(put)
+
+    def delete_connector(self, name: str) -> Future[None]:
+        def delete() -> None:
+            self._get(name)
+            del self.connectors_by_name[name]
+
+        return self._future(delete)
+
+    def task_configs(self, name: str) -> Future[list[TaskInfo]]:
+        def tasks() -> list[TaskInfo]:
+            conn = self._get(name)
+            return [
+                TaskInfo(
+                    id=ConnectorTaskId(name, i),
+                    config={**conn.config, "task.class": "connectors.verifiable.VerifiableSourceTask"},
+                )
+                for i in range(conn.tasks)
+            ]
+
+        return self._future(tasks)
+
+    def connector_status(self, name: str) -> ConnectorStateInfo:
+        self._sync()
+        conn = self._get(name)
+        state = "RUNNING" if conn.target is TargetState.STARTED else conn.target.value
+        tasks = [TaskStateInfo(state=state, worker_id="fake-worker:8083", id=i) for i in range(conn.tasks)]
+        if conn.tasks > 1:
+            tasks[1] = TaskStateInfo(state="FAILED", worker_id="fake-worker:8083", trace="boom\n\tat x", id=1)
+        return ConnectorStateInfo(
+            name=name,
+            connector=StateInfo(state=state, worker_id="fake-worker:8083", trace=""),
+            tasks=tasks,
+            type="source",
+        )
+
+    def pause_connector(self, name: str) -> None:
+        self._sync()
+        self._get(name).target = TargetState.PAUSED
+
+    def resume_connector(self, name: str) -> None:
+        self._sync()
+        self._get(name).target = TargetState.STARTED
+
+    def validate_connector_config(self, config: dict[str, str]) -> ConfigInfos:
+        self._sync()
+        self.calls.append(("validate_connector_config", dict(config)))
+        tasks_max = config.get("tasks.max")
+        errors = (
+            []
+            if tasks_max is None or tasks_max.isdigit()
+            else [f"Invalid value {tasks_max} for configuration tasks.max: Not a number of type INT"]
+        )
+        key = ConfigKeyInfo(
+            name="tasks.max",
+            type="INT",
+            required=False,
+            default_value="1",
+            importance="HIGH",
+            documentation="Maximum number of tasks to use for this connector.",
+            group="Common",
+            order=3,
+            width="SHORT",
+            display_name="Tasks max",
+            dependents=[],
+        )
+        value = ConfigValueInfo(
+            name="tasks.max", value=tasks_max, recommended_values=[], errors=errors, visible=True
+        )
+        return ConfigInfos(
+            name=config.get("connector.class", ""),
+            error_count=len(errors),
+            groups=["Common"],
+            configs=[ConfigInfo(definition=key, value=value)],
+        )
+
+    def connector_plugins(self, connectors_only: bool) -> list[PluginDesc]:
+        self._sync()
+        plugins = [
+            PluginDesc(class_name=SOURCE_CLASS, type="source", version="0.1.0"),
+            PluginDesc(
+                class_name="connectors.file.FileStreamSourceConnector", type="source", version="undefined"
+            ),
+        ]
+        if not connectors_only:
+            converter = "connect_runtime.converters.JsonConverter"
+            plugins.append(PluginDesc(class_name=converter, type="converter", version="0.1.0"))
+        return plugins
+
+    def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
+        self._sync()
+        if plugin not in (SOURCE_CLASS, "VerifiableSourceConnector", "VerifiableSource"):
+            raise NotFoundError(f"Unknown plugin {plugin}.")
+        return [
+            ConfigKeyInfo(
+                name="topic",
+                type="STRING",
+                required=True,
+                default_value=None,
+                importance="HIGH",
+                documentation="Topic to write to.",
+                group=None,
+                order=-1,
+                width="NONE",
+                display_name="topic",
+                dependents=[],
+            )
+        ]

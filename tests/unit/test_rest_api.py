@@ -1,0 +1,695 @@
+"""REST API shapes and status codes against an in-memory herder (no broker: pure request/response logic).
+
+The real-broker REST tests live in tests/integration; these pin the JSON bodies, status codes and
+error mapping the Java reference produces (ConnectorsResource, ConnectorPluginsResource,
+RootResource, ConnectExceptionMapper).
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from fake_herder import SOURCE_CLASS, FakeConnector, FakeHerder
+from fastapi.testclient import TestClient
+
+from connect_runtime.cluster.herder_api import TargetState
+from connect_runtime.errors import BadRequestError, NotLeaderError
+from rest.app import create_app
+from rest.routers.root import runtime_version
+from rest.server import RestServer, RestServerError
+
+NAME_MISMATCH = "Connector name configuration (b) doesn't match connector name in the URL (a)"
+VALIDATE_HINT = (
+    "You can also find the above list of errors at the endpoint "
+    "`/connector-plugins/{connectorType}/config/validate`"
+)
+
+
+@pytest.fixture
+def herder() -> FakeHerder:
+    return FakeHerder()
+
+
+@pytest.fixture
+def client(herder: FakeHerder) -> Iterator[TestClient]:
+    with TestClient(create_app(herder, request_timeout_s=0.5)) as c:
+        yield c
+
+
+def err(status: int, message: str) -> dict[str, object]:
+    return {"error_code": status, "message": message}
+
+
+def add(herder: FakeHerder, name: str, tasks: int = 1) -> None:
+    herder.connectors_by_name[name] = FakeConnector(
+        config={"name": name, "connector.class": SOURCE_CLASS, "tasks.max": str(tasks)}, tasks=tasks
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Root
+# ---------------------------------------------------------------------------------------------
+
+
+def test_server_info(client: TestClient) -> None:
+    resp = client.get("/")
+    assert resp.status_code == 200
+    assert resp.json() == {
+        "version": runtime_version(),
+        "commit": "unknown",
+        "kafka_cluster_id": "fake-cluster-id",
+    }
+
+
+def test_health_ready(client: TestClient) -> None:
+    resp = client.get("/health")
+    assert resp.status_code == 200
+    assert resp.json() == {
+        "status": "healthy",
+        "message": "Worker has completed startup and is ready to handle requests.",
+    }
+
+
+def test_health_starting(client: TestClient, herder: FakeHerder) -> None:
+    herder.ready = False
+    resp = client.get("/health")
+    assert resp.status_code == 503
+    assert resp.json() == {"status": "starting", "message": "Worker is still starting up."}
+
+
+def test_health_unresponsive_worker_is_unhealthy(client: TestClient, herder: FakeHerder) -> None:
+    herder.block_sync = threading.Event()
+    try:
+        resp = client.get("/health")
+    finally:
+        herder.block_sync.set()
+    assert resp.status_code == 500
+    assert resp.json() == {
+        "status": "unhealthy",
+        "message": "Worker was unable to handle this request and may be unable to handle other requests.",
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# GET /connectors
+# ---------------------------------------------------------------------------------------------
+
+
+def test_list_connectors(client: TestClient, herder: FakeHerder) -> None:
+    assert client.get("/connectors").json() == []
+    add(herder, "a")
+    add(herder, "b")
+    resp = client.get("/connectors")
+    assert resp.status_code == 200
+    assert resp.json() == ["a", "b"]
+    assert client.get("/connectors/").json() == ["a", "b"]
+
+
+def test_list_connectors_expand_status(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    resp = client.get("/connectors?expand=status")
+    assert resp.status_code == 200
+    assert resp.json() == {
+        "a": {
+            "status": {
+                "name": "a",
+                "connector": {"state": "RUNNING", "worker_id": "fake-worker:8083"},
+                "tasks": [{"id": 0, "state": "RUNNING", "worker_id": "fake-worker:8083"}],
+                "type": "source",
+            }
+        }
+    }
+
+
+def test_list_connectors_expand_info_and_status(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    body = client.get("/connectors", params=[("expand", "info"), ("expand", "status")]).json()
+    assert set(body["a"]) == {"info", "status"}
+    assert body["a"]["info"] == {
+        "name": "a",
+        "config": {"name": "a", "connector.class": SOURCE_CLASS, "tasks.max": "1"},
+        "tasks": [{"connector": "a", "task": 0}],
+        "type": "source",
+    }
+
+
+def test_list_connectors_unknown_expansion_is_ignored(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    assert client.get("/connectors?expand=bogus").json() == {"a": {}}
+
+
+# ---------------------------------------------------------------------------------------------
+# POST /connectors
+# ---------------------------------------------------------------------------------------------
+
+
+def test_create_connector(client: TestClient, herder: FakeHerder) -> None:
+    resp = client.post("/connectors", json={"name": "src", "config": {"connector.class": SOURCE_CLASS}})
+    assert resp.status_code == 201
+    assert resp.headers["location"] == "http://testserver/connectors/src"
+    assert resp.json() == {
+        "name": "src",
+        "config": {"connector.class": SOURCE_CLASS, "name": "src"},
+        "tasks": [{"connector": "src", "task": 0}],
+        "type": "source",
+    }
+    assert herder.calls[-1] == (
+        "put_connector_config",
+        ("src", {"connector.class": SOURCE_CLASS, "name": "src"}, False, None),
+    )
+
+
+def test_create_connector_trims_name_and_encodes_location(client: TestClient, herder: FakeHerder) -> None:
+    body = {"name": "  my conn ", "config": {"connector.class": SOURCE_CLASS}}
+    resp = client.post("/connectors", json=body)
+    assert resp.status_code == 201
+    assert resp.headers["location"] == "http://testserver/connectors/my%20conn"
+    assert "my conn" in herder.connectors_by_name
+
+
+@pytest.mark.parametrize(
+    ("initial", "expected"),
+    [
+        ("RUNNING", TargetState.STARTED),
+        ("PAUSED", TargetState.PAUSED),
+        ("stopped", TargetState.STOPPED),
+        (None, None),
+    ],
+)
+def test_create_connector_initial_state(
+    client: TestClient, herder: FakeHerder, initial: str | None, expected: TargetState | None
+) -> None:
+    body = {"name": "c", "config": {"connector.class": SOURCE_CLASS}, "initial_state": initial}
+    assert client.post("/connectors", json=body).status_code == 201
+    assert herder.calls[-1][1][3] == expected
+
+
+def test_create_connector_invalid_initial_state(client: TestClient, herder: FakeHerder) -> None:
+    body = {"name": "c", "config": {"connector.class": SOURCE_CLASS}, "initial_state": "STARTED"}
+    resp = client.post("/connectors", json=body)
+    assert resp.status_code == 400
+    assert resp.json() == err(
+        400, "Invalid request body: initial_state: 'STARTED' is not one of RUNNING, PAUSED, STOPPED"
+    )
+    assert herder.calls == []
+
+
+@pytest.mark.parametrize(
+    "body", [{"config": {"connector.class": SOURCE_CLASS}}, {"name": "  ", "config": {}}]
+)
+def test_create_connector_without_name(
+    client: TestClient, herder: FakeHerder, body: dict[str, object]
+) -> None:
+    resp = client.post("/connectors", json=body)
+    assert resp.status_code == 400
+    assert resp.json() == err(
+        400,
+        "Connector configuration is invalid and contains the following 1 error(s):\n"
+        "Invalid value  for configuration name: String may not be empty\n" + VALIDATE_HINT,
+    )
+    assert herder.calls == []
+
+
+def test_create_connector_name_with_control_chars(client: TestClient) -> None:
+    resp = client.post("/connectors", json={"name": "a\tb", "config": {}})
+    assert resp.status_code == 400
+    assert resp.json() == err(
+        400,
+        "Connector configuration is invalid and contains the following 1 error(s):\n"
+        "Invalid value a\tb for configuration name: String may not contain control sequences but had "
+        "the following ASCII chars: 9\n" + VALIDATE_HINT,
+    )
+
+
+def test_create_connector_name_mismatch(client: TestClient, herder: FakeHerder) -> None:
+    resp = client.post("/connectors", json={"name": "a", "config": {"name": "b", "connector.class": "X"}})
+    assert resp.status_code == 400
+    assert resp.json() == err(400, NAME_MISMATCH)
+    assert herder.calls == []
+
+
+def test_create_connector_without_config(client: TestClient) -> None:
+    resp = client.post("/connectors", json={"name": "a"})
+    assert resp.status_code == 400
+    assert resp.json() == err(400, 'Connector configuration ("config") is missing from the request')
+
+
+def test_create_connector_coerces_scalars_like_jackson(client: TestClient, herder: FakeHerder) -> None:
+    raw = (
+        b'{"name": 42, "config": {"connector.class": "' + SOURCE_CLASS.encode() + b'", '
+        b'"tasks.max": 3, "ratio": 1.50, "big": 1e3, "flag": true, "off": false}, "extra": [1]}'
+    )
+    resp = client.post("/connectors", content=raw, headers={"Content-Type": "application/json"})
+    assert resp.status_code == 201, resp.text
+    assert resp.json()["config"] == {
+        "connector.class": SOURCE_CLASS,
+        "tasks.max": "3",
+        "ratio": "1.50",
+        "big": "1e3",
+        "flag": "true",
+        "off": "false",
+        "name": "42",
+    }
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (
+            b'{"name": "a", "config": {"k": {"x": 1}}}',
+            "Invalid request body: config -> k: value must be a string, number or boolean, not a JSON object",
+        ),
+        (
+            b'{"name": "a", "config": {"k": [1]}}',
+            "Invalid request body: config -> k: value must be a string, number or boolean, not a JSON array",
+        ),
+        (b'{"name": "a", "config": {"k": null}}', "Invalid request body: config -> k: value may not be null"),
+        (
+            b'{"name": {"x": 1}, "config": {}}',
+            "Invalid request body: name: value must be a string, number or boolean, not a JSON object",
+        ),
+        (b'{"name": "a", "config": "x"}', "Invalid request body: config: Input should be a valid dictionary"),
+        (b"[1, 2]", "Request body must be a JSON object, not a JSON array"),
+        (b'"text"', "Request body must be a JSON object, not str"),
+        (b"", "Request body is empty; a JSON object is required"),
+    ],
+)
+def test_create_connector_bad_bodies(
+    client: TestClient, herder: FakeHerder, raw: bytes, message: str
+) -> None:
+    resp = client.post("/connectors", content=raw, headers={"Content-Type": "application/json"})
+    assert resp.status_code == 400
+    assert resp.json() == err(400, message)
+    assert herder.calls == []
+
+
+@pytest.mark.parametrize("raw", [b'{"name": "a", ', b"{'name': 'a'}", b'{"name": NaN}', b"\xff\xfe"])
+def test_create_connector_malformed_json(client: TestClient, raw: bytes) -> None:
+    resp = client.post("/connectors", content=raw, headers={"Content-Type": "application/json"})
+    assert resp.status_code == 400
+    body = resp.json()
+    assert body["error_code"] == 400
+    assert body["message"].startswith("Request body is not valid")
+
+
+def test_create_existing_connector_conflicts(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    resp = client.post("/connectors", json={"name": "a", "config": {"connector.class": SOURCE_CLASS}})
+    assert resp.status_code == 409
+    assert resp.json() == err(409, "Connector a already exists")
+
+
+def test_create_invalid_config_passes_herder_message(client: TestClient) -> None:
+    resp = client.post("/connectors", json={"name": "a", "config": {}})
+    assert resp.status_code == 400
+    assert resp.json() == err(400, "Connector config {'name': 'a'} contains no connector type")
+
+
+# ---------------------------------------------------------------------------------------------
+# /connectors/{c}
+# ---------------------------------------------------------------------------------------------
+
+
+def test_get_connector(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a", tasks=2)
+    resp = client.get("/connectors/a")
+    assert resp.status_code == 200
+    assert resp.json() == {
+        "name": "a",
+        "config": {"name": "a", "connector.class": SOURCE_CLASS, "tasks.max": "2"},
+        "tasks": [{"connector": "a", "task": 0}, {"connector": "a", "task": 1}],
+        "type": "source",
+    }
+    assert "location" not in resp.headers
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/connectors/nope"),
+        ("GET", "/connectors/nope/config"),
+        ("GET", "/connectors/nope/status"),
+        ("GET", "/connectors/nope/tasks"),
+        ("DELETE", "/connectors/nope"),
+        ("PUT", "/connectors/nope/pause"),
+        ("PUT", "/connectors/nope/resume"),
+    ],
+)
+def test_unknown_connector_is_404(client: TestClient, method: str, path: str) -> None:
+    resp = client.request(method, path)
+    assert resp.status_code == 404
+    assert resp.json() == err(404, "Connector nope not found")
+
+
+def test_get_connector_config(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    resp = client.get("/connectors/a/config", params={"forward": "true"})
+    assert resp.status_code == 200
+    assert resp.json() == {"name": "a", "connector.class": SOURCE_CLASS, "tasks.max": "1"}
+
+
+def test_put_connector_config_creates_then_updates(client: TestClient, herder: FakeHerder) -> None:
+    resp = client.put("/connectors/a/config", json={"connector.class": SOURCE_CLASS, "tasks.max": 2})
+    assert resp.status_code == 201
+    assert resp.headers["location"] == "http://testserver/connectors/a"
+    assert resp.json() == {
+        "name": "a",
+        "config": {"connector.class": SOURCE_CLASS, "tasks.max": "2", "name": "a"},
+        "tasks": [{"connector": "a", "task": 0}],
+        "type": "source",
+    }
+    assert herder.calls[-1] == (
+        "put_connector_config",
+        ("a", {"connector.class": SOURCE_CLASS, "tasks.max": "2", "name": "a"}, True, None),
+    )
+    resp = client.put("/connectors/a/config", json={"name": "a", "connector.class": SOURCE_CLASS})
+    assert resp.status_code == 200
+    assert "location" not in resp.headers
+    assert resp.json()["config"] == {"name": "a", "connector.class": SOURCE_CLASS}
+
+
+def test_put_connector_config_name_mismatch(client: TestClient, herder: FakeHerder) -> None:
+    resp = client.put("/connectors/a/config", json={"name": "b", "connector.class": SOURCE_CLASS})
+    assert resp.status_code == 400
+    assert resp.json() == err(400, NAME_MISMATCH)
+    assert herder.calls == []
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b'["a"]', "Request body must be a JSON object, not a JSON array"),
+        (
+            b'{"k": {"x": "y"}}',
+            "Invalid request body: k: value must be a string, number or boolean, not a JSON object",
+        ),
+        (b"{", None),
+    ],
+)
+def test_put_connector_config_bad_bodies(client: TestClient, raw: bytes, message: str | None) -> None:
+    resp = client.put("/connectors/a/config", content=raw, headers={"Content-Type": "application/json"})
+    assert resp.status_code == 400
+    assert resp.json()["error_code"] == 400
+    if message is not None:
+        assert resp.json()["message"] == message
+
+
+def test_connector_status_omits_empty_trace(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a", tasks=2)
+    resp = client.get("/connectors/a/status")
+    assert resp.status_code == 200
+    assert resp.json() == {
+        "name": "a",
+        "connector": {"state": "RUNNING", "worker_id": "fake-worker:8083"},
+        "tasks": [
+            {"id": 0, "state": "RUNNING", "worker_id": "fake-worker:8083"},
+            {"id": 1, "state": "FAILED", "worker_id": "fake-worker:8083", "trace": "boom\n\tat x"},
+        ],
+        "type": "source",
+    }
+
+
+def test_task_configs(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    resp = client.get("/connectors/a/tasks")
+    assert resp.status_code == 200
+    assert resp.json() == [
+        {
+            "id": {"connector": "a", "task": 0},
+            "config": {
+                "name": "a",
+                "connector.class": SOURCE_CLASS,
+                "tasks.max": "1",
+                "task.class": "connectors.verifiable.VerifiableSourceTask",
+            },
+        }
+    ]
+
+
+def test_delete_connector(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    resp = client.delete("/connectors/a")
+    assert resp.status_code == 204
+    assert resp.content == b""
+    assert client.delete("/connectors/a").status_code == 404
+
+
+def test_pause_and_resume(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    resp = client.put("/connectors/a/pause")
+    assert resp.status_code == 202
+    assert resp.content == b""
+    assert herder.connectors_by_name["a"].target is TargetState.PAUSED
+    resp = client.put("/connectors/a/resume")
+    assert resp.status_code == 202
+    assert resp.content == b""
+    assert herder.connectors_by_name["a"].target is TargetState.STARTED
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors, timeouts, leader seam
+# ---------------------------------------------------------------------------------------------
+
+
+def test_unknown_path_is_404_with_error_body(client: TestClient) -> None:
+    resp = client.get("/no/such/path")
+    assert resp.status_code == 404
+    assert resp.json() == err(404, "HTTP 404 Not Found")
+
+
+def test_wrong_method_is_405_with_error_body(client: TestClient) -> None:
+    resp = client.post("/connectors/a/config", json={})
+    assert resp.status_code == 405
+    assert resp.json() == err(405, "HTTP 405 Method Not Allowed")
+    assert "PUT" in resp.headers["allow"]
+    resp = client.delete("/connectors")
+    assert resp.status_code == 405
+    assert resp.json() == err(405, "HTTP 405 Method Not Allowed")
+
+
+def test_herder_future_timeout_is_500_request_timed_out(client: TestClient, herder: FakeHerder) -> None:
+    herder.hang = True
+    for method, path in [("GET", "/connectors"), ("GET", "/connectors/a"), ("DELETE", "/connectors/a")]:
+        resp = client.request(method, path)
+        assert resp.status_code == 500
+        assert resp.json() == err(500, "Request timed out")
+
+
+def test_blocking_herder_call_timeout(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    herder.block_sync = threading.Event()
+    try:
+        resp = client.get("/connectors/a/status")
+    finally:
+        herder.block_sync.set()
+    assert resp.status_code == 500
+    assert resp.json() == err(500, "Request timed out")
+
+
+def test_unexpected_exception_is_500_with_error_body(client: TestClient, herder: FakeHerder) -> None:
+    herder.fail_next = RuntimeError("kaboom")
+    resp = client.get("/connectors")
+    assert resp.status_code == 500
+    assert resp.json() == err(500, "kaboom")
+    add(herder, "a")
+    herder.fail_next = ValueError("sync kaboom")
+    resp = client.get("/connectors/a/status")
+    assert resp.status_code == 500
+    assert resp.json() == err(500, "sync kaboom")
+
+
+def test_unexpected_exception_without_test_client_reraise(herder: FakeHerder) -> None:
+    herder.fail_next = KeyError("x")
+    with TestClient(create_app(herder), raise_server_exceptions=True) as c:
+        resp = c.get("/connectors")
+    assert resp.status_code == 500
+    assert resp.json() == err(500, "'x'")
+
+
+@pytest.mark.parametrize(
+    ("forward", "leader_url", "fragment"),
+    [
+        ("false", "http://leader:8083", "Cannot complete request because of a conflicting operation"),
+        (None, None, "no known leader URL"),
+        ("true", "http://leader:8083", "http://leader:8083"),
+    ],
+)
+def test_not_leader_goes_through_forwarding_seam(
+    client: TestClient, herder: FakeHerder, forward: str | None, leader_url: str | None, fragment: str
+) -> None:
+    herder.fail_next = NotLeaderError("not the leader", leader_url)
+    params = {"forward": forward} if forward is not None else {}
+    resp = client.put("/connectors/a/config", params=params, json={"connector.class": SOURCE_CLASS})
+    assert resp.status_code == 409
+    assert resp.json()["error_code"] == 409
+    assert fragment in resp.json()["message"]
+
+
+def test_openapi_document_builds(client: TestClient) -> None:
+    resp = client.get("/openapi.json")
+    assert resp.status_code == 200
+    assert "/connectors/{connector}/config" in resp.json()["paths"]
+
+
+# ---------------------------------------------------------------------------------------------
+# /connector-plugins
+# ---------------------------------------------------------------------------------------------
+
+
+def test_list_connector_plugins(client: TestClient) -> None:
+    resp = client.get("/connector-plugins")
+    assert resp.status_code == 200
+    assert resp.json() == [
+        {"class": SOURCE_CLASS, "type": "source", "version": "0.1.0"},
+        {"class": "connectors.file.FileStreamSourceConnector", "type": "source"},
+    ]
+    assert client.get("/connector-plugins?connectorsOnly=TRUE").json() == resp.json()
+    all_plugins = client.get("/connector-plugins", params={"connectorsOnly": "false"}).json()
+    assert all_plugins[-1] == {
+        "class": "connect_runtime.converters.JsonConverter",
+        "type": "converter",
+        "version": "0.1.0",
+    }
+
+
+def test_plugin_config(client: TestClient) -> None:
+    resp = client.get("/connector-plugins/VerifiableSourceConnector/config")
+    assert resp.status_code == 200
+    assert resp.json() == [
+        {
+            "name": "topic",
+            "type": "STRING",
+            "required": True,
+            "default_value": None,
+            "importance": "HIGH",
+            "documentation": "Topic to write to.",
+            "group": None,
+            "order": -1,
+            "width": "NONE",
+            "display_name": "topic",
+            "dependents": [],
+        }
+    ]
+    resp = client.get("/connector-plugins/Nope/config")
+    assert resp.status_code == 404
+    assert resp.json() == err(404, "Unknown plugin Nope.")
+
+
+def test_validate_config(client: TestClient, herder: FakeHerder) -> None:
+    body = {"connector.class": SOURCE_CLASS, "tasks.max": "x", "topics": "t1", "batch": 5}
+    resp = client.put("/connector-plugins/VerifiableSourceConnector/config/validate", json=body)
+    assert resp.status_code == 200
+    assert resp.json() == {
+        "name": SOURCE_CLASS,
+        "error_count": 1,
+        "groups": ["Common"],
+        "configs": [
+            {
+                "definition": {
+                    "name": "tasks.max",
+                    "type": "INT",
+                    "required": False,
+                    "default_value": "1",
+                    "importance": "HIGH",
+                    "documentation": "Maximum number of tasks to use for this connector.",
+                    "group": "Common",
+                    "order": 3,
+                    "width": "SHORT",
+                    "display_name": "Tasks max",
+                    "dependents": [],
+                },
+                "value": {
+                    "name": "tasks.max",
+                    "value": "x",
+                    "recommended_values": [],
+                    "errors": ["Invalid value x for configuration tasks.max: Not a number of type INT"],
+                    "visible": True,
+                },
+            }
+        ],
+    }
+    # Passed through unchanged: unknown keys tolerated, scalars as strings, no name added.
+    assert herder.calls[-1] == (
+        "validate_connector_config",
+        {"connector.class": SOURCE_CLASS, "tasks.max": "x", "topics": "t1", "batch": "5"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("plugin", "connector_class"),
+    [
+        ("VerifiableSource", SOURCE_CLASS),
+        ("VerifiableSourceConnector", "VerifiableSource"),
+        (SOURCE_CLASS, SOURCE_CLASS),
+        ("Anything", None),
+    ],
+)
+def test_validate_accepts_matching_plugin_names(
+    client: TestClient, plugin: str, connector_class: str | None
+) -> None:
+    body = {"tasks.max": "1"} if connector_class is None else {"connector.class": connector_class}
+    resp = client.put(f"/connector-plugins/{plugin}/config/validate", json=body)
+    assert resp.status_code == 200, resp.text
+
+
+def test_validate_rejects_mismatched_connector_class(client: TestClient, herder: FakeHerder) -> None:
+    resp = client.put(
+        "/connector-plugins/FileStreamSink/config/validate", json={"connector.class": SOURCE_CLASS}
+    )
+    assert resp.status_code == 400
+    assert resp.json() == err(
+        400, f"Included connector type {SOURCE_CLASS} does not match request type FileStreamSink"
+    )
+    assert herder.calls == []
+
+
+def test_validate_bad_body(client: TestClient) -> None:
+    resp = client.put("/connector-plugins/X/config/validate", content=b"[]")
+    assert resp.status_code == 400
+    assert resp.json() == err(400, "Request body must be a JSON object, not a JSON array")
+
+
+def test_validate_herder_error(client: TestClient, herder: FakeHerder) -> None:
+    herder.fail_next = BadRequestError("Connector config {} contains no connector type")
+    resp = client.put("/connector-plugins/X/config/validate", json={})
+    assert resp.status_code == 400
+    assert resp.json() == err(400, "Connector config {} contains no connector type")
+
+
+# ---------------------------------------------------------------------------------------------
+# RestServer
+# ---------------------------------------------------------------------------------------------
+
+
+def test_rest_server_serves_on_ephemeral_port_and_stops(herder: FakeHerder) -> None:
+    server = RestServer(create_app(herder), "127.0.0.1", 0, graceful_timeout_s=2.0)
+    server.start()
+    try:
+        assert server.port > 0
+        assert server.is_running
+        resp = httpx.get(f"http://127.0.0.1:{server.port}/", timeout=5.0)
+        assert resp.status_code == 200
+        assert resp.json()["kafka_cluster_id"] == "fake-cluster-id"
+        resp = httpx.get(f"http://127.0.0.1:{server.port}/nope", timeout=5.0)
+        assert resp.json() == err(404, "HTTP 404 Not Found")
+    finally:
+        server.stop()
+    assert not server.is_running
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"http://127.0.0.1:{server.port}/", timeout=2.0)
+    server.stop()  # idempotent
+
+
+def test_rest_server_port_in_use(herder: FakeHerder) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        server = RestServer(create_app(herder), "127.0.0.1", port)
+        with pytest.raises(RestServerError, match=f"port {port} on 127.0.0.1 is already in use"):
+            server.start()
+        assert not server.is_running

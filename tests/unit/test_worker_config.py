@@ -1,0 +1,515 @@
+"""WorkerConfig: defaults, parsing of string values, one-line errors, and the derived views."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pydantic
+import pytest
+
+from connect_runtime.api.errors import ConfigException
+from connect_runtime.config import worker_config as wc
+from connect_runtime.config.worker_config import (
+    ConnectorClientConfigOverridePolicy,
+    ExactlyOnceSourceSupport,
+    WorkerConfig,
+    WorkerConfigError,
+    load_worker_config,
+    parse_listener,
+)
+
+REQUIRED = {
+    "bootstrap.servers": "broker1:9092,broker2:9092",
+    "group.id": "connect-cluster",
+    "config.storage.topic": "connect-configs",
+    "offset.storage.topic": "connect-offsets",
+    "status.storage.topic": "connect-status",
+}
+
+
+def make(**overrides: str) -> WorkerConfig:
+    """A config from the required keys plus ``overrides`` (``group_id`` stands for ``group.id``)."""
+    props = dict(REQUIRED)
+    props.update({k.replace("_", "."): v for k, v in overrides.items()})
+    return WorkerConfig.from_properties(props)
+
+
+def error_for(props: dict[str, str]) -> str:
+    with pytest.raises(WorkerConfigError) as info:
+        WorkerConfig.from_properties({**REQUIRED, **props})
+    message = str(info.value)
+    assert "\n" not in message
+    return message
+
+
+def test_defaults() -> None:
+    c = WorkerConfig.from_properties(REQUIRED)
+    assert c.bootstrap_servers == "broker1:9092,broker2:9092"
+    assert c.group_id == "connect-cluster"
+    assert (c.config_storage_topic, c.offset_storage_topic, c.status_storage_topic) == (
+        "connect-configs", "connect-offsets", "connect-status")
+    assert c.config_storage_replication_factor == 3
+    assert c.offset_storage_replication_factor == 3
+    assert c.status_storage_replication_factor == 3
+    assert c.offset_storage_partitions == 25
+    assert c.status_storage_partitions == 5
+    assert c.exactly_once_source_support is ExactlyOnceSourceSupport.DISABLED
+    assert c.offset_flush_interval_ms == 60000
+    assert c.offset_flush_timeout_ms == 5000
+    assert c.task_shutdown_graceful_timeout_ms == 5000
+    assert c.scheduled_rebalance_max_delay_ms == 300000
+    assert c.session_timeout_ms == 10000
+    assert c.heartbeat_interval_ms == 3000
+    assert c.rebalance_timeout_ms == 60000
+    assert c.worker_sync_timeout_ms == 3000
+    assert c.inter_worker_key_generation_algorithm == "HmacSHA256"
+    assert c.inter_worker_key_size is None
+    assert c.inter_worker_key_ttl_ms == 3600000
+    assert c.inter_worker_signature_algorithm == "HmacSHA256"
+    assert c.inter_worker_verification_algorithms == ["HmacSHA256"]
+    assert c.listeners == ["http://:8083"]
+    assert c.rest_advertised_host_name is None
+    assert c.rest_advertised_port is None
+    assert c.rest_advertised_listener is None
+    assert c.admin_listeners is None
+    assert c.key_converter == "org.apache.kafka.connect.json.JsonConverter"
+    assert c.value_converter == "org.apache.kafka.connect.json.JsonConverter"
+    assert c.header_converter == "org.apache.kafka.connect.storage.SimpleHeaderConverter"
+    assert c.connector_client_config_override_policy is ConnectorClientConfigOverridePolicy.ALL
+    assert c.config_providers == []
+    assert c.topic_creation_enable is True
+    assert c.topic_tracking_enable is True
+    assert c.topic_tracking_allow_reset is True
+    assert c.plugin_path is None
+    assert c.client_id is None
+
+
+def test_values_are_parsed_from_strings() -> None:
+    c = WorkerConfig.from_properties({
+        **REQUIRED,
+        "offset.flush.interval.ms": " 1000 ",
+        "session.timeout.ms": "30000",
+        "heartbeat.interval.ms": "1000",
+        "offset.storage.partitions": "-1",
+        "status.storage.replication.factor": "-1",
+        "config.storage.replication.factor": "1",
+        "topic.creation.enable": "FALSE",
+        "topic.tracking.enable": " false ",
+        "topic.tracking.allow.reset": "True",
+        "plugin.path": " /opt/a , /opt/b,/opt/c ",
+        "config.providers": "file, env",
+        "listeners": "http://localhost:8084, https://0.0.0.0:8443",
+        "inter.worker.key.size": "256",
+        "rest.advertised.port": "9000",
+        "group.id": "  padded  ",
+    })
+    assert c.offset_flush_interval_ms == 1000
+    assert c.session_timeout_ms == 30000
+    assert c.heartbeat_interval_ms == 1000
+    assert c.offset_storage_partitions == -1
+    assert c.status_storage_replication_factor == -1
+    assert c.config_storage_replication_factor == 1
+    assert c.topic_creation_enable is False
+    assert c.topic_tracking_enable is False
+    assert c.topic_tracking_allow_reset is True
+    assert c.plugin_path == ["/opt/a", "/opt/b", "/opt/c"]
+    assert c.config_providers == ["file", "env"]
+    assert c.listeners == ["http://localhost:8084", "https://0.0.0.0:8443"]
+    assert c.inter_worker_key_size == 256
+    assert c.rest_advertised_port == 9000
+    assert c.group_id == "padded"
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("disabled", ExactlyOnceSourceSupport.DISABLED),
+        ("preparing", ExactlyOnceSourceSupport.PREPARING),
+        ("enabled", ExactlyOnceSourceSupport.ENABLED),
+        ("ENABLED", ExactlyOnceSourceSupport.ENABLED),
+        (" Preparing ", ExactlyOnceSourceSupport.PREPARING),
+    ],
+)
+def test_exactly_once_source_support_is_case_insensitive(
+    raw: str, expected: ExactlyOnceSourceSupport,
+) -> None:
+    c = make(exactly_once_source_support=raw)
+    assert c.exactly_once_source_support is expected
+    assert c.exactly_once_source_support == expected.value  # a StrEnum compares equal to its value
+
+
+def test_exactly_once_modes() -> None:
+    disabled = make(exactly_once_source_support="disabled")
+    preparing = make(exactly_once_source_support="preparing")
+    enabled = make(exactly_once_source_support="enabled")
+    assert [c.exactly_once_source_enabled for c in (disabled, preparing, enabled)] == [False, False, True]
+    assert [c.uses_transactional_leader for c in (disabled, preparing, enabled)] == [False, True, True]
+
+
+def test_invalid_exactly_once_source_support_message() -> None:
+    assert error_for({"exactly.once.source.support": "maybe"}) == (
+        'Invalid value "maybe" for configuration exactly.once.source.support: '
+        "must be one of disabled, preparing, enabled")
+
+
+@pytest.mark.parametrize("key", sorted(REQUIRED))
+def test_required_keys(key: str) -> None:
+    props = {k: v for k, v in REQUIRED.items() if k != key}
+    with pytest.raises(WorkerConfigError) as info:
+        WorkerConfig.from_properties(props)
+    assert str(info.value) == f'Missing required configuration "{key}" which has no default value.'
+    assert info.value.key == key
+    assert isinstance(info.value, ConfigException)
+
+
+@pytest.mark.parametrize("key", ["group.id", "config.storage.topic", "bootstrap.servers"])
+def test_required_keys_must_not_be_empty(key: str) -> None:
+    assert error_for({key: "  "}) == f'Invalid value "  " for configuration {key}: must not be empty'
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        ("offset.flush.interval.ms", "abc", "must be a number of type LONG"),
+        ("offset.flush.interval.ms", "1.5", "must be a number of type LONG"),
+        ("offset.flush.interval.ms", "-1", "must be at least 0"),
+        ("session.timeout.ms", "99999999999", "must be a number of type INT"),
+        ("session.timeout.ms", "0", "must be at least 1"),
+        ("scheduled.rebalance.max.delay.ms", "-5", "must be at least 0"),
+        ("topic.creation.enable", "yes", "must be true or false"),
+        ("topic.tracking.enable", "1", "must be true or false"),
+        ("config.storage.replication.factor", "0", "replication factor must be at least 1, or -1"),
+        ("offset.storage.replication.factor", "-2", "replication factor must be at least 1, or -1"),
+        ("status.storage.replication.factor", "40000", "must be a number of type SHORT"),
+        ("offset.storage.partitions", "0", "number of partitions must be at least 1, or -1"),
+        ("status.storage.partitions", "-3", "number of partitions must be at least 1, or -1"),
+        ("inter.worker.key.generation.algorithm", "Rot13", "must be one of HmacMD5, HmacSHA1"),
+        ("inter.worker.key.size", "32", "must be at least 40"),
+        ("inter.worker.verification.algorithms", "", "at least one signature verification algorithm"),
+        ("inter.worker.verification.algorithms", "HmacSHA256,Nope", "must be one of"),
+        ("listeners", "", "at least one listener"),
+        ("listeners", "ftp://host:21", "must start with http:// or https://"),
+        ("listeners", "http://host", "must name a port"),
+        ("listeners", "http://host:notaport", "invalid port"),
+        ("listeners", "http://host:8083/path", "must be just scheme://host:port"),
+        ("admin.listeners", "http://host", "must name a port"),
+        ("rest.advertised.listener", "ftp", "must be one of http, https"),
+        ("rest.advertised.port", "0", "between 1 and 65535"),
+        ("rest.advertised.port", "x", "must be a number of type INT"),
+        ("connector.client.config.override.policy", "Some", "must be one of All, None, Principal"),
+    ],
+)
+def test_invalid_values(key: str, value: str, expected: str) -> None:
+    message = error_for({key: value})
+    assert message.startswith(f'Invalid value "{value}" for configuration {key}: ')
+    assert expected in message
+
+
+def test_heartbeat_must_be_below_session_timeout() -> None:
+    assert error_for({"heartbeat.interval.ms": "10000"}) == (
+        'Invalid value "10000" for configuration heartbeat.interval.ms: '
+        "must be lower than session.timeout.ms (10000)")
+    assert make(heartbeat_interval_ms="9999").heartbeat_interval_ms == 9999
+
+
+def test_signature_algorithm_must_be_a_verification_algorithm() -> None:
+    assert error_for({"inter.worker.signature.algorithm": "HmacSHA512"}) == (
+        'Invalid value "HmacSHA512" for configuration inter.worker.signature.algorithm: '
+        "must be one of the algorithms in inter.worker.verification.algorithms (HmacSHA256)")
+    c = WorkerConfig.from_properties({
+        **REQUIRED,
+        "inter.worker.signature.algorithm": "hmacsha512",
+        "inter.worker.verification.algorithms": "HmacSHA256, HMACSHA512",
+        "inter.worker.key.generation.algorithm": "HmacSHA384",
+    })
+    assert c.inter_worker_signature_algorithm == "HmacSHA512"  # normalised to the Java name
+    assert c.inter_worker_verification_algorithms == ["HmacSHA256", "HmacSHA512"]
+    assert c.inter_worker_key_generation_algorithm == "HmacSHA384"
+    assert wc.HMAC_ALGORITHMS[c.inter_worker_signature_algorithm] == "sha512"
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("All", ConnectorClientConfigOverridePolicy.ALL),
+        ("none", ConnectorClientConfigOverridePolicy.NONE),
+        ("Principal", ConnectorClientConfigOverridePolicy.PRINCIPAL),
+        ("PrincipalConnectorClientConfigOverridePolicy", ConnectorClientConfigOverridePolicy.PRINCIPAL),
+        ("org.apache.kafka.connect.connector.policy.NoneConnectorClientConfigOverridePolicy",
+         ConnectorClientConfigOverridePolicy.NONE),
+    ],
+)
+def test_override_policy_spellings(raw: str, expected: ConnectorClientConfigOverridePolicy) -> None:
+    c = make(connector_client_config_override_policy=raw)
+    assert c.connector_client_config_override_policy is expected
+
+
+def test_empty_optional_values_mean_unset() -> None:
+    c = WorkerConfig.from_properties({
+        **REQUIRED, "rest.advertised.host.name": "", "rest.advertised.port": " ",
+        "rest.advertised.listener": "", "client.id": "", "inter.worker.key.size": "",
+    })
+    assert c.rest_advertised_host_name is None
+    assert c.rest_advertised_port is None
+    assert c.rest_advertised_listener is None
+    assert c.client_id is None
+    assert c.inter_worker_key_size is None
+
+
+def test_admin_listeners_empty_disables_them() -> None:
+    assert make(admin_listeners="").admin_listeners == []
+    assert make(admin_listeners="http://localhost:9093").admin_listeners == ["http://localhost:9093"]
+
+
+def test_unknown_keys_are_kept_in_originals() -> None:
+    props = {**REQUIRED, "security.protocol": "SASL_SSL", "my.custom.key": "x"}
+    c = WorkerConfig.from_properties(props)
+    assert c.originals == props
+    c.originals["group.id"] = "changed"  # a copy: the config does not change
+    assert c.originals["group.id"] == "connect-cluster"
+
+
+def test_config_is_frozen() -> None:
+    c = WorkerConfig.from_properties(REQUIRED)
+    with pytest.raises(pydantic.ValidationError):
+        c.group_id = "other"  # type: ignore[misc]
+
+
+def test_error_is_a_config_exception_with_key_and_value() -> None:
+    with pytest.raises(ConfigException) as info:
+        WorkerConfig.from_properties({**REQUIRED, "offset.storage.partitions": "many"})
+    assert isinstance(info.value, WorkerConfigError)
+    assert info.value.key == "offset.storage.partitions"
+    assert info.value.value == "many"
+
+
+def test_first_error_in_definition_order_is_reported() -> None:
+    message = error_for({"group.id": "", "offset.flush.interval.ms": "x"})
+    assert "group.id" in message
+    assert "offset.flush.interval.ms" not in message
+
+
+def test_transactional_ids() -> None:
+    c = WorkerConfig.from_properties(REQUIRED)
+    assert c.leader_transactional_id == "connect-cluster-connect-cluster"
+    assert c.task_transactional_id("orders", 3) == "connect-cluster-orders-3"
+
+
+# --- derived views -------------------------------------------------------------------------------
+
+
+def test_client_props() -> None:
+    c = WorkerConfig.from_properties({
+        **REQUIRED,
+        "security.protocol": "SASL_SSL",
+        "sasl.mechanism": "PLAIN",
+        "ssl.ca.location": "/etc/ca.pem",
+        "producer.linger.ms": "5",
+        "producer.sasl.mechanism": "SCRAM-SHA-512",
+        "consumer.max.poll.records": "10",
+        "admin.request.timeout.ms": "1000",
+        "admin.listeners": "http://localhost:9093",
+        "admin.listeners.https.ssl.keystore.location": "/etc/ks",
+        "offset.flush.interval.ms": "1000",
+        "unrelated.key": "x",
+    })
+    base = {
+        "bootstrap.servers": "broker1:9092,broker2:9092",
+        "security.protocol": "SASL_SSL",
+        "sasl.mechanism": "PLAIN",
+        "ssl.ca.location": "/etc/ca.pem",
+    }
+    assert c.client_props("producer.") == {**base, "linger.ms": "5", "sasl.mechanism": "SCRAM-SHA-512"}
+    assert c.client_props("consumer.") == {**base, "max.poll.records": "10"}
+    assert c.client_props("admin.") == {**base, "request.timeout.ms": "1000"}
+    assert c.client_props("admin") == c.client_props("admin.")
+
+
+def test_client_props_prefixed_bootstrap_servers_wins() -> None:
+    c = make(producer_bootstrap_servers="other:9092")
+    assert c.client_props("producer.")["bootstrap.servers"] == "other:9092"
+    assert c.client_props("consumer.")["bootstrap.servers"] == "broker1:9092,broker2:9092"
+
+
+def test_topic_settings() -> None:
+    c = WorkerConfig.from_properties({
+        **REQUIRED,
+        "config.storage.replication.factor": "1",
+        "config.storage.min.insync.replicas": "2",
+        "offset.storage.partitions": "10",
+        "offset.storage.segment.ms": "1000",
+        "offset.storage.cleanup.policy": "delete",
+        "status.storage.retention.ms": "-1",
+    })
+    assert c.topic_settings("config.storage.") == {"min.insync.replicas": "2", "cleanup.policy": "compact"}
+    assert c.topic_settings("offset.storage.") == {"segment.ms": "1000", "cleanup.policy": "compact"}
+    assert c.topic_settings("status.storage") == {"retention.ms": "-1", "cleanup.policy": "compact"}
+    with pytest.raises(ValueError, match="prefix"):
+        c.topic_settings("producer.")
+
+
+def test_config_storage_partitions_is_ignored_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="connect_runtime.config.worker_config"):
+        c = WorkerConfig.from_properties({**REQUIRED, "config.storage.partitions": "3"})
+    assert "config.storage.partitions=3" in caplog.text
+    assert "partitions" not in c.topic_settings("config.storage.")
+
+
+def test_cleanup_policy_override_is_ignored_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="connect_runtime.config.worker_config"):
+        WorkerConfig.from_properties({**REQUIRED, "status.storage.cleanup.policy": "delete"})
+    assert "status.storage.cleanup.policy=delete" in caplog.text
+
+
+def test_no_warnings_for_a_plain_config(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="connect_runtime.config.worker_config"):
+        WorkerConfig.from_properties({**REQUIRED, "offset.storage.cleanup.policy": "compact"})
+    assert caplog.records == []
+
+
+def test_converter_settings() -> None:
+    c = WorkerConfig.from_properties({
+        **REQUIRED,
+        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter.schemas.enable": "false",
+        "key.converter.schemas.enable": "true",
+        "key.converter.extra": "1",
+    })
+    assert c.converter_settings("key") == (
+        "org.apache.kafka.connect.json.JsonConverter", {"schemas.enable": "true", "extra": "1"})
+    assert c.converter_settings("value") == (
+        "org.apache.kafka.connect.storage.StringConverter", {"schemas.enable": "false"})
+    assert c.converter_settings("header") == ("org.apache.kafka.connect.storage.SimpleHeaderConverter", {})
+    with pytest.raises(ValueError, match="kind"):
+        c.converter_settings("body")
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("http://:8083", ("http", "", 8083)),
+        ("http://localhost:8084", ("http", "localhost", 8084)),
+        ("HTTPS://Host.Example:443/", ("https", "host.example", 443)),
+        ("http://[::1]:8083", ("http", "::1", 8083)),
+        ("http://0.0.0.0:0", ("http", "0.0.0.0", 0)),
+    ],
+)
+def test_parse_listener(url: str, expected: tuple[str, str, int]) -> None:
+    assert parse_listener(url) == expected
+
+
+@pytest.mark.parametrize(
+    ("listeners", "expected"),
+    [("http://:8083", ("", 8083)), ("http://localhost:8084", ("localhost", 8084)),
+     ("https://127.0.0.1:8443,http://:8083", ("127.0.0.1", 8443))],
+)
+def test_rest_listener(listeners: str, expected: tuple[str, int]) -> None:
+    assert make(listeners=listeners).rest_listener() == expected
+
+
+def test_advertised_url_defaults_to_the_machine_host_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(wc.socket, "gethostname", lambda: "worker7")
+    c = WorkerConfig.from_properties(REQUIRED)
+    assert c.advertised_url() == "http://worker7:8083"
+    assert c.worker_id() == "worker7:8083"
+
+
+def test_advertised_url_uses_the_listener_host() -> None:
+    c = make(listeners="http://10.0.0.5:8084")
+    assert c.advertised_url() == "http://10.0.0.5:8084"
+    assert c.worker_id() == "10.0.0.5:8084"
+
+
+def test_advertised_overrides() -> None:
+    c = make(listeners="http://:8083", rest_advertised_host_name="public.example", rest_advertised_port="80")
+    assert c.advertised_url() == "http://public.example:80"
+    assert c.worker_id() == "public.example:80"
+
+
+def test_advertised_listener_picks_the_matching_listener() -> None:
+    both = "http://a:8083,https://b:8443"
+    assert make(listeners=both).advertised_url() == "http://a:8083"  # http wins when present
+    assert make(listeners=both, rest_advertised_listener="HTTPS").advertised_url() == "https://b:8443"
+    assert make(listeners="https://c:8443").advertised_url() == "https://c:8443"
+
+
+def test_advertised_ipv6_host_is_bracketed() -> None:
+    c = make(listeners="http://[::1]:8083")
+    assert c.advertised_url() == "http://[::1]:8083"
+    assert c.worker_id() == "[::1]:8083"
+
+
+# --- loading a file --------------------------------------------------------------------------------
+
+
+def write_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "worker.properties"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+WORKER_FILE = """\
+# sample
+bootstrap.servers=localhost:9092
+group.id=connect-cluster
+config.storage.topic=connect-configs
+offset.storage.topic=connect-offsets
+status.storage.topic=connect-status
+exactly.once.source.support=preparing
+value.converter.schemas.enable=false
+"""
+
+
+def test_load_worker_config(tmp_path: Path) -> None:
+    c = load_worker_config(write_file(tmp_path, WORKER_FILE))
+    assert c.group_id == "connect-cluster"
+    assert c.exactly_once_source_support is ExactlyOnceSourceSupport.PREPARING
+    assert c.originals["value.converter.schemas.enable"] == "false"
+
+
+def test_overrides_apply_after_the_file_in_order(tmp_path: Path) -> None:
+    c = load_worker_config(
+        write_file(tmp_path, WORKER_FILE),
+        ["exactly.once.source.support=enabled", "listeners=http://:9000", " group.id =a=b",
+         "listeners=http://:9001"],
+    )
+    assert c.exactly_once_source_support is ExactlyOnceSourceSupport.ENABLED
+    assert c.listeners == ["http://:9001"]
+    assert c.group_id == "a=b"  # split at the first '='; the key is trimmed
+
+
+def test_override_can_supply_a_required_key(tmp_path: Path) -> None:
+    path = write_file(tmp_path, WORKER_FILE.replace("group.id=connect-cluster\n", ""))
+    with pytest.raises(WorkerConfigError, match=r'"group\.id"'):
+        load_worker_config(path)
+    assert load_worker_config(path, ["group.id=g2"]).group_id == "g2"
+
+
+@pytest.mark.parametrize("override", ["no-equals-sign", "=value", "  =x"])
+def test_override_without_key_value_is_an_error(tmp_path: Path, override: str) -> None:
+    with pytest.raises(WorkerConfigError, match="expected key=value"):
+        load_worker_config(write_file(tmp_path, WORKER_FILE), [override])
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    path = tmp_path / "nope.properties"
+    with pytest.raises(WorkerConfigError) as info:
+        load_worker_config(path)
+    assert str(info.value) == f"Worker config file {path} does not exist"
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    with pytest.raises(WorkerConfigError, match="Cannot read worker config file"):
+        load_worker_config(tmp_path)  # a directory
+
+
+def test_malformed_file(tmp_path: Path) -> None:
+    with pytest.raises(WorkerConfigError, match="is malformed: Malformed"):
+        load_worker_config(write_file(tmp_path, WORKER_FILE + "client.id=\\uXYZW\n"))
+
+
+def test_invalid_value_in_file(tmp_path: Path) -> None:
+    with pytest.raises(WorkerConfigError) as info:
+        load_worker_config(write_file(tmp_path, WORKER_FILE), ["exactly.once.source.support=maybe"])
+    assert str(info.value).startswith('Invalid value "maybe" for configuration exactly.once.source.support')
