@@ -64,11 +64,14 @@ class DistributedWorker:
         herder_ref.append(herder)
         config_store._listener = herder.on_config_record  # noqa: SLF001 - wired once, before start
 
-        offset_store.start()
+        # Neither transactional log is read to the end here: a crashed task's or leader's open
+        # transaction would block that read until the transaction times out. Task start-up and the
+        # leader claim initialise their producers (aborting such transactions) before they read.
+        offset_store.start(read_to_end=False)
         self._closers.append(offset_store)
         status_store.start()
         self._closers.append(status_store)
-        config_store.start()
+        config_store.start(read_to_end=False)
         self._closers.append(config_store)
 
         from rest.app import create_app

@@ -70,10 +70,10 @@ _fast_encode: Final[Callable[[Any], str]] = json.JSONEncoder(
 # Characters Jackson writes as \uXXXX escapes of their UTF-16 code units: the fast path's
 # output must not contain any (nor a "\u00" control-character escape, which Python writes in
 # lower-case hex).
-_SURROGATE_OR_ASTRAL: Final = re.compile("[\ud800-\U0010ffff]")
+_SURROGATE_OR_ASTRAL: Final = re.compile("[\ud800-\udfff\U00010000-\U0010ffff]")
 
 # Characters the careful encoder escapes (Jackson's table plus surrogates and astral characters).
-_ESCAPE_RE: Final = re.compile('[\x00-\x1f"\\\\\ud800-\U0010ffff]')
+_ESCAPE_RE: Final = re.compile('[\x00-\x1f"\\\\\ud800-\udfff\U00010000-\U0010ffff]')
 _SHORT_ESCAPES: Final = {
     '"': '\\"',
     "\\": "\\\\",
@@ -112,6 +112,10 @@ def java_double_to_string(value: float) -> str:
     the closest decimal of at most two digits wins (``Double.MIN_VALUE`` is ``4.9E-324``, not
     ``5e-324``). Plain notation for 1e-3 <= |d| < 1e7, else ``d.dddE±n``; always at least one
     fractional digit. Infinite and NaN values give ``Infinity``, ``-Infinity`` and ``NaN``.
+
+    JDK 17 and older (``FloatingDecimal``) print some doubles with more digits than needed: some
+    of magnitude >= 2**53 (``1.0E23`` is ``9.999999999999999E22`` there) and some subnormals. For
+    every other double the two agree.
     """
     if value != value:
         return "NaN"

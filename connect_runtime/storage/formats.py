@@ -357,13 +357,19 @@ def _class_name(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
-def _load_map(value: bytes | None, what: str, wrong_format: str) -> dict[str, Any]:
-    if value is None:
-        raise RecordFormatError(f"{wrong_format}: null")
-    data = _load(value, what)
+def _load_nullable(value: bytes | None, what: str) -> Any:
+    # A tombstone, JSON null and empty bytes (Jackson's MissingNode) all read as a null value.
+    return None if value is None else _load(value, what)
+
+
+def _as_map(data: Any, wrong_format: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise RecordFormatError(f"{wrong_format}: {_class_name(data)}")
     return data
+
+
+def _load_map(value: bytes | None, what: str, wrong_format: str) -> dict[str, Any]:
+    return _as_map(_load_nullable(value, what), wrong_format)
 
 
 def _int_field(data: dict[str, Any], field: str, message: str) -> int:
@@ -400,15 +406,15 @@ def parse_config_record(key: str, value: bytes | None) -> ConfigRecord:
         return _parse_target_state(key[len(TARGET_STATE_PREFIX) :], value)
     if key.startswith(CONNECTOR_PREFIX):
         name = key[len(CONNECTOR_PREFIX) :]
-        if value is None:
+        loaded = _load_nullable(value, "config data")
+        if loaded is None:  # Java deletes the connector on any null value
             return ConnectorConfigRecord(name, None)
-        message = f"Invalid data for config for connector '{name}'"
-        data = _load_map(
-            value,
-            "config data",
-            f"Ignoring configuration for connector '{name}' because it is in the wrong format",
+        data = _as_map(
+            loaded, f"Ignoring configuration for connector '{name}' because it is in the wrong format"
         )
-        return ConnectorConfigRecord(name, _properties(data, message))
+        return ConnectorConfigRecord(
+            name, _properties(data, f"Invalid data for config for connector '{name}'")
+        )
     if key.startswith(TASK_PREFIX):
         match = _TASK_KEY_RE.fullmatch(key)
         if match is None or int(match.group(2)) > _INT32_MAX:
@@ -472,12 +478,11 @@ def parse_config_record(key: str, value: bytes | None) -> ConfigRecord:
 
 
 def _parse_target_state(connector: str, value: bytes | None) -> TargetStateRecord:
-    if value is None:
+    loaded = _load_nullable(value, "config data")
+    if loaded is None:  # Java removes the target state on any null value
         return TargetStateRecord(connector, None)
-    data = _load_map(
-        value,
-        "config data",
-        f"Ignoring target state for connector '{connector}' because it is in the wrong format",
+    data = _as_map(
+        loaded, f"Ignoring target state for connector '{connector}' because it is in the wrong format"
     )
     state = data.get("state.v2")
     if state is not None and not isinstance(state, str):

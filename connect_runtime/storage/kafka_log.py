@@ -61,8 +61,14 @@ class KafkaBasedLog:
         self._thread = threading.Thread(target=self._run, name=name or f"kafka-log-{topic}", daemon=True)
         self._failure: BaseException | None = None
 
-    def start(self, timeout_s: float = 60.0) -> None:
-        """Assign all partitions from the beginning, start reading, and read to the end once."""
+    def start(self, timeout_s: float = 60.0, read_to_end: bool = True) -> None:
+        """Assign all partitions from the beginning and start reading; with ``read_to_end`` also wait
+        until the current end is reached.
+
+        Logs written transactionally pass ``read_to_end=False`` at worker start-up: a crashed writer's
+        open transaction would block the read until it times out, and it is the writer's successor
+        (``init_transactions``) that aborts it, so the successor must be allowed to start first.
+        """
         consumer = Consumer(self._consumer_config)
         md = consumer.list_topics(self.topic, timeout=timeout_s)
         tmd = md.topics.get(self.topic)
@@ -73,7 +79,8 @@ class KafkaBasedLog:
         consumer.assign([TopicPartition(self.topic, p, 0) for p in sorted(tmd.partitions)])
         self._consumer = consumer
         self._thread.start()
-        self.read_to_end().result(timeout=timeout_s)
+        if read_to_end:
+            self.read_to_end().result(timeout=timeout_s)
 
     @property
     def partition_count(self) -> int:

@@ -36,8 +36,9 @@ class KafkaOffsetBackingStore:
         self._partitions: dict[str, set[bytes]] = {}
         self._log = KafkaBasedLog(topic, consumer_config, admin, self._on_record, name="offset-log-reader")
 
-    def start(self) -> None:
-        self._log.start()
+    def start(self, read_to_end: bool = True) -> None:
+        """Start reading; see :meth:`KafkaBasedLog.start` for when not to wait for the end."""
+        self._log.start(read_to_end=read_to_end)
 
     def stop(self) -> None:
         self._log.stop()

@@ -183,6 +183,16 @@ def test_target_state_written_by_older_workers() -> None:
         parse_config_record("target-state-c", b"{}")
 
 
+def test_null_json_values_delete_like_tombstones() -> None:
+    # JsonConverter turns JSON null (and empty bytes: Jackson's MissingNode) into a null value,
+    # which KafkaConfigBackingStore treats exactly like a tombstone for these two record types.
+    for value in (b"null", b"", b" "):
+        assert parse_config_record("connector-c", value) == ConnectorConfigRecord("c", None)
+        assert parse_config_record("target-state-c", value) == TargetStateRecord("c", None)
+        with pytest.raises(RecordFormatError):
+            parse_config_record("commit-c", value)
+
+
 def test_unknown_config_keys_are_ignorable() -> None:
     for key in ("leader", "assignment", "worker-w1", "session-keys", "tasks-c", "status-connector-c"):
         assert parse_config_record(key, b"not even json") == UnknownConfigRecord(key, b"not even json")

@@ -145,6 +145,7 @@ def test_ints_and_bools() -> None:
         ("a/b\x7f", b'"a/b\x7f"'),  # '/' and DEL are not escaped
         ("h\u00e9llo \u4e16\u754c", b'"h\xc3\xa9llo \xe4\xb8\x96\xe7\x95\x8c"'),  # raw UTF-8
         ("\u2028", b'"\xe2\x80\xa8"'),
+        ("\ue000\ufffe\uffff", b'"\xee\x80\x80\xef\xbf\xbe\xef\xbf\xbf"'),  # BMP above surrogates: raw
         ("\U0001f600", b'"\\uD83D\\uDE00"'),  # astral: escaped surrogate pair
         ("x\ud800y", b'"x\\uD800y"'),  # lone surrogate: escaped
     ],
