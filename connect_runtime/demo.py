@@ -88,8 +88,9 @@ Reading the topic read_committed (Ctrl-C to stop) ...""", flush=True)
     try:
         while not stop.is_set():
             for m in consumer.consume(1000, 0.5):
-                if m.error() is None and m.key() is not None and m.value() is not None:
-                    pairs.append((int(json.loads(m.key())), int(json.loads(m.value()))))
+                key, value = m.key(), m.value()
+                if m.error() is None and key is not None and value is not None:
+                    pairs.append((int(json.loads(key)), int(json.loads(value))))
             now = time.monotonic()
             if now - last_print >= 2:
                 last_print = now

@@ -41,8 +41,7 @@ class DistributedWorker:
 
     def start(self) -> None:
         cfg = self.config
-        admin_conf = cfg.client_props("admin.")
-        admin = AdminClient(admin_conf)
+        admin = AdminClient(dict[str, Any](cfg.client_props("admin.")))
         cluster_id = _cluster_id(admin)
         self._create_topics(admin)
         consumer_conf = cfg.client_props("consumer.")
@@ -62,7 +61,7 @@ class DistributedWorker:
         herder = DistributedHerder(cfg, worker, self.url, config_store, status_store, writer, shared_producer,
                                    self.plugins, cluster_id)
         herder_ref.append(herder)
-        config_store._listener = herder.on_config_record  # noqa: SLF001 - wired once, before start
+        config_store._listener = herder.on_config_record
 
         # Neither transactional log is read to the end here: a crashed task's or leader's open
         # transaction would block that read until the transaction times out. Task start-up and the

@@ -56,4 +56,5 @@ __all__ = [
     "ValidString",
     "Width",
     "freeze_partition",
+    "non_empty_string",
 ]

@@ -17,10 +17,6 @@ class ConfigException(ConnectException):
     """A configuration value is missing or invalid."""
 
     def __init__(self, name: str, value: object = None, message: str | None = None) -> None:
-        if message is None:
-            text = name
-        else:
-            text = f"Invalid value {value} for configuration {name}: {message}"
-        super().__init__(text)
+        super().__init__(name if message is None else f"Invalid value {value} for configuration {name}: {message}")
         self.name = name
         self.value = value

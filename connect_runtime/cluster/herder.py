@@ -9,6 +9,7 @@ through that producer, so a deposed leader can never write again.
 
 from __future__ import annotations
 
+import functools
 import logging
 import queue
 import threading
@@ -116,7 +117,7 @@ class DistributedHerder:
                 return
             try:
                 fut.set_result(fn())
-            except BaseException as e:  # noqa: BLE001 - delivered to the caller
+            except BaseException as e:
                 fut.set_exception(e)
 
         self._requests.put(run)
@@ -248,10 +249,13 @@ class DistributedHerder:
             task_cfg = state.task_config(tid)
             if task_cfg is None:
                 continue
-            self.worker.start_task(
-                tid, cfg, task_cfg, target,
-                fence=lambda n=name: self.fence_zombies(n).result(self.config.rebalance_timeout_ms / 1000),
-                verify_generation=lambda t=tid, g=gen: self._verify_task_generation(t, g))
+            self.worker.start_task(tid, cfg, task_cfg, target,
+                                   fence=functools.partial(self._fence_and_wait, name),
+                                   verify_generation=functools.partial(self._verify_task_generation, tid, gen))
+
+    def _fence_and_wait(self, connector: str) -> None:
+        """Start-up step 4, on the task's thread: have the leader fence the previous generation."""
+        self.fence_zombies(connector).result(self.config.rebalance_timeout_ms / 1000)
 
     def _verify_task_generation(self, task: ConnectorTaskId, generation: int) -> None:
         """Start-up step 6: after the producer exists, re-read the config topic; abort if stale."""

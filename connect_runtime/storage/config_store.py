@@ -158,7 +158,7 @@ class KafkaConfigBackingStore:
         key = raw_key.decode("utf-8", "replace")
         value: bytes | None = msg.value()
         with self._lock:
-            self._offset = msg.offset()
+            self._offset = msg.offset() or 0
             try:
                 changed = self._apply(key, value)
             except Exception:  # a malformed record must not kill the reader (Java logs and skips)
@@ -178,10 +178,10 @@ class KafkaConfigBackingStore:
             if rec.properties is None:
                 self._remove_connector(rec.name)
             else:
-                self._connector_configs[rec.name] = dict(rec.properties)
+                self._connector_configs[rec.name] = _strings(rec.properties)
             return True
         if isinstance(rec, formats.TaskConfigRecord):
-            self._deferred.setdefault(rec.connector, {})[rec.task] = dict(rec.properties or {})
+            self._deferred.setdefault(rec.connector, {})[rec.task] = _strings(rec.properties)
             return False
         if isinstance(rec, formats.CommitRecord):
             self._apply_commit(rec.connector, rec.tasks)
@@ -199,9 +199,7 @@ class KafkaConfigBackingStore:
         if isinstance(rec, formats.SessionKeyRecord):
             self._session_key = SessionKey(rec.key, rec.algorithm, rec.creation_timestamp)
             return True
-        if isinstance(rec, formats.RestartRequestRecord):
-            return True
-        return False
+        return isinstance(rec, formats.RestartRequestRecord)
 
     def _remove_connector(self, name: str) -> None:
         self._connector_configs.pop(name, None)
@@ -242,3 +240,8 @@ class KafkaConfigBackingStore:
             session_key=self._session_key,
             leader=self._leader,
         )
+
+
+def _strings(props: Mapping[str, str | None]) -> dict[str, str]:
+    """Java configs may hold nulls; they mean 'unset', so drop them."""
+    return {k: v for k, v in props.items() if v is not None}

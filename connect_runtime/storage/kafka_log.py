@@ -139,7 +139,7 @@ class KafkaBasedLog:
                         if not fut.done():
                             fut.set_result(None)
                     waiting, targets = [], None
-        except BaseException as e:  # noqa: BLE001 - every waiter must learn that the log died
+        except BaseException as e:
             logger.exception("Reader of topic %s failed", self.topic)
             with self._lock:
                 self._failure = e

@@ -90,13 +90,14 @@ class KafkaStatusBackingStore:
                     self._connectors.pop(rec.connector, None)
                 else:
                     self._connectors[rec.connector] = ConnectorStatus(
-                        rec.connector, rec.state, rec.trace, rec.worker_id, rec.generation)
+                        rec.connector, rec.state, rec.trace, rec.worker_id or "", rec.generation or 0)
             elif isinstance(rec, formats.TaskStatusRecord):
                 tid = ConnectorTaskId(rec.connector, rec.task)
                 if rec.state is None:
                     self._tasks.pop(tid, None)
                 else:
-                    self._tasks[tid] = TaskStatus(tid, rec.state, rec.trace, rec.worker_id, rec.generation)
+                    self._tasks[tid] = TaskStatus(tid, rec.state, rec.trace, rec.worker_id or "",
+                                                  rec.generation or 0)
 
     # -- writes ---------------------------------------------------------------------------------
     def _send(self, key: str, value: bytes | None) -> None:

@@ -31,7 +31,7 @@ T = TypeVar("T")
 _WORKER_CMD = "import sys; from connect_runtime.cli import distributed_main; sys.exit(distributed_main(sys.argv[1:]))"
 
 
-def wait_until(condition: Callable[[], T], timeout_s: float = 60.0, interval_s: float = 0.2,
+def wait_until(condition: Callable[[], T | None], timeout_s: float = 60.0, interval_s: float = 0.2,
                message: str = "condition") -> T:
     """Poll ``condition`` until it returns something truthy; raise AssertionError at the deadline."""
     deadline = time.monotonic() + timeout_s

@@ -8,6 +8,7 @@ that the task configs did not change meanwhile, and only then read offsets and s
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -138,10 +139,8 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
 
     def close_resources(self) -> None:
         if self._txn_open:
-            try:
+            with contextlib.suppress(KafkaException):
                 self.producer.abort_transaction(5)
-            except KafkaException:
-                pass
         # A transactional producer has nothing to flush after commit/abort; close it promptly.
         self.producer.flush(0)
 

@@ -132,6 +132,9 @@ class WorkerSourceTask(ABC):
     def stopping(self) -> bool:
         return self._stopping
 
+    def _paused(self) -> bool:
+        return self._target_state is not TargetState.STARTED
+
     # -- the loop -------------------------------------------------------------------------------
     def _run(self) -> None:
         try:
@@ -146,7 +149,7 @@ class WorkerSourceTask(ABC):
                 self.final_commit()
         except TaskCancelled:
             pass
-        except BaseException as e:  # noqa: BLE001 - any error fails the task with its trace
+        except BaseException as e:
             self.failed = True
             logger.error("Task %s threw an uncaught and unrecoverable exception; it is being killed "
                          "and will not recover until manually restarted", self.id, exc_info=True)
@@ -158,11 +161,11 @@ class WorkerSourceTask(ABC):
         while True:
             if self._stopping:
                 return
-            if self._target_state is not TargetState.STARTED:
+            if self._paused():
                 self.before_pause()
                 self._status.on_pause(self.id)
                 with self._state_cv:
-                    while self._target_state is not TargetState.STARTED and not self._stopping:
+                    while self._paused() and not self._stopping:
                         self._state_cv.wait(1.0)
                 if self._stopping:
                     return
@@ -204,7 +207,7 @@ class WorkerSourceTask(ABC):
             value = value_conv(topic, transformed.value)
             partition = -1 if transformed.kafka_partition is None else transformed.kafka_partition
             timestamp = transformed.timestamp or 0
-            headers = transformed.headers
+            headers = list(transformed.headers) if transformed.headers else None
             if wants_metadata:
                 slot: list[RecordMetadata | None] = [None]
                 self._uncommitted.append((rec, slot))
@@ -307,7 +310,8 @@ def _metadata_callback(slot: list[RecordMetadata | None]) -> Callable[[KafkaErro
     def on_delivery(err: KafkaError | None, msg: Message) -> None:
         if err is None:
             ts = msg.timestamp()
-            slot[0] = RecordMetadata(msg.topic(), msg.partition(), msg.offset(), ts[1] if ts[0] else None)
+            slot[0] = RecordMetadata(msg.topic() or "", msg.partition() or 0, msg.offset() or 0,
+                                     ts[1] if ts[0] else None)
 
     return on_delivery
 
