@@ -22,6 +22,7 @@ from confluent_kafka import KafkaException, Producer
 
 from connect_runtime.api.connector import SourceConnector
 from connect_runtime.api.errors import ConnectException
+from connect_runtime.clients import client_config
 from connect_runtime.cluster.herder_api import (
     ConfigInfos,
     ConfigKeyInfo,
@@ -329,7 +330,7 @@ class DistributedHerder:
 
         conf: dict[str, Any] = dict(self.config.client_props("producer."))
         conf["transactional.id"] = task_transactional_id(self.config.group_id, task)
-        producer = Producer(conf)
+        producer = Producer(client_config(conf))
         producer.init_transactions(60)
         producer.flush(0)
 

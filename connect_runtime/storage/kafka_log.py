@@ -18,6 +18,8 @@ from typing import Any
 from confluent_kafka import Consumer, IsolationLevel, KafkaException, Message, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
+from connect_runtime.clients import client_config
+
 logger = logging.getLogger(__name__)
 
 #: Called on the reader thread for every record, in offset order per partition.
@@ -69,7 +71,7 @@ class KafkaBasedLog:
         open transaction would block the read until it times out, and it is the writer's successor
         (``init_transactions``) that aborts it, so the successor must be allowed to start first.
         """
-        consumer = Consumer(self._consumer_config)
+        consumer = Consumer(client_config(self._consumer_config))
         md = consumer.list_topics(self.topic, timeout=timeout_s)
         tmd = md.topics.get(self.topic)
         if tmd is None or tmd.error is not None or not tmd.partitions:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Mapping
 
 from confluent_kafka import KafkaError, KafkaException
@@ -38,11 +40,13 @@ def ensure_topic(
         err = e.args[0] if e.args else None
         if not (isinstance(err, KafkaError) and err.code() == KafkaError.TOPIC_ALREADY_EXISTS):
             raise ConnectException(f"Unable to create topic {name}: {e}") from e
-    count = None
-    for _ in range(50):
+    # Creation is acknowledged before every broker's metadata cache has the topic: poll briefly.
+    deadline = time.monotonic() + timeout_s
+    pause = threading.Event()
+    count = _partition_count(admin, name, timeout_s)
+    while not count and time.monotonic() < deadline:
+        pause.wait(0.1)
         count = _partition_count(admin, name, timeout_s)
-        if count:
-            break
     if not count:
         raise ConnectException(f"Topic {name} was created but its metadata did not appear")
     return count

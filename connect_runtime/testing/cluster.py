@@ -53,8 +53,12 @@ class WorkerProcess:
     """A ``connect-distributed`` child process with its own properties file and log."""
 
     def __init__(self, bootstrap: str, workdir: Path, group_id: str, *, port: int | None = None,
-                 eos: str = "enabled", extra: Mapping[str, str] | None = None) -> None:
+                 eos: str = "enabled", extra: Mapping[str, str] | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
         self.port = port or free_port()
+        #: Variables merged over this process's environment for the child (e.g. ``PYTHONPATH`` so the
+        #: worker can import test plugins).
+        self.env: dict[str, str] = dict(env or {})
         self.workdir = workdir
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.props: dict[str, str] = {
@@ -85,7 +89,7 @@ class WorkerProcess:
     def start(self) -> WorkerProcess:
         self.config_path.write_text("".join(f"{k}={v}\n" for k, v in self.props.items()))
         log = self.log_path.open("ab")
-        env = dict(os.environ)
+        env = {**os.environ, **self.env}
         env.setdefault("PYTHONUNBUFFERED", "1")
         self.proc = subprocess.Popen([sys.executable, "-c", _WORKER_CMD, str(self.config_path)],
                                      stdout=log, stderr=subprocess.STDOUT, env=env)

@@ -16,6 +16,7 @@ from connect_runtime.api.converter import Converter
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.api.task import SourceTask
+from connect_runtime.clients import client_config
 from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.plugins.registry import PluginRegistry
@@ -196,13 +197,13 @@ class Worker:
             runner: WorkerSourceTask
             if self.eos_enabled:
                 conf = eos_producer_config(base, task_transactional_id(self.config.group_id, task_id))
-                producer = Producer(conf)
+                producer = Producer(client_config(conf))
                 runner = ExactlyOnceWorkerSourceTask(
                     task_id, task, task_props, key_conv, value_conv, (), producer, reader, self.offset_store,
                     self, state, fence, verify_generation)
             else:
                 errors = DeliveryErrors()
-                producer = Producer(at_least_once_producer_config(base, errors))
+                producer = Producer(client_config(at_least_once_producer_config(base, errors)))
                 runner = AtLeastOnceWorkerSourceTask(
                     task_id, task, task_props, key_conv, value_conv, (), producer, errors, reader,
                     self.offset_store, self, state, self.config.offset_flush_interval_ms,
