@@ -55,3 +55,25 @@ class RequestTimeoutError(ConnectRestError):
     """The herder did not complete the request within the REST timeout (500, as the reference)."""
 
     status = 500
+
+
+class NotAssignedError(ConnectRestError):
+    """The connector or task runs on another worker; ``owner_url`` (if known) is where to forward."""
+
+    status = 409
+
+    def __init__(self, message: str, owner_url: str | None) -> None:
+        super().__init__(message)
+        self.owner_url = owner_url
+
+
+class ServiceUnavailableError(ConnectRestError):
+    """The worker cannot serve the request yet (e.g. no session key read yet: 503)."""
+
+    status = 503
+
+
+class ForbiddenError(ConnectRestError):
+    """An internal request's signature does not verify (403)."""
+
+    status = 403

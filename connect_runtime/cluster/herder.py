@@ -31,6 +31,7 @@ from connect_runtime.cluster.herder_api import (
     ConnectorTaskId,
     Created,
     PluginDesc,
+    SessionKeyInfo,
     StateInfo,
     TargetState,
     TaskInfo,
@@ -458,6 +459,39 @@ class DistributedHerder:
             if self._stopping.is_set():
                 return False
         return False
+
+    # -- cluster operations (filled in by the cluster work) -------------------------------------
+    def leader_url(self) -> str | None:
+        return self._worker_url if self._is_leader else None
+
+    def session_key(self) -> SessionKeyInfo | None:
+        key = self._snapshot().session_key
+        return None if key is None else SessionKeyInfo(key.key, key.algorithm, key.creation_timestamp)
+
+    def verification_algorithms(self) -> list[str]:
+        return list(self.config.inter_worker_verification_algorithms)
+
+    def signature_algorithm(self) -> str:
+        return self.config.inter_worker_signature_algorithm
+
+    def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
+        status = self.status_store.get_task(task)
+        if status is None:
+            raise NotFoundError(f"No status found for task {task}")
+        return TaskStateInfo(status.state, status.worker_id, status.trace, task.task)
+
+    def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> Future[None]:
+        return self._submit(lambda: self._write_task_configs(name, configs, self.config_store.refresh()))
+
+    def restart_connector(self, name: str, include_tasks: bool, only_failed: bool
+                          ) -> Future[ConnectorStateInfo | None]:
+        raise ConflictError("Restarting connectors is not supported by this worker yet")
+
+    def restart_task(self, task: ConnectorTaskId) -> Future[None]:
+        raise ConflictError("Restarting tasks is not supported by this worker yet")
+
+    def stop_connector(self, name: str) -> Future[None]:
+        raise ConflictError("Stopping connectors is not supported by this worker yet")
 
     def __repr__(self) -> str:
         return f"DistributedHerder({self.worker_id()})"

@@ -130,6 +130,15 @@ class ConfigInfos:
     configs: list[ConfigInfo]
 
 
+@dataclass(frozen=True, slots=True)
+class SessionKeyInfo:
+    """A KIP-507 signing key; ``key`` is secret: never log or return it."""
+
+    key: bytes = field(repr=False)
+    algorithm: str
+    creation_timestamp: int
+
+
 @dataclass(slots=True)
 class Created:
     """Result of a config put: whether the connector was created (201) or updated (200)."""
@@ -201,5 +210,47 @@ class Herder(Protocol):
 
     def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
         """Config key definitions of a plugin."""
+        ...
+
+    # -- cluster operations (issue: distributed cluster) ----------------------------------------
+    def leader_url(self) -> str | None:
+        """The REST URL of the current leader, or None while unknown."""
+        ...
+
+    def session_key(self) -> SessionKeyInfo | None:
+        """The current inter-worker key (KIP-507), None until one has been read."""
+        ...
+
+    def verification_algorithms(self) -> list[str]:
+        """Signature algorithms accepted on internal requests (``inter.worker.verification.algorithms``)."""
+        ...
+
+    def signature_algorithm(self) -> str:
+        """The algorithm this worker signs internal requests with."""
+        ...
+
+    def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
+        """One task's state; NotFoundError if unknown."""
+        ...
+
+    def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> Future[None]:
+        """Internal: the connector's owner hands its task configs to the leader (NotLeaderError elsewhere)."""
+        ...
+
+    def fence_zombies(self, name: str) -> Future[None]:
+        """Internal: zombie fencing of the previous task generation (leader only)."""
+        ...
+
+    def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> Future[ConnectorStateInfo | None]:
+        """Plain restart (both flags false) → None, done by the owner (NotAssignedError elsewhere);
+        otherwise the leader writes a restart request and the result lists RESTARTING states."""
+        ...
+
+    def restart_task(self, task: ConnectorTaskId) -> Future[None]:
+        """Restart one task on its owner (NotAssignedError elsewhere)."""
+        ...
+
+    def stop_connector(self, name: str) -> Future[None]:
+        """Leader writes an empty task set, then the STOPPED target state."""
         ...
 
