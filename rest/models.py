@@ -279,11 +279,12 @@ class TaskInfoModel(ConnectModel):
 
 
 class _StateModel(ConnectModel):
-    """Java annotates ``trace`` with ``@JsonInclude(NON_EMPTY)``: absent when null or empty."""
+    """Java annotates ``trace`` with ``@JsonInclude(NON_EMPTY)``: absent when null or empty.
 
-    state: str
-    worker_id: str
-    trace: str | None = None
+    Subclasses declare their fields in Jackson's output order: the ``@JsonCreator`` properties in
+    constructor order (``id`` first for tasks), then ``trace`` (its creator parameter is named
+    ``msg``, so Jackson writes it after them).
+    """
 
     @model_serializer(mode="wrap")
     def _omit_empty_trace(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -294,7 +295,11 @@ class _StateModel(ConnectModel):
 
 
 class ConnectorStateModel(_StateModel):
-    """The ``connector`` part of a status."""
+    """The ``connector`` part of a status: ``{"state", "worker_id", "trace"?}``."""
+
+    state: str
+    worker_id: str
+    trace: str | None = None
 
     @classmethod
     def from_entity(cls, state: StateInfo) -> ConnectorStateModel:
@@ -303,9 +308,13 @@ class ConnectorStateModel(_StateModel):
 
 
 class TaskStateModel(_StateModel):
-    """One task of a status (also ``GET /connectors/{c}/tasks/{t}/status``)."""
+    """One task of a status (also ``GET /connectors/{c}/tasks/{t}/status``):
+    ``{"id", "state", "worker_id", "trace"?}``."""
 
     id: int
+    state: str
+    worker_id: str
+    trace: str | None = None
 
     @classmethod
     def from_entity(cls, state: TaskStateInfo) -> TaskStateModel:
