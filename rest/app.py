@@ -12,13 +12,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import httpx
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from connect_runtime.cluster.herder_api import Herder
 from rest.errors import install_exception_handlers
 from rest.models import ErrorMessage
-from rest.routers import RestContext, connectors, plugins, root
+from rest.routers import RestContext, connectors, internal, plugins, root
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +40,13 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         try:
-            yield
+            # One pooled client for every forwarded request (to the leader or a task's owner).
+            async with httpx.AsyncClient(timeout=request_timeout_s, follow_redirects=False) as client:
+                context.http_client = client
+                try:
+                    yield
+                finally:
+                    context.http_client = None
         finally:
             context.shutdown()
 
@@ -54,6 +61,7 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
     install_exception_handlers(app)
     app.include_router(root.router)
     app.include_router(connectors.router)
+    app.include_router(internal.router)
     app.include_router(plugins.router)
     logger.debug("REST application created (request timeout %.1f s)", request_timeout_s)
     return app

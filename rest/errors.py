@@ -16,13 +16,14 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.errors import ConnectRestError
+from rest.forwarding import ForwardedResponse
 from rest.models import ErrorMessage
 
 logger = logging.getLogger(__name__)
@@ -88,6 +89,13 @@ def _allowed_methods(request: Request) -> list[str]:
     return allowed
 
 
+async def _relay_forwarded(request: Request, exc: Exception) -> Response:
+    """The answer of the worker a request was forwarded to, sent back unchanged."""
+    if not isinstance(exc, ForwardedResponse):  # pragma: no cover - registered for that type only
+        return response_for_exception(request.url.path, exc)
+    return exc.response
+
+
 async def _handle(request: Request, exc: Exception) -> JSONResponse:
     response = response_for_exception(request.url.path, exc)
     if isinstance(exc, StarletteHTTPException) and exc.status_code == 405:
@@ -139,6 +147,7 @@ def install_exception_handlers(app: FastAPI) -> None:
     )
     for exc_type in handled:
         app.add_exception_handler(exc_type, _handle)
+    app.add_exception_handler(ForwardedResponse, _relay_forwarded)
     app.add_middleware(CatchAllMiddleware)
 
 

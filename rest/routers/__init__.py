@@ -5,8 +5,9 @@ awaited through :meth:`RestContext.complete`, and synchronous herder methods tha
 the context's thread pool through :meth:`RestContext.blocking`. Both give up after the request
 timeout with Java's 500 ``"Request timed out"``.
 
-Leader-only requests (connector create/update/delete) go through :func:`complete_or_forward`, the
-single seam where forwarding to the leader will be added.
+Requests only the leader (create/update/delete, stop, task configs, fencing, restarts with flags) or
+the owner (plain connector restart, task restart) can serve go through :func:`complete_or_forward`, the
+single seam where such requests are forwarded to the right worker (:mod:`rest.forwarding`).
 """
 
 from __future__ import annotations
@@ -20,10 +21,18 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+import httpx
 from fastapi import Request
 
 from connect_runtime.cluster.herder_api import Herder
-from connect_runtime.errors import ConflictError, ConnectRestError, NotLeaderError, RequestTimeoutError
+from connect_runtime.errors import (
+    ConflictError,
+    ConnectRestError,
+    NotAssignedError,
+    NotLeaderError,
+    RequestTimeoutError,
+)
+from rest.forwarding import ForwardedResponse, forward_request
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +44,7 @@ REQUEST_TIMED_OUT = "Request timed out"
 REQUEST_INTERRUPTED = "Request interrupted"
 #: 409 when a forwarded request (``forward=false``) still reached the wrong worker.
 CONFLICTING_OPERATION = "Cannot complete request because of a conflicting operation (e.g. worker rebalance)"
-#: 409 when the leader is not known (a rebalance is underway).
+#: 409 when the leader (or owner) is not known (a rebalance is underway).
 NO_KNOWN_LEADER = (
     "Cannot complete request momentarily due to no known leader URL, likely because a rebalance was underway."
 )
@@ -43,13 +52,15 @@ NO_KNOWN_LEADER = (
 
 @dataclass(slots=True)
 class RestContext:
-    """What every handler needs: the herder, the request timeout and a pool for blocking calls."""
+    """What every handler needs: the herder, the request timeout, a pool for blocking calls, and the
+    HTTP client forwarded requests share (set by the app's lifespan; None outside it)."""
 
     herder: Herder
     request_timeout_s: float = 90.0
     executor: ThreadPoolExecutor = field(
         default_factory=lambda: ThreadPoolExecutor(max_workers=16, thread_name_prefix="rest-herder-call")
     )
+    http_client: httpx.AsyncClient | None = None
 
     async def complete(self, future: Future[T], timeout_s: float | None = None) -> T:
         """Wait for a herder future without blocking the event loop.
@@ -101,40 +112,48 @@ def parse_forward(value: str | None) -> bool | None:
     return value.strip().lower() == "true"
 
 
-async def forward_to_leader(request: Request, leader_url: str, recursive: bool) -> T:
-    """Forward a leader-only request (not implemented yet: answers 409 so the client retries).
-
-    The forwarding issue replaces this body: re-send ``request`` to ``leader_url`` + path with
-    ``forward=<recursive>`` (``true`` only on the first hop), strip signature headers, and relay
-    the leader's status and body.
-    """
-    logger.info(
-        "Not the leader for %s %s; the leader is %s (forwarding not implemented yet)",
-        request.method,
-        request.url.path,
-        leader_url,
-    )
-    raise ConflictError(
-        f"Cannot complete request: this worker is not the leader and request forwarding to the leader "
-        f"({leader_url}) is not supported yet"
-    )
+def parse_java_boolean(value: str | None) -> bool:
+    """A ``@DefaultValue("false") Boolean`` query parameter: only ``true`` (any case) is true."""
+    return value is not None and value.strip().lower() == "true"
 
 
 async def complete_or_forward(
-    ctx: RestContext, request: Request, forward: bool | None, submit: Callable[[], Future[T]]
+    ctx: RestContext,
+    request: Request,
+    forward: bool | None,
+    submit: Callable[[], Future[T]],
+    *,
+    internal: bool = False,
 ) -> T:
-    """Run a leader-only herder request; when this worker is not the leader, forward it.
+    """Run a herder request that only one worker may serve; on any other worker, forward it there.
 
-    Mirrors Java's ``HerderRequestHandler.completeOrForwardRequest``: at most two hops
-    (``forward`` absent → forward with ``forward=true``; ``forward=true`` → forward with
-    ``forward=false``; ``forward=false`` and still not the leader → 409).
+    Mirrors Java's ``HerderRequestHandler.completeOrForwardRequest``: the herder answers
+    ``NotLeaderError`` (leader-only operations) or ``NotAssignedError`` (owner-only ones) with the URL
+    to go to, and the request is re-sent there: ``forward`` absent → with ``forward=true`` (the target
+    may forward once more); ``forward=true`` → with ``forward=false``; ``forward=false`` and still the
+    wrong worker → 409 (two hops should always suffice, so a rebalance is underway). An unknown target
+    URL is a 409 too. The target's answer is relayed as this request's answer through
+    :class:`rest.forwarding.ForwardedResponse`. ``internal`` requests are re-signed (KIP-507).
     """
     try:
         return await ctx.complete(submit())
-    except NotLeaderError as exc:
+    except (NotLeaderError, NotAssignedError) as exc:
+        target = exc.leader_url if isinstance(exc, NotLeaderError) else exc.owner_url
         if forward is False:
+            logger.error(
+                "Request '%s %s' failed because it couldn't find the target Connect worker within two hops "
+                "(between workers).",
+                request.method,
+                request.url.path,
+            )
             raise ConflictError(CONFLICTING_OPERATION) from None
-        if exc.leader_url is None:
+        if target is None:
             raise ConflictError(NO_KNOWN_LEADER) from None
-        result: T = await forward_to_leader(request, exc.leader_url, recursive=forward is None)
-        return result
+        signing = None
+        if internal:
+            herder = ctx.herder
+            signing = await ctx.blocking(lambda: (herder.session_key(), herder.signature_algorithm()))
+        response = await forward_request(
+            ctx.http_client, request, target, forward is None, ctx.request_timeout_s, signing
+        )
+        raise ForwardedResponse(response) from None

@@ -1,8 +1,9 @@
 """``/connectors`` endpoints (Java's ``ConnectorsResource``), minus the internal ones.
 
-Create, update and delete are leader-only and go through
-:func:`rest.routers.complete_or_forward`; reads await the herder's futures; status, pause and
-resume call the herder synchronously on the thread pool, as Java does.
+Create, update, delete, stop and restarts must run on the leader (or, for plain restarts, on the
+owner of the connector or task) and go through :func:`rest.routers.complete_or_forward`; reads
+await the herder's futures; status, pause and resume call the herder synchronously on the thread
+pool, as Java does. The internal endpoints live in :mod:`rest.routers.internal`.
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from functools import partial
 from typing import Annotated, Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
 
-from connect_runtime.cluster.herder_api import ConnectorInfo, TargetState
+from connect_runtime.cluster.herder_api import ConnectorInfo, ConnectorTaskId, TargetState
 from connect_runtime.errors import BadRequestError, NotFoundError
 from rest.models import (
     CREATE_CONNECTOR_JSON_SCHEMA,
@@ -26,10 +27,11 @@ from rest.models import (
     ConnectorStateInfoModel,
     CreateConnectorRequest,
     TaskInfoModel,
+    TaskStateModel,
     parse_json_body,
     parse_request,
 )
-from rest.routers import RestContext, complete_or_forward, get_context, parse_forward
+from rest.routers import RestContext, complete_or_forward, get_context, parse_forward, parse_java_boolean
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +47,27 @@ _VALIDATE_HINT = (
 Ctx = Annotated[RestContext, Depends(get_context)]
 # ``forward`` is internal (worker-to-worker); accepted everywhere, hidden from the docs.
 Forward = Annotated[str | None, Query(include_in_schema=False)]
+
+
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+_ASCII_DIGITS = frozenset("0123456789")
+
+
+def parse_task_id(value: str) -> int:
+    """A ``{task}`` path segment as Jersey binds ``@PathParam Integer``: unparseable → 404.
+
+    ``Integer.valueOf`` takes an optional sign and decimal digits within the int range; a path
+    parameter that does not convert makes JAX-RS answer 404 (not 400).
+    """
+    digits = value[1:] if value[:1] in ("+", "-") else value
+    if digits and set(digits) <= _ASCII_DIGITS:
+        number = int(value)
+        if _INT_MIN <= number <= _INT_MAX:
+            return number
+    raise HTTPException(status_code=404)
+
+
+TaskIdParam = Annotated[str, Path(description="The task id", json_schema_extra={"type": "integer", "format": "int32"})]
 
 
 def _config_body_schema(description: str) -> dict[str, Any]:
@@ -253,3 +276,76 @@ async def resume_connector(connector: str, ctx: Ctx) -> Response:
     """202 with no body."""
     await ctx.blocking(lambda: ctx.herder.resume_connector(connector))
     return Response(status_code=202)
+
+
+@router.put(
+    "/{connector}/stop",
+    status_code=204,
+    responses={204: {"description": "Connector stopped"}},
+    summary="Stop a connector and shut down its tasks",
+)
+async def stop_connector(connector: str, request: Request, ctx: Ctx, forward: Forward = None) -> Response:
+    """204: the leader wrote an empty task set and the STOPPED target state (idempotent)."""
+    await complete_or_forward(ctx, request, parse_forward(forward), lambda: ctx.herder.stop_connector(connector))
+    logger.info("Stopped connector %s", connector)
+    return Response(status_code=204)
+
+
+@router.post(
+    "/{connector}/restart",
+    status_code=202,
+    response_model=ConnectorStateInfoModel,
+    responses={204: {"description": "Connector restarted (includeTasks and onlyFailed both false)"}},
+    summary="Restart a connector (optionally with its tasks, or only what failed)",
+)
+async def restart_connector(
+    connector: str,
+    request: Request,
+    ctx: Ctx,
+    include_tasks: Annotated[
+        str | None, Query(alias="includeTasks", description="Also restart the tasks (default false)")
+    ] = None,
+    only_failed: Annotated[
+        str | None, Query(alias="onlyFailed", description="Only restart FAILED instances (default false)")
+    ] = None,
+    forward: Forward = None,
+) -> Response:
+    """Both flags false: the owner restarts the connector at once → 204. Otherwise the leader records a
+    restart request → 202 with the status showing what will restart as ``RESTARTING``."""
+    tasks, failed = parse_java_boolean(include_tasks), parse_java_boolean(only_failed)
+    result = await complete_or_forward(
+        ctx,
+        request,
+        parse_forward(forward),
+        lambda: ctx.herder.restart_connector(connector, tasks, failed),
+    )
+    if result is None:
+        return Response(status_code=204)
+    return JSONResponse(ConnectorStateInfoModel.from_entity(result).to_json(), status_code=202)
+
+
+@router.get(
+    "/{connector}/tasks/{task}/status",
+    response_model=TaskStateModel,
+    summary="State of one task",
+)
+async def get_task_status(connector: str, task: TaskIdParam, ctx: Ctx) -> JSONResponse:
+    """``{"id", "state", "worker_id", "trace"?}``; 404 if unknown."""
+    task_id = ConnectorTaskId(connector, parse_task_id(task))
+    state = await ctx.blocking(lambda: ctx.herder.task_status(task_id))
+    return JSONResponse(TaskStateModel.from_entity(state).to_json())
+
+
+@router.post(
+    "/{connector}/tasks/{task}/restart",
+    status_code=204,
+    summary="Restart one task",
+)
+async def restart_task(
+    connector: str, task: TaskIdParam, request: Request, ctx: Ctx, forward: Forward = None
+) -> Response:
+    """204 once the task's owner restarted it; 404 if the connector or task is unknown."""
+    task_id = ConnectorTaskId(connector, parse_task_id(task))
+    await complete_or_forward(ctx, request, parse_forward(forward), lambda: ctx.herder.restart_task(task_id))
+    logger.info("Restarted task %s", task_id)
+    return Response(status_code=204)

@@ -2,6 +2,10 @@
 
 Everything completes at once except what a test asks for: ``hang`` makes future-returning calls
 never complete (request timeouts), ``fail_next`` makes the next call raise the given exception.
+
+Cluster roles: with ``is_leader=False`` every leader-only operation fails with
+``NotLeaderError(leader_address)``; with ``assigned=False`` owner-only operations (plain connector
+restart, task restart) fail with ``NotAssignedError(owner_address)``, as the real herder's futures do.
 """
 
 from __future__ import annotations
@@ -21,16 +25,25 @@ from connect_runtime.cluster.herder_api import (
     ConnectorTaskId,
     Created,
     PluginDesc,
+    SessionKeyInfo,
     StateInfo,
     TargetState,
     TaskInfo,
     TaskStateInfo,
 )
-from connect_runtime.errors import AlreadyExistsError, BadRequestError, NotFoundError
+from connect_runtime.errors import (
+    AlreadyExistsError,
+    BadRequestError,
+    NotAssignedError,
+    NotFoundError,
+    NotLeaderError,
+)
 
 T = TypeVar("T")
 
 SOURCE_CLASS = "connectors.verifiable.VerifiableSourceConnector"
+#: The session key fakes share unless a test says otherwise (never a real secret).
+TEST_SESSION_KEY = SessionKeyInfo(key=b"0123456789abcdef0123456789abcdef", algorithm="HmacSHA256", creation_timestamp=0)
 
 
 @dataclass
@@ -40,6 +53,8 @@ class FakeConnector:
     config: dict[str, str]
     target: TargetState = TargetState.STARTED
     tasks: int = 1
+    task_configs: list[dict[str, str]] | None = None
+    failed: bool = False
 
 
 @dataclass
@@ -53,6 +68,14 @@ class FakeHerder:
     block_sync: threading.Event | None = None
     fail_next: BaseException | None = None
     calls: list[tuple[str, Any]] = field(default_factory=list)
+    # -- cluster role ---------------------------------------------------------------------------
+    is_leader: bool = True
+    leader_address: str | None = None
+    assigned: bool = True
+    owner_address: str | None = None
+    key: SessionKeyInfo | None = TEST_SESSION_KEY
+    verification: list[str] = field(default_factory=lambda: ["HmacSHA256"])
+    signing_algorithm: str = "HmacSHA256"
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -76,6 +99,14 @@ class FakeHerder:
         if self.block_sync is not None:
             self.block_sync.wait(10)
         self._check_fail()
+
+    def _check_leader(self, what: str) -> None:
+        if not self.is_leader:
+            raise NotLeaderError(f"Only the leader may {what}.", self.leader_address)
+
+    def _check_assigned(self, what: str) -> None:
+        if not self.assigned:
+            raise NotAssignedError(f"Cannot restart {what} since it is not assigned to this member", self.owner_address)
 
     def _get(self, name: str) -> FakeConnector:
         conn = self.connectors_by_name.get(name)
@@ -116,6 +147,7 @@ class FakeHerder:
         self.calls.append(("put_connector_config", (name, dict(config), allow_replace, initial_state)))
 
         def put() -> Created:
+            self._check_leader("write connector configurations")
             if "connector.class" not in config:
                 raise BadRequestError(f"Connector config {config} contains no connector type")
             exists = name in self.connectors_by_name
@@ -133,6 +165,7 @@ class FakeHerder:
 
     def delete_connector(self, name: str) -> Future[None]:
         def delete() -> None:
+            self._check_leader("delete connectors")
             self._get(name)
             del self.connectors_by_name[name]
 
@@ -155,6 +188,8 @@ class FakeHerder:
         self._sync()
         conn = self._get(name)
         state = "RUNNING" if conn.target is TargetState.STARTED else conn.target.value
+        if conn.failed:
+            state = "FAILED"
         tasks = [TaskStateInfo(state=state, worker_id="fake-worker:8083", id=i) for i in range(conn.tasks)]
         if conn.tasks > 1:
             tasks[1] = TaskStateInfo(state="FAILED", worker_id="fake-worker:8083", trace="boom\n\tat x", id=1)
@@ -237,3 +272,91 @@ class FakeHerder:
                 dependents=[],
             )
         ]
+
+    # -- cluster operations --------------------------------------------------------------------
+
+    def leader_url(self) -> str | None:
+        return None if not self.is_leader else "http://fake-worker:8083"
+
+    def session_key(self) -> SessionKeyInfo | None:
+        return self.key
+
+    def verification_algorithms(self) -> list[str]:
+        return list(self.verification)
+
+    def signature_algorithm(self) -> str:
+        return self.signing_algorithm
+
+    def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
+        self._sync()
+        for state in self.connector_status(task.connector).tasks:
+            if state.id == task.task:
+                return state
+        raise NotFoundError(f"No status found for task {task}")
+
+    def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> Future[None]:
+        self.calls.append(("put_task_configs", (name, [dict(c) for c in configs])))
+
+        def put() -> None:
+            self._check_leader("write task configurations")
+            conn = self._get(name)
+            conn.task_configs = [dict(c) for c in configs]
+            conn.tasks = len(configs)
+
+        return self._future(put)
+
+    def fence_zombies(self, name: str) -> Future[None]:
+        self.calls.append(("fence_zombies", name))
+
+        def fence() -> None:
+            self._check_leader("perform zombie fencing")
+            self._get(name)
+
+        return self._future(fence)
+
+    def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> Future[ConnectorStateInfo | None]:
+        self.calls.append(("restart_connector", (name, include_tasks, only_failed)))
+
+        def restart() -> ConnectorStateInfo | None:
+            if not include_tasks and not only_failed:
+                self._get(name)
+                self._check_assigned("connector")
+                return None
+            self._check_leader("process restart requests")
+            self._get(name)
+            status = self.connector_status(name)
+            # Java's RestartPlan: what will restart is reported RESTARTING, the rest keeps its state.
+            if not only_failed or status.connector.state == "FAILED":
+                status.connector = StateInfo("RESTARTING", status.connector.worker_id, status.connector.trace)
+            if include_tasks:
+                status.tasks = [
+                    TaskStateInfo("RESTARTING", t.worker_id, t.trace, t.id)
+                    if not only_failed or t.state == "FAILED"
+                    else t
+                    for t in status.tasks
+                ]
+            return status
+
+        return self._future(restart)
+
+    def restart_task(self, task: ConnectorTaskId) -> Future[None]:
+        self.calls.append(("restart_task", task))
+
+        def restart() -> None:
+            conn = self._get(task.connector)
+            if not 0 <= task.task < conn.tasks:
+                raise NotFoundError(f"Unknown task: {task}")
+            self._check_assigned("task")
+
+        return self._future(restart)
+
+    def stop_connector(self, name: str) -> Future[None]:
+        self.calls.append(("stop_connector", name))
+
+        def stop() -> None:
+            self._check_leader("stop connectors")
+            conn = self._get(name)
+            conn.tasks = 0
+            conn.target = TargetState.STOPPED
+
+        return self._future(stop)

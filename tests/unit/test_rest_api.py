@@ -7,21 +7,34 @@ RootResource, ConnectExceptionMapper).
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 from collections.abc import Iterator
 
 import httpx
 import pytest
-from fake_herder import SOURCE_CLASS, FakeConnector, FakeHerder
+from fake_herder import SOURCE_CLASS, TEST_SESSION_KEY, FakeConnector, FakeHerder
 from fastapi.testclient import TestClient
 
-from connect_runtime.cluster.herder_api import TargetState
+from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
+from connect_runtime.cluster.request_signature import (
+    SIGNATURE_ALGORITHM_HEADER,
+    SIGNATURE_HEADER,
+    generate_key,
+    sign,
+)
 from connect_runtime.errors import BadRequestError, NotLeaderError
 from rest.app import create_app
+from rest.routers import CONFLICTING_OPERATION, NO_KNOWN_LEADER
 from rest.routers.root import runtime_version
 from rest.server import RestServer, RestServerError
 
+INVALID_SIGNATURE = "Internal request contained invalid signature."
+MISSING_SIGNATURE = "Internal request missing required signature"
+NO_SESSION_KEY = (
+    "This worker is still starting up and has not been able to read a session key from the config topic yet"
+)
 NAME_MISMATCH = "Connector name configuration (b) doesn't match connector name in the URL (a)"
 VALIDATE_HINT = (
     "You can also find the above list of errors at the endpoint "
@@ -413,6 +426,18 @@ def test_connector_status_omits_empty_trace(client: TestClient, herder: FakeHerd
     }
 
 
+def test_connector_status_key_order_matches_jackson(client: TestClient, herder: FakeHerder) -> None:
+    # Jackson writes creator properties first, in constructor order: id first for tasks; trace last.
+    add(herder, "a", tasks=2)
+    body = client.get("/connectors/a/status").json()
+    assert list(body) == ["name", "connector", "tasks", "type"]
+    assert list(body["connector"]) == ["state", "worker_id"]
+    assert [list(t) for t in body["tasks"]] == [
+        ["id", "state", "worker_id"],
+        ["id", "state", "worker_id", "trace"],
+    ]
+
+
 def test_task_configs(client: TestClient, herder: FakeHerder) -> None:
     add(herder, "a")
     resp = client.get("/connectors/a/tasks")
@@ -448,6 +473,252 @@ def test_pause_and_resume(client: TestClient, herder: FakeHerder) -> None:
     assert resp.status_code == 202
     assert resp.content == b""
     assert herder.connectors_by_name["a"].target is TargetState.STARTED
+
+
+# ---------------------------------------------------------------------------------------------
+# Restart, stop, task status
+# ---------------------------------------------------------------------------------------------
+
+
+def test_restart_connector_plain_is_204(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    resp = client.post("/connectors/a/restart")
+    assert resp.status_code == 204
+    assert resp.content == b""
+    assert herder.calls[-1] == ("restart_connector", ("a", False, False))
+    # Jersey's Boolean binding: anything but "true" (any case) is false.
+    resp = client.post("/connectors/a/restart", params={"includeTasks": "yes", "onlyFailed": "0"})
+    assert resp.status_code == 204
+    assert herder.calls[-1] == ("restart_connector", ("a", False, False))
+
+
+def test_restart_connector_with_tasks_is_202_with_restarting_states(
+    client: TestClient, herder: FakeHerder
+) -> None:
+    add(herder, "a", tasks=2)
+    resp = client.post("/connectors/a/restart", params={"includeTasks": "TRUE"})
+    assert resp.status_code == 202
+    assert herder.calls[-1] == ("restart_connector", ("a", True, False))
+    assert resp.json() == {
+        "name": "a",
+        "connector": {"state": "RESTARTING", "worker_id": "fake-worker:8083"},
+        "tasks": [
+            {"id": 0, "state": "RESTARTING", "worker_id": "fake-worker:8083"},
+            {"id": 1, "state": "RESTARTING", "worker_id": "fake-worker:8083", "trace": "boom\n\tat x"},
+        ],
+        "type": "source",
+    }
+
+
+def test_restart_connector_only_failed(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a", tasks=2)
+    resp = client.post("/connectors/a/restart", params={"includeTasks": "true", "onlyFailed": "true"})
+    assert resp.status_code == 202
+    body = resp.json()
+    assert body["connector"]["state"] == "RUNNING"
+    assert [t["state"] for t in body["tasks"]] == ["RUNNING", "RESTARTING"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("POST", "/connectors/nope/restart"),
+        ("POST", "/connectors/nope/restart?includeTasks=true"),
+        ("POST", "/connectors/nope/tasks/0/restart"),
+        ("PUT", "/connectors/nope/stop"),
+        ("GET", "/connectors/nope/tasks/0/status"),
+    ],
+)
+def test_restart_stop_status_unknown_connector_is_404(client: TestClient, method: str, path: str) -> None:
+    resp = client.request(method, path)
+    assert resp.status_code == 404
+    assert resp.json()["error_code"] == 404
+
+
+def test_restart_task(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a", tasks=2)
+    resp = client.post("/connectors/a/tasks/1/restart")
+    assert resp.status_code == 204
+    assert resp.content == b""
+    assert herder.calls[-1] == ("restart_task", ConnectorTaskId("a", 1))
+    resp = client.post("/connectors/a/tasks/+1/restart")  # Integer.valueOf accepts a sign
+    assert resp.status_code == 204
+    resp = client.post("/connectors/a/tasks/7/restart")
+    assert resp.json() == err(404, "Unknown task: a-7")
+
+
+@pytest.mark.parametrize("task", ["x", "1.0", "1e3", "2147483648", "٣", "-"])
+def test_non_integer_task_id_is_404_like_jersey(client: TestClient, herder: FakeHerder, task: str) -> None:
+    add(herder, "a")
+    paths = [("POST", f"/connectors/a/tasks/{task}/restart"), ("GET", f"/connectors/a/tasks/{task}/status")]
+    for method, path in paths:
+        resp = client.request(method, path)
+        assert resp.status_code == 404
+        assert resp.json() == err(404, "HTTP 404 Not Found")
+    assert not [c for c in herder.calls if c[0] == "restart_task"]
+
+
+def test_stop_connector(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a", tasks=2)
+    resp = client.put("/connectors/a/stop")
+    assert resp.status_code == 204
+    assert resp.content == b""
+    assert herder.connectors_by_name["a"].target is TargetState.STOPPED
+    assert client.get("/connectors/a/status").json()["connector"]["state"] == "STOPPED"
+
+
+def test_task_status(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a", tasks=2)
+    resp = client.get("/connectors/a/tasks/0/status")
+    assert resp.status_code == 200
+    assert resp.json() == {"id": 0, "state": "RUNNING", "worker_id": "fake-worker:8083"}
+    body = client.get("/connectors/a/tasks/1/status").json()
+    assert list(body) == ["id", "state", "worker_id", "trace"]
+    assert body["state"] == "FAILED"
+    resp = client.get("/connectors/a/tasks/5/status")
+    assert resp.json() == err(404, "No status found for task a-5")
+
+
+def test_stop_and_restart_time_out(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    herder.hang = True
+    for method, path in [("PUT", "/connectors/a/stop"), ("POST", "/connectors/a/restart"),
+                         ("POST", "/connectors/a/tasks/0/restart")]:
+        resp = client.request(method, path)
+        assert resp.json() == err(500, "Request timed out")
+
+
+# ---------------------------------------------------------------------------------------------
+# Internal endpoints (KIP-507 signed)
+# ---------------------------------------------------------------------------------------------
+
+
+def signed(body: bytes, key: bytes = TEST_SESSION_KEY.key, algorithm: str = "HmacSHA256") -> dict[str, str]:
+    return {"Content-Type": "application/json", **sign(key, algorithm, body)}
+
+
+TASK_CONFIGS = [{"task.class": "T", "topic": "t", "n": 1, "flag": True}, {"task.class": "T", "gone": None}]
+TASK_CONFIGS_BODY = json.dumps(TASK_CONFIGS).encode()
+
+
+def test_put_task_configs_signed(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    resp = client.post("/connectors/a/tasks", content=TASK_CONFIGS_BODY, headers=signed(TASK_CONFIGS_BODY))
+    assert resp.status_code == 204
+    assert resp.content == b""
+    # Jackson binding: scalars become their text; null values are dropped.
+    expected = [{"task.class": "T", "topic": "t", "n": "1", "flag": "true"}, {"task.class": "T"}]
+    assert herder.calls[-1] == ("put_task_configs", ("a", expected))
+    assert herder.connectors_by_name["a"].tasks == 2
+
+
+def test_fence_zombies_signed(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    resp = client.put("/connectors/a/fence", headers=signed(b""))
+    assert resp.status_code == 204
+    assert resp.content == b""
+    assert herder.calls[-1] == ("fence_zombies", "a")
+
+
+@pytest.mark.parametrize(("method", "path", "body"), [
+    ("POST", "/connectors/a/tasks", TASK_CONFIGS_BODY),
+    ("PUT", "/connectors/a/fence", b""),
+])
+def test_internal_signature_errors(
+    client: TestClient, herder: FakeHerder, method: str, path: str, body: bytes
+) -> None:
+    add(herder, "a")
+
+    def call(headers: dict[str, str]) -> tuple[int, object]:
+        resp = client.request(method, path, content=body, headers=headers)
+        return resp.status_code, resp.json()
+
+    good = signed(body)
+    # Missing either header: 400.
+    assert call({}) == (400, err(400, MISSING_SIGNATURE))
+    assert call({SIGNATURE_HEADER: good[SIGNATURE_HEADER]}) == (400, err(400, MISSING_SIGNATURE))
+    assert call({SIGNATURE_ALGORITHM_HEADER: "HmacSHA256"}) == (400, err(400, MISSING_SIGNATURE))
+    # An algorithm no MAC exists for: Java's NoSuchAlgorithmException message.
+    assert call({**good, SIGNATURE_ALGORITHM_HEADER: "HmacFoo"}) == (400, err(400, "Algorithm HmacFoo not available"))
+    # A real algorithm this worker does not accept (the list check is by exact name, as in Java).
+    not_allowed = (
+        "This worker does not support the '{}' key signing algorithm used by other workers. "
+        "This worker is currently configured to use: [HmacSHA256]. "
+        "Check that all workers' configuration files permit the same set of signature algorithms, "
+        "and correct any misconfigured worker and restart it."
+    )
+    assert call(signed(body, algorithm="HmacSHA512")) == (400, err(400, not_allowed.format("HmacSHA512")))
+    assert call(signed(body, algorithm="hmacsha256")) == (400, err(400, not_allowed.format("hmacsha256")))
+    # A wrong key, a tampered body, garbage: 403.
+    assert call(signed(body, key=generate_key("HmacSHA256"))) == (403, err(403, INVALID_SIGNATURE))
+    assert call(signed(body + b" ")) == (403, err(403, INVALID_SIGNATURE))
+    assert call({**good, SIGNATURE_HEADER: "not base64!"}) == (403, err(403, INVALID_SIGNATURE))
+    # No session key read yet: 503 (checked after the algorithm, as in Java).
+    herder.key = None
+    assert call(good) == (503, err(503, NO_SESSION_KEY))
+    assert call({}) == (400, err(400, MISSING_SIGNATURE))
+    assert not [c for c in herder.calls if c[0] in ("put_task_configs", "fence_zombies")]
+
+
+def test_internal_signature_with_other_accepted_algorithm(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    herder.verification = ["HmacSHA256", "HmacSHA512"]
+    resp = client.put("/connectors/a/fence", headers=signed(b"", algorithm="HmacSHA512"))
+    assert resp.status_code == 204
+
+
+def test_internal_signature_checked_before_body_is_parsed(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    resp = client.post("/connectors/a/tasks", content=b"{not json")
+    assert resp.json() == err(400, MISSING_SIGNATURE)
+    resp = client.post("/connectors/a/tasks", content=b"{not json", headers=signed(b"other"))
+    assert resp.json() == err(403, INVALID_SIGNATURE)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b"{not json", b'{"task.class": "T"}', b'[{"a": {"nested": 1}}]', b'[["x"]]', b"", b'"x"'],
+)
+def test_put_task_configs_bad_body_is_400(client: TestClient, herder: FakeHerder, raw: bytes) -> None:
+    add(herder, "a")
+    resp = client.post("/connectors/a/tasks", content=raw, headers=signed(raw))
+    assert resp.status_code == 400
+    assert resp.json()["error_code"] == 400
+    assert not [c for c in herder.calls if c[0] == "put_task_configs"]
+
+
+def test_internal_endpoints_unknown_connector_is_404(client: TestClient, herder: FakeHerder) -> None:
+    resp = client.post("/connectors/nope/tasks", content=b"[]", headers=signed(b"[]"))
+    assert resp.json() == err(404, "Connector nope not found")
+    resp = client.put("/connectors/nope/fence", headers=signed(b""))
+    assert resp.json() == err(404, "Connector nope not found")
+
+
+def test_internal_endpoints_time_out(client: TestClient, herder: FakeHerder) -> None:
+    herder.hang = True
+    resp = client.put("/connectors/a/fence", headers=signed(b""))
+    assert resp.json() == err(500, "Request timed out")
+
+
+def test_internal_not_leader_with_forward_false_is_409(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    herder.is_leader = False
+    herder.leader_address = "http://127.0.0.1:1"
+    resp = client.put("/connectors/a/fence", params={"forward": "false"}, headers=signed(b""))
+    assert resp.json() == err(409, CONFLICTING_OPERATION)
+    herder.leader_address = None
+    resp = client.put("/connectors/a/fence", headers=signed(b""))
+    assert resp.json() == err(409, NO_KNOWN_LEADER)
+
+
+def test_get_task_configs_still_served_beside_internal_post(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    assert client.get("/connectors/a/tasks").status_code == 200
+    resp = client.delete("/connectors/a/tasks")
+    assert resp.status_code == 405
+    assert set(resp.headers["allow"].split(", ")) == {"GET", "POST"}
+    resp = client.post("/connectors/a/fence", headers=signed(b""))
+    assert resp.status_code == 405
 
 
 # ---------------------------------------------------------------------------------------------
@@ -515,12 +786,13 @@ def test_unexpected_exception_without_test_client_reraise(herder: FakeHerder) ->
     [
         ("false", "http://leader:8083", "Cannot complete request because of a conflicting operation"),
         (None, None, "no known leader URL"),
-        ("true", "http://leader:8083", "http://leader:8083"),
+        ("true", None, "no known leader URL"),
     ],
 )
 def test_not_leader_goes_through_forwarding_seam(
     client: TestClient, herder: FakeHerder, forward: str | None, leader_url: str | None, fragment: str
 ) -> None:
+    # The forwarding itself is tested against real servers in test_rest_forwarding.py.
     herder.fail_next = NotLeaderError("not the leader", leader_url)
     params = {"forward": forward} if forward is not None else {}
     resp = client.put("/connectors/a/config", params=params, json={"connector.class": SOURCE_CLASS})
@@ -529,10 +801,27 @@ def test_not_leader_goes_through_forwarding_seam(
     assert fragment in resp.json()["message"]
 
 
+def test_not_assigned_goes_through_forwarding_seam(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    herder.assigned = False
+    resp = client.post("/connectors/a/tasks/0/restart", params={"forward": "false"})
+    assert resp.json() == err(409, CONFLICTING_OPERATION)
+    resp = client.post("/connectors/a/restart")
+    assert resp.json() == err(409, NO_KNOWN_LEADER)
+
+
 def test_openapi_document_builds(client: TestClient) -> None:
     resp = client.get("/openapi.json")
     assert resp.status_code == 200
-    assert "/connectors/{connector}/config" in resp.json()["paths"]
+    paths = resp.json()["paths"]
+    assert "/connectors/{connector}/config" in paths
+    assert set(paths["/connectors/{connector}/tasks"]) == {"get"}  # internal POST hidden
+    assert "/connectors/{connector}/fence" not in paths
+    assert set(paths["/connectors/{connector}/restart"]) == {"post"}
+    assert set(paths["/connectors/{connector}/stop"]) == {"put"}
+    assert "/connectors/{connector}/tasks/{task}/status" in paths
+    assert "/connectors/{connector}/tasks/{task}/restart" in paths
+    assert "forward" not in json.dumps(paths)
 
 
 # ---------------------------------------------------------------------------------------------
