@@ -12,6 +12,7 @@ from confluent_kafka.admin import AdminClient
 
 from connect_runtime.clients import client_config
 from connect_runtime.cluster.herder import DistributedHerder
+from connect_runtime.cluster.membership import Membership
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage.config_store import KafkaConfigBackingStore
@@ -59,10 +60,18 @@ class DistributedWorker:
         herder_ref: list[DistributedHerder] = []
         worker = Worker(cfg, worker_id, self.plugins, offset_store, status_store,
                         lambda c: herder_ref[0].request_reconfiguration(c))
+        membership = Membership(cfg.session_timeout_ms)
         herder = DistributedHerder(cfg, worker, self.url, config_store, status_store, writer, shared_producer,
-                                   self.plugins, cluster_id)
+                                   self.plugins, cluster_id, membership)
         herder_ref.append(herder)
         config_store._listener = herder.on_config_record
+
+        def on_worker_record(key: str, value: bytes | None) -> None:
+            membership.on_record(key, value)
+            herder.on_status_change()
+
+        # Set before the status log starts: heartbeats replayed at start-up must reach membership.
+        status_store.worker_listener = on_worker_record
 
         # Neither transactional log is read to the end here: a crashed task's or leader's open
         # transaction would block that read until the transaction times out. Task start-up and the

@@ -1,19 +1,26 @@
 """The distributed herder: one thread that owns this worker's view of the cluster and decides what
 runs here. REST calls become requests executed on that thread (see ``herder_api``).
 
-This worker claims leadership of its group through the config topic: it initialises the
-transactional producer ``connect-cluster-<group.id>`` (fencing any previous leader and aborting its
-open transaction) and commits a ``leader`` record. Every privileged config-topic write then goes
-through that producer, so a deposed leader can never write again.
+Coordination goes through Kafka only (DESIGN.md "Cluster coordination"):
+- membership: heartbeats on the status topic (``membership.py``);
+- leadership: the author of the last ``leader`` record in the config topic, while it is live. A
+  claimant initialises the transactional producer ``connect-cluster-<group.id>`` (fencing the previous
+  leader's producer and aborting its open transaction) and commits ``leader`` with epoch + 1. Every
+  privileged config write goes through that producer, so a deposed leader can never write again;
+- placement: the leader writes ``assignment`` records (``assignment.py``); each worker runs its share;
+- task configs: the connector's owner computes them and hands them to the leader (internal REST);
+- zombie fencing before an exactly-once task starts: by the leader (``PUT /connectors/{c}/fence``).
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import os
 import queue
 import threading
 import time
+import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -23,6 +30,7 @@ from confluent_kafka import KafkaException, Producer
 from connect_runtime.api.connector import SourceConnector
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.clients import client_config
+from connect_runtime.cluster.assignment import Assignment, plan
 from connect_runtime.cluster.herder_api import (
     ConfigInfos,
     ConfigKeyInfo,
@@ -37,22 +45,37 @@ from connect_runtime.cluster.herder_api import (
     TaskInfo,
     TaskStateInfo,
 )
+from connect_runtime.cluster.internal_client import InternalClient
+from connect_runtime.cluster.membership import Heartbeat, Membership, heartbeat_key
+from connect_runtime.cluster.request_signature import generate_key
 from connect_runtime.cluster.validation import ConnectorValidator
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
-from connect_runtime.errors import AlreadyExistsError, BadRequestError, ConflictError, NotFoundError
+from connect_runtime.errors import (
+    AlreadyExistsError,
+    ConflictError,
+    NotAssignedError,
+    NotFoundError,
+    NotLeaderError,
+)
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage import formats
-from connect_runtime.storage.config_store import ClusterConfigState, KafkaConfigBackingStore, LeaderRecord
+from connect_runtime.storage.config_store import (
+    ASSIGNMENT_KEY,
+    ClusterConfigState,
+    KafkaConfigBackingStore,
+    LeaderRecord,
+)
 from connect_runtime.storage.config_writer import ConfigTopicWriter, ConfigWriteError
-from connect_runtime.storage.status_store import KafkaStatusBackingStore, State
+from connect_runtime.storage.status_store import KafkaStatusBackingStore, State, TaskStatus
 from connect_runtime.worker.worker import Worker
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-_TICK_S = 1.0
 _FENCE_FAILED = "Failed to perform zombie fencing for connector {}"
+_CONFLICT = "Cannot complete request because of a conflicting operation (e.g. worker rebalance)"
+_LEADER_RETRY_BACKOFF_S = 0.25
 
 
 class DistributedHerder:
@@ -69,6 +92,7 @@ class DistributedHerder:
         config_producer: Producer,
         plugins: PluginRegistry,
         kafka_cluster_id: str,
+        membership: Membership,
     ) -> None:
         self.config = config
         self.worker = worker
@@ -79,19 +103,32 @@ class DistributedHerder:
         self._plain_producer = config_producer
         self.plugins = plugins
         self._cluster_id = kafka_cluster_id
+        self.membership = membership
         self._validator = ConnectorValidator(config, plugins)
+        self._internal = InternalClient(self.session_key, config.inter_worker_signature_algorithm)
         self._requests: queue.Queue[Callable[[], None]] = queue.Queue()
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._run, name="herder", daemon=True)
-        self._leader_epoch = 0
+        self._session = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self._started_at = time.monotonic()
+        self._heartbeat_s = config.heartbeat_interval_ms / 1000.0
+        self._session_timeout_s = config.session_timeout_ms / 1000.0
+        self._next_heartbeat = 0.0
+        # Leadership.
         self._is_leader = False
-        # What this worker has applied: connector config and task-config generation it runs.
+        self._leader_epoch = 0
+        self._leader_lost_at: float | None = None
+        self._writer_retry_at = 0.0
+        # What this worker applied.
+        self._assignment: Assignment | None = None
+        self._assignment_raw: bytes | None = None
         self._applied_configs: dict[str, Mapping[str, str]] = {}
-        self._applied_generations: dict[str, int] = {}
         self._applied_states: dict[str, TargetState] = {}
+        self._task_generations: dict[ConnectorTaskId, int] = {}
         self._needs_reconfig: set[str] = set()
+        self._restarts_applied: int | None = None
         self._fence_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="fence")
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -103,9 +140,14 @@ class DistributedHerder:
         self._wake.set()
         self._thread.join(timeout_s)
         self._fence_pool.shutdown(wait=False)
+        self._internal.close()
 
     def on_config_record(self, key: str) -> None:
         """Config-store listener (reader thread): wake the herder to apply the change."""
+        self._wake.set()
+
+    def on_status_change(self) -> None:
+        """Membership listener: a heartbeat changed; the leader may have to re-plan."""
         self._wake.set()
 
     def request_reconfiguration(self, connector: str) -> None:
@@ -128,23 +170,23 @@ class DistributedHerder:
 
     def _run(self) -> None:
         try:
-            self._claim_leadership()
-            self.config_store.refresh()
-            self.status_store.refresh()
+            self.config_store.refresh(120)
+            self.status_store.refresh(120)
+            self._restarts_applied = len(self.config_store.snapshot().restart_requests)
+            self._heartbeat(force=True)
             self._ready.set()
-            logger.info("Worker %s joined group %s as leader (epoch %d)", self.worker_id(),
-                        self.config.group_id, self._leader_epoch)
+            logger.info("Worker %s joined group %s", self.worker_id(), self.config.group_id)
             while not self._stopping.is_set():
                 self._tick()
-                self._wake.wait(_TICK_S)
+                self._wake.wait(min(self._heartbeat_s / 2, 1.0))
                 self._wake.clear()
         except Exception:
             logger.exception("Herder failed; the worker cannot continue")
             self._stopping.set()
-            raise
         finally:
             self._drain_requests()
             self.worker.stop()
+            self._leave()
             self.status_store.flush()
 
     def _drain_requests(self) -> None:
@@ -160,30 +202,28 @@ class DistributedHerder:
     def stopped(self) -> bool:
         return self._stopping.is_set()
 
-    # -- leadership -----------------------------------------------------------------------------
-    def _claim_leadership(self) -> None:
-        self._writer.initialize()
-        state = self.config_store.refresh()
-        epoch = (state.leader.epoch if state.leader else 0) + 1
-        self._writer.write([(
-            "leader", LeaderRecord(self.worker_id(), self._worker_url, epoch).to_bytes())])
-        self._leader_epoch = epoch
-        self._is_leader = True
-        self.worker.generation = epoch
+    # -- membership -----------------------------------------------------------------------------
+    def _running_items(self) -> tuple[frozenset[str], frozenset[ConnectorTaskId]]:
+        return frozenset(self.worker.connector_names()), frozenset(self.worker.task_ids())
 
-    def _leader_write(self, records: list[tuple[str, bytes | None]]) -> None:
-        if not self._is_leader:
-            raise ConflictError("Cannot complete request because of a conflicting operation (e.g. worker rebalance)")
-        try:
-            if not self._writer.initialized:
-                self._writer.initialize()
-            self._writer.write(records)
-        except ConfigWriteError as e:
-            if e.fenced:
-                logger.error("The config topic producer was fenced: another worker took over leadership")
-            raise
-        except KafkaException as e:
-            raise ConfigWriteError(e, fenced=False) from e
+    def _heartbeat(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now < self._next_heartbeat:
+            return
+        self._next_heartbeat = now + self._heartbeat_s
+        connectors, tasks = self._running_items()
+        generation = self._assignment.generation if self._assignment else 0
+        beat = Heartbeat(self.worker_id(), self._worker_url, self._session, generation, connectors, tasks)
+        self.status_store.put_raw(heartbeat_key(self.worker_id()), beat.to_bytes())
+
+    def _leave(self) -> None:
+        """Clean shutdown: a tombstone tells the others at once that this worker is gone."""
+        self.status_store.put_raw(heartbeat_key(self.worker_id()), None)
+
+    def _self_in_contact(self) -> bool:
+        """Our own heartbeats come back through the status topic while we can reach Kafka."""
+        return self.membership.is_live(self.worker_id()) or (
+            time.monotonic() - self._started_at < self._session_timeout_s)
 
     # -- the tick -------------------------------------------------------------------------------
     def _tick(self) -> None:
@@ -193,82 +233,261 @@ class DistributedHerder:
             except queue.Empty:
                 break
             req()
+        self._heartbeat()
         state = self.config_store.snapshot()
-        self._apply(state)
+        self._update_leadership(state)
+        if self._is_leader:
+            self._lead(self.config_store.snapshot())
+        state = self.config_store.snapshot()
+        self._apply_assignment(state)
+        self._apply_restarts(state)
         for name in list(self._needs_reconfig):
             self._needs_reconfig.discard(name)
             self._reconfigure_tasks(name, self.config_store.snapshot())
 
-    def _apply(self, state: ClusterConfigState) -> None:
-        # Connectors deleted.
-        for name in [n for n in self._applied_configs if not state.contains(n)]:
-            self._stop_connector_and_tasks(name)
-            self.status_store.delete_connector(name)
-        # Connectors new or reconfigured (any config change restarts the connector, as Java).
-        for name in state.connectors():
+    # -- leadership -----------------------------------------------------------------------------
+    def _current_leader(self, state: ClusterConfigState) -> LeaderRecord | None:
+        """The leader record if its author is live (or is us)."""
+        rec = state.leader
+        if rec is None:
+            return None
+        if rec.worker_id == self.worker_id():
+            # Our id but not our leadership: a previous incarnation of this worker, now gone.
+            return rec if self._is_leader else None
+        return rec if self.membership.is_live(rec.worker_id) else None
+
+    def leader_url(self) -> str | None:
+        rec = self._current_leader(self._snapshot())
+        return rec.url if rec is not None else None
+
+    def _update_leadership(self, state: ClusterConfigState) -> None:
+        rec = state.leader
+        mine = rec is not None and rec.worker_id == self.worker_id() and rec.epoch == self._leader_epoch
+        if self._is_leader and not mine:
+            logger.warning("Worker %s saw a newer leader record (%s); stepping down", self.worker_id(), rec)
+            self._step_down()
+        if self._is_leader:
+            if not self._writer.initialized and time.monotonic() >= self._writer_retry_at:
+                # Our record is the latest but our producer was fenced or failed: re-initialise it,
+                # as the reference's leader does (a successor's init would fence us again).
+                self._writer_retry_at = time.monotonic() + _LEADER_RETRY_BACKOFF_S
+                try:
+                    self._writer.initialize()
+                except KafkaException as e:
+                    logger.warning("Could not re-initialise the leader producer: %s", e)
+            return
+        if self._current_leader(state) is not None:
+            self._leader_lost_at = None
+            return
+        now = time.monotonic()
+        if self._leader_lost_at is None:
+            self._leader_lost_at = now
+        live = sorted(self.membership.live(now))
+        me = self.worker_id()
+        if me not in live:
+            if not self._self_in_contact():
+                return
+            live = sorted({*live, me})
+        rank = live.index(me)
+        if now - self._leader_lost_at < rank * self._session_timeout_s:
+            return
+        self._claim_leadership()
+
+    def _claim_leadership(self) -> None:
+        try:
+            self._writer.initialize()
+            state = self.config_store.refresh()
+            epoch = (state.leader.epoch if state.leader else 0) + 1
+            self._writer.write([("leader", LeaderRecord(self.worker_id(), self._worker_url, epoch).to_bytes())])
+        except (KafkaException, ConfigWriteError) as e:
+            logger.info("Leadership claim by %s failed (another worker claimed first?): %s", self.worker_id(), e)
+            self._writer.close()
+            return
+        self._leader_epoch = epoch
+        self._is_leader = True
+        self._leader_lost_at = None
+        logger.info("Worker %s is the leader of group %s (epoch %d)", self.worker_id(), self.config.group_id, epoch)
+        self.config_store.refresh()
+
+    def _step_down(self) -> None:
+        self._is_leader = False
+        self._writer.close()
+
+    def _leader_write(self, records: list[tuple[str, bytes | None]]) -> None:
+        if not self._is_leader:
+            raise NotLeaderError("Cannot complete request because this worker is not the leader", self.leader_url())
+        try:
+            if not self._writer.initialized:
+                self._writer.initialize()
+            self._writer.write(records)
+        except ConfigWriteError as e:
+            if e.fenced:
+                logger.error("The config topic producer was fenced: another worker took over leadership")
+                self._step_down()
+            raise
+        except KafkaException as e:
+            raise ConfigWriteError(e, fenced=False) from e
+
+    def _require_leader(self) -> None:
+        if not self._is_leader:
+            raise NotLeaderError("Cannot complete request because this worker is not the leader", self.leader_url())
+
+    # -- what the leader does each tick -----------------------------------------------------------
+    def _lead(self, state: ClusterConfigState) -> None:
+        try:
+            self._rotate_session_key(state)
+            self._rebalance(state)
+        except ConfigWriteError as e:
+            logger.warning("Leader write failed: %s", e)
+
+    def _rotate_session_key(self, state: ClusterConfigState) -> None:
+        key = state.session_key
+        ttl_ms = self.config.inter_worker_key_ttl_ms
+        now_ms = int(time.time() * 1000)
+        if key is not None and now_ms - key.creation_timestamp < ttl_ms:
+            return
+        algorithm = self.config.inter_worker_key_generation_algorithm
+        secret = generate_key(algorithm, self.config.inter_worker_key_size)
+        self._leader_write([formats.session_key_record(secret, algorithm, now_ms)])
+        logger.info("Leader distributed a new session key")
+
+    def _rebalance(self, state: ClusterConfigState) -> None:
+        now = time.monotonic()
+        live = self.membership.live(now)
+        live.setdefault(self.worker_id(), Heartbeat(self.worker_id(), self._worker_url, self._session, 0))
+        previous = self._parsed_assignment(state)
+        prev_workers = list(previous.workers) if previous else []
+        delay_s = self.config.scheduled_rebalance_max_delay_ms / 1000.0
+        reserved = self.membership.lost_within(prev_workers, delay_s, now) if delay_s > 0 else []
+        tasks = [t for c in state.connectors() for t in state.tasks(c)]
+        running = {w: (b.connectors, b.tasks) for w, b in live.items() if w != self.worker_id()}
+        running[self.worker_id()] = self._running_items()
+        nxt = plan(previous, list(live), reserved, state.connectors(), tasks, running, self.worker_id(),
+                   self._worker_url)
+        if nxt is previous:
+            return
+        self._leader_write([(ASSIGNMENT_KEY, nxt.to_bytes())])
+        logger.info("Leader wrote assignment generation %d: %s", nxt.generation,
+                    {w: (sorted(a.connectors), [str(t) for t in sorted(a.tasks)]) for w, a in nxt.workers.items()})
+        self.config_store.refresh()
+
+    def _parsed_assignment(self, state: ClusterConfigState) -> Assignment | None:
+        if state.assignment is None:
+            return None
+        if state.assignment is not self._assignment_raw:
+            try:
+                self._assignment = Assignment.parse(state.assignment)
+            except (ValueError, KeyError, TypeError):
+                logger.exception("Skipping malformed assignment record")
+                return self._assignment
+            self._assignment_raw = state.assignment
+        return self._assignment
+
+    # -- applying this worker's share ------------------------------------------------------------
+    def _apply_assignment(self, state: ClusterConfigState) -> None:
+        assignment = self._parsed_assignment(state)
+        if not self._self_in_contact():
+            # Invariant 5: a worker cut off from the cluster stops its tasks rather than keep writing.
+            if self.worker.task_ids() or self.worker.connector_names():
+                logger.error("Worker %s lost contact with the cluster; stopping its connectors and tasks",
+                             self.worker_id())
+                self._stop_everything()
+            return
+        if assignment is None:
+            return
+        mine = assignment.of(self.worker_id())
+        self.worker.generation = assignment.generation
+        changed = False
+        # Revocations first (and reported at once), so the leader can hand them over.
+        for name in [n for n in self.worker.connector_names() if n not in mine.connectors or not state.contains(n)]:
+            self._stop_connector(name)
+            changed = True
+        stale = [t for t in self.worker.task_ids()
+                 if t not in mine.tasks or t not in state.tasks(t.connector)
+                 or self._task_generations.get(t) != state.task_config_generation(t.connector)]
+        if stale:
+            self.worker.stop_and_await_tasks(stale)
+            for t in stale:
+                self._task_generations.pop(t, None)
+            changed = True
+        for name in sorted(mine.connectors):
+            if not state.contains(name):
+                continue
             cfg = state.connector_configs[name]
             target = state.target_state(name)
-            if self._applied_configs.get(name) != cfg:
-                self._stop_connector_and_tasks(name)
+            if self._applied_configs.get(name) != cfg or name not in self.worker.connector_names():
+                if name in self.worker.connector_names():
+                    self._stop_connector(name)
                 self._applied_configs[name] = cfg
                 self._applied_states[name] = target
                 if self.worker.start_connector(name, cfg, target):
                     self._needs_reconfig.add(name)
+                changed = True
             elif self._applied_states.get(name) is not target:
                 self._applied_states[name] = target
-                self._transition(name, target, state)
-            # Task configs committed since we started this connector's tasks: restart them.
-            gen = state.task_config_generation(name)
-            if self._applied_generations.get(name) != gen and self._applied_configs.get(name) is cfg:
-                self._restart_tasks(name, state)
+                self.worker.set_connector_state(name, target)
+                if target is TargetState.STARTED:
+                    self._needs_reconfig.add(name)
+        for task in sorted(mine.tasks):
+            if task in self.worker.task_ids():
+                continue
+            task_cfg = state.task_config(task)
+            if task_cfg is None or not state.contains(task.connector):
+                continue
+            target = state.target_state(task.connector)
+            if target is TargetState.STOPPED:
+                continue
+            gen = state.task_config_generation(task.connector)
+            self._task_generations[task] = gen
+            self.worker.start_task(task, state.connector_configs[task.connector], task_cfg, target,
+                                   fence=functools.partial(self._fence_for_task, task.connector),
+                                   verify_generation=functools.partial(self._verify_task_generation, task, gen))
+            changed = True
+        for task in self.worker.task_ids():
+            target = state.target_state(task.connector)
+            runner = self.worker.task(task)
+            if runner is not None:
+                runner.transition_to(target)
+        if changed:
+            self._heartbeat(force=True)
 
-    def _transition(self, name: str, target: TargetState, state: ClusterConfigState) -> None:
-        self.worker.set_connector_state(name, target)
-        if target is TargetState.STOPPED:
-            # A stopped connector has no tasks: the leader writes an empty task set (reference §7).
-            self._write_task_configs(name, [], state)
-        elif target is TargetState.STARTED:
-            self._needs_reconfig.add(name)
-
-    def _stop_connector_and_tasks(self, name: str) -> None:
-        ids = [t for t in self.worker.task_ids() if t.connector == name]
-        self.worker.stop_and_await_tasks(ids)
+    def _stop_connector(self, name: str) -> None:
         self.worker.stop_connector(name)
         self._applied_configs.pop(name, None)
-        self._applied_generations.pop(name, None)
         self._applied_states.pop(name, None)
 
-    def _restart_tasks(self, name: str, state: ClusterConfigState) -> None:
-        running = [t for t in self.worker.task_ids() if t.connector == name]
-        self.worker.stop_and_await_tasks(running)
-        gen = state.task_config_generation(name)
-        self._applied_generations[name] = gen
-        cfg = state.connector_configs[name]
-        target = state.target_state(name)
-        if target is TargetState.STOPPED:
-            return
-        for tid in state.tasks(name):
-            task_cfg = state.task_config(tid)
-            if task_cfg is None:
-                continue
-            self.worker.start_task(tid, cfg, task_cfg, target,
-                                   fence=functools.partial(self._fence_and_wait, name),
-                                   verify_generation=functools.partial(self._verify_task_generation, tid, gen))
-
-    def _fence_and_wait(self, connector: str) -> None:
-        """Start-up step 4, on the task's thread: have the leader fence the previous generation."""
-        self.fence_zombies(connector).result(self.config.rebalance_timeout_ms / 1000)
+    def _stop_everything(self) -> None:
+        self.worker.stop_and_await_tasks(self.worker.task_ids())
+        self._task_generations.clear()
+        for name in self.worker.connector_names():
+            self._stop_connector(name)
 
     def _verify_task_generation(self, task: ConnectorTaskId, generation: int) -> None:
         """Start-up step 6: after the producer exists, re-read the config topic; abort if stale."""
         state = self.config_store.refresh()
-        if state.task_config_generation(task.connector) != generation or task not in state.tasks(task.connector):
+        assignment = self._parsed_assignment(state)
+        if (state.task_config_generation(task.connector) != generation or task not in state.tasks(task.connector)
+                or assignment is None or task not in assignment.of(self.worker_id()).tasks):
             raise ConnectException(
                 f"Failing task {task} as its task configurations were changed or it was revoked while "
                 "it was starting up")
 
+    def _fence_for_task(self, connector: str) -> None:
+        """Start-up step 4, on the task's thread: fence locally if leader, else ask the leader."""
+        timeout_s = self.config.rebalance_timeout_ms / 1000.0
+        if self._is_leader:
+            self.fence_zombies(connector).result(timeout_s)
+            return
+        url = self.leader_url()
+        if url is None:
+            raise ConnectException(f"Cannot fence zombies of connector {connector}: the leader is unknown")
+        self._internal.fence_zombies(url, connector)
+
+    # -- connector owner: task configs -------------------------------------------------------------
     def _reconfigure_tasks(self, name: str, state: ClusterConfigState) -> None:
         if not state.contains(name) or not self.worker.is_running(name):
+            return
+        if state.target_state(name) is not TargetState.STARTED:
             return
         cfg = state.connector_configs[name]
         try:
@@ -280,32 +499,58 @@ class DistributedHerder:
         old = [state.task_config(t) for t in state.tasks(name)]
         if name in state.task_counts and old == new_configs and name not in state.inconsistent:
             return
-        self._write_task_configs(name, new_configs, state)
-
-    def _write_task_configs(self, name: str, configs: list[dict[str, str]], state: ClusterConfigState) -> None:
-        if state.task_counts.get(name) == len(configs) == 0 and name in state.task_counts:
-            return
         try:
-            self.config_store.refresh()
+            if self._is_leader:
+                self._write_task_configs(name, new_configs)
+            else:
+                url = self.leader_url()
+                if url is None:
+                    raise ConflictError("Leader is unknown")
+                self._internal.put_task_configs(url, name, new_configs)
+        except Exception as e:
+            logger.warning("Failed to hand task configurations of connector %s to the leader (will retry): %s",
+                           name, e)
+            self._retry_reconfigure_later(name)
+
+    def _retry_reconfigure_later(self, name: str) -> None:
+        def again() -> None:
+            if not self._stopping.wait(1.0):
+                self.request_reconfiguration(name)
+
+        threading.Thread(target=again, daemon=True, name=f"reconfigure-{name}").start()
+
+    def _write_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
+        """Leader: task records in one transaction, then the commit record in another (reference §3)."""
+        self._require_leader()
+        state = self.config_store.refresh()
+        self._require(state, name)
+        if name in state.task_counts and len(configs) == 0 == state.task_counts[name]:
+            return
+        old = [state.task_config(t) for t in state.tasks(name)]
+        if name in state.task_counts and old == configs and name not in state.inconsistent:
+            return
+        if configs:
             self._leader_write([formats.task_config_record(name, i, c) for i, c in enumerate(configs)])
             self.config_store.refresh()
-            self._leader_write([formats.commit_record(name, len(configs))])
-        except Exception:
-            logger.exception("Failed to write task configurations of connector %s; will retry", name)
-            self._needs_reconfig.add(name)
+        self._leader_write([formats.commit_record(name, len(configs))])
+        self.config_store.refresh()
 
-    # -- zombie fencing (leader-local for now; the signed REST endpoint routes here too) --------
-    def fence_zombies(self, connector: str) -> Future[None]:
-        """Fence the previous generation of ``connector``'s task producers and record the task count."""
-        return self._submit(lambda: self._fence(connector))
+    # -- zombie fencing (leader) ----------------------------------------------------------------
+    def fence_zombies(self, name: str) -> Future[None]:
+        """Fence the previous generation of ``name``'s task producers and record the task count."""
+        return self._submit(lambda: self._fence(name))
 
     def _fence(self, connector: str) -> None:
+        self._require_leader()
         try:
             state = self.config_store.refresh()
         except Exception as e:
             raise ConnectException("Failed to read to end of config topic before performing zombie fencing") from e
-        if not state.contains(connector):
-            raise NotFoundError(f"Connector {connector} not found")
+        self._require(state, connector)
+        if not self._is_source(state.connector_configs[connector]):
+            from connect_runtime.errors import BadRequestError
+
+            raise BadRequestError(f"Connector {connector} is not a source connector")
         if connector not in state.pending_fencing:
             return
         previous = state.task_count_records.get(connector)
@@ -335,6 +580,98 @@ class DistributedHerder:
         producer.init_transactions(60)
         producer.flush(0)
 
+    # -- restarts ---------------------------------------------------------------------------------
+    def _apply_restarts(self, state: ClusterConfigState) -> None:
+        requests = state.restart_requests
+        if self._restarts_applied is None or len(requests) <= self._restarts_applied:
+            return
+        pending = requests[self._restarts_applied:]
+        self._restarts_applied = len(requests)
+        for req in pending:
+            if not state.contains(req.connector):
+                continue
+            self._restart_locally(req.connector, req.include_tasks, req.only_failed, state)
+
+    def _restart_locally(self, name: str, include_tasks: bool, only_failed: bool, state: ClusterConfigState) -> None:
+        status = self.status_store.get_connector(name)
+        connector_failed = status is not None and status.state == State.FAILED
+        if name in self.worker.connector_names() and (not only_failed or connector_failed):
+            self._stop_connector(name)  # the next apply starts it again
+        if include_tasks:
+            redo = []
+            for t in self.worker.task_ids():
+                if t.connector != name:
+                    continue
+                ts = self.status_store.get_task(t)
+                if not only_failed or (ts is not None and ts.state == State.FAILED):
+                    redo.append(t)
+            self.worker.stop_and_await_tasks(redo)
+            for t in redo:
+                self._task_generations.pop(t, None)
+        self._apply_assignment(state)
+
+    def restart_connector(self, name: str, include_tasks: bool, only_failed: bool
+                          ) -> Future[ConnectorStateInfo | None]:
+        def run() -> ConnectorStateInfo | None:
+            state = self.config_store.refresh()
+            self._require(state, name)
+            if not include_tasks and not only_failed:
+                if name not in self.worker.connector_names():
+                    raise NotAssignedError(f"Connector {name} is not owned by this worker", self._owner_url(name))
+                self._stop_connector(name)
+                self._apply_assignment(state)
+                return None
+            self._require_leader()
+            key, value = formats.restart_request_record(name, include_tasks, only_failed)
+            self._leader_write([(key, value)])
+            info = self.connector_status(name)
+            connector_restarting = not only_failed or info.connector.state == State.FAILED
+            if connector_restarting:
+                info.connector = StateInfo(State.RESTARTING, info.connector.worker_id, None)
+            if include_tasks:
+                info.tasks = [TaskStateInfo(State.RESTARTING, t.worker_id, None, t.id)
+                              if not only_failed or t.state == State.FAILED else t for t in info.tasks]
+            self.config_store.refresh()
+            return info
+
+        return self._submit(run)
+
+    def restart_task(self, task: ConnectorTaskId) -> Future[None]:
+        def run() -> None:
+            state = self.config_store.refresh()
+            self._require(state, task.connector)
+            if task not in state.tasks(task.connector):
+                raise NotFoundError(f"Task {task} not found")
+            if task not in self.worker.task_ids():
+                raise NotAssignedError(f"Task {task} is not owned by this worker", self._owner_url(task))
+            self.worker.stop_and_await_tasks([task])
+            self._task_generations.pop(task, None)
+            self._apply_assignment(state)
+
+        return self._submit(run)
+
+    def _owner_url(self, item: str | ConnectorTaskId) -> str | None:
+        assignment = self._assignment
+        if assignment is None:
+            return None
+        owner = (assignment.owner_of_task(item) if isinstance(item, ConnectorTaskId)
+                 else assignment.owner_of_connector(item))
+        if owner is None:
+            return None
+        beat = self.membership.heartbeat(owner)
+        return beat.url if beat is not None else None
+
+    def stop_connector(self, name: str) -> Future[None]:
+        def run() -> None:
+            state = self.config_store.refresh()
+            self._require(state, name)
+            self._require_leader()
+            self._write_task_configs(name, [])
+            self._leader_write([formats.target_state_record(name, TargetState.STOPPED.value)])
+            self.config_store.refresh()
+
+        return self._submit(run)
+
     # -- Herder protocol (REST) -----------------------------------------------------------------
     def worker_id(self) -> str:
         return self.worker.worker_id
@@ -360,6 +697,9 @@ class DistributedHerder:
         cfg = dict(state.connector_configs[name])
         return ConnectorInfo(name, cfg, state.tasks(name), self._connector_type(cfg))
 
+    def _is_source(self, cfg: Mapping[str, str]) -> bool:
+        return self._connector_type(cfg) == "source"
+
     def _connector_type(self, cfg: Mapping[str, str]) -> str:
         try:
             cls = self.plugins.connector_class(cfg.get("connector.class", ""))
@@ -376,6 +716,7 @@ class DistributedHerder:
     def put_connector_config(self, name: str, config: dict[str, str], allow_replace: bool,
                              initial_state: TargetState | None) -> Future[Created]:
         def run() -> Created:
+            self._require_leader()
             result = self._validator.validate(config)
             self._validator.raise_if_invalid(result, config)
             state = self.config_store.refresh()
@@ -396,9 +737,11 @@ class DistributedHerder:
         def run() -> None:
             state = self.config_store.refresh()
             self._require(state, name)
+            self._require_leader()
             self._leader_write([formats.connector_config_record(name, None),
                                 formats.target_state_record(name, None)])
             self.config_store.refresh()
+            self.status_store.delete_connector(name)
 
         return self._submit(run)
 
@@ -412,16 +755,30 @@ class DistributedHerder:
 
     def connector_status(self, name: str) -> ConnectorStateInfo:
         state = self._snapshot()
+        if not state.contains(name):
+            raise NotFoundError(f"No status found for connector {name}")
         status = self.status_store.get_connector(name)
-        if status is None or not state.contains(name):
-            if not state.contains(name):
-                raise NotFoundError(f"No status found for connector {name}")
+        if status is None:
             conn = StateInfo(State.UNASSIGNED, self.worker_id(), None)
         else:
             conn = StateInfo(status.state, status.worker_id, status.trace)
-        tasks = [TaskStateInfo(s.state, s.worker_id, s.trace, s.id.task)
-                 for s in self.status_store.get_all_tasks(name) if s.id.task < len(state.tasks(name))]
+        count = len(state.tasks(name))
+        by_id = {s.id.task: s for s in self.status_store.get_all_tasks(name) if s.id.task < count}
+        tasks = []
+        for i in range(count):
+            s = by_id.get(i)
+            tasks.append(TaskStateInfo(s.state, s.worker_id, s.trace, i) if s is not None
+                         else TaskStateInfo(State.UNASSIGNED, self.worker_id(), None, i))
         return ConnectorStateInfo(name, conn, tasks, self._connector_type(state.connector_configs[name]))
+
+    def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
+        state = self._snapshot()
+        if not state.contains(task.connector) or task not in state.tasks(task.connector):
+            raise NotFoundError(f"No status found for task {task}")
+        status: TaskStatus | None = self.status_store.get_task(task)
+        if status is None:
+            return TaskStateInfo(State.UNASSIGNED, self.worker_id(), None, task.task)
+        return TaskStateInfo(status.state, status.worker_id, status.trace, task.task)
 
     def _write_target_state(self, name: str, state: TargetState) -> None:
         snap = self.config_store.refresh()
@@ -439,6 +796,9 @@ class DistributedHerder:
     def resume_connector(self, name: str) -> None:
         self._write_target_state(name, TargetState.STARTED)
 
+    def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> Future[None]:
+        return self._submit(lambda: self._write_task_configs(name, configs))
+
     def validate_connector_config(self, config: dict[str, str]) -> ConfigInfos:
         return self._validator.validate(config)
 
@@ -447,22 +807,6 @@ class DistributedHerder:
 
     def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
         return self._validator.plugin_config(plugin)
-
-    def eos_support(self) -> ExactlyOnceSourceSupport:
-        return self.config.exactly_once_source_support
-
-    def wait_ready(self, timeout_s: float) -> bool:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self._ready.wait(0.2):
-                return True
-            if self._stopping.is_set():
-                return False
-        return False
-
-    # -- cluster operations (filled in by the cluster work) -------------------------------------
-    def leader_url(self) -> str | None:
-        return self._worker_url if self._is_leader else None
 
     def session_key(self) -> SessionKeyInfo | None:
         key = self._snapshot().session_key
@@ -474,28 +818,25 @@ class DistributedHerder:
     def signature_algorithm(self) -> str:
         return self.config.inter_worker_signature_algorithm
 
-    def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
-        status = self.status_store.get_task(task)
-        if status is None:
-            raise NotFoundError(f"No status found for task {task}")
-        return TaskStateInfo(status.state, status.worker_id, status.trace, task.task)
+    def eos_support(self) -> ExactlyOnceSourceSupport:
+        return self.config.exactly_once_source_support
 
-    def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> Future[None]:
-        return self._submit(lambda: self._write_task_configs(name, configs, self.config_store.refresh()))
+    @property
+    def is_leader(self) -> bool:
+        return self._is_leader
 
-    def restart_connector(self, name: str, include_tasks: bool, only_failed: bool
-                          ) -> Future[ConnectorStateInfo | None]:
-        raise ConflictError("Restarting connectors is not supported by this worker yet")
-
-    def restart_task(self, task: ConnectorTaskId) -> Future[None]:
-        raise ConflictError("Restarting tasks is not supported by this worker yet")
-
-    def stop_connector(self, name: str) -> Future[None]:
-        raise ConflictError("Stopping connectors is not supported by this worker yet")
+    def wait_ready(self, timeout_s: float) -> bool:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self._ready.wait(0.2):
+                return True
+            if self._stopping.is_set():
+                return False
+        return False
 
     def __repr__(self) -> str:
         return f"DistributedHerder({self.worker_id()})"
 
 
-def bad_request(message: str) -> BadRequestError:
-    return BadRequestError(message)
+__all__ = ["DistributedHerder"]
+_ = _CONFLICT

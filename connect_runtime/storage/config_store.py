@@ -25,6 +25,8 @@ from connect_runtime.storage.kafka_log import KafkaBasedLog
 logger = logging.getLogger(__name__)
 
 LEADER_KEY = "leader"
+#: Our own record (ignored by Java workers): the leader's current placement, parsed by the herder.
+ASSIGNMENT_KEY = "assignment"
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +83,8 @@ class ClusterConfigState:
     inconsistent: frozenset[str] = frozenset()
     session_key: SessionKey | None = None
     leader: LeaderRecord | None = None
+    assignment: bytes | None = None
+    restart_requests: tuple[RestartRequest, ...] = ()
 
     def connectors(self) -> list[str]:
         return sorted(self.connector_configs)
@@ -126,6 +130,8 @@ class KafkaConfigBackingStore:
         self._deferred: dict[str, dict[int, Mapping[str, str]]] = {}
         self._session_key: SessionKey | None = None
         self._leader: LeaderRecord | None = None
+        self._assignment: bytes | None = None
+        self._restarts: list[RestartRequest] = []
         self._offset = -1
         self._snapshot = ClusterConfigState()
         self._dirty = False
@@ -173,6 +179,9 @@ class KafkaConfigBackingStore:
             if value is not None:
                 self._leader = LeaderRecord.parse(value)
             return True
+        if key == ASSIGNMENT_KEY:
+            self._assignment = value
+            return True
         rec = formats.parse_config_record(key, value)
         if isinstance(rec, formats.ConnectorConfigRecord):
             if rec.properties is None:
@@ -199,7 +208,11 @@ class KafkaConfigBackingStore:
         if isinstance(rec, formats.SessionKeyRecord):
             self._session_key = SessionKey(rec.key, rec.algorithm, rec.creation_timestamp)
             return True
-        return isinstance(rec, formats.RestartRequestRecord)
+        if isinstance(rec, formats.RestartRequestRecord):
+            # Kept in order; the herder applies each once (by its position in this list).
+            self._restarts.append(RestartRequest(rec.connector, rec.include_tasks, rec.only_failed))
+            return True
+        return False
 
     def _remove_connector(self, name: str) -> None:
         self._connector_configs.pop(name, None)
@@ -239,6 +252,8 @@ class KafkaConfigBackingStore:
             inconsistent=frozenset(self._inconsistent),
             session_key=self._session_key,
             leader=self._leader,
+            assignment=self._assignment,
+            restart_requests=tuple(self._restarts),
         )
 
 

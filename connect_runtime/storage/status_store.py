@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +17,8 @@ from connect_runtime.storage import formats
 from connect_runtime.storage.kafka_log import KafkaBasedLog
 
 logger = logging.getLogger(__name__)
+
+WORKER_KEY_PREFIX = "status-worker-"
 
 
 class State:
@@ -64,6 +66,9 @@ class KafkaStatusBackingStore:
         self._connectors: dict[str, ConnectorStatus] = {}
         self._tasks: dict[ConnectorTaskId, TaskStatus] = {}
         self._log = KafkaBasedLog(topic, consumer_config, admin, self._on_record, name="status-log-reader")
+        #: Receives records with keys starting with ``status-worker-`` (our membership heartbeats,
+        #: which a Java worker skips as unknown keys).
+        self.worker_listener: Callable[[str, bytes | None], None] | None = None
 
     def start(self) -> None:
         self._log.start()
@@ -79,8 +84,13 @@ class KafkaStatusBackingStore:
         key: bytes | None = msg.key()
         if key is None:
             return
+        text = key.decode("utf-8", "replace")
+        if text.startswith(WORKER_KEY_PREFIX):
+            if self.worker_listener is not None:
+                self.worker_listener(text, msg.value())
+            return
         try:
-            rec = formats.parse_status_record(key.decode(), msg.value())
+            rec = formats.parse_status_record(text, msg.value())
         except Exception:
             logger.exception("Skipping malformed status record %r", key)
             return
@@ -144,6 +154,10 @@ class KafkaStatusBackingStore:
         self._send(formats.connector_status_key(connector), None)
         for t in tasks:
             self._send(formats.task_status_key(t.connector, t.task), None)
+
+    def put_raw(self, key: str, value: bytes | None) -> None:
+        """Write a record of our own (heartbeats) to the status topic."""
+        self._send(key, value)
 
     def flush(self, timeout_s: float = 10.0) -> None:
         self._producer.flush(timeout_s)

@@ -150,6 +150,14 @@ class WorkerSourceTask(ABC):
         except TaskCancelled:
             pass
         except BaseException as e:
+            if self._cancelled:
+                # A cancelled task's replacement may already run: its status is not ours to write.
+                logger.info("Cancelled task %s exited with %r", self.id, e)
+                self.failed = True  # suppresses the shutdown status as well
+                return
+            if self._stopping:
+                logger.warning("Task %s threw while stopping: %r", self.id, e)
+                return
             self.failed = True
             logger.error("Task %s threw an uncaught and unrecoverable exception; it is being killed "
                          "and will not recover until manually restarted", self.id, exc_info=True)

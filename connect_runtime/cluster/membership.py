@@ -1,0 +1,126 @@
+"""Cluster membership through heartbeats on the status topic.
+
+Every worker writes ``status-worker-<worker-id>`` every ``heartbeat.interval.ms`` (and right after it
+applied a new assignment): its URL, a per-process session id, the assignment generation it has
+applied and what it runs. A worker is live while one of its heartbeats was *received* within
+``session.timeout.ms``, measured on the reader's own monotonic clock (no cross-machine clock
+comparison). A clean shutdown writes a tombstone, so its departure is seen at once.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Collection
+from dataclasses import dataclass, field
+
+from connect_runtime.cluster.herder_api import ConnectorTaskId
+
+HEARTBEAT_PREFIX = "status-worker-"
+
+
+def heartbeat_key(worker_id: str) -> str:
+    return HEARTBEAT_PREFIX + worker_id
+
+
+@dataclass(frozen=True)
+class Heartbeat:
+    """One worker's latest heartbeat."""
+
+    worker_id: str
+    url: str
+    session: str
+    generation: int
+    connectors: frozenset[str] = frozenset()
+    tasks: frozenset[ConnectorTaskId] = frozenset()
+    received_at: float = field(default=0.0, compare=False)
+
+    def to_bytes(self) -> bytes:
+        return json.dumps({"url": self.url, "session": self.session, "generation": self.generation,
+                           "connectors": sorted(self.connectors),
+                           "tasks": [[t.connector, t.task] for t in sorted(self.tasks)]},
+                          separators=(",", ":")).encode()
+
+    @staticmethod
+    def parse(worker_id: str, data: bytes, received_at: float) -> Heartbeat:
+        v = json.loads(data)
+        return Heartbeat(worker_id, str(v["url"]), str(v["session"]), int(v["generation"]),
+                         frozenset(str(c) for c in v.get("connectors", [])),
+                         frozenset(ConnectorTaskId(str(t[0]), int(t[1])) for t in v.get("tasks", [])),
+                         received_at)
+
+
+class Membership:
+    """The set of workers seen heartbeating, fed by the status-topic reader."""
+
+    def __init__(self, session_timeout_ms: int) -> None:
+        self._timeout_s = session_timeout_ms / 1000.0
+        self._lock = threading.Lock()
+        self._beats: dict[str, Heartbeat] = {}
+        self._left: dict[str, float] = {}
+        self._changed = threading.Event()
+
+    def on_record(self, key: str, value: bytes | None) -> None:
+        """Status-topic listener (reader thread) for ``status-worker-*`` keys."""
+        worker = key[len(HEARTBEAT_PREFIX):]
+        now = time.monotonic()
+        with self._lock:
+            if value is None:
+                self._beats.pop(worker, None)
+                self._left[worker] = now
+            else:
+                try:
+                    beat = Heartbeat.parse(worker, value, now)
+                except (ValueError, KeyError, TypeError, IndexError):
+                    return
+                prev = self._beats.get(worker)
+                self._beats[worker] = beat
+                self._left.pop(worker, None)
+                if prev is not None and prev == beat:
+                    return
+        self._changed.set()
+
+    def take_changed(self) -> bool:
+        """True (once) if a heartbeat's content changed or a worker left since the last call."""
+        changed = self._changed.is_set()
+        self._changed.clear()
+        return changed
+
+    def live(self, now: float | None = None) -> dict[str, Heartbeat]:
+        """Workers with a heartbeat received within the session timeout."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            return {w: b for w, b in self._beats.items() if now - b.received_at <= self._timeout_s}
+
+    def last_seen(self, worker: str) -> float | None:
+        """When ``worker``'s last heartbeat arrived (monotonic), or its clean leave."""
+        with self._lock:
+            beat = self._beats.get(worker)
+            if beat is not None:
+                return beat.received_at
+            return self._left.get(worker)
+
+    def is_live(self, worker: str, now: float | None = None) -> bool:
+        return worker in self.live(now)
+
+    def heartbeat(self, worker: str) -> Heartbeat | None:
+        with self._lock:
+            return self._beats.get(worker)
+
+    def lost_within(self, workers: Collection[str], window_s: float, now: float | None = None) -> list[str]:
+        """Of ``workers``, those not live whose last sign of life is within ``window_s`` of expiry
+        (KIP-415: their work waits for them that long)."""
+        now = time.monotonic() if now is None else now
+        out = []
+        live = self.live(now)
+        with self._lock:
+            for w in workers:
+                if w in live:
+                    continue
+                if w in self._left:  # a clean leave is final: nothing to wait for
+                    continue
+                beat = self._beats.get(w)
+                if beat is not None and now - (beat.received_at + self._timeout_s) < window_s:
+                    out.append(w)
+        return out
