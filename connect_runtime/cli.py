@@ -4,6 +4,7 @@ Kafka broker and the demo). This is the composition root: nothing else wires com
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import logging
 import signal
 import sys
@@ -39,6 +40,8 @@ def distributed_main(argv: Sequence[str] | None = None) -> int:
         return 1
     from connect_runtime.distributed import DistributedWorker
 
+    # `kill -USR1 <pid>` writes every thread's stack to stderr (like jstack for a Java worker).
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())

@@ -251,8 +251,10 @@ class DistributedHerder:
         rec = state.leader
         if rec is None:
             return None
+        if rec.worker_id == self.worker_id() and rec.session != self._session:
+            return None  # claimed by a previous incarnation of this worker, which is gone
         if rec.worker_id == self.worker_id():
-            # Our id but not our leadership: a previous incarnation of this worker, now gone.
+            # Ours: current while we lead; if we were deposed, the successor's record is on its way.
             return rec if self._is_leader else None
         return rec if self.membership.is_live(rec.worker_id) else None
 
@@ -266,6 +268,11 @@ class DistributedHerder:
         if self._is_leader and not mine:
             logger.warning("Worker %s saw a newer leader record (%s); stepping down", self.worker_id(), rec)
             self._step_down()
+        if not self._is_leader and rec is not None and rec.worker_id == self.worker_id() \
+                and rec.session == self._session:
+            # We were fenced before reading our successor's claim: learn it before deciding anything.
+            state = self.config_store.refresh()
+            rec = state.leader
         if self._is_leader:
             if not self._writer.initialized and time.monotonic() >= self._writer_retry_at:
                 # Our record is the latest but our producer was fenced or failed: re-initialise it,
@@ -280,6 +287,8 @@ class DistributedHerder:
             self._leader_lost_at = None
             return
         now = time.monotonic()
+        if now - self._started_at < 2 * self._heartbeat_s:
+            return  # learn who else is alive (their heartbeats) before ranking ourselves
         if self._leader_lost_at is None:
             self._leader_lost_at = now
         live = sorted(self.membership.live(now))
@@ -298,7 +307,8 @@ class DistributedHerder:
             self._writer.initialize()
             state = self.config_store.refresh()
             epoch = (state.leader.epoch if state.leader else 0) + 1
-            self._writer.write([("leader", LeaderRecord(self.worker_id(), self._worker_url, epoch).to_bytes())])
+            record = LeaderRecord(self.worker_id(), self._worker_url, epoch, self._session)
+            self._writer.write([("leader", record.to_bytes())])
         except (KafkaException, ConfigWriteError) as e:
             logger.info("Leadership claim by %s failed (another worker claimed first?): %s", self.worker_id(), e)
             self._writer.close()
@@ -680,7 +690,8 @@ class DistributedHerder:
         return self._cluster_id
 
     def is_ready(self) -> bool:
-        return self._ready.is_set() and not self._stopping.is_set()
+        """Started, and a leader is known (as Java's worker is ready once it has joined the group)."""
+        return self._ready.is_set() and not self._stopping.is_set() and self.leader_url() is not None
 
     def _snapshot(self) -> ClusterConfigState:
         return self.config_store.snapshot()

@@ -36,15 +36,17 @@ class LeaderRecord:
     worker_id: str
     url: str
     epoch: int
+    #: The claiming process's session id: tells a restarted worker (same id) from the one that claimed.
+    session: str = ""
 
     def to_bytes(self) -> bytes:
-        return json.dumps({"worker_id": self.worker_id, "url": self.url, "epoch": self.epoch},
-                          separators=(",", ":")).encode()
+        return json.dumps({"worker_id": self.worker_id, "url": self.url, "epoch": self.epoch,
+                           "session": self.session}, separators=(",", ":")).encode()
 
     @staticmethod
     def parse(data: bytes) -> LeaderRecord:
         v = json.loads(data)
-        return LeaderRecord(str(v["worker_id"]), str(v["url"]), int(v["epoch"]))
+        return LeaderRecord(str(v["worker_id"]), str(v["url"]), int(v["epoch"]), str(v.get("session", "")))
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
@@ -27,6 +28,7 @@ ConsumeCallback = Callable[[Message], None]
 
 _POLL_BATCH = 1000
 _POLL_TIMEOUT_S = 0.1
+_SLOW_REPORT_S = 10.0
 
 
 class KafkaBasedLog:
@@ -121,6 +123,7 @@ class KafkaBasedLog:
         assert consumer is not None
         waiting: list[Future[None]] = []
         targets: dict[int, int] | None = None
+        next_report = 0.0
         try:
             while not self._stopping.is_set():
                 if not waiting:
@@ -128,6 +131,7 @@ class KafkaBasedLog:
                         waiting, self._pending = self._pending, []
                     if waiting:
                         targets = self._end_offsets()
+                        next_report = time.monotonic() + _SLOW_REPORT_S
                 msgs = consumer.consume(_POLL_BATCH, _POLL_TIMEOUT_S)
                 for msg in msgs:
                     err = msg.error()
@@ -136,11 +140,15 @@ class KafkaBasedLog:
                             raise KafkaException(err)
                         continue
                     self._on_record(msg)
-                if waiting and targets is not None and self._reached(consumer, targets):
-                    for fut in waiting:
-                        if not fut.done():
-                            fut.set_result(None)
-                    waiting, targets = [], None
+                if waiting and targets is not None:
+                    if self._reached(consumer, targets):
+                        for fut in waiting:
+                            if not fut.done():
+                                fut.set_result(None)
+                        waiting, targets = [], None
+                    elif time.monotonic() >= next_report:
+                        next_report = time.monotonic() + _SLOW_REPORT_S
+                        self._report_slow(consumer, targets)
         except BaseException as e:
             logger.exception("Reader of topic %s failed", self.topic)
             with self._lock:
@@ -152,6 +160,14 @@ class KafkaBasedLog:
                     fut.set_exception(e)
         finally:
             consumer.close()
+
+    def _report_slow(self, consumer: Consumer, targets: dict[int, int]) -> None:
+        positions = consumer.position([TopicPartition(self.topic, p) for p in targets])
+        behind = {tp.partition: (tp.offset, targets[tp.partition]) for tp in positions
+                  if targets[tp.partition] > 0 and tp.offset < targets[tp.partition]}
+        logger.warning("Reading %s to its end is taking long; (position, end) of the partitions behind: %s. "
+                       "An open transaction on the topic holds read_committed readers back until it ends.",
+                       self.topic, behind)
 
     def _reached(self, consumer: Consumer, targets: dict[int, int]) -> bool:
         positions = consumer.position([TopicPartition(self.topic, p) for p in targets])

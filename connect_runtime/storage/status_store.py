@@ -99,15 +99,18 @@ class KafkaStatusBackingStore:
                 if rec.state is None:
                     self._connectors.pop(rec.connector, None)
                 else:
-                    self._connectors[rec.connector] = ConnectorStatus(
-                        rec.connector, rec.state, rec.trace, rec.worker_id or "", rec.generation or 0)
+                    status = ConnectorStatus(rec.connector, rec.state, rec.trace, rec.worker_id or "",
+                                             rec.generation or 0)
+                    if not _stale(self._connectors.get(rec.connector), status):
+                        self._connectors[rec.connector] = status
             elif isinstance(rec, formats.TaskStatusRecord):
                 tid = ConnectorTaskId(rec.connector, rec.task)
                 if rec.state is None:
                     self._tasks.pop(tid, None)
                 else:
-                    self._tasks[tid] = TaskStatus(tid, rec.state, rec.trace, rec.worker_id or "",
-                                                  rec.generation or 0)
+                    task_status = TaskStatus(tid, rec.state, rec.trace, rec.worker_id or "", rec.generation or 0)
+                    if not _stale(self._tasks.get(tid), task_status):
+                        self._tasks[tid] = task_status
 
     # -- writes ---------------------------------------------------------------------------------
     def _send(self, key: str, value: bytes | None) -> None:
@@ -137,6 +140,7 @@ class KafkaStatusBackingStore:
             with self._lock:
                 prev = self._tasks.get(status.id)
             if prev is not None and prev.worker_id != status.worker_id and prev.generation > status.generation:
+                logger.debug("Not overwriting the newer status of task %s written by %s", status.id, prev.worker_id)
                 return
         with self._lock:
             self._tasks[status.id] = status
@@ -174,3 +178,10 @@ class KafkaStatusBackingStore:
     def get_all_tasks(self, connector: str) -> list[TaskStatus]:
         with self._lock:
             return sorted((s for t, s in self._tasks.items() if t.connector == connector), key=lambda s: s.id.task)
+
+
+def _stale(current: ConnectorStatus | TaskStatus | None, incoming: ConnectorStatus | TaskStatus) -> bool:
+    """An incoming status from another worker with an older generation is a zombie's late write: every
+    reader ignores it, so all workers agree on the newest owner's state whatever order writes raced in."""
+    return (current is not None and current.worker_id != incoming.worker_id
+            and current.generation > incoming.generation)

@@ -201,6 +201,20 @@ def read_committed(bootstrap: str, topic: str, timeout_s: float = 120.0) -> list
         consumer.close()
 
 
+def config_records(bootstrap: str, topic: str) -> list[tuple[str, bytes | None]]:
+    """Every committed record of a config topic, in order, as (key text, raw value); tombstones kept."""
+    return [(k.decode("utf-8", "replace"), v) for k, v in read_committed(bootstrap, topic) if k is not None]
+
+
+def current_leader(bootstrap: str, config_topic: str) -> dict[str, Any] | None:
+    """The latest committed ``leader`` record (``{"worker_id", "url", "epoch"}``), or None if none yet."""
+    latest: dict[str, Any] | None = None
+    for key, value in config_records(bootstrap, config_topic):
+        if key == "leader" and value is not None:
+            latest = json.loads(value)
+    return latest
+
+
 @dataclass
 class SequenceReport:
     """Per task: how many records, the highest seqno, duplicated and missing seqnos."""

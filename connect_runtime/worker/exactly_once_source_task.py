@@ -77,6 +77,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
                 self._state_cv.wait(1.0)
         if self._stopping:
             raise TaskCancelled
+        logger.info("Task %s: fencing the previous generation's producers", self.id)
         self._fence()
         if self._stopping:
             # Stopped while waiting for fencing: a replacement may already run; never fence it.
@@ -85,7 +86,9 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             self.producer.init_transactions(self._timeout_s)
         except KafkaException as e:
             raise ConnectException(f"Failed to initialize the transactional producer of task {self.id}: {e}") from e
+        logger.info("Task %s: transactions initialised; re-checking its task configuration", self.id)
         self._verify_generation()
+        logger.info("Task %s: reading committed offsets", self.id)
         self._offset_store.read_to_end().result(self._timeout_s)
 
     def forbidden_topic(self) -> str | None:

@@ -89,6 +89,7 @@ class Worker:
         self._tasks: dict[ConnectorTaskId, WorkerSourceTask] = {}
         self._lock = threading.Lock()
         self.generation = 0
+        self._task_generations: dict[ConnectorTaskId, int] = {}
 
     @property
     def eos_enabled(self) -> bool:
@@ -213,6 +214,7 @@ class Worker:
             self.on_failure(task_id, _trace(e))
             return False
         self._tasks[task_id] = runner
+        self._task_generations[task_id] = self.generation
         runner.start()
         return True
 
@@ -262,8 +264,12 @@ class Worker:
     def _put_connector_status(self, name: str, state: str, trace: str | None = None) -> None:
         self.status_store.put_connector(ConnectorStatus(name, state, trace, self.worker_id, self.generation))
 
-    def _put_task_status(self, task: ConnectorTaskId, state: str, trace: str | None = None) -> None:
-        self.status_store.put_task(TaskStatus(task, state, trace, self.worker_id, self.generation))
+    def _put_task_status(self, task: ConnectorTaskId, state: str, trace: str | None = None,
+                         safe: bool = False) -> None:
+        # Stamped with the generation the task instance started in, not the worker's current one: a
+        # zombie instance that wakes up after newer assignments must not look newer than its successor.
+        generation = self._task_generations.get(task, self.generation)
+        self.status_store.put_task(TaskStatus(task, state, trace, self.worker_id, generation), safe=safe)
 
     def on_startup(self, task: ConnectorTaskId) -> None:
         self._put_task_status(task, State.RUNNING)
@@ -274,11 +280,13 @@ class Worker:
     def on_resume(self, task: ConnectorTaskId) -> None:
         self._put_task_status(task, State.RUNNING)
 
+    # Failure and shutdown are written "safely" (as Java's putSafe): never over a status that another
+    # worker wrote in a newer generation, i.e. the task's successor elsewhere.
     def on_failure(self, task: ConnectorTaskId, trace: str) -> None:
-        self._put_task_status(task, State.FAILED, trace)
+        self._put_task_status(task, State.FAILED, trace, safe=True)
 
     def on_shutdown(self, task: ConnectorTaskId) -> None:
-        self._put_task_status(task, State.UNASSIGNED)
+        self._put_task_status(task, State.UNASSIGNED, safe=True)
 
 
 def _state_name(state: TargetState) -> str:

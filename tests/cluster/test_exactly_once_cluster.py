@@ -1,0 +1,123 @@
+"""Exactly-once under cluster faults: zombie tasks, reconfiguration, rolling bounces (tests/cluster).
+
+Every scenario ends with the same check: read the topic read_committed; per task, every seqno from 0
+to its max exactly once.
+"""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from connect_runtime.testing.cluster import (
+    ConnectClient,
+    WorkerProcess,
+    check_sequences,
+    end_offsets,
+    read_committed,
+    verifiable_pairs,
+    wait_until,
+)
+from connect_runtime.testing.pytest_plugin import new_topic
+
+pytestmark = [pytest.mark.kafka, pytest.mark.cluster]
+
+
+def _grows(bootstrap: str, topic: str, by: int = 200, timeout_s: float = 60) -> None:
+    floor = sum(end_offsets(bootstrap, topic).values())
+    wait_until(lambda: sum(end_offsets(bootstrap, topic).values()) > floor + by, timeout_s,
+               message=f"{topic} to grow by {by}")
+
+
+def _assert_exactly_once(bootstrap: str, topic: str, tasks: set[int]) -> None:
+    report = check_sequences(verifiable_pairs(read_committed(bootstrap, topic)))
+    assert report.exactly_once, report.summary()
+    assert set(report.counts) == tasks, report.summary()
+
+
+def _all_running(client: ConnectClient, name: str, tasks: int) -> dict[int, str] | None:
+    st = client.status(name)
+    ok = st["connector"]["state"] == "RUNNING" and len(st["tasks"]) == tasks and all(
+        t["state"] == "RUNNING" for t in st["tasks"])
+    return {t["id"]: t["worker_id"] for t in st["tasks"]} if ok else None
+
+
+def test_zombie_task_is_fenced(kafka_bootstrap: str, cluster) -> None:  # type: ignore[no-untyped-def]
+    workers: list[WorkerProcess] = [cluster() for _ in range(3)]
+    for w in workers:
+        w.wait_ready()
+    topic = new_topic(kafka_bootstrap, partitions=3)
+    client = ConnectClient(workers[0].url)
+    client.create_connector("zt", {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": "3",
+                                   "throughput": "200"})
+    placed = wait_until(lambda: _all_running(client, "zt", 3), 90, message="3 tasks running")
+    victim_id = placed[0]
+    victim = next(w for w in workers if victim_id.endswith(f":{w.port}"))
+    others = [w for w in workers if w is not victim]
+    watcher = ConnectClient(others[0].url)
+    victim.signal(signal.SIGSTOP)
+    try:
+        # Past the session timeout its tasks restart on the other workers.
+        moved = wait_until(lambda: (p := _all_running(watcher, "zt", 3)) and victim_id not in p.values() and p,
+                           90, message="the stopped worker's tasks to run elsewhere")
+        assert set(moved.values()) <= {f"127.0.0.1:{w.port}" for w in others}
+        _grows(kafka_bootstrap, topic)
+    finally:
+        victim.signal(signal.SIGCONT)
+    # The zombie's task instances wake up mid-transaction: whatever they commit must fail.
+    wait_until(lambda: any(s in victim.log_tail(500) for s in ("fenced", "Fenced", "lost contact")), 60,
+               message="the zombie's tasks to be fenced or stopped")
+    _grows(kafka_bootstrap, topic)
+    wait_until(lambda: _all_running(watcher, "zt", 3), 90, message="all tasks running")
+    _assert_exactly_once(kafka_bootstrap, topic, {0, 1, 2})
+
+
+def test_reconfiguration_3_5_1_5_3(kafka_bootstrap: str, cluster) -> None:  # type: ignore[no-untyped-def]
+    workers = [cluster() for _ in range(3)]
+    for w in workers:
+        w.wait_ready()
+    topic = new_topic(kafka_bootstrap, partitions=3)
+    client = ConnectClient(workers[1].url)
+    base = {"connector.class": "VerifiableSource", "topic": topic, "throughput": "200"}
+    for count in (3, 5, 1, 5, 3):
+        r = client.request("PUT", "/connectors/rc/config", json={**base, "tasks.max": str(count)})
+        assert r.status_code in (200, 201), r.text
+        wait_until(lambda n=count: _all_running(client, "rc", n), 120, message=f"{count} tasks running")
+        _grows(kafka_bootstrap, topic)
+    _assert_exactly_once(kafka_bootstrap, topic, {0, 1, 2, 3, 4})
+
+
+def test_rolling_bounces_like_the_reference_system_test(kafka_bootstrap: str, cluster) -> None:  # type: ignore[no-untyped-def]
+    """Reference: connect_distributed_test.py test_exactly_once_source: 3 workers, 3 tasks at 100 rec/s,
+    4 rounds bouncing every worker in turn (clean, clean, hard, hard; the last two with no settle time)."""
+    workers: list[WorkerProcess] = [cluster() for _ in range(3)]
+    for w in workers:
+        w.wait_ready()
+    topic = new_topic(kafka_bootstrap, partitions=3)
+    client = ConnectClient(workers[0].url)
+    client.create_connector("sys", {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": "3",
+                                    "throughput": "100"})
+    wait_until(lambda: _all_running(client, "sys", 3), 90, message="3 tasks running")
+    for round_no, (hard, settle) in enumerate([(False, True), (False, True), (True, False), (True, False)]):
+        for w in workers:
+            if hard:
+                w.kill()
+            else:
+                assert w.stop() == 0, w.log_tail()
+            w.start()
+            if settle:
+                w.wait_ready()
+                watcher = ConnectClient(next(x for x in workers if x is not w).url)
+                wait_until(lambda c=watcher: _all_running(c, "sys", 3), 120,
+                           message=f"round {round_no}: all tasks running again")
+    for w in workers:
+        w.wait_ready()
+    client = ConnectClient(workers[0].url)
+    # Restart anything that failed along the way, then everything must run.
+    wait_until(lambda: client.request("POST", "/connectors/sys/restart",
+                                      params={"includeTasks": "true", "onlyFailed": "true"}).status_code
+               in (202, 204), 60, message="restart request accepted")
+    wait_until(lambda: _all_running(client, "sys", 3), 120, message="all tasks running after the bounces")
+    _grows(kafka_bootstrap, topic, by=300)
+    _assert_exactly_once(kafka_bootstrap, topic, {0, 1, 2})
