@@ -64,9 +64,26 @@ _STR_ONLY: Final = frozenset((str,))
 
 # The C encoder with compact separators and raw (unescaped) non-ASCII. Control characters come
 # out as lower-case "\u00xx", so any "\u00" in its output sends the value to the careful encoder.
-_fast_encode: Final[Callable[[Any], str]] = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), check_circular=False, allow_nan=False
-).encode
+def _make_fast_encode() -> Callable[[Any], str]:
+    # JSONEncoder.encode builds a new C encoder on every call; build it once (a third of the cost of a
+    # small map). c_make_encoder is CPython's accelerator: fall back to the public API without it.
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - non-CPython
+        return json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False,
+                                allow_nan=False).encode
+    encoder = make(None, _no_default, json.encoder.encode_basestring, None, ":", ",", False, False, False)
+
+    def encode(value: Any) -> str:
+        return "".join(encoder(value, 0))
+
+    return encode
+
+
+def _no_default(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+_fast_encode: Final[Callable[[Any], str]] = _make_fast_encode()
 # Characters Jackson writes as \uXXXX escapes of their UTF-16 code units: the fast path's
 # output must not contain any (nor a "\u00" control-character escape, which Python writes in
 # lower-case hex).
@@ -247,6 +264,13 @@ def json_dumps_compact(value: Any) -> bytes:
     Accepts dict/Mapping, list, tuple, str, int, float, bool, None, bytes/bytearray/memoryview;
     anything else raises :class:`DataException` (as Java does for classes without a schema type).
     """
+    kind = type(value)
+    # The hot cases first: Java writes ints as decimal digits and plain ASCII strings quoted as is.
+    if kind is int:
+        return str(value).encode()
+    if kind is str and value.isascii() and _ESCAPE_RE.search(value) is None:
+        encoded: bytes = value.encode()
+        return b'"' + encoded + b'"'
     try:
         if _is_simple(value):
             text = _fast_encode(value)

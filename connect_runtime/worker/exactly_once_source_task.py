@@ -17,7 +17,6 @@ from confluent_kafka import KafkaError, KafkaException, Producer
 
 from connect_runtime.api.converter import Converter
 from connect_runtime.api.errors import ConnectException
-from connect_runtime.api.record import SourceRecord
 from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.api.task import SourceTask
 from connect_runtime.api.transformation import Transformation
@@ -136,9 +135,6 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         pending.clear()
         self.transactions_committed += 1
         self.report_committed()
-
-    def on_record_sent(self, record: SourceRecord) -> None:
-        pass
 
     def close_resources(self) -> None:
         if self._txn_open:

@@ -195,6 +195,8 @@ class WorkerSourceTask(ABC):
         transforms = self._transformations
         wants_metadata = self._wants_metadata
         forbidden_topic = self.forbidden_topic()
+        # Record-level hook only when a subclass defines it (connector-defined boundaries).
+        record_sent = self.on_record_sent if type(self).on_record_sent is not WorkerSourceTask.on_record_sent else None
         self.begin_batch()
         for rec in records:
             if transforms:
@@ -202,7 +204,8 @@ class WorkerSourceTask(ABC):
                 if transformed is None:
                     if wants_metadata:
                         self._uncommitted.append((rec, [None]))
-                    self.on_record_sent(rec)
+                    if record_sent is not None:
+                        record_sent(rec)
                     continue
             else:
                 transformed = rec
@@ -227,8 +230,10 @@ class WorkerSourceTask(ABC):
                     if cb is None:
                         if headers:
                             producer.produce(topic, value, key, partition, timestamp=timestamp, headers=headers)
-                        else:
+                        elif timestamp:
                             producer.produce(topic, value, key, partition, timestamp=timestamp)
+                        else:
+                            producer.produce(topic, value, key, partition)
                     else:
                         producer.produce(topic, value, key, partition, on_delivery=cb, timestamp=timestamp,
                                          headers=headers)
@@ -242,7 +247,8 @@ class WorkerSourceTask(ABC):
                     self._last_partition = sp
                     self._last_partition_key = formats.offset_key(self.id.connector, sp)
                 pending[self._last_partition_key] = rec.source_offset
-            self.on_record_sent(rec)
+            if record_sent is not None:
+                record_sent(rec)
         self.records_sent += len(records)
         producer.poll(0)
 
