@@ -115,7 +115,8 @@ class DistributedHerder:
         self._started_at = time.monotonic()
         self._heartbeat_s = config.heartbeat_interval_ms / 1000.0
         self._session_timeout_s = config.session_timeout_ms / 1000.0
-        self._next_heartbeat = 0.0
+        self._beat_now = threading.Event()
+        self._beat_thread = threading.Thread(target=self._heartbeat_loop, name="heartbeat", daemon=True)
         # Leadership.
         self._is_leader = False
         self._leader_epoch = 0
@@ -173,7 +174,7 @@ class DistributedHerder:
             self.config_store.refresh(120)
             self.status_store.refresh(120)
             self._restarts_applied = len(self.config_store.snapshot().restart_requests)
-            self._heartbeat(force=True)
+            self._beat_thread.start()
             self._ready.set()
             logger.info("Worker %s joined group %s", self.worker_id(), self.config.group_id)
             while not self._stopping.is_set():
@@ -184,6 +185,10 @@ class DistributedHerder:
             logger.exception("Herder failed; the worker cannot continue")
             self._stopping.set()
         finally:
+            self._stopping.set()
+            self._beat_now.set()
+            if self._beat_thread.is_alive():
+                self._beat_thread.join(5)
             self._drain_requests()
             self.worker.stop()
             self._leave()
@@ -207,14 +212,22 @@ class DistributedHerder:
         return frozenset(self.worker.connector_names()), frozenset(self.worker.task_ids())
 
     def _heartbeat(self, force: bool = False) -> None:
-        now = time.monotonic()
-        if not force and now < self._next_heartbeat:
-            return
-        self._next_heartbeat = now + self._heartbeat_s
-        connectors, tasks = self._running_items()
-        generation = self._assignment.generation if self._assignment else 0
-        beat = Heartbeat(self.worker_id(), self._worker_url, self._session, generation, connectors, tasks)
-        self.status_store.put_raw(heartbeat_key(self.worker_id()), beat.to_bytes())
+        """Ask the heartbeat thread for a heartbeat now (after a change the leader should see)."""
+        if force:
+            self._beat_now.set()
+
+    def _heartbeat_loop(self) -> None:
+        # Its own thread: a herder busy fencing or waiting for tasks to stop must not look dead.
+        while not self._stopping.is_set():
+            self._beat_now.clear()
+            try:
+                connectors, tasks = self._running_items()
+                generation = self._assignment.generation if self._assignment else 0
+                beat = Heartbeat(self.worker_id(), self._worker_url, self._session, generation, connectors, tasks)
+                self.status_store.put_raw(heartbeat_key(self.worker_id()), beat.to_bytes())
+            except Exception:
+                logger.exception("Failed to write a heartbeat")
+            self._beat_now.wait(self._heartbeat_s)
 
     def _leave(self) -> None:
         """Clean shutdown: a tombstone tells the others at once that this worker is gone."""
@@ -233,7 +246,6 @@ class DistributedHerder:
             except queue.Empty:
                 break
             req()
-        self._heartbeat()
         state = self.config_store.snapshot()
         self._update_leadership(state)
         if self._is_leader:

@@ -90,6 +90,8 @@ class Worker:
         self._lock = threading.Lock()
         self.generation = 0
         self._task_generations: dict[ConnectorTaskId, int] = {}
+        self._failed_tasks: set[ConnectorTaskId] = set()
+        self._failed_connectors: set[str] = set()
 
     @property
     def eos_enabled(self) -> bool:
@@ -98,6 +100,7 @@ class Worker:
     # -- connectors -----------------------------------------------------------------------------
     def start_connector(self, name: str, props: Mapping[str, str], state: TargetState) -> bool:
         """Instantiate and (unless paused/stopped) start a connector; False and FAILED on error."""
+        self._failed_connectors.discard(name)
         try:
             cls = self.plugins.connector_class(props["connector.class"])
             connector = cls()
@@ -114,6 +117,8 @@ class Worker:
         except Exception as e:
             logger.exception("Failed to start connector %s", name)
             self._connectors.pop(name, None)
+            # Owned and FAILED until it is restarted or revoked (not retried on every herder tick).
+            self._failed_connectors.add(name)
             self._put_connector_status(name, State.FAILED, _trace(e))
             return False
 
@@ -139,6 +144,7 @@ class Worker:
         return [{**{k: str(v) for k, v in c.items()}, TASK_CLASS_CONFIG: qualified} for c in configs]
 
     def stop_connector(self, name: str) -> None:
+        self._failed_connectors.discard(name)
         rc = self._connectors.pop(name, None)
         if rc is None:
             return
@@ -170,7 +176,8 @@ class Worker:
                 task.transition_to(state)
 
     def connector_names(self) -> list[str]:
-        return list(self._connectors)
+        """Connectors this worker owns: running, paused, stopped, or FAILED to start."""
+        return [*self._connectors, *self._failed_connectors]
 
     # -- tasks ----------------------------------------------------------------------------------
     def start_task(
@@ -185,6 +192,7 @@ class Worker:
         """Create and start a task's thread; False (and FAILED status) if it cannot be built."""
         if task_id in self._tasks:
             raise ConnectException(f"Task already exists in this worker: {task_id}")
+        self._failed_tasks.discard(task_id)
         producer: Producer | None = None
         try:
             task_cls = self.plugins.resolve(task_props[TASK_CLASS_CONFIG])
@@ -211,6 +219,7 @@ class Worker:
                     self.config.offset_flush_timeout_ms)
         except Exception as e:
             logger.exception("Failed to start task %s", task_id)
+            self._failed_tasks.add(task_id)  # owned and FAILED until restarted or revoked
             self.on_failure(task_id, _trace(e))
             return False
         self._tasks[task_id] = runner
@@ -239,6 +248,7 @@ class Worker:
     def stop_and_await_tasks(self, ids: list[ConnectorTaskId], timeout_s: float | None = None) -> None:
         """Stop tasks (final commit) and wait up to ``task.shutdown.graceful.timeout.ms``; cancel stragglers."""
         timeout = self.config.task_shutdown_graceful_timeout_ms / 1000.0 if timeout_s is None else timeout_s
+        self._failed_tasks.difference_update(ids)
         runners = [r for r in (self._tasks.pop(i, None) for i in ids) if r is not None]
         for r in runners:
             r.stop()
@@ -249,7 +259,8 @@ class Worker:
                 r.join(1.0)
 
     def task_ids(self) -> list[ConnectorTaskId]:
-        return list(self._tasks)
+        """Tasks this worker owns: running, or FAILED to start."""
+        return [*self._tasks, *self._failed_tasks]
 
     def task(self, task_id: ConnectorTaskId) -> WorkerSourceTask | None:
         return self._tasks.get(task_id)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -540,6 +541,36 @@ def test_failing_connector_start_is_failed_with_trace(client: ConnectClient, kaf
     assert "RuntimeError: connector start boom" in status["connector"]["trace"]
     assert status["tasks"] == []
     assert _json(client.request("GET", f"/connectors/{name}"), 200)["tasks"] == []
+    assert client.request("DELETE", f"/connectors/{name}").status_code == 204
+
+
+def _stays(condition: Callable[[], bool], seconds: float) -> None:
+    """Bounded observation: ``condition`` holds throughout ``seconds`` (for "nothing more happens")."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert condition()
+        threading.Event().wait(0.25)
+
+
+def test_task_that_cannot_be_built_is_failed_once_not_retried(client: ConnectClient, worker: WorkerProcess,
+                                                               kafka_bootstrap: str) -> None:
+    topic = new_topic(kafka_bootstrap)
+    name = _name("unbuildable")
+    _json(_create(client, name, {"connector.class": "failing_source.UnbuildableTaskSourceConnector",
+                                 "topic": topic, "tasks.max": "1"}), 201)
+
+    def task_failed() -> dict[str, Any] | None:
+        st = _status(client, name)
+        return st if st["tasks"] and st["tasks"][0]["state"] == "FAILED" else None
+
+    status = wait_until(task_failed, 60, message="the task to fail")
+    assert "task constructor boom" in status["tasks"][0]["trace"]
+
+    def attempts() -> int:
+        return worker.log_path.read_text(errors="replace").count(f"Failed to start task {name}-0")
+
+    # FAILED until restarted: one attempt, not one per herder tick.
+    _stays(lambda: attempts() == 1, 3.0)
     assert client.request("DELETE", f"/connectors/{name}").status_code == 204
 
 

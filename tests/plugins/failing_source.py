@@ -103,3 +103,17 @@ class FailingSourceTask(SourceTask):
 
     def stop(self) -> None:
         pass
+
+
+class UnbuildableTask(FailingSourceTask):
+    """A task whose constructor raises: the runtime cannot even build it."""
+
+    def __init__(self) -> None:
+        raise RuntimeError("task constructor boom")
+
+
+class UnbuildableTaskSourceConnector(FailingSourceConnector):
+    """Starts fine, but its tasks cannot be constructed."""
+
+    def task_class(self) -> type[SourceTask]:
+        return UnbuildableTask
