@@ -417,6 +417,11 @@ class DistributedHerder:
             return
         if assignment is None:
             return
+        leader = self._current_leader(state)
+        if leader is None or assignment.leader != leader.worker_id:
+            # Only the current leader's placement counts: a restarted worker must not start tasks from
+            # an assignment of a leader that is gone (it could not even have them fenced).
+            return
         mine = assignment.of(self.worker_id())
         self.worker.generation = assignment.generation
         changed = False
@@ -500,9 +505,15 @@ class DistributedHerder:
         if self._is_leader:
             self.fence_zombies(connector).result(timeout_s)
             return
+        deadline = time.monotonic() + timeout_s
         url = self.leader_url()
+        while url is None and time.monotonic() < deadline and not self._stopping.wait(0.2):
+            url = self.leader_url()  # a leader election is under way
         if url is None:
             raise ConnectException(f"Cannot fence zombies of connector {connector}: the leader is unknown")
+        if self._is_leader:
+            self.fence_zombies(connector).result(timeout_s)
+            return
         self._internal.fence_zombies(url, connector)
 
     # -- connector owner: task configs -------------------------------------------------------------

@@ -5,21 +5,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from confluent_kafka import KafkaError, Message, Producer
+from confluent_kafka import KafkaError, Message
 
-from connect_runtime.api.converter import Converter
 from connect_runtime.api.errors import ConnectException
-from connect_runtime.api.storage import OffsetStorageReader
-from connect_runtime.api.task import SourceTask
-from connect_runtime.api.transformation import Transformation
-from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
 from connect_runtime.storage import formats
-from connect_runtime.storage.offset_store import KafkaOffsetBackingStore
-from connect_runtime.worker.source_task_base import WorkerSourceTask, monotonic_ms
-from connect_runtime.worker.task_status import TaskStatusListener
+from connect_runtime.worker.source_task_base import TaskSetup, WorkerSourceTask, monotonic_ms
 
 logger = logging.getLogger(__name__)
 
@@ -57,25 +50,13 @@ class AtLeastOnceWorkerSourceTask(WorkerSourceTask):
 
     def __init__(
         self,
-        task_id: ConnectorTaskId,
-        task: SourceTask,
-        task_config: Mapping[str, str],
-        key_converter: Converter,
-        value_converter: Converter,
-        transformations: Sequence[Transformation],
-        producer: Producer,
+        setup: TaskSetup,
         delivery_errors: DeliveryErrors,
-        offset_reader: OffsetStorageReader,
-        offset_store: KafkaOffsetBackingStore,
-        status: TaskStatusListener,
-        initial_state: TargetState,
         flush_interval_ms: int,
         flush_timeout_ms: int,
     ) -> None:
-        super().__init__(task_id, task, task_config, key_converter, value_converter, transformations,
-                         producer, offset_reader, status, initial_state)
+        super().__init__(setup)
         self._errors = delivery_errors
-        self._offset_store = offset_store
         self._flush_interval_ms = flush_interval_ms
         self._flush_timeout_s = flush_timeout_ms / 1000.0
         self._next_flush = monotonic_ms() + flush_interval_ms

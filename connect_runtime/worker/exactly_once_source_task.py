@@ -10,21 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from confluent_kafka import KafkaError, KafkaException, Producer
+from confluent_kafka import KafkaError, KafkaException
 
-from connect_runtime.api.converter import Converter
 from connect_runtime.api.errors import ConnectException
-from connect_runtime.api.storage import OffsetStorageReader
-from connect_runtime.api.task import SourceTask
-from connect_runtime.api.transformation import Transformation
 from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
 from connect_runtime.storage import formats
-from connect_runtime.storage.offset_store import KafkaOffsetBackingStore
-from connect_runtime.worker.source_task_base import TaskCancelled, WorkerSourceTask
-from connect_runtime.worker.task_status import TaskStatusListener
+from connect_runtime.worker.source_task_base import TaskCancelled, TaskSetup, WorkerSourceTask
 
 logger = logging.getLogger(__name__)
 
@@ -46,24 +40,12 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
 
     def __init__(
         self,
-        task_id: ConnectorTaskId,
-        task: SourceTask,
-        task_config: Mapping[str, str],
-        key_converter: Converter,
-        value_converter: Converter,
-        transformations: Sequence[Transformation],
-        producer: Producer,
-        offset_reader: OffsetStorageReader,
-        offset_store: KafkaOffsetBackingStore,
-        status: TaskStatusListener,
-        initial_state: TargetState,
+        setup: TaskSetup,
         fence: Callable[[], None],
         verify_generation: Callable[[], None],
         transaction_timeout_s: float = 60.0,
     ) -> None:
-        super().__init__(task_id, task, task_config, key_converter, value_converter, transformations,
-                         producer, offset_reader, status, initial_state)
-        self._offset_store = offset_store
+        super().__init__(setup)
         self._fence = fence
         self._verify_generation = verify_generation
         self._txn_open = False

@@ -13,6 +13,7 @@ import time
 import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from confluent_kafka import KafkaError, Message, Producer
@@ -26,6 +27,7 @@ from connect_runtime.api.transaction import TransactionContext
 from connect_runtime.api.transformation import Transformation
 from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
 from connect_runtime.storage import formats
+from connect_runtime.storage.offset_store import KafkaOffsetBackingStore
 from connect_runtime.worker.task_status import TaskStatusListener
 
 logger = logging.getLogger(__name__)
@@ -58,32 +60,39 @@ class TaskCancelled(Exception):
     """The task was stopped while starting up."""
 
 
+@dataclass(frozen=True)
+class TaskSetup:
+    """Everything a task loop needs whatever its delivery guarantee (built by the worker)."""
+
+    task_id: ConnectorTaskId
+    task: SourceTask
+    task_config: Mapping[str, str]
+    key_converter: Converter
+    value_converter: Converter
+    transformations: Sequence[Transformation]
+    producer: Producer
+    offset_reader: OffsetStorageReader
+    offset_store: KafkaOffsetBackingStore
+    status: TaskStatusListener
+    initial_state: TargetState
+
+
 class WorkerSourceTask(ABC):
     """Runs one :class:`SourceTask` on its own thread until stopped or failed."""
 
-    def __init__(
-        self,
-        task_id: ConnectorTaskId,
-        task: SourceTask,
-        task_config: Mapping[str, str],
-        key_converter: Converter,
-        value_converter: Converter,
-        transformations: Sequence[Transformation],
-        producer: Producer,
-        offset_reader: OffsetStorageReader,
-        status: TaskStatusListener,
-        initial_state: TargetState,
-    ) -> None:
+    def __init__(self, setup: TaskSetup) -> None:
+        task_id, task = setup.task_id, setup.task
         self.id = task_id
         self.task = task
-        self.task_config = task_config
-        self._key_converter = key_converter
-        self._value_converter = value_converter
-        self._transformations = tuple(transformations)
-        self.producer = producer
-        self._offset_reader = offset_reader
-        self._status = status
-        self._target_state = initial_state
+        self.task_config = setup.task_config
+        self._key_converter = setup.key_converter
+        self._value_converter = setup.value_converter
+        self._transformations = tuple(setup.transformations)
+        self.producer = setup.producer
+        self._offset_reader = setup.offset_reader
+        self._offset_store = setup.offset_store
+        self._status = setup.status
+        self._target_state = setup.initial_state
         self._state_cv = threading.Condition()
         self._stopping = False
         self._cancelled = False

@@ -32,7 +32,7 @@ from connect_runtime.worker.exactly_once_source_task import (
     eos_producer_config,
     task_transactional_id,
 )
-from connect_runtime.worker.source_task_base import WorkerSourceTask
+from connect_runtime.worker.source_task_base import TaskSetup, WorkerSourceTask
 
 logger = logging.getLogger(__name__)
 
@@ -207,16 +207,16 @@ class Worker:
             if self.eos_enabled:
                 conf = eos_producer_config(base, task_transactional_id(self.config.group_id, task_id))
                 producer = Producer(client_config(conf))
-                runner = ExactlyOnceWorkerSourceTask(
-                    task_id, task, task_props, key_conv, value_conv, (), producer, reader, self.offset_store,
-                    self, state, fence, verify_generation)
             else:
                 errors = DeliveryErrors()
                 producer = Producer(client_config(at_least_once_producer_config(base, errors)))
-                runner = AtLeastOnceWorkerSourceTask(
-                    task_id, task, task_props, key_conv, value_conv, (), producer, errors, reader,
-                    self.offset_store, self, state, self.config.offset_flush_interval_ms,
-                    self.config.offset_flush_timeout_ms)
+            setup = TaskSetup(task_id, task, task_props, key_conv, value_conv, (), producer, reader,
+                              self.offset_store, self, state)
+            if self.eos_enabled:
+                runner = ExactlyOnceWorkerSourceTask(setup, fence, verify_generation)
+            else:
+                runner = AtLeastOnceWorkerSourceTask(setup, errors, self.config.offset_flush_interval_ms,
+                                                     self.config.offset_flush_timeout_ms)
         except Exception as e:
             logger.exception("Failed to start task %s", task_id)
             self._failed_tasks.add(task_id)  # owned and FAILED until restarted or revoked
