@@ -33,7 +33,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(_REPO), os.environ.ge
 
 import httpx  # noqa: E402
 
-from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, read_committed, wait_until  # noqa: E402
+from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, current_leader, wait_until  # noqa: E402
 from connect_runtime.testing.local_kafka import LocalKafka  # noqa: E402
 from connect_runtime.testing.pytest_plugin import new_topic  # noqa: E402
 
@@ -43,11 +43,8 @@ SETTINGS = {"session.timeout.ms": "10000", "heartbeat.interval.ms": "3000",
 
 
 def _leader_url(bootstrap: str, config_topic: str) -> str | None:
-    url = None
-    for key, value in read_committed(bootstrap, config_topic):
-        if key == b"leader" and value is not None:
-            url = json.loads(value)["url"]
-    return url
+    record = current_leader(bootstrap, config_topic)
+    return None if record is None else str(record["url"])
 
 
 def _cluster(bootstrap: str, workdir: Path) -> list[WorkerProcess]:

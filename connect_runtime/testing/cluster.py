@@ -207,7 +207,7 @@ def config_records(bootstrap: str, topic: str) -> list[tuple[str, bytes | None]]
 
 
 def current_leader(bootstrap: str, config_topic: str) -> dict[str, Any] | None:
-    """The latest committed ``leader`` record (``{"worker_id", "url", "epoch"}``), or None if none yet."""
+    """The latest committed ``leader`` record (``{"worker_id", "url", "epoch", "session"}``), or None."""
     latest: dict[str, Any] | None = None
     for key, value in config_records(bootstrap, config_topic):
         if key == "leader" and value is not None:

@@ -7,9 +7,15 @@ import json
 import signal
 
 import pytest
-from tests_cluster_support import config_records, leader_record
 
-from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, end_offsets, wait_until
+from connect_runtime.testing.cluster import (
+    ConnectClient,
+    WorkerProcess,
+    config_records,
+    current_leader,
+    end_offsets,
+    wait_until,
+)
 from connect_runtime.testing.pytest_plugin import new_topic
 
 pytestmark = [pytest.mark.kafka, pytest.mark.cluster]
@@ -53,11 +59,11 @@ def test_leader_sigkill_new_leader_serves_writes(kafka_bootstrap: str, cluster) 
     for w in workers:
         w.wait_ready()
     config_topic = workers[0].props["config.storage.topic"]
-    first = wait_until(lambda: leader_record(kafka_bootstrap, config_topic), 30, message="a leader")
+    first = wait_until(lambda: current_leader(kafka_bootstrap, config_topic), 30, message="a leader")
     leader = next(w for w in workers if first["url"] == w.url)
     leader.kill()
     survivors = [w for w in workers if w is not leader]
-    second = wait_until(lambda: (r := leader_record(kafka_bootstrap, config_topic)) and r["epoch"] > first["epoch"]
+    second = wait_until(lambda: (r := current_leader(kafka_bootstrap, config_topic)) and r["epoch"] > first["epoch"]
                         and r, 60, message="a new leader")
     assert second["url"] in {w.url for w in survivors}
     topic = new_topic(kafka_bootstrap)
@@ -81,11 +87,11 @@ def test_zombie_leader_cannot_write(kafka_bootstrap: str, cluster) -> None:  # t
     client.create_connector("zl", {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": "2",
                                    "throughput": "20"})
     client.wait_running("zl", 2)
-    first = wait_until(lambda: leader_record(kafka_bootstrap, config_topic), 30, message="a leader")
+    first = wait_until(lambda: current_leader(kafka_bootstrap, config_topic), 30, message="a leader")
     zombie = next(w for w in workers if first["url"] == w.url)
     zombie.signal(signal.SIGSTOP)
     try:
-        second = wait_until(lambda: (r := leader_record(kafka_bootstrap, config_topic)) and r["epoch"] > first["epoch"]
+        second = wait_until(lambda: (r := current_leader(kafka_bootstrap, config_topic)) and r["epoch"] > first["epoch"]
                             and r, 60, message="a successor")
         successor = ConnectClient(second["url"])
         r = successor.request("PUT", "/connectors/zl/config", json={
@@ -102,7 +108,7 @@ def test_zombie_leader_cannot_write(kafka_bootstrap: str, cluster) -> None:  # t
     for key, value in records[claim + 1:]:
         if key in ("leader", "assignment") and value is not None:
             assert json.loads(value).get("leader", json.loads(value).get("worker_id")) != first["worker_id"], key
-    assert leader_record(kafka_bootstrap, config_topic)["epoch"] == second["epoch"]
+    assert current_leader(kafka_bootstrap, config_topic)["epoch"] == second["epoch"]
     # The connector still runs with the successor's config, and the zombie forwards writes now.
     assert ConnectClient(zombie.url).request("PUT", "/connectors/zl/config", json={
         "connector.class": "VerifiableSource", "topic": topic, "tasks.max": "2", "throughput": "40"}
