@@ -49,7 +49,7 @@ from connect_runtime.cluster.internal_client import InternalClient
 from connect_runtime.cluster.membership import Heartbeat, Membership, heartbeat_key
 from connect_runtime.cluster.request_signature import generate_key
 from connect_runtime.cluster.validation import ConnectorValidator
-from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
+from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import (
     AlreadyExistsError,
     ConflictError,
@@ -74,7 +74,6 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _FENCE_FAILED = "Failed to perform zombie fencing for connector {}"
-_CONFLICT = "Cannot complete request because of a conflicting operation (e.g. worker rebalance)"
 _LEADER_RETRY_BACKOFF_S = 0.25
 
 
@@ -852,13 +851,6 @@ class DistributedHerder:
     def signature_algorithm(self) -> str:
         return self.config.inter_worker_signature_algorithm
 
-    def eos_support(self) -> ExactlyOnceSourceSupport:
-        return self.config.exactly_once_source_support
-
-    @property
-    def is_leader(self) -> bool:
-        return self._is_leader
-
     def wait_ready(self, timeout_s: float) -> bool:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
@@ -871,6 +863,3 @@ class DistributedHerder:
     def __repr__(self) -> str:
         return f"DistributedHerder({self.worker_id()})"
 
-
-__all__ = ["DistributedHerder"]
-_ = _CONFLICT

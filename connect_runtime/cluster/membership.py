@@ -59,7 +59,6 @@ class Membership:
         self._lock = threading.Lock()
         self._beats: dict[str, Heartbeat] = {}
         self._left: dict[str, float] = {}
-        self._changed = threading.Event()
 
     def on_record(self, key: str, value: bytes | None) -> None:
         """Status-topic listener (reader thread) for ``status-worker-*`` keys."""
@@ -74,32 +73,14 @@ class Membership:
                     beat = Heartbeat.parse(worker, value, now)
                 except (ValueError, KeyError, TypeError, IndexError):
                     return
-                prev = self._beats.get(worker)
                 self._beats[worker] = beat
                 self._left.pop(worker, None)
-                if prev is not None and prev == beat:
-                    return
-        self._changed.set()
-
-    def take_changed(self) -> bool:
-        """True (once) if a heartbeat's content changed or a worker left since the last call."""
-        changed = self._changed.is_set()
-        self._changed.clear()
-        return changed
 
     def live(self, now: float | None = None) -> dict[str, Heartbeat]:
         """Workers with a heartbeat received within the session timeout."""
         now = time.monotonic() if now is None else now
         with self._lock:
             return {w: b for w, b in self._beats.items() if now - b.received_at <= self._timeout_s}
-
-    def last_seen(self, worker: str) -> float | None:
-        """When ``worker``'s last heartbeat arrived (monotonic), or its clean leave."""
-        with self._lock:
-            beat = self._beats.get(worker)
-            if beat is not None:
-                return beat.received_at
-            return self._left.get(worker)
 
     def is_live(self, worker: str, now: float | None = None) -> bool:
         return worker in self.live(now)

@@ -86,11 +86,6 @@ class KafkaBasedLog:
         if read_to_end:
             self.read_to_end().result(timeout=timeout_s)
 
-    @property
-    def partition_count(self) -> int:
-        """How many partitions the topic has."""
-        return len(self._partitions)
-
     def read_to_end(self) -> Future[None]:
         """A future that completes once every record written before this call has been consumed."""
         fut: Future[None] = Future()

@@ -50,7 +50,6 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self._verify_generation = verify_generation
         self._txn_open = False
         self._timeout_s = transaction_timeout_s
-        self.transactions_committed = 0
 
     def prepare(self) -> None:
         with self._state_cv:
@@ -115,7 +114,6 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             raise ConnectException(f"Failed to commit transaction for task {self.id}: {e}.{hint}") from e
         self._txn_open = False
         pending.clear()
-        self.transactions_committed += 1
         self.report_committed()
 
     def close_resources(self) -> None:

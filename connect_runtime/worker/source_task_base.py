@@ -104,7 +104,6 @@ class WorkerSourceTask(ABC):
         self._uncommitted: list[tuple[SourceRecord, list[RecordMetadata | None]]] = []
         self._last_partition: Any = None
         self._last_partition_key = b""
-        self.records_sent = 0
 
     # -- lifecycle driven by the worker ---------------------------------------------------------
     def start(self) -> None:
@@ -136,10 +135,6 @@ class WorkerSourceTask(ABC):
         with self._state_cv:
             self._target_state = state
             self._state_cv.notify_all()
-
-    @property
-    def stopping(self) -> bool:
-        return self._stopping
 
     def _paused(self) -> bool:
         return self._target_state is not TargetState.STARTED
@@ -258,7 +253,6 @@ class WorkerSourceTask(ABC):
                 pending[self._last_partition_key] = rec.source_offset
             if record_sent is not None:
                 record_sent(rec)
-        self.records_sent += len(records)
         producer.poll(0)
 
     def _transform(self, rec: SourceRecord) -> SourceRecord | None:
@@ -282,11 +276,6 @@ class WorkerSourceTask(ABC):
             self.task.commit()
         except Exception:
             logger.exception("Task %s threw in commit", self.id)
-
-    def discard_uncommitted(self) -> None:
-        """Records of an aborted transaction: ``commit_record`` with no metadata."""
-        for _rec, slot in self._uncommitted:
-            slot[0] = None
 
     def _close(self) -> None:
         try:

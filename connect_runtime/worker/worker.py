@@ -11,7 +11,7 @@ from typing import Any
 
 from confluent_kafka import Producer
 
-from connect_runtime.api.connector import Connector, SourceConnector, SourceConnectorContext
+from connect_runtime.api.connector import Connector, SourceConnectorContext
 from connect_runtime.api.converter import Converter
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.storage import OffsetStorageReader
@@ -308,6 +308,3 @@ def _state_name(state: TargetState) -> str:
 def _trace(e: BaseException) -> str:
     return "".join(traceback.format_exception(e))
 
-
-def is_source(connector: Connector) -> bool:
-    return isinstance(connector, SourceConnector)
