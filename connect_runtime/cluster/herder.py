@@ -852,12 +852,12 @@ class DistributedHerder:
         return self.config.inter_worker_signature_algorithm
 
     def wait_ready(self, timeout_s: float) -> bool:
+        """Wait until :meth:`is_ready` (started and a leader known); False on timeout or stop."""
         deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self._ready.wait(0.2):
+        while time.monotonic() < deadline and not self._stopping.is_set():
+            if self.is_ready():
                 return True
-            if self._stopping.is_set():
-                return False
+            self._stopping.wait(0.2)
         return False
 
     def __repr__(self) -> str:
