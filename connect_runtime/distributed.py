@@ -16,7 +16,7 @@ from connect_runtime.cluster.membership import Membership
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage.config_store import KafkaConfigBackingStore
-from connect_runtime.storage.config_writer import ConfigTopicWriter, leader_transactional_id
+from connect_runtime.storage.config_writer import ConfigTopicWriter
 from connect_runtime.storage.offset_store import KafkaOffsetBackingStore
 from connect_runtime.storage.status_store import KafkaStatusBackingStore
 from connect_runtime.storage.topics import ensure_config_topic, ensure_topic
@@ -55,7 +55,7 @@ class DistributedWorker:
         offset_store = KafkaOffsetBackingStore(cfg.offset_storage_topic, consumer_conf, admin, shared_producer)
         status_store = KafkaStatusBackingStore(cfg.status_storage_topic, consumer_conf, admin, shared_producer)
         config_store = KafkaConfigBackingStore(cfg.config_storage_topic, consumer_conf, admin)
-        writer = ConfigTopicWriter(producer_conf, cfg.config_storage_topic, leader_transactional_id(cfg.group_id))
+        writer = ConfigTopicWriter(producer_conf, cfg.config_storage_topic, cfg.leader_transactional_id)
 
         herder_ref: list[DistributedHerder] = []
         worker = Worker(cfg, worker_id, self.plugins, offset_store, status_store,

@@ -52,6 +52,7 @@ from connect_runtime.cluster.validation import ConnectorValidator
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import (
     AlreadyExistsError,
+    BadRequestError,
     ConflictError,
     NotAssignedError,
     NotFoundError,
@@ -580,8 +581,6 @@ class DistributedHerder:
             raise ConnectException("Failed to read to end of config topic before performing zombie fencing") from e
         self._require(state, connector)
         if not self._is_source(state.connector_configs[connector]):
-            from connect_runtime.errors import BadRequestError
-
             raise BadRequestError(f"Connector {connector} is not a source connector")
         if connector not in state.pending_fencing:
             return
@@ -604,10 +603,8 @@ class DistributedHerder:
         self.config_store.refresh()
 
     def _fence_producer(self, task: ConnectorTaskId) -> None:
-        from connect_runtime.worker.exactly_once_source_task import task_transactional_id
-
         conf: dict[str, Any] = dict(self.config.client_props("producer."))
-        conf["transactional.id"] = task_transactional_id(self.config.group_id, task)
+        conf["transactional.id"] = self.config.task_transactional_id(task.connector, task.task)
         producer = Producer(client_config(conf))
         producer.init_transactions(60)
         producer.flush(0)

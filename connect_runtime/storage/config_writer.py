@@ -34,11 +34,6 @@ class ConfigWriteError(ConnectRestError):
         self.fenced = fenced
 
 
-def leader_transactional_id(group_id: str) -> str:
-    """The transactional id every leader of ``group_id`` writes the config topic with."""
-    return f"connect-cluster-{group_id}"
-
-
 def is_fenced(err: KafkaError | None) -> bool:
     """True for the errors that mean a newer producer with the same transactional id exists."""
     if err is None:

@@ -126,7 +126,7 @@ class KafkaStatusBackingStore:
         if safe:
             with self._lock:
                 prev = self._connectors.get(status.connector)
-            if prev is not None and prev.worker_id != status.worker_id and prev.generation > status.generation:
+            if _stale(prev, status):
                 return
         with self._lock:
             self._connectors[status.connector] = status
@@ -139,8 +139,8 @@ class KafkaStatusBackingStore:
         if safe:
             with self._lock:
                 prev = self._tasks.get(status.id)
-            if prev is not None and prev.worker_id != status.worker_id and prev.generation > status.generation:
-                logger.debug("Not overwriting the newer status of task %s written by %s", status.id, prev.worker_id)
+            if _stale(prev, status):
+                logger.debug("Not overwriting a newer status of task %s written by another worker", status.id)
                 return
         with self._lock:
             self._tasks[status.id] = status

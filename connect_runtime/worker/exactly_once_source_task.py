@@ -16,7 +16,7 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException
 
 from connect_runtime.api.errors import ConnectException
-from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
+from connect_runtime.cluster.herder_api import TargetState
 from connect_runtime.storage import formats
 from connect_runtime.worker.source_task_base import TaskCancelled, TaskSetup, WorkerSourceTask
 
@@ -28,11 +28,6 @@ _TIMEOUT_HINT = (
     "(producer.override.transaction.timeout.ms), lowering transaction.boundary.interval.ms, or using "
     "the 'poll' transaction boundary."
 )
-
-
-def task_transactional_id(group_id: str, task: ConnectorTaskId) -> str:
-    """``<group.id>-<connector>-<task>``, as Apache Kafka Connect names EOS task producers."""
-    return f"{group_id}-{task.connector}-{task.task}"
 
 
 class ExactlyOnceWorkerSourceTask(WorkerSourceTask):

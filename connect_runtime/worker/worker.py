@@ -30,7 +30,6 @@ from connect_runtime.worker.at_least_once_source_task import (
 from connect_runtime.worker.exactly_once_source_task import (
     ExactlyOnceWorkerSourceTask,
     eos_producer_config,
-    task_transactional_id,
 )
 from connect_runtime.worker.source_task_base import TaskSetup, WorkerSourceTask
 
@@ -205,7 +204,7 @@ class Worker:
             base = self._producer_base(connector_props)
             runner: WorkerSourceTask
             if self.eos_enabled:
-                conf = eos_producer_config(base, task_transactional_id(self.config.group_id, task_id))
+                conf = eos_producer_config(base, self.config.task_transactional_id(task_id.connector, task_id.task))
                 producer = Producer(client_config(conf))
             else:
                 errors = DeliveryErrors()
