@@ -18,9 +18,14 @@ from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.api.task import SourceTask
 from connect_runtime.clients import client_config
 from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
+from connect_runtime.config.connector_config import SourceConnectorConfig, TransactionBoundary
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.plugins.registry import PluginRegistry
-from connect_runtime.storage.offset_store import ConnectorOffsetReader, KafkaOffsetBackingStore
+from connect_runtime.storage.offset_store import (
+    ConnectorOffsetBackingStore,
+    ConnectorOffsetReader,
+    KafkaOffsetBackingStore,
+)
 from connect_runtime.storage.status_store import ConnectorStatus, KafkaStatusBackingStore, State, TaskStatus
 from connect_runtime.worker.at_least_once_source_task import (
     AtLeastOnceWorkerSourceTask,
@@ -28,9 +33,11 @@ from connect_runtime.worker.at_least_once_source_task import (
     at_least_once_producer_config,
 )
 from connect_runtime.worker.exactly_once_source_task import (
+    ConnectorBoundaryWorkerSourceTask,
     ExactlyOnceWorkerSourceTask,
     eos_producer_config,
 )
+from connect_runtime.worker.offset_stores import OffsetStoreFactory
 from connect_runtime.worker.source_task_base import TaskSetup, WorkerSourceTask
 
 logger = logging.getLogger(__name__)
@@ -64,6 +71,7 @@ class _RunningConnector:
     config: Mapping[str, str]
     state: TargetState
     started: bool
+    offsets: ConnectorOffsetBackingStore | None = None
 
 
 class Worker:
@@ -82,6 +90,7 @@ class Worker:
         self.worker_id = worker_id
         self.plugins = plugins
         self.offset_store = offset_store
+        self.offset_stores = OffsetStoreFactory(config, offset_store)
         self.status_store = status_store
         self._request_reconfiguration = request_reconfiguration
         self._connectors: dict[str, _RunningConnector] = {}
@@ -100,13 +109,16 @@ class Worker:
     def start_connector(self, name: str, props: Mapping[str, str], state: TargetState) -> bool:
         """Instantiate and (unless paused/stopped) start a connector; False and FAILED on error."""
         self._failed_connectors.discard(name)
+        offsets: ConnectorOffsetBackingStore | None = None
         try:
             cls = self.plugins.connector_class(props["connector.class"])
             connector = cls()
-            reader = ConnectorOffsetReader(name, self.offset_store)
+            offsets = self.offset_stores.for_connector(SourceConnectorConfig.parse(props))
+            offsets.start()
+            reader = ConnectorOffsetReader(name, offsets, read_to_end=True)
             connector.initialize(_ConnectorContext(name, reader, self._request_reconfiguration,
                                                    self._connector_failed))
-            running = _RunningConnector(name, connector, dict(props), state, False)
+            running = _RunningConnector(name, connector, dict(props), state, False, offsets)
             self._connectors[name] = running
             if state is TargetState.STARTED:
                 connector.start(props)
@@ -116,6 +128,8 @@ class Worker:
         except Exception as e:
             logger.exception("Failed to start connector %s", name)
             self._connectors.pop(name, None)
+            if offsets is not None:
+                offsets.stop()
             # Owned and FAILED until it is restarted or revoked (not retried on every herder tick).
             self._failed_connectors.add(name)
             self._put_connector_status(name, State.FAILED, _trace(e))
@@ -152,6 +166,8 @@ class Worker:
                 rc.connector.stop()
             except Exception:
                 logger.exception("Connector %s threw while stopping", name)
+        if rc.offsets is not None:
+            rc.offsets.stop()
 
     def set_connector_state(self, name: str, state: TargetState) -> None:
         """Move a running connector to ``state`` (stop/start the plugin as needed)."""
@@ -197,10 +213,13 @@ class Worker:
             task_cls = self.plugins.resolve(task_props[TASK_CLASS_CONFIG])
             if not issubclass(task_cls, SourceTask):
                 raise ConnectException(f"{task_cls} is not a SourceTask")
+            connector_config = SourceConnectorConfig.parse(connector_props)
             task = task_cls()
             key_conv = self._converter(connector_props, "key")
             value_conv = self._converter(connector_props, "value")
-            reader = ConnectorOffsetReader(task_id.connector, self.offset_store)
+            # Each task reads a connector-specific offsets topic itself (started in its start-up steps).
+            offsets = self.offset_stores.for_connector(connector_config)
+            reader = ConnectorOffsetReader(task_id.connector, offsets)
             base = self._producer_base(connector_props)
             runner: WorkerSourceTask
             if self.eos_enabled:
@@ -210,9 +229,16 @@ class Worker:
                 errors = DeliveryErrors()
                 producer = Producer(client_config(at_least_once_producer_config(base, errors)))
             setup = TaskSetup(task_id, task, task_props, key_conv, value_conv, (), producer, reader,
-                              self.offset_store, self, state)
+                              offsets, self, state)
             if self.eos_enabled:
-                runner = ExactlyOnceWorkerSourceTask(setup, fence, verify_generation)
+                boundary = connector_config.transaction_boundary
+                if boundary is TransactionBoundary.CONNECTOR:
+                    runner = ConnectorBoundaryWorkerSourceTask(setup, fence, verify_generation)
+                else:
+                    interval_ms = connector_config.transaction_boundary_interval_ms
+                    runner = ExactlyOnceWorkerSourceTask(
+                        setup, fence, verify_generation, boundary,
+                        self.config.offset_flush_interval_ms if interval_ms is None else interval_ms)
             else:
                 runner = AtLeastOnceWorkerSourceTask(setup, errors, self.config.offset_flush_interval_ms,
                                                      self.config.offset_flush_timeout_ms)
