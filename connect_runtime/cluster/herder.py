@@ -29,7 +29,7 @@ from confluent_kafka import KafkaException, Producer
 
 from connect_runtime.api.connector import SourceConnector
 from connect_runtime.api.errors import ConnectException
-from connect_runtime.clients import client_config
+from connect_runtime.clients import producer_config
 from connect_runtime.cluster.assignment import Assignment, plan
 from connect_runtime.cluster.herder_api import (
     ConfigInfos,
@@ -605,7 +605,7 @@ class DistributedHerder:
     def _fence_producer(self, task: ConnectorTaskId) -> None:
         conf: dict[str, Any] = dict(self.config.client_props("producer."))
         conf["transactional.id"] = self.config.task_transactional_id(task.connector, task.task)
-        producer = Producer(client_config(conf))
+        producer = Producer(producer_config(conf))
         producer.init_transactions(60)
         producer.flush(0)
 

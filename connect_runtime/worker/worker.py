@@ -16,7 +16,7 @@ from connect_runtime.api.converter import Converter
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.api.task import SourceTask
-from connect_runtime.clients import client_config
+from connect_runtime.clients import producer_config
 from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.plugins.registry import PluginRegistry
@@ -205,10 +205,10 @@ class Worker:
             runner: WorkerSourceTask
             if self.eos_enabled:
                 conf = eos_producer_config(base, self.config.task_transactional_id(task_id.connector, task_id.task))
-                producer = Producer(client_config(conf))
+                producer = Producer(producer_config(conf))
             else:
                 errors = DeliveryErrors()
-                producer = Producer(client_config(at_least_once_producer_config(base, errors)))
+                producer = Producer(producer_config(at_least_once_producer_config(base, errors)))
             setup = TaskSetup(task_id, task, task_props, key_conv, value_conv, (), producer, reader,
                               self.offset_store, self, state)
             if self.eos_enabled:
