@@ -522,9 +522,8 @@ class DistributedHerder:
             return
         if state.target_state(name) is not TargetState.STARTED:
             return
-        cfg = state.connector_configs[name]
         try:
-            max_tasks = int(cfg.get("tasks.max", "1"))
+            max_tasks = self.worker.connector_config(name).tasks_max
             new_configs = self.worker.connector_task_configs(name, max_tasks)
         except Exception:
             logger.exception("Failed to reconfigure tasks of connector %s", name)

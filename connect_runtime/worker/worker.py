@@ -18,6 +18,7 @@ from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.api.task import SourceTask
 from connect_runtime.clients import producer_config
 from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
+from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage.offset_store import ConnectorOffsetReader, KafkaOffsetBackingStore
@@ -61,7 +62,7 @@ class _ConnectorContext(SourceConnectorContext):
 class _RunningConnector:
     name: str
     connector: Connector
-    config: Mapping[str, str]
+    config: SourceConnectorConfig
     state: TargetState
     started: bool
 
@@ -98,18 +99,22 @@ class Worker:
 
     # -- connectors -----------------------------------------------------------------------------
     def start_connector(self, name: str, props: Mapping[str, str], state: TargetState) -> bool:
-        """Instantiate and (unless paused/stopped) start a connector; False and FAILED on error."""
+        """Instantiate and (unless paused/stopped) start a connector; False and FAILED on error.
+
+        ``props`` is the connector's config as stored; an invalid one fails the connector.
+        """
         self._failed_connectors.discard(name)
         try:
-            cls = self.plugins.connector_class(props["connector.class"])
+            config = self._parse_connector_config(props)
+            cls = self.plugins.connector_class(config.connector_class)
             connector = cls()
             reader = ConnectorOffsetReader(name, self.offset_store)
             connector.initialize(_ConnectorContext(name, reader, self._request_reconfiguration,
                                                    self._connector_failed))
-            running = _RunningConnector(name, connector, dict(props), state, False)
+            running = _RunningConnector(name, connector, config, state, False)
             self._connectors[name] = running
             if state is TargetState.STARTED:
-                connector.start(props)
+                connector.start(config.originals)
                 running.started = True
             self._put_connector_status(name, _state_name(state))
             return True
@@ -125,9 +130,19 @@ class Worker:
         logger.error("Connector %s raised an error", name, exc_info=error)
         self._put_connector_status(name, State.FAILED, _trace(error))
 
+    def _parse_connector_config(self, props: Mapping[str, str]) -> SourceConnectorConfig:
+        return SourceConnectorConfig.parse(props, topic_creation_enabled=self.config.topic_creation_enable)
+
     def is_running(self, name: str) -> bool:
         rc = self._connectors.get(name)
         return rc is not None and rc.started
+
+    def connector_config(self, name: str) -> SourceConnectorConfig:
+        """The parsed config a connector of this worker was started with."""
+        rc = self._connectors.get(name)
+        if rc is None:
+            raise ConnectException(f"Connector {name} is not running")
+        return rc.config
 
     def connector_task_configs(self, name: str, max_tasks: int) -> list[dict[str, str]]:
         """Ask a started connector for its task configs (``task.class`` added, as Java does)."""
@@ -160,7 +175,7 @@ class Worker:
             return
         if state is TargetState.STARTED and not rc.started:
             try:
-                rc.connector.start(rc.config)
+                rc.connector.start(rc.config.originals)
                 rc.started = True
             except Exception as e:
                 self._put_connector_status(name, State.FAILED, _trace(e))
@@ -188,7 +203,10 @@ class Worker:
         fence: Callable[[], None],
         verify_generation: Callable[[], None],
     ) -> bool:
-        """Create and start a task's thread; False (and FAILED status) if it cannot be built."""
+        """Create and start a task's thread; False (and FAILED status) if it cannot be built.
+
+        ``connector_props`` is the connector's config as stored; an invalid one fails the task.
+        """
         if task_id in self._tasks:
             raise ConnectException(f"Task already exists in this worker: {task_id}")
         self._failed_tasks.discard(task_id)
@@ -198,10 +216,11 @@ class Worker:
             if not issubclass(task_cls, SourceTask):
                 raise ConnectException(f"{task_cls} is not a SourceTask")
             task = task_cls()
-            key_conv = self._converter(connector_props, "key")
-            value_conv = self._converter(connector_props, "value")
+            connector_config = self._parse_connector_config(connector_props)
+            key_conv = self._converter(connector_config, "key")
+            value_conv = self._converter(connector_config, "value")
             reader = ConnectorOffsetReader(task_id.connector, self.offset_store)
-            base = self._producer_base(connector_props)
+            base = self._producer_base(connector_config)
             runner: WorkerSourceTask
             if self.eos_enabled:
                 conf = eos_producer_config(base, self.config.task_transactional_id(task_id.connector, task_id.task))
@@ -226,20 +245,15 @@ class Worker:
         runner.start()
         return True
 
-    def _producer_base(self, connector_props: Mapping[str, str]) -> dict[str, Any]:
+    def _producer_base(self, connector_config: SourceConnectorConfig) -> dict[str, Any]:
         conf: dict[str, Any] = dict(self.config.client_props("producer."))
-        prefix = "producer.override."
-        conf.update({k[len(prefix):]: v for k, v in connector_props.items() if k.startswith(prefix)})
-        conf.setdefault("client.id", f"connector-producer-{connector_props.get('name', '')}")
+        conf.update(connector_config.client_overrides("producer"))
+        conf.setdefault("client.id", f"connector-producer-{connector_config.name}")
         return conf
 
-    def _converter(self, connector_props: Mapping[str, str], kind: str) -> Converter:
-        name = connector_props.get(f"{kind}.converter")
-        if name:
-            prefix = f"{kind}.converter."
-            settings = {k[len(prefix):]: v for k, v in connector_props.items() if k.startswith(prefix)}
-        else:
-            name, settings = self.config.converter_settings(kind)
+    def _converter(self, connector_config: SourceConnectorConfig, kind: str) -> Converter:
+        own = connector_config.converter_settings(kind)
+        name, settings = own if own is not None else self.config.converter_settings(kind)
         conv = self.plugins.converter(name)()
         conv.configure(settings, kind == "key")
         return conv
