@@ -29,7 +29,7 @@ from confluent_kafka import KafkaException, Producer
 
 from connect_runtime.api.connector import SourceConnector
 from connect_runtime.api.errors import ConnectException
-from connect_runtime.clients import client_config
+from connect_runtime.clients import producer_config
 from connect_runtime.cluster.assignment import Assignment, plan
 from connect_runtime.cluster.herder_api import (
     ConfigInfos,
@@ -522,9 +522,8 @@ class DistributedHerder:
             return
         if state.target_state(name) is not TargetState.STARTED:
             return
-        cfg = state.connector_configs[name]
         try:
-            max_tasks = int(cfg.get("tasks.max", "1"))
+            max_tasks = self.worker.connector_config(name).tasks_max
             new_configs = self.worker.connector_task_configs(name, max_tasks)
         except Exception:
             logger.exception("Failed to reconfigure tasks of connector %s", name)
@@ -605,7 +604,7 @@ class DistributedHerder:
     def _fence_producer(self, task: ConnectorTaskId) -> None:
         conf: dict[str, Any] = dict(self.config.client_props("producer."))
         conf["transactional.id"] = self.config.task_transactional_id(task.connector, task.task)
-        producer = Producer(client_config(conf))
+        producer = Producer(producer_config(conf))
         producer.init_transactions(60)
         producer.flush(0)
 
