@@ -52,6 +52,11 @@ _TIMEOUT_CODES = frozenset({KafkaError.INVALID_PRODUCER_EPOCH, KafkaError._TIMED
 _SIZE_CODES = frozenset({KafkaError.MSG_SIZE_TOO_LARGE, KafkaError.RECORD_LIST_TOO_LARGE})
 
 
+def _error_code(error: KafkaException) -> int | None:
+    err = error.args[0] if error.args and isinstance(error.args[0], KafkaError) else None
+    return None if err is None else int(err.code())
+
+
 class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
     """``poll`` boundary: one transaction per poll (empty polls still call ``commit()``);
     ``interval`` boundary: commit at the end of the first batch after the interval has passed.
@@ -192,7 +197,20 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self.txn_size = 0
         self.abandon_uncommitted()
 
-    def _commit_failed(self, error: BaseException) -> ConnectException:
+    def send_failed(self, error: KafkaException) -> Exception:
+        cause: BaseException = error
+        if _error_code(error) == KafkaError._STATE:
+            # The transaction already failed (librdkafka refuses further sends); a commit attempt
+            # reports why (e.g. a record the broker refused). It cannot succeed in this state.
+            try:
+                self.producer.commit_transaction(_COMMIT_SLICE_S)
+            except KafkaException as e:
+                cause = e
+        self._txn_open = False
+        return self._commit_failed(cause, "Unrecoverable exception trying to send records of task")
+
+    def _commit_failed(self, error: BaseException,
+                       what: str = "Failed to flush offsets and/or records for task") -> ConnectException:
         """Abort what can be aborted and drop every queued record at once; the error for the task."""
         err = error.args[0] if isinstance(error, KafkaException) and error.args \
             and isinstance(error.args[0], KafkaError) else None
@@ -203,7 +221,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
                 hint = _SIZE_HINT
             elif err.code() in _TIMEOUT_CODES or (err.txn_requires_abort() and err.code() != KafkaError._FENCED):
                 hint = _TIMEOUT_HINT
-        return ConnectException(f"Failed to flush offsets and/or records for task {self.id}: {error}.{hint}")
+        return ConnectException(f"{what} {self.id}: {error}.{hint}")
 
     def _close_producer(self) -> None:
         if self._producer_closed:

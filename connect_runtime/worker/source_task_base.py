@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from confluent_kafka import KafkaError, Message, Producer
+from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from connect_runtime.api.converter import Converter
 from connect_runtime.api.errors import ConnectException, RetriableException
@@ -190,7 +190,13 @@ class WorkerSourceTask(ABC):
             except RetriableException as e:
                 logger.warning("Task %s failed to poll records (will retry): %s", self.id, e)
                 continue
-            self.batch_end(self._send_batch(records) if records else 0)
+            sent = 0
+            if records:
+                try:
+                    sent = self._send_batch(records)
+                except KafkaException as e:
+                    raise self.send_failed(e) from e
+            self.batch_end(sent)
 
     def _send_batch(self, records: Sequence[SourceRecord]) -> int:
         """Convert and send ``records``; returns how many were sent (not dropped by a transform)."""
@@ -314,6 +320,10 @@ class WorkerSourceTask(ABC):
 
     def begin_batch(self) -> None:
         """Called before the records of a poll are sent."""
+
+    def send_failed(self, error: KafkaException) -> Exception:
+        """The producer refused a record: the error that fails the task."""
+        return ConnectException(f"Unrecoverable exception trying to send records of task {self.id}: {error}")
 
     def on_record_sent(self, record: SourceRecord, dropped: bool) -> None:
         """Called after each record was handed to the producer, or dropped by a transform (record-level
