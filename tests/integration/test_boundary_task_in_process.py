@@ -17,6 +17,7 @@ from confluent_kafka.admin import AdminClient
 from connect_runtime.api import RecordMetadata, SourceRecord, SourceTask, Transformation
 from connect_runtime.clients import producer_config
 from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
+from connect_runtime.config.connector_config import TransactionBoundary
 from connect_runtime.converters.json_converter import JsonConverter
 from connect_runtime.storage.offset_store import (
     ConnectorOffsetBackingStore,
@@ -25,7 +26,11 @@ from connect_runtime.storage.offset_store import (
 )
 from connect_runtime.testing.cluster import read_committed, wait_until
 from connect_runtime.testing.pytest_plugin import new_topic
-from connect_runtime.worker.exactly_once_source_task import ConnectorBoundaryWorkerSourceTask, eos_producer_config
+from connect_runtime.worker.exactly_once_source_task import (
+    ConnectorBoundaryWorkerSourceTask,
+    ExactlyOnceWorkerSourceTask,
+    eos_producer_config,
+)
 from connect_runtime.worker.source_task_base import TaskSetup
 
 pytestmark = pytest.mark.kafka
@@ -110,6 +115,10 @@ def test_dropped_record_carries_its_boundary_and_never_its_offset(kafka_bootstra
     setup = TaskSetup(ConnectorTaskId(CONNECTOR, 0), plugin, {}, _converter(), _converter(), (_DropOdd(),),
                       producer, ConnectorOffsetReader(CONNECTOR, offsets), offsets, statuses, TargetState.STARTED)
     runner = ConnectorBoundaryWorkerSourceTask(setup, fence=lambda: None, verify_generation=lambda: None)
+    assert runner.transaction_context() is not None
+    for boundary in (TransactionBoundary.POLL, TransactionBoundary.INTERVAL):
+        other = ExactlyOnceWorkerSourceTask(setup, lambda: None, lambda: None, boundary)
+        assert other.transaction_context() is None, "only connector-defined boundaries get a context"
     runner.start()
     try:
         wait_until(lambda: 5 in plugin.reported, 30, message="the commit requested on the dropped record")
