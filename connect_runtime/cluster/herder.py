@@ -536,7 +536,8 @@ class DistributedHerder:
             logger.exception("Failed to reconfigure tasks of connector %s", name)
             return
         old = [state.task_config(t) for t in state.tasks(name)]
-        if name in state.task_counts and old == new_configs and name not in state.inconsistent:
+        if name in state.task_counts and old == new_configs and name not in state.inconsistent \
+                and state.connector_config_applied(name):
             return
         try:
             if self._is_leader:
@@ -566,7 +567,11 @@ class DistributedHerder:
         if name in state.task_counts and len(configs) == 0 == state.task_counts[name]:
             return
         old = [state.task_config(t) for t in state.tasks(name)]
-        if name in state.task_counts and old == configs and name not in state.inconsistent:
+        # The same task configs are written again when the connector config changed since they were
+        # committed (reference "Subtle" 17): the new generation restarts the tasks with the new config
+        # (converters, producer overrides) and, under exactly-once, forces a new fencing round.
+        if name in state.task_counts and old == configs and name not in state.inconsistent \
+                and state.connector_config_applied(name):
             return
         if configs:
             self._leader_write([formats.task_config_record(name, i, c) for i, c in enumerate(configs)])
