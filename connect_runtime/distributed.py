@@ -10,7 +10,7 @@ from typing import Any
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
 
-from connect_runtime.clients import client_config
+from connect_runtime.clients import client_config, producer_config
 from connect_runtime.cluster.herder import DistributedHerder
 from connect_runtime.cluster.membership import Membership
 from connect_runtime.config.worker_config import WorkerConfig
@@ -49,7 +49,7 @@ class DistributedWorker:
         consumer_conf = cfg.client_props("consumer.")
         producer_conf: dict[str, Any] = dict(cfg.client_props("producer."))
         producer_conf.update({"enable.idempotence": True, "acks": "all"})
-        shared_producer = Producer(client_config(producer_conf))
+        shared_producer = Producer(producer_config(producer_conf))
         worker_id = cfg.worker_id()
 
         offset_store = KafkaOffsetBackingStore(cfg.offset_storage_topic, consumer_conf, admin, shared_producer)

@@ -11,6 +11,15 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from connect_runtime.api.config_values import (
+    INTEGER_TYPES,
+    InvalidValue,
+    parse_bool,
+    parse_double,
+    parse_integer,
+    parse_list,
+    parse_string,
+)
 from connect_runtime.api.errors import ConfigException
 
 
@@ -56,12 +65,6 @@ NO_DEFAULT: Any = _NoDefault()
 #: A validator raises :class:`ConfigException` when ``value`` is not allowed for key ``name``.
 Validator = Callable[[str, Any], None]
 
-_INT_RANGES = {
-    ConfigType.INT: (-(2**31), 2**31 - 1),
-    ConfigType.SHORT: (-(2**15), 2**15 - 1),
-    ConfigType.LONG: (-(2**63), 2**63 - 1),
-}
-
 
 @dataclass(slots=True)
 class ConfigKey:
@@ -101,47 +104,21 @@ def parse_value(key: ConfigKey, raw: Any) -> Any:
     name, t = key.name, key.type
     if raw is None:
         return None
-    if t in (ConfigType.STRING, ConfigType.CLASS, ConfigType.PASSWORD):
-        if isinstance(raw, str):
-            return raw.strip() if t is not ConfigType.PASSWORD else raw
+    try:
         if t is ConfigType.CLASS and isinstance(raw, type):
             return f"{raw.__module__}.{raw.__qualname__}"
-        raise ConfigException(name, raw, "Expected value to be a string, but it was a " + type(raw).__name__)
-    if t is ConfigType.BOOLEAN:
-        if isinstance(raw, bool):
-            return raw
-        if isinstance(raw, str):
-            s = raw.strip().lower()
-            if s in ("true", "false"):
-                return s == "true"
-        raise ConfigException(name, raw, "Expected value to be either true or false")
-    if t in _INT_RANGES:
-        lo, hi = _INT_RANGES[t]
-        try:
-            if isinstance(raw, bool):
-                raise ValueError
-            value = int(raw.strip()) if isinstance(raw, str) else raw
-            if not isinstance(value, int):
-                raise ValueError
-        except ValueError:
-            raise ConfigException(name, raw, f"Not a number of type {t.value}") from None
-        if not lo <= value <= hi:
-            raise ConfigException(name, raw, f"Not a number of type {t.value}")
-        return value
-    if t is ConfigType.DOUBLE:
-        try:
-            if isinstance(raw, bool):
-                raise ValueError
-            return float(raw.strip()) if isinstance(raw, str) else float(raw)
-        except (TypeError, ValueError):
-            raise ConfigException(name, raw, "Not a number of type DOUBLE") from None
-    if t is ConfigType.LIST:
-        if isinstance(raw, str):
-            s = raw.strip()
-            return [] if not s else [p.strip() for p in s.split(",")]
-        if isinstance(raw, list | tuple):
-            return [str(v) for v in raw]
-        raise ConfigException(name, raw, "Expected a comma separated list.")
+        if t in (ConfigType.STRING, ConfigType.CLASS, ConfigType.PASSWORD):
+            return parse_string(raw, strip=t is not ConfigType.PASSWORD)
+        if t is ConfigType.BOOLEAN:
+            return parse_bool(raw)
+        if t.value in INTEGER_TYPES:
+            return parse_integer(raw, t.value)
+        if t is ConfigType.DOUBLE:
+            return parse_double(raw)
+        if t is ConfigType.LIST:
+            return parse_list(raw)
+    except InvalidValue as e:
+        raise ConfigException(name, raw, e.message) from None
     raise ConfigException(name, raw, f"Unknown type {t}")  # pragma: no cover
 
 

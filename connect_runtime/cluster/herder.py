@@ -28,8 +28,8 @@ from typing import Any, TypeVar
 from confluent_kafka import KafkaException, Producer
 
 from connect_runtime.api.connector import SourceConnector
-from connect_runtime.api.errors import ConnectException
-from connect_runtime.clients import client_config
+from connect_runtime.api.errors import ConfigException, ConnectException
+from connect_runtime.clients import producer_config
 from connect_runtime.cluster.assignment import Assignment, plan
 from connect_runtime.cluster.herder_api import (
     ConfigInfos,
@@ -51,6 +51,7 @@ from connect_runtime.cluster.internal_client import InternalClient
 from connect_runtime.cluster.membership import Heartbeat, Membership, heartbeat_key
 from connect_runtime.cluster.request_signature import generate_key
 from connect_runtime.cluster.validation import ConnectorValidator
+from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import (
     AlreadyExistsError,
@@ -135,7 +136,7 @@ class DistributedHerder:
         self._needs_reconfig: set[str] = set()
         self._restarts_applied: int | None = None
         self._fence_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="fence")
-        self._offsets = SourceConnectorOffsets(worker.config, worker.plugins, worker.offset_store)
+        self._offsets = SourceConnectorOffsets(worker.config, worker.plugins, worker.offset_stores)
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> None:
@@ -528,9 +529,8 @@ class DistributedHerder:
             return
         if state.target_state(name) is not TargetState.STARTED:
             return
-        cfg = state.connector_configs[name]
         try:
-            max_tasks = int(cfg.get("tasks.max", "1"))
+            max_tasks = self.worker.connector_config(name).tasks_max
             new_configs = self.worker.connector_task_configs(name, max_tasks)
         except Exception:
             logger.exception("Failed to reconfigure tasks of connector %s", name)
@@ -600,7 +600,8 @@ class DistributedHerder:
         generation = state.task_config_generation(connector)
         if previous is not None and not (previous == 1 and count == 1):
             ids = [ConnectorTaskId(connector, i) for i in range(previous)]
-            futures = [self._fence_pool.submit(self._fence_producer, t) for t in ids]
+            base = self._fencing_producer_settings(state.connector_configs[connector])
+            futures = [self._fence_pool.submit(self._fence_producer, t, base) for t in ids]
             try:
                 for f in futures:
                     f.result(60)
@@ -613,10 +614,18 @@ class DistributedHerder:
         self._leader_write([formats.task_count_record(connector, count)])
         self.config_store.refresh()
 
-    def _fence_producer(self, task: ConnectorTaskId) -> None:
-        conf: dict[str, Any] = dict(self.config.client_props("producer."))
+    def _fencing_producer_settings(self, connector_props: Mapping[str, str]) -> dict[str, Any]:
+        """The task producers' cluster: ``producer.override.bootstrap.servers`` may name another one."""
+        try:
+            cfg = SourceConnectorConfig.parse(connector_props)
+        except ConfigException:
+            return dict(self.config.client_props("producer."))
+        return self.worker.offset_stores.client_settings(cfg, "producer")
+
+    def _fence_producer(self, task: ConnectorTaskId, base: Mapping[str, Any]) -> None:
+        conf: dict[str, Any] = dict(base)
         conf["transactional.id"] = self.config.task_transactional_id(task.connector, task.task)
-        producer = Producer(client_config(conf))
+        producer = Producer(producer_config(conf))
         producer.init_transactions(60)
         producer.flush(0)
 

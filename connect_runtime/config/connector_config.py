@@ -55,6 +55,8 @@ CLIENT_OVERRIDE_PREFIXES: Final[Mapping[str, str]] = {
     "admin": "admin.override.",
 }
 
+_CONVERTER_KINDS = ("key", "value", "header")
+
 TOPIC_CREATION_PREFIX: Final = "topic.creation."
 _DEFAULT_TOPIC_CREATION_GROUP = "default"
 
@@ -374,6 +376,21 @@ class SourceConnectorConfig:
         if prefix is None:
             raise ValueError(f"kind must be one of {', '.join(CLIENT_OVERRIDE_PREFIXES)}, not {kind!r}")
         return {k[len(prefix):]: v for k, v in self.originals.items() if k.startswith(prefix) and k != prefix}
+
+    def converter_settings(self, kind: str) -> tuple[str, dict[str, str]] | None:
+        """The connector's own converter of ``kind`` (``"key"``, ``"value"``, ``"header"``), if it sets one.
+
+        Returns the class name and the ``<kind>.converter.*`` settings with that prefix stripped, or
+        None when the connector does not set ``<kind>.converter``: then the worker's converter and
+        its settings apply (the connector's ``<kind>.converter.*`` keys alone do not configure it).
+        """
+        if kind not in _CONVERTER_KINDS:
+            raise ValueError(f"converter kind must be one of {', '.join(_CONVERTER_KINDS)}, not {kind!r}")
+        class_name: str | None = getattr(self, f"{kind}_converter")
+        if not class_name:
+            return None
+        prefix = f"{kind}.converter."
+        return class_name, {k[len(prefix):]: v for k, v in self.originals.items() if k.startswith(prefix)}
 
     @property
     def uses_topic_creation(self) -> bool:

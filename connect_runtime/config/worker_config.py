@@ -29,6 +29,7 @@ from pydantic import (
     model_validator,
 )
 
+from connect_runtime.api.config_values import InvalidValue, parse_bool, parse_integer, parse_list, parse_string
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.config.properties import PropertiesError, load_properties
 
@@ -149,21 +150,11 @@ class _Invalid(ValueError):
         self.value = value
 
 
-# --- value parsers, mirroring Java's ConfigDef.parseType -------------------------------------------
-
-
-def _require_str(value: object, what: str) -> str:
-    if not isinstance(value, str):
-        raise _Invalid(f"must be {what}")
-    return value
-
-
-def _parse_string(value: object) -> str:
-    return _require_str(value, "a string").strip()
+# --- value parsers: the shared grammar (api.config_values) plus the worker's own rules -------------
 
 
 def _parse_non_empty_string(value: object) -> str:
-    s = _parse_string(value)
+    s = parse_string(value)
     if not s:
         raise _Invalid("must not be empty")
     return s
@@ -173,33 +164,20 @@ def _parse_optional_string(value: object) -> str | None:
     """An unset optional string: Java keeps ``""``; we map it to None so callers test one thing."""
     if value is None:
         return None
-    s = _parse_string(value)
+    s = parse_string(value)
     return s or None
 
 
-def _integer_parser(type_name: str, bits: int) -> Callable[[object], int]:
-    lo, hi = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
-
+def _integer_parser(type_name: str) -> Callable[[object], int]:
     def parse(value: object) -> int:
-        if isinstance(value, bool):
-            raise _Invalid(f"must be a number of type {type_name}")
-        if isinstance(value, int):
-            number = value
-        else:
-            try:
-                number = int(_require_str(value, f"a number of type {type_name}").strip())
-            except ValueError:
-                raise _Invalid(f"must be a number of type {type_name}") from None
-        if not lo <= number <= hi:
-            raise _Invalid(f"must be a number of type {type_name}")
-        return number
+        return parse_integer(value, type_name)
 
     return parse
 
 
-_parse_int = _integer_parser("INT", 32)
-_parse_long = _integer_parser("LONG", 64)
-_parse_short = _integer_parser("SHORT", 16)
+_parse_int = _integer_parser("INT")
+_parse_long = _integer_parser("LONG")
+_parse_short = _integer_parser("SHORT")
 
 
 def _optional(parse: Callable[[object], int]) -> Callable[[object], int | None]:
@@ -231,32 +209,14 @@ def _broker_default_or_positive(parse: Callable[[object], int], what: str) -> Ca
     return check
 
 
-def _parse_bool(value: object) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str):
-        s = value.strip().lower()
-        if s in ("true", "false"):
-            return s == "true"
-    raise _Invalid("must be true or false")
-
-
-def _parse_list(value: object) -> list[str]:
-    """Comma-separated, items trimmed; an empty string is the empty list (Java's LIST type)."""
-    if isinstance(value, list | tuple):
-        return [str(v).strip() for v in value]
-    s = _require_str(value, "a comma-separated list").strip()
-    return [item.strip() for item in s.split(",")] if s else []
-
-
 def _parse_optional_list(value: object) -> list[str] | None:
-    return None if value is None else _parse_list(value)
+    return None if value is None else parse_list(value)
 
 
 def _parse_eos_support(value: object) -> ExactlyOnceSourceSupport:
     if isinstance(value, ExactlyOnceSourceSupport):
         return value
-    s = _require_str(value, "a string").strip().lower()
+    s = parse_string(value).lower()
     try:
         return ExactlyOnceSourceSupport(s)
     except ValueError:
@@ -267,7 +227,7 @@ def _parse_eos_support(value: object) -> ExactlyOnceSourceSupport:
 def _parse_override_policy(value: object) -> ConnectorClientConfigOverridePolicy:
     if isinstance(value, ConnectorClientConfigOverridePolicy):
         return value
-    s = _require_str(value, "a string").strip().lower()
+    s = parse_string(value).lower()
     policy = _OVERRIDE_POLICY_NAMES.get(s)
     if policy is None:
         allowed = ", ".join(p.value for p in ConnectorClientConfigOverridePolicy)
@@ -283,11 +243,11 @@ def _hmac_name(value: str) -> str:
 
 
 def _parse_hmac(value: object) -> str:
-    return _hmac_name(_require_str(value, "a string"))
+    return _hmac_name(parse_string(value))
 
 
 def _parse_hmac_list(value: object) -> list[str]:
-    names = _parse_list(value)
+    names = parse_list(value)
     if not names:
         raise _Invalid("must list at least one signature verification algorithm")
     return [_hmac_name(n) for n in names]
@@ -322,7 +282,7 @@ def parse_listener(url: str) -> tuple[str, str, int]:
 
 
 def _parse_listeners(value: object) -> list[str]:
-    listeners = _parse_list(value)
+    listeners = parse_list(value)
     if not listeners:
         raise _Invalid("must contain at least one listener, like http://:8083")
     for listener in listeners:
@@ -360,17 +320,17 @@ def _parse_port(value: object) -> int | None:
     return port
 
 
-_Str = Annotated[str, BeforeValidator(_parse_string)]
+_Str = Annotated[str, BeforeValidator(parse_string)]
 _NonEmptyStr = Annotated[str, BeforeValidator(_parse_non_empty_string)]
 _OptStr = Annotated[str | None, BeforeValidator(_parse_optional_string)]
-_Bool = Annotated[bool, BeforeValidator(_parse_bool)]
+_Bool = Annotated[bool, BeforeValidator(parse_bool)]
 _NonNegInt = Annotated[int, BeforeValidator(_at_least(_parse_int, 0))]
 _NonNegLong = Annotated[int, BeforeValidator(_at_least(_parse_long, 0))]
 _PositiveInt = Annotated[int, BeforeValidator(_at_least(_parse_int, 1))]
 _ReplicationFactor = Annotated[
     int, BeforeValidator(_broker_default_or_positive(_parse_short, "replication factor"))]
 _Partitions = Annotated[int, BeforeValidator(_broker_default_or_positive(_parse_int, "number of partitions"))]
-_List = Annotated[list[str], BeforeValidator(_parse_list)]
+_List = Annotated[list[str], BeforeValidator(parse_list)]
 _OptList = Annotated[list[str] | None, BeforeValidator(_parse_optional_list)]
 
 
@@ -732,6 +692,8 @@ def _raise_first(error: ValidationError) -> NoReturn:
         key = cause.key or loc
         value = cause.value if cause.key is not None else first["input"]
         message = cause.message
+    elif isinstance(cause, InvalidValue):  # the shared value grammar, worded as "must be ..."
+        key, value, message = loc, first["input"], cause.requirement
     else:  # pydantic's own checks (e.g. a wrong Python type passed programmatically)
         key, value, message = loc, first["input"], first["msg"]
     raise WorkerConfigError(

@@ -12,7 +12,7 @@ from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, Producer
 
-from connect_runtime.clients import client_config
+from connect_runtime import clients
 from connect_runtime.errors import ConnectRestError
 
 logger = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ class ConfigTopicWriter:
         """(Re)create the producer and initialise transactions: fences every older holder of the id
         and aborts its open transaction at once."""
         self.close()
-        producer = Producer(client_config(self._conf))
+        producer = Producer(clients.producer_config(self._conf))
         producer.init_transactions(self._init_timeout_s)
         self._producer = producer
 

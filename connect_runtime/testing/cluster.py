@@ -33,7 +33,12 @@ _WORKER_CMD = "import sys; from connect_runtime.cli import distributed_main; sys
 
 def wait_until(condition: Callable[[], T | None], timeout_s: float = 60.0, interval_s: float = 0.2,
                message: str = "condition") -> T:
-    """Poll ``condition`` until it returns something truthy; raise AssertionError at the deadline."""
+    """Poll ``condition`` until it returns something truthy; raise AssertionError at the deadline.
+
+    Other exceptions from ``condition`` count as "not yet" (e.g. REST not up yet) and the last one is
+    reported at the deadline; an AssertionError is a failed check, not a transient state, so it
+    propagates at once instead of turning into a timeout that hides what was wrong.
+    """
     deadline = time.monotonic() + timeout_s
     last_error: Exception | None = None
     while True:
@@ -41,7 +46,9 @@ def wait_until(condition: Callable[[], T | None], timeout_s: float = 60.0, inter
             result = condition()
             if result:
                 return result
-        except Exception as e:  # the condition may fail transiently (e.g. REST not up yet)
+        except AssertionError:
+            raise
+        except Exception as e:
             last_error = e
         if time.monotonic() >= deadline:
             raise AssertionError(f"Timed out after {timeout_s}s waiting for {message}"

@@ -62,9 +62,10 @@ class AtLeastOnceWorkerSourceTask(WorkerSourceTask):
         self._next_flush = monotonic_ms() + flush_interval_ms
 
     def prepare(self) -> None:
+        self._offset_store.start()
         self._offset_store.read_to_end().result(60)
 
-    def batch_end(self, had_records: bool) -> None:
+    def batch_end(self, sent: int) -> None:
         if self._errors.count:
             raise ConnectException(f"Failed to send a record of task {self.id}: {self._errors.first}")
         if monotonic_ms() >= self._next_flush:
@@ -89,7 +90,9 @@ class AtLeastOnceWorkerSourceTask(WorkerSourceTask):
             return
         if snapshot:
             entries = {k: formats.offset_value(v) for k, v in snapshot.items()}
-            self._offset_store.set(entries)
+            store = self._offset_store
+            # A connector-specific offsets topic lives on the connector's cluster: the task's producer writes it.
+            store.set(entries, producer=self.producer if store.has_connector_store else None)
             for k, v in snapshot.items():
                 if self.pending_offsets.get(k) is v:
                     del self.pending_offsets[k]

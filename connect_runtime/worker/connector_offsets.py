@@ -37,12 +37,7 @@ from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import BadRequestError
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage import formats
-from connect_runtime.storage.offset_store import (
-    ConnectorOffsetBackingStore,
-    KafkaOffsetBackingStore,
-    OffsetEntries,
-    canonical_offset_key,
-)
+from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore, OffsetEntries, canonical_offset_key
 from connect_runtime.worker.exactly_once_source_task import eos_producer_config
 from connect_runtime.worker.offset_stores import OffsetStoreFactory
 
@@ -95,10 +90,10 @@ def normalize_offsets(connector: str, offsets: Iterable[ConnectorOffset]) -> Nor
 class SourceConnectorOffsets:
     """Reads and modifies source connectors' offsets on a pool of its own (see the module docstring)."""
 
-    def __init__(self, config: WorkerConfig, plugins: PluginRegistry, global_store: KafkaOffsetBackingStore) -> None:
+    def __init__(self, config: WorkerConfig, plugins: PluginRegistry, stores: OffsetStoreFactory) -> None:
         self._config = config
         self._plugins = plugins
-        self._stores = OffsetStoreFactory(config, global_store)
+        self._stores = stores
         # Two threads: a slow read of one connector's topic should not hold up a request for another.
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="connector-offsets")
 

@@ -4,47 +4,85 @@ transaction of the task's producer ``<group.id>-<connector>-<task>``.
 Start-up order matters (reference §6): fence the previous task generation, initialise transactions
 (this also fences an older instance of this very task id and aborts its open transaction), re-check
 that the task configs did not change meanwhile, and only then read offsets and start the plugin.
+
+When a transaction ends is the ``transaction.boundary``: after every poll, once an interval has
+passed, or when the connector says so (:class:`ConnectorBoundaryWorkerSourceTask`). A commit that
+fails aborts what it can and purges the producer at once: an open transaction left behind on the
+offsets topic would hold every other reader of that topic back until ``transaction.timeout.ms``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
 
 from connect_runtime.api.errors import ConnectException
+from connect_runtime.api.record import SourceRecord
+from connect_runtime.api.transaction import TransactionContext
 from connect_runtime.cluster.herder_api import TargetState
+from connect_runtime.config.connector_config import TransactionBoundary
 from connect_runtime.storage import formats
 from connect_runtime.worker.source_task_base import TaskCancelled, TaskSetup, WorkerSourceTask
+from connect_runtime.worker.transaction_context import WorkerTransactionContext
 
 logger = logging.getLogger(__name__)
 
 _TIMEOUT_HINT = (
-    " This may be caused by transactions that take too long: consider reducing the connector's "
-    "throughput per transaction, increasing the producer's transaction.timeout.ms "
-    "(producer.override.transaction.timeout.ms), lowering transaction.boundary.interval.ms, or using "
-    "the 'poll' transaction boundary."
+    " The task was unable to finish writing records to Kafka before its producer transaction expired. "
+    "It may be necessary to reconfigure this connector in order for it to run healthily with exactly-once "
+    "support. Options for this include: tune the connector's producer configuration for higher throughput, "
+    "increase the transaction timeout for the connector's producers "
+    "(producer.override.transaction.timeout.ms), decrease the offset commit interval "
+    "(transaction.boundary.interval.ms, if using interval-based transaction boundaries), or use the 'poll' "
+    "transaction boundary (if the connector is not already configured to use it)."
 )
+_SIZE_HINT = (
+    " A record or transaction was larger than the broker accepts: raise the topic's max.message.bytes "
+    "(and the producer's message.max.bytes through producer.override.message.max.bytes), or make the "
+    "connector emit smaller records."
+)
+_COMMIT_SLICE_S = 1.0
+_TIMEOUT_CODES = frozenset({KafkaError.INVALID_PRODUCER_EPOCH, KafkaError._TIMED_OUT,
+                            KafkaError.TRANSACTION_ABORTABLE, KafkaError.INVALID_TXN_STATE})
+_SIZE_CODES = frozenset({KafkaError.MSG_SIZE_TOO_LARGE, KafkaError.RECORD_LIST_TOO_LARGE})
+
+
+def _error_code(error: KafkaException) -> int | None:
+    err = error.args[0] if error.args and isinstance(error.args[0], KafkaError) else None
+    return None if err is None else int(err.code())
 
 
 class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
-    """Poll boundary: one transaction per poll (empty polls still call ``commit()``)."""
+    """``poll`` boundary: one transaction per poll (empty polls still call ``commit()``);
+    ``interval`` boundary: commit at the end of the first batch after the interval has passed.
+    Both also commit before a pause and on a clean stop (which includes a revocation)."""
 
     def __init__(
         self,
         setup: TaskSetup,
         fence: Callable[[], None],
         verify_generation: Callable[[], None],
+        boundary: TransactionBoundary = TransactionBoundary.POLL,
+        interval_ms: int = 60000,
         transaction_timeout_s: float = 60.0,
     ) -> None:
         super().__init__(setup)
         self._fence = fence
         self._verify_generation = verify_generation
         self._txn_open = False
+        #: Records sent in the open transaction (the reference's transaction-size metric).
+        self.txn_size = 0
+        #: One entry per committed transaction: its number of records (bounded: recent ones only).
+        self.committed_sizes: list[int] = []
         self._timeout_s = transaction_timeout_s
+        self._interval_s = interval_ms / 1000.0 if boundary is TransactionBoundary.INTERVAL else 0.0
+        self._next_commit = 0.0
+        self._producer_closed = False
 
     def prepare(self) -> None:
         with self._state_cv:
@@ -63,8 +101,10 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             raise ConnectException(f"Failed to initialize the transactional producer of task {self.id}: {e}") from e
         logger.info("Task %s: transactions initialised; re-checking its task configuration", self.id)
         self._verify_generation()
-        logger.info("Task %s: reading committed offsets", self.id)
+        logger.info("Task %s: reading committed offsets from %s", self.id, self._offset_store.topic)
+        self._offset_store.start()
         self._offset_store.read_to_end().result(self._timeout_s)
+        self._next_commit = time.monotonic() + self._interval_s
 
     def forbidden_topic(self) -> str | None:
         return self._offset_store.topic
@@ -74,49 +114,184 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             self.producer.begin_transaction()
             self._txn_open = True
 
-    def batch_end(self, had_records: bool) -> None:
-        self._commit()
+    def batch_end(self, sent: int) -> None:
+        self.txn_size += sent
+        if self._interval_s:
+            now = time.monotonic()
+            if now < self._next_commit:
+                return
+            self._next_commit = now + self._interval_s
+        self.commit()
 
     def before_pause(self) -> None:
-        self._commit()
+        self.commit()
 
     def final_commit(self) -> None:
-        self._commit()
+        self.commit()
 
-    def _commit(self) -> None:
+    def commit(self) -> None:
+        """Write the pending offsets into the open transaction (opening one if needed) and commit it."""
         pending = self.pending_offsets
         if not self._txn_open and not pending:
             self.report_committed()
             return
         producer = self.producer
+        store = self._offset_store
+        entries = {key: formats.offset_value(offset) for key, offset in pending.items()}
         try:
+            # Tombstones reach the worker's global topic first, or a reset could resurface from there.
+            store.write_tombstones_first(entries)
             if not self._txn_open:
-                producer.begin_transaction()
+                producer.begin_transaction()  # e.g. the offsets-only transaction after an abort
                 self._txn_open = True
-            topic = self._offset_store.topic
-            for key, offset in pending.items():
-                producer.produce(topic, formats.offset_value(offset), key)
-            producer.commit_transaction(self._timeout_s)
-        except KafkaException as e:
+            topic = store.topic
+            for key, value in entries.items():
+                producer.produce(topic, value, key)
+            self._commit_transaction()
+        except Exception as e:
             self._txn_open = False
-            err = e.args[0] if e.args and isinstance(e.args[0], KafkaError) else None
-            hint = ""
-            if err is not None and err.code() in (KafkaError._FENCED, KafkaError.PRODUCER_FENCED,
-                                                  KafkaError.INVALID_PRODUCER_EPOCH,
-                                                  KafkaError._TIMED_OUT, KafkaError.TRANSACTION_ABORTABLE,
-                                                  KafkaError.INVALID_TXN_STATE):
-                hint = _TIMEOUT_HINT if err.code() != KafkaError._FENCED else ""
-            raise ConnectException(f"Failed to commit transaction for task {self.id}: {e}.{hint}") from e
+            raise self._commit_failed(e) from e
         self._txn_open = False
+        self._record_size(self.txn_size)
+        self.txn_size = 0
         pending.clear()
+        store.mirror(entries)
         self.report_committed()
 
+    def _commit_transaction(self) -> None:
+        """``commit_transaction`` in short slices, each retry resuming the commit.
+
+        librdkafka flushes before committing, and a transaction that already failed (say, a record the
+        broker refused) keeps its queued records unsent, so one long call would only time out; the
+        retry reports the real, abortable error at once.
+        """
+        deadline = time.monotonic() + self._timeout_s
+        while True:
+            try:
+                self.producer.commit_transaction(min(_COMMIT_SLICE_S, max(deadline - time.monotonic(), 0.1)))
+                return
+            except KafkaException as e:
+                err = e.args[0] if e.args and isinstance(e.args[0], KafkaError) else None
+                if err is None or not err.retriable() or time.monotonic() >= deadline:
+                    raise
+
+    def _record_size(self, size: int) -> None:
+        sizes = self.committed_sizes
+        sizes.append(size)
+        if len(sizes) > 1000:
+            del sizes[:500]
+
+    def abort(self) -> None:
+        """Abort the open transaction: its records are never visible; their offsets stay pending, so
+        the next commit (an offsets-only transaction if nothing else) still commits them."""
+        if self.txn_size == 0:
+            logger.warning("Task %s: ignoring request by task to abort transaction as the current transaction "
+                           "is empty", self.id)
+            return
+        try:
+            self.producer.abort_transaction(self._timeout_s)
+        except KafkaException as e:
+            self._txn_open = False
+            raise self._commit_failed(e) from e
+        self._txn_open = False
+        self.txn_size = 0
+        self.abandon_uncommitted()
+
+    def send_failed(self, error: KafkaException) -> Exception:
+        cause: BaseException = error
+        if _error_code(error) == KafkaError._STATE:
+            # The transaction already failed (librdkafka refuses further sends); a commit attempt
+            # reports why (e.g. a record the broker refused). It cannot succeed in this state.
+            try:
+                self.producer.commit_transaction(_COMMIT_SLICE_S)
+            except KafkaException as e:
+                cause = e
+        self._txn_open = False
+        return self._commit_failed(cause, "Unrecoverable exception trying to send records of task")
+
+    def _commit_failed(self, error: BaseException,
+                       what: str = "Failed to flush offsets and/or records for task") -> ConnectException:
+        """Abort what can be aborted and drop every queued record at once; the error for the task."""
+        err = error.args[0] if isinstance(error, KafkaException) and error.args \
+            and isinstance(error.args[0], KafkaError) else None
+        self._close_producer()
+        hint = ""
+        if err is not None:
+            if err.code() in _SIZE_CODES:
+                hint = _SIZE_HINT
+            elif err.code() in _TIMEOUT_CODES or (err.txn_requires_abort() and err.code() != KafkaError._FENCED):
+                hint = _TIMEOUT_HINT
+        return ConnectException(f"{what} {self.id}: {error}.{hint}")
+
+    def _close_producer(self) -> None:
+        if self._producer_closed:
+            return
+        self._producer_closed = True
+        producer = self.producer
+        # Abort first: it writes the abort markers that let read_committed readers of the offsets
+        # topic move past this transaction. A fenced producer cannot abort; its successor did already.
+        with contextlib.suppress(KafkaException):
+            producer.abort_transaction(5)
+        with contextlib.suppress(KafkaException, RuntimeError):
+            producer.purge()
+        producer.flush(0)
+
     def close_resources(self) -> None:
-        if self._txn_open:
-            with contextlib.suppress(KafkaException):
-                self.producer.abort_transaction(5)
-        # A transactional producer has nothing to flush after commit/abort; close it promptly.
-        self.producer.flush(0)
+        if self._txn_open or not self._producer_closed:
+            self._close_producer()
+        self._txn_open = False
+
+
+class ConnectorBoundaryWorkerSourceTask(ExactlyOnceWorkerSourceTask):
+    """``transaction.boundary=connector``: the task commits or aborts through its
+    :class:`TransactionContext`, after a given record or after the current batch; record-level
+    requests are acted on first. An abort still commits the aborted records' offsets (in a
+    transaction of their own if need be), so the task does not see the same records again.
+    Pausing or stopping commits only if the connector asked for it, as the reference does."""
+
+    def __init__(self, setup: TaskSetup, fence: Callable[[], None], verify_generation: Callable[[], None],
+                 transaction_timeout_s: float = 60.0) -> None:
+        super().__init__(setup, fence, verify_generation, TransactionBoundary.CONNECTOR, 0, transaction_timeout_s)
+        self._context = WorkerTransactionContext()
+
+    def transaction_context(self) -> TransactionContext | None:
+        return self._context
+
+    def on_record_sent(self, record: SourceRecord, dropped: bool) -> None:
+        if not dropped:
+            self.txn_size += 1
+        ctx = self._context
+        if not ctx.has_record_requests:
+            return
+        if ctx.should_abort_on(record):
+            logger.info("Task %s: aborting transaction for record on topic %s as requested by connector",
+                        self.id, record.topic)
+            self.abort()
+            self.commit()
+        elif ctx.should_commit_on(record):
+            self.commit()
+        else:
+            return
+        # The rest of the batch goes into a new transaction.
+        self.begin_batch()
+
+    def batch_end(self, sent: int) -> None:
+        self._maybe_commit_for_batch()
+
+    def _maybe_commit_for_batch(self) -> None:
+        ctx = self._context
+        if ctx.should_abort_batch():
+            logger.info("Task %s: aborting transaction for batch as requested by connector", self.id)
+            self.abort()
+            self.commit()
+        elif ctx.should_commit_batch():
+            self.commit()
+
+    def before_pause(self) -> None:
+        self._maybe_commit_for_batch()
+
+    def final_commit(self) -> None:
+        self._maybe_commit_for_batch()
 
 
 def eos_producer_config(base: Mapping[str, Any], transactional_id: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from confluent_kafka import KafkaError, Message, Producer
+from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from connect_runtime.api.converter import Converter
 from connect_runtime.api.errors import ConnectException, RetriableException
@@ -27,7 +27,7 @@ from connect_runtime.api.transaction import TransactionContext
 from connect_runtime.api.transformation import Transformation
 from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
 from connect_runtime.storage import formats
-from connect_runtime.storage.offset_store import KafkaOffsetBackingStore
+from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore
 from connect_runtime.worker.task_status import TaskStatusListener
 
 logger = logging.getLogger(__name__)
@@ -72,7 +72,8 @@ class TaskSetup:
     transformations: Sequence[Transformation]
     producer: Producer
     offset_reader: OffsetStorageReader
-    offset_store: KafkaOffsetBackingStore
+    #: The connector's offsets (its own topic and/or the worker's); started and stopped by the task.
+    offset_store: ConnectorOffsetBackingStore
     status: TaskStatusListener
     initial_state: TargetState
 
@@ -102,6 +103,8 @@ class WorkerSourceTask(ABC):
         self._wants_metadata = type(task).commit_record is not SourceTask.commit_record
         # Records awaiting commit_record: (record, metadata slot) pairs, only when the plugin cares.
         self._uncommitted: list[tuple[SourceRecord, list[RecordMetadata | None]]] = []
+        # Records of aborted transactions: commit_record(record, None) at the next successful commit.
+        self._aborted: list[SourceRecord] = []
         self._last_partition: Any = None
         self._last_partition_key = b""
 
@@ -187,11 +190,16 @@ class WorkerSourceTask(ABC):
             except RetriableException as e:
                 logger.warning("Task %s failed to poll records (will retry): %s", self.id, e)
                 continue
+            sent = 0
             if records:
-                self._send_batch(records)
-            self.batch_end(bool(records))
+                try:
+                    sent = self._send_batch(records)
+                except KafkaException as e:
+                    raise self.send_failed(e) from e
+            self.batch_end(sent)
 
-    def _send_batch(self, records: Sequence[SourceRecord]) -> None:
+    def _send_batch(self, records: Sequence[SourceRecord]) -> int:
+        """Convert and send ``records``; returns how many were sent (not dropped by a transform)."""
         producer = self.producer
         key_conv = self._key_converter.from_connect_data
         value_conv = self._value_converter.from_connect_data
@@ -201,15 +209,18 @@ class WorkerSourceTask(ABC):
         forbidden_topic = self.forbidden_topic()
         # Record-level hook only when a subclass defines it (connector-defined boundaries).
         record_sent = self.on_record_sent if type(self).on_record_sent is not WorkerSourceTask.on_record_sent else None
+        dropped = 0
         self.begin_batch()
         for rec in records:
             if transforms:
                 transformed = self._transform(rec)
                 if transformed is None:
+                    # Its offset is not recorded, but it may still carry a transaction boundary request.
+                    dropped += 1
                     if wants_metadata:
                         self._uncommitted.append((rec, [None]))
                     if record_sent is not None:
-                        record_sent(rec)
+                        record_sent(rec, True)
                     continue
             else:
                 transformed = rec
@@ -252,8 +263,9 @@ class WorkerSourceTask(ABC):
                     self._last_partition_key = formats.offset_key(self.id.connector, sp)
                 pending[self._last_partition_key] = rec.source_offset
             if record_sent is not None:
-                record_sent(rec)
+                record_sent(rec, False)
         producer.poll(0)
+        return len(records) - dropped
 
     def _transform(self, rec: SourceRecord) -> SourceRecord | None:
         current: SourceRecord | None = rec
@@ -265,6 +277,13 @@ class WorkerSourceTask(ABC):
 
     def report_committed(self) -> None:
         """After a successful commit: ``commit_record`` for every buffered record, then ``commit``."""
+        if self._aborted:
+            aborted, self._aborted = self._aborted, []
+            for rec in aborted:
+                try:
+                    self.task.commit_record(rec, None)
+                except Exception:
+                    logger.exception("Task %s threw in commit_record", self.id)
         if self._uncommitted:
             done, self._uncommitted = self._uncommitted, []
             for rec, slot in done:
@@ -282,6 +301,10 @@ class WorkerSourceTask(ABC):
             self.close_resources()
         except Exception:
             logger.exception("Task %s failed to release its resources", self.id)
+        try:
+            self._offset_store.stop()
+        except Exception:
+            logger.exception("Task %s failed to stop its offset store", self.id)
         if not self.failed:
             self._status.on_shutdown(self.id)
 
@@ -298,11 +321,23 @@ class WorkerSourceTask(ABC):
     def begin_batch(self) -> None:
         """Called before the records of a poll are sent."""
 
-    def on_record_sent(self, record: SourceRecord) -> None:
-        """Called after each record was handed to the producer (record-level boundaries)."""
+    def send_failed(self, error: KafkaException) -> Exception:
+        """The producer refused a record: the error that fails the task."""
+        return ConnectException(f"Unrecoverable exception trying to send records of task {self.id}: {error}")
+
+    def on_record_sent(self, record: SourceRecord, dropped: bool) -> None:
+        """Called after each record was handed to the producer, or dropped by a transform (record-level
+        boundaries); only called at all when a subclass overrides it."""
+
+    def abandon_uncommitted(self) -> None:
+        """The records sent so far will never be committed (aborted transaction): their
+        ``commit_record`` gets None metadata."""
+        if self._uncommitted:
+            self._aborted.extend(rec for rec, _ in self._uncommitted)
+            self._uncommitted = []
 
     @abstractmethod
-    def batch_end(self, had_records: bool) -> None:
+    def batch_end(self, sent: int) -> None:
         """Called after every poll: commit if the delivery policy says so."""
 
     @abstractmethod

@@ -16,11 +16,16 @@ from connect_runtime.api.converter import Converter
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.api.task import SourceTask
-from connect_runtime.clients import client_config
+from connect_runtime.clients import producer_config
 from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
+from connect_runtime.config.connector_config import SourceConnectorConfig, TransactionBoundary
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.plugins.registry import PluginRegistry
-from connect_runtime.storage.offset_store import ConnectorOffsetReader, KafkaOffsetBackingStore
+from connect_runtime.storage.offset_store import (
+    ConnectorOffsetBackingStore,
+    ConnectorOffsetReader,
+    KafkaOffsetBackingStore,
+)
 from connect_runtime.storage.status_store import ConnectorStatus, KafkaStatusBackingStore, State, TaskStatus
 from connect_runtime.worker.at_least_once_source_task import (
     AtLeastOnceWorkerSourceTask,
@@ -28,9 +33,11 @@ from connect_runtime.worker.at_least_once_source_task import (
     at_least_once_producer_config,
 )
 from connect_runtime.worker.exactly_once_source_task import (
+    ConnectorBoundaryWorkerSourceTask,
     ExactlyOnceWorkerSourceTask,
     eos_producer_config,
 )
+from connect_runtime.worker.offset_stores import OffsetStoreFactory
 from connect_runtime.worker.source_task_base import TaskSetup, WorkerSourceTask
 
 logger = logging.getLogger(__name__)
@@ -61,9 +68,10 @@ class _ConnectorContext(SourceConnectorContext):
 class _RunningConnector:
     name: str
     connector: Connector
-    config: Mapping[str, str]
+    config: SourceConnectorConfig
     state: TargetState
     started: bool
+    offsets: ConnectorOffsetBackingStore | None = None
 
 
 class Worker:
@@ -82,6 +90,7 @@ class Worker:
         self.worker_id = worker_id
         self.plugins = plugins
         self.offset_store = offset_store
+        self.offset_stores = OffsetStoreFactory(config, offset_store)
         self.status_store = status_store
         self._request_reconfiguration = request_reconfiguration
         self._connectors: dict[str, _RunningConnector] = {}
@@ -98,24 +107,33 @@ class Worker:
 
     # -- connectors -----------------------------------------------------------------------------
     def start_connector(self, name: str, props: Mapping[str, str], state: TargetState) -> bool:
-        """Instantiate and (unless paused/stopped) start a connector; False and FAILED on error."""
+        """Instantiate and (unless paused/stopped) start a connector; False and FAILED on error.
+
+        ``props`` is the connector's config as stored; an invalid one fails the connector.
+        """
         self._failed_connectors.discard(name)
+        offsets: ConnectorOffsetBackingStore | None = None
         try:
-            cls = self.plugins.connector_class(props["connector.class"])
+            config = self._parse_connector_config(props)
+            cls = self.plugins.connector_class(config.connector_class)
             connector = cls()
-            reader = ConnectorOffsetReader(name, self.offset_store)
+            offsets = self.offset_stores.for_connector(config)
+            offsets.start()
+            reader = ConnectorOffsetReader(name, offsets, read_to_end=True)
             connector.initialize(_ConnectorContext(name, reader, self._request_reconfiguration,
                                                    self._connector_failed))
-            running = _RunningConnector(name, connector, dict(props), state, False)
+            running = _RunningConnector(name, connector, config, state, False, offsets)
             self._connectors[name] = running
             if state is TargetState.STARTED:
-                connector.start(props)
+                connector.start(config.originals)
                 running.started = True
             self._put_connector_status(name, _state_name(state))
             return True
         except Exception as e:
             logger.exception("Failed to start connector %s", name)
             self._connectors.pop(name, None)
+            if offsets is not None:
+                offsets.stop()
             # Owned and FAILED until it is restarted or revoked (not retried on every herder tick).
             self._failed_connectors.add(name)
             self._put_connector_status(name, State.FAILED, _trace(e))
@@ -125,9 +143,19 @@ class Worker:
         logger.error("Connector %s raised an error", name, exc_info=error)
         self._put_connector_status(name, State.FAILED, _trace(error))
 
+    def _parse_connector_config(self, props: Mapping[str, str]) -> SourceConnectorConfig:
+        return SourceConnectorConfig.parse(props, topic_creation_enabled=self.config.topic_creation_enable)
+
     def is_running(self, name: str) -> bool:
         rc = self._connectors.get(name)
         return rc is not None and rc.started
+
+    def connector_config(self, name: str) -> SourceConnectorConfig:
+        """The parsed config a connector of this worker was started with."""
+        rc = self._connectors.get(name)
+        if rc is None:
+            raise ConnectException(f"Connector {name} is not running")
+        return rc.config
 
     def connector_task_configs(self, name: str, max_tasks: int) -> list[dict[str, str]]:
         """Ask a started connector for its task configs (``task.class`` added, as Java does)."""
@@ -152,6 +180,8 @@ class Worker:
                 rc.connector.stop()
             except Exception:
                 logger.exception("Connector %s threw while stopping", name)
+        if rc.offsets is not None:
+            rc.offsets.stop()
 
     def set_connector_state(self, name: str, state: TargetState) -> None:
         """Move a running connector to ``state`` (stop/start the plugin as needed)."""
@@ -160,7 +190,7 @@ class Worker:
             return
         if state is TargetState.STARTED and not rc.started:
             try:
-                rc.connector.start(rc.config)
+                rc.connector.start(rc.config.originals)
                 rc.started = True
             except Exception as e:
                 self._put_connector_status(name, State.FAILED, _trace(e))
@@ -188,7 +218,10 @@ class Worker:
         fence: Callable[[], None],
         verify_generation: Callable[[], None],
     ) -> bool:
-        """Create and start a task's thread; False (and FAILED status) if it cannot be built."""
+        """Create and start a task's thread; False (and FAILED status) if it cannot be built.
+
+        ``connector_props`` is the connector's config as stored; an invalid one fails the task.
+        """
         if task_id in self._tasks:
             raise ConnectException(f"Task already exists in this worker: {task_id}")
         self._failed_tasks.discard(task_id)
@@ -198,21 +231,31 @@ class Worker:
             if not issubclass(task_cls, SourceTask):
                 raise ConnectException(f"{task_cls} is not a SourceTask")
             task = task_cls()
-            key_conv = self._converter(connector_props, "key")
-            value_conv = self._converter(connector_props, "value")
-            reader = ConnectorOffsetReader(task_id.connector, self.offset_store)
-            base = self._producer_base(connector_props)
+            connector_config = self._parse_connector_config(connector_props)
+            key_conv = self._converter(connector_config, "key")
+            value_conv = self._converter(connector_config, "value")
+            # Each task reads a connector-specific offsets topic itself (started in its start-up steps).
+            offsets = self.offset_stores.for_connector(connector_config)
+            reader = ConnectorOffsetReader(task_id.connector, offsets)
+            base = self._producer_base(connector_config)
             runner: WorkerSourceTask
             if self.eos_enabled:
                 conf = eos_producer_config(base, self.config.task_transactional_id(task_id.connector, task_id.task))
-                producer = Producer(client_config(conf))
+                producer = Producer(producer_config(conf))
             else:
                 errors = DeliveryErrors()
-                producer = Producer(client_config(at_least_once_producer_config(base, errors)))
+                producer = Producer(producer_config(at_least_once_producer_config(base, errors)))
             setup = TaskSetup(task_id, task, task_props, key_conv, value_conv, (), producer, reader,
-                              self.offset_store, self, state)
+                              offsets, self, state)
             if self.eos_enabled:
-                runner = ExactlyOnceWorkerSourceTask(setup, fence, verify_generation)
+                boundary = connector_config.transaction_boundary
+                if boundary is TransactionBoundary.CONNECTOR:
+                    runner = ConnectorBoundaryWorkerSourceTask(setup, fence, verify_generation)
+                else:
+                    interval_ms = connector_config.transaction_boundary_interval_ms
+                    runner = ExactlyOnceWorkerSourceTask(
+                        setup, fence, verify_generation, boundary,
+                        self.config.offset_flush_interval_ms if interval_ms is None else interval_ms)
             else:
                 runner = AtLeastOnceWorkerSourceTask(setup, errors, self.config.offset_flush_interval_ms,
                                                      self.config.offset_flush_timeout_ms)
@@ -226,20 +269,15 @@ class Worker:
         runner.start()
         return True
 
-    def _producer_base(self, connector_props: Mapping[str, str]) -> dict[str, Any]:
+    def _producer_base(self, connector_config: SourceConnectorConfig) -> dict[str, Any]:
         conf: dict[str, Any] = dict(self.config.client_props("producer."))
-        prefix = "producer.override."
-        conf.update({k[len(prefix):]: v for k, v in connector_props.items() if k.startswith(prefix)})
-        conf.setdefault("client.id", f"connector-producer-{connector_props.get('name', '')}")
+        conf.update(connector_config.client_overrides("producer"))
+        conf.setdefault("client.id", f"connector-producer-{connector_config.name}")
         return conf
 
-    def _converter(self, connector_props: Mapping[str, str], kind: str) -> Converter:
-        name = connector_props.get(f"{kind}.converter")
-        if name:
-            prefix = f"{kind}.converter."
-            settings = {k[len(prefix):]: v for k, v in connector_props.items() if k.startswith(prefix)}
-        else:
-            name, settings = self.config.converter_settings(kind)
+    def _converter(self, connector_config: SourceConnectorConfig, kind: str) -> Converter:
+        own = connector_config.converter_settings(kind)
+        name, settings = own if own is not None else self.config.converter_settings(kind)
         conv = self.plugins.converter(name)()
         conv.configure(settings, kind == "key")
         return conv

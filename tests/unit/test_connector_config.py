@@ -255,6 +255,21 @@ def test_client_overrides() -> None:
         c.client_overrides("streams")
 
 
+def test_converter_settings() -> None:
+    c = SourceConnectorConfig.parse({
+        **BASE,
+        "key.converter": " org.apache.kafka.connect.storage.StringConverter ",
+        "key.converter.converter.encoding": "UTF-16",
+        "value.converter.schemas.enable": "false",  # without value.converter: the worker's applies
+    })
+    assert c.converter_settings("key") == (
+        "org.apache.kafka.connect.storage.StringConverter", {"converter.encoding": "UTF-16"})
+    assert c.converter_settings("value") is None
+    assert c.converter_settings("header") is None
+    with pytest.raises(ValueError, match="kind"):
+        c.converter_settings("record")
+
+
 def test_originals_keep_plugin_keys_and_stay_out_of_repr() -> None:
     props = {**BASE, "database.password": "s3cret", "topic": "t"}
     c = SourceConnectorConfig.parse(props)

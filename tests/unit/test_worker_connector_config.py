@@ -1,0 +1,133 @@
+"""The worker reads connector settings through one parsed SourceConnectorConfig, built at start-up.
+
+No broker: the producer and the task loop are replaced by recorders, so these tests see exactly what
+the worker would hand them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
+from connect_runtime.config.worker_config import WorkerConfig
+from connect_runtime.converters import JsonConverter, StringConverter
+from connect_runtime.plugins.registry import PluginRegistry
+from connect_runtime.worker import worker as worker_module
+from connect_runtime.worker.worker import TASK_CLASS_CONFIG, Worker
+
+TASK = ConnectorTaskId("c", 0)
+CONNECTOR = {
+    "name": "c",
+    "connector.class": "VerifiableSource",
+    "tasks.max": "3",
+    "topic": "t",
+}
+TASK_PROPS = {**CONNECTOR, TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
+
+
+class _Statuses:
+    def __init__(self) -> None:
+        self.connectors: list[Any] = []
+        self.tasks: list[Any] = []
+
+    def put_connector(self, status: Any, safe: bool = False) -> None:
+        self.connectors.append(status)
+
+    def put_task(self, status: Any, safe: bool = False) -> None:
+        self.tasks.append(status)
+
+
+class _RecordingProducer:
+    confs: list[dict[str, Any]] = []
+
+    def __init__(self, conf: dict[str, Any]) -> None:
+        _RecordingProducer.confs.append(conf)
+
+
+class _RecordingRunner:
+    setups: list[Any] = []
+
+    def __init__(self, setup: Any, *args: Any) -> None:
+        _RecordingRunner.setups.append(setup)
+        self.id = setup.task_id
+
+    def start(self) -> None:
+        pass
+
+
+@pytest.fixture
+def worker(monkeypatch: pytest.MonkeyPatch) -> Worker:
+    _RecordingProducer.confs = []
+    _RecordingRunner.setups = []
+    monkeypatch.setattr(worker_module, "Producer", _RecordingProducer)
+    monkeypatch.setattr(worker_module, "AtLeastOnceWorkerSourceTask", _RecordingRunner)
+    config = WorkerConfig.from_properties({
+        "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c",
+        "offset.storage.topic": "o", "status.storage.topic": "s",
+        "exactly.once.source.support": "disabled", "producer.linger.ms": "7",
+        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+    })
+    return Worker(config, "w1:8083", PluginRegistry(), None, _Statuses(), lambda name: None)  # type: ignore[arg-type]
+
+
+def _start_task(worker: Worker, connector_props: dict[str, str]) -> bool:
+    return worker.start_task(TASK, connector_props, TASK_PROPS, TargetState.STARTED,
+                             fence=lambda: None, verify_generation=lambda: None)
+
+
+def test_task_producer_gets_overrides_and_the_java_partitioner(worker: Worker) -> None:
+    assert _start_task(worker, {**CONNECTOR, "producer.override.linger.ms": "20",
+                                "producer.override.compression.type": "zstd",
+                                "consumer.override.isolation.level": "read_uncommitted"})
+    (conf,) = _RecordingProducer.confs
+    assert conf["linger.ms"] == "20"  # the connector's override beats the worker's producer.linger.ms
+    assert conf["compression.type"] == "zstd"
+    assert "isolation.level" not in conf
+    assert conf["client.id"] == "connector-producer-c"
+    assert conf["partitioner"] == "murmur2_random"
+
+
+def test_an_explicit_partitioner_override_wins(worker: Worker) -> None:
+    assert _start_task(worker, {**CONNECTOR, "producer.override.partitioner": "consistent_random"})
+    assert _RecordingProducer.confs[0]["partitioner"] == "consistent_random"
+
+
+def test_converters_come_from_the_connector_else_the_worker(worker: Worker) -> None:
+    assert _start_task(worker, {**CONNECTOR, "key.converter": " StringConverter ",
+                                "key.converter.converter.encoding": "UTF-16",
+                                "value.converter.schemas.enable": "false"})
+    (setup,) = _RecordingRunner.setups
+    assert isinstance(setup.key_converter, StringConverter)
+    # No value.converter on the connector: the worker's StringConverter, not JSON, in spite of the
+    # connector's value.converter.* key.
+    assert isinstance(setup.value_converter, StringConverter)
+    assert not isinstance(setup.value_converter, JsonConverter)
+
+
+def test_invalid_stored_config_fails_the_task(worker: Worker) -> None:
+    assert not _start_task(worker, {**CONNECTOR, "tasks.max": "many"})
+    assert _RecordingProducer.confs == []
+    (status,) = worker.status_store.tasks  # type: ignore[attr-defined]
+    assert status.state == "FAILED"
+    assert "ConfigException: Invalid value many for configuration tasks.max: Not a number of type INT" in status.trace
+    assert TASK in worker.task_ids()  # owned and FAILED until restarted or revoked
+
+
+def test_connector_is_started_with_its_parsed_config(worker: Worker) -> None:
+    assert worker.start_connector("c", CONNECTOR, TargetState.STARTED)
+    config = worker.connector_config("c")
+    assert config.tasks_max == 3
+    assert config.originals == CONNECTOR
+    assert len(worker.connector_task_configs("c", config.tasks_max)) == 3
+
+
+def test_invalid_stored_config_fails_the_connector(worker: Worker) -> None:
+    props = {**CONNECTOR, "topic.creation.groups": "big"}  # topic creation is on: default group required
+    assert not worker.start_connector("c", props, TargetState.STARTED)
+    (status,) = worker.status_store.connectors  # type: ignore[attr-defined]
+    assert status.state == "FAILED"
+    assert 'Missing required configuration "topic.creation.default.replication.factor"' in status.trace
+    assert worker.connector_names() == ["c"]
+    assert not worker.is_running("c")
