@@ -38,6 +38,8 @@ from connect_runtime.cluster.herder_api import (
     ConfigKeyInfo,
     ConfigValueInfo,
     ConnectorInfo,
+    ConnectorOffset,
+    ConnectorOffsets,
     ConnectorStateInfo,
     ConnectorTaskId,
     PluginDesc,
@@ -196,6 +198,111 @@ class CreateConnectorRequest(BaseModel):
         raise PydanticCustomError(
             "initial_state", "'{value}' is not one of {allowed}", {"value": str(text), "allowed": allowed}
         )
+
+
+# ---------------------------------------------------------------------------------------------
+# PATCH /connectors/{c}/offsets
+# ---------------------------------------------------------------------------------------------
+
+#: ``ConnectorsResource``'s 400 for a body without offsets.
+NO_OFFSETS_PROVIDED = "Partitions / offsets need to be provided for an alter offsets request"
+#: A source partition must name something (the reference would write a ``["<c>",null]`` key).
+NULL_PARTITION = "The partition for a source connector offset cannot be null or missing"
+_OFFSETS_CLASS = "org.apache.kafka.connect.runtime.rest.entities.ConnectorOffsets"
+_OFFSET_CLASS = "org.apache.kafka.connect.runtime.rest.entities.ConnectorOffset"
+_OFFSET_MAP_TYPE = "java.util.LinkedHashMap<java.lang.String,java.lang.Object>"
+
+#: OpenAPI schema of the ``PATCH /connectors/{c}/offsets`` body.
+CONNECTOR_OFFSETS_JSON_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["offsets"],
+    "properties": {
+        "offsets": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "partition": {"type": "object"},
+                    "offset": {"type": ["object", "null"]},
+                },
+            },
+        }
+    },
+}
+
+
+def _jackson_kind(value: object) -> str:
+    if isinstance(value, list):
+        return "Array value (token `JsonToken.START_ARRAY`)"
+    if isinstance(value, dict):
+        return "Object value (token `JsonToken.START_OBJECT`)"
+    if isinstance(value, str):
+        return f"String value ('{value}')"
+    if isinstance(value, bool):
+        return f"Boolean value ({'true' if value else 'false'})"
+    return f"Number value ({value})"
+
+
+def _cannot_deserialize(java_type: str, value: object) -> BadRequestError:
+    """Jackson's wording for a JSON value of the wrong shape (the reference answers it with 500)."""
+    return BadRequestError(f"Cannot deserialize value of type `{java_type}` from {_jackson_kind(value)}")
+
+
+def _unrecognized(field: str, java_class: str, known: list[str]) -> BadRequestError:
+    """Jackson's wording for an unknown field (Connect's mapper fails on them)."""
+    count = "one known property" if len(known) == 1 else f"{len(known)} known properties"
+    names = ", ".join(f'"{k}"' for k in known)
+    return BadRequestError(
+        f'Unrecognized field "{field}" (class {java_class}), not marked as ignorable ({count}: {names}])')
+
+
+def _offset_map(value: object) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _cannot_deserialize(_OFFSET_MAP_TYPE, value)
+    return value
+
+
+def parse_connector_offsets(raw: bytes) -> list[ConnectorOffset]:
+    """The body of ``PATCH /connectors/{c}/offsets``: ``{"offsets": [{"partition": {...}, "offset": {...}|null}]}``.
+
+    Shapes follow the reference's ``ConnectorOffsets`` entity; every malformed body is a 400 (the
+    reference answers Jackson's mapping errors with 500, with the same wording). Numbers keep their
+    JSON types here, unlike config bodies: offsets are typed values. Whether the values are primitives
+    is checked by the herder, with the reference's ``OffsetUtils`` messages.
+    """
+    if not raw.strip():
+        raise BadRequestError(NO_OFFSETS_PROVIDED)
+    try:
+        data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, json.JSONDecodeError, ValueError) as exc:
+        raise BadRequestError(f"Request body is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        if data is None:
+            raise BadRequestError(NO_OFFSETS_PROVIDED)
+        raise _cannot_deserialize(_OFFSETS_CLASS, data)
+    for name in data:
+        if name != "offsets":
+            raise _unrecognized(name, _OFFSETS_CLASS, ["offsets"])
+    entries = data.get("offsets")
+    if entries is None or entries == []:
+        raise BadRequestError(NO_OFFSETS_PROVIDED)
+    if not isinstance(entries, list):
+        raise _cannot_deserialize(f"java.util.ArrayList<{_OFFSET_CLASS}>", entries)
+    offsets: list[ConnectorOffset] = []
+    for entry in entries:
+        if entry is None:
+            raise BadRequestError(NULL_PARTITION)
+        if not isinstance(entry, dict):
+            raise _cannot_deserialize(_OFFSET_CLASS, entry)
+        for name in entry:
+            if name not in ("partition", "offset"):
+                raise _unrecognized(name, _OFFSET_CLASS, ["offset", "partition"])
+        partition = entry.get("partition")
+        if partition is None:
+            raise BadRequestError(NULL_PARTITION)
+        offset = entry.get("offset")
+        offsets.append(ConnectorOffset(_offset_map(partition), None if offset is None else _offset_map(offset)))
+    return offsets
 
 
 # ---------------------------------------------------------------------------------------------
@@ -460,3 +567,32 @@ class ConfigInfosModel(ConnectModel):
             groups=list(infos.groups),
             configs=[ConfigInfoModel.from_entity(c) for c in infos.configs],
         )
+
+
+class ConnectorOffsetModel(ConnectModel):
+    """One entry of ``GET /connectors/{c}/offsets``: ``{"partition": {...}, "offset": {...}}``."""
+
+    partition: dict[str, Any]
+    offset: dict[str, Any] | None
+
+    @classmethod
+    def from_entity(cls, offset: ConnectorOffset) -> ConnectorOffsetModel:
+        """Build from the herder entity."""
+        return cls(partition=dict(offset.partition), offset=None if offset.offset is None else dict(offset.offset))
+
+
+class ConnectorOffsetsModel(ConnectModel):
+    """``GET /connectors/{c}/offsets``: ``{"offsets": [...]}``."""
+
+    offsets: list[ConnectorOffsetModel]
+
+    @classmethod
+    def from_entity(cls, offsets: ConnectorOffsets) -> ConnectorOffsetsModel:
+        """Build from the herder entity."""
+        return cls(offsets=[ConnectorOffsetModel.from_entity(o) for o in offsets.offsets])
+
+
+class MessageModel(ConnectModel):
+    """``{"message": "..."}``: the answer of ``PATCH`` / ``DELETE /connectors/{c}/offsets``."""
+
+    message: str

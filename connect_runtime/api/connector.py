@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from connect_runtime.api.config_def import ConfigDef, ConfigValue
 from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
@@ -89,3 +89,31 @@ class SourceConnector(Connector):
     ) -> ConnectorTransactionBoundaries:
         """Whether its tasks can define transaction boundaries (``transaction.boundary=connector``)."""
         return ConnectorTransactionBoundaries.UNSUPPORTED
+
+    def alter_offsets(
+        self,
+        connector_config: Mapping[str, str],
+        offsets: Mapping[tuple[tuple[str, Any], ...], dict[str, Any] | None],
+    ) -> bool:
+        """Called when an operator alters or resets this connector's offsets through the REST API
+        (``PATCH`` / ``DELETE /connectors/{c}/offsets``), before the runtime writes them.
+
+        A connector that keeps offsets in its external system propagates the change there; any
+        connector may check that the partitions and offsets are ones it understands. The connector
+        is stopped when this is called, and this may be called before :meth:`start` on a fresh
+        instance. It must be idempotent: an operator may retry a request whose write failed.
+
+        ``offsets`` maps each source partition, frozen with
+        :func:`~connect_runtime.api.storage.freeze_partition` (``dict(key)`` gives the partition back),
+        to its new offset; a reset maps every partition the runtime knows to None. The values went
+        through the offsets topic's JSON form, so they are typed as the connector's tasks will read
+        them. The mapping may be empty (nothing was ever committed, or it was reset already).
+
+        Return True when this method has been overridden to handle the change; the default returns
+        False and the operator is told that offsets managed outside the runtime may need changing by
+        hand. Raise to refuse the request: a ``ConnectException`` reaches the operator with its own
+        message, ``NotImplementedError`` means the offsets of this connector cannot be changed, and
+        any other error is reported as a failure to modify the offsets (all with status 500, as in
+        Kafka Connect).
+        """
+        return False

@@ -35,6 +35,8 @@ from connect_runtime.cluster.herder_api import (
     ConfigInfos,
     ConfigKeyInfo,
     ConnectorInfo,
+    ConnectorOffset,
+    ConnectorOffsets,
     ConnectorStateInfo,
     ConnectorTaskId,
     Created,
@@ -69,6 +71,7 @@ from connect_runtime.storage.config_store import (
 )
 from connect_runtime.storage.config_writer import ConfigTopicWriter, ConfigWriteError
 from connect_runtime.storage.status_store import KafkaStatusBackingStore, State, TaskStatus
+from connect_runtime.worker.connector_offsets import SourceConnectorOffsets, normalize_offsets
 from connect_runtime.worker.worker import Worker
 
 logger = logging.getLogger(__name__)
@@ -76,6 +79,7 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _FENCE_FAILED = "Failed to perform zombie fencing for connector {}"
+_OFFSETS_FENCE_FAILED = "Failed to perform zombie fencing for source connector prior to modifying offsets"
 _LEADER_RETRY_BACKOFF_S = 0.25
 
 
@@ -132,6 +136,7 @@ class DistributedHerder:
         self._needs_reconfig: set[str] = set()
         self._restarts_applied: int | None = None
         self._fence_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="fence")
+        self._offsets = SourceConnectorOffsets(worker.config, worker.plugins, worker.offset_stores)
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> None:
@@ -142,6 +147,7 @@ class DistributedHerder:
         self._wake.set()
         self._thread.join(timeout_s)
         self._fence_pool.shutdown(wait=False)
+        self._offsets.close()
         self._internal.close()
 
     def on_config_record(self, key: str) -> None:
@@ -530,7 +536,8 @@ class DistributedHerder:
             logger.exception("Failed to reconfigure tasks of connector %s", name)
             return
         old = [state.task_config(t) for t in state.tasks(name)]
-        if name in state.task_counts and old == new_configs and name not in state.inconsistent:
+        if name in state.task_counts and old == new_configs and name not in state.inconsistent \
+                and state.connector_config_applied(name):
             return
         try:
             if self._is_leader:
@@ -560,7 +567,11 @@ class DistributedHerder:
         if name in state.task_counts and len(configs) == 0 == state.task_counts[name]:
             return
         old = [state.task_config(t) for t in state.tasks(name)]
-        if name in state.task_counts and old == configs and name not in state.inconsistent:
+        # The same task configs are written again when the connector config changed since they were
+        # committed (reference "Subtle" 17): the new generation restarts the tasks with the new config
+        # (converters, producer overrides) and, under exactly-once, forces a new fencing round.
+        if name in state.task_counts and old == configs and name not in state.inconsistent \
+                and state.connector_config_applied(name):
             return
         if configs:
             self._leader_write([formats.task_config_record(name, i, c) for i, c in enumerate(configs)])
@@ -709,6 +720,64 @@ class DistributedHerder:
             self.config_store.refresh()
 
         return self._submit(run)
+
+    # -- offsets (KIP-875) ---------------------------------------------------------------------------
+    def connector_offsets(self, name: str) -> Future[ConnectorOffsets]:
+        """Any worker answers (as the reference does): the herder thread checks the connector exists,
+        the offsets are read off it."""
+        def run() -> Future[ConnectorOffsets]:
+            state = self._snapshot()
+            self._require(state, name)
+            return self._offsets.read(name, state.connector_configs[name])
+
+        return _flatten(self._submit(run))
+
+    def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> Future[str]:
+        if not offsets:
+            failed: Future[str] = Future()
+            failed.set_exception(ConnectException("The offsets to be altered may not be null or empty"))
+            return failed
+        return self._modify_offsets(name, list(offsets))
+
+    def reset_connector_offsets(self, name: str) -> Future[str]:
+        return self._modify_offsets(name, None)
+
+    def _modify_offsets(self, name: str, offsets: list[ConnectorOffset] | None) -> Future[str]:
+        """Reference ``DistributedHerder.modifyConnectorOffsets``: checks and the fencing round here, on
+        the herder thread (they write the config topic); reading and writing the offsets off it."""
+        def run() -> Future[str]:
+            cfg = self._modify_offsets_checks(name)
+            normalized = normalize_offsets(name, offsets) if offsets is not None else None
+            if self.config.exactly_once_source_enabled and self._is_source(cfg):
+                # No task of an older generation may commit offsets after ours: fence them all first.
+                logger.debug("Performing a round of zombie fencing before modifying offsets for source "
+                             "connector %s with exactly-once support enabled.", name)
+                try:
+                    self._fence(name)
+                except Exception as e:
+                    logger.error("Failed to perform zombie fencing for source connector prior to modifying "
+                                 "offsets", exc_info=e)
+                    raise ConnectException(_OFFSETS_FENCE_FAILED) from e
+                cfg = self._modify_offsets_checks(name)  # the fencing read the config topic again
+            return self._offsets.modify(name, cfg, normalized)
+
+        return _flatten(self._submit(run))
+
+    def _modify_offsets_checks(self, name: str) -> Mapping[str, str]:
+        if not self._is_leader:
+            raise NotLeaderError("Only the leader can process external offsets modification requests",
+                                 self.leader_url())
+        try:
+            state = self.config_store.refresh()
+        except Exception as e:
+            raise ConnectException("Failed to read to end of config topic before modifying connector offsets") from e
+        self._require(state, name)
+        # STOPPED with no tasks: the tasks were at least asked to stop (zombies are fenced under EOS).
+        if state.target_state(name) is not TargetState.STOPPED or state.task_counts.get(name, 0) != 0:
+            raise BadRequestError(
+                "Connectors must be in the STOPPED state before their offsets can be modified. This can be done "
+                f"for the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint")
+        return state.connector_configs[name]
 
     # -- Herder protocol (REST) -----------------------------------------------------------------
     def worker_id(self) -> str:
@@ -869,3 +938,30 @@ class DistributedHerder:
     def __repr__(self) -> str:
         return f"DistributedHerder({self.worker_id()})"
 
+
+def _flatten(outer: Future[Future[T]]) -> Future[T]:
+    """The result of the future that ``outer`` yields (a herder step that hands work to a pool)."""
+    result: Future[T] = Future()
+
+    def inner_done(inner: Future[T]) -> None:
+        if inner.cancelled():
+            result.cancel()
+            return
+        exc = inner.exception()
+        if exc is not None:
+            result.set_exception(exc)
+        else:
+            result.set_result(inner.result())
+
+    def outer_done(f: Future[Future[T]]) -> None:
+        if f.cancelled():
+            result.cancel()
+            return
+        exc = f.exception()
+        if exc is not None:
+            result.set_exception(exc)
+        else:
+            f.result().add_done_callback(inner_done)
+
+    outer.add_done_callback(outer_done)
+    return result

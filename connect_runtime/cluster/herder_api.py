@@ -9,7 +9,7 @@ from __future__ import annotations
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class TargetState(Enum):
@@ -147,6 +147,21 @@ class Created:
     info: ConnectorInfo
 
 
+@dataclass(slots=True)
+class ConnectorOffset:
+    """One source partition and its offset (``None`` when the offset is to be reset)."""
+
+    partition: dict[str, Any]
+    offset: dict[str, Any] | None
+
+
+@dataclass(slots=True)
+class ConnectorOffsets:
+    """``GET /connectors/{c}/offsets``: every partition the connector has an offset for."""
+
+    offsets: list[ConnectorOffset]
+
+
 class Herder(Protocol):
     """What the REST API may ask of a worker. Methods returning ``Future`` run on the herder thread."""
 
@@ -254,3 +269,18 @@ class Herder(Protocol):
         """Leader writes an empty task set, then the STOPPED target state."""
         ...
 
+    # -- offsets (KIP-875) --------------------------------------------------------------------------
+    def connector_offsets(self, name: str) -> Future[ConnectorOffsets]:
+        """The connector's committed source offsets (any worker serves it); NotFoundError if unknown."""
+        ...
+
+    def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> Future[str]:
+        """Leader only, connector STOPPED: write ``offsets`` (None offsets reset their partition).
+
+        The result is the success message the REST API returns.
+        """
+        ...
+
+    def reset_connector_offsets(self, name: str) -> Future[str]:
+        """Leader only, connector STOPPED: tombstone every partition the connector has an offset for."""
+        ...

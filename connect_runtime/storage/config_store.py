@@ -81,6 +81,10 @@ class ClusterConfigState:
     task_counts: Mapping[str, int] = field(default_factory=dict)
     task_count_records: Mapping[str, int] = field(default_factory=dict)
     task_config_generations: Mapping[str, int] = field(default_factory=dict)
+    #: The connector config that was current when the connector's latest task configs were committed
+    #: (reference ``appliedConnectorConfig``): a change since then must reach the tasks even when the
+    #: task configs it generates are the same (new converters, client overrides).
+    applied_connector_configs: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     pending_fencing: frozenset[str] = frozenset()
     inconsistent: frozenset[str] = frozenset()
     session_key: SessionKey | None = None
@@ -108,6 +112,10 @@ class ClusterConfigState:
     def task_config_generation(self, connector: str) -> int:
         return self.task_config_generations.get(connector, 0)
 
+    def connector_config_applied(self, connector: str) -> bool:
+        """Whether the connector's current config is the one its task configs were committed under."""
+        return self.applied_connector_configs.get(connector) == self.connector_configs.get(connector)
+
 
 #: Called on the reader thread after a record changed the state, with the record's key.
 ConfigListener = Callable[[str], None]
@@ -127,6 +135,7 @@ class KafkaConfigBackingStore:
         self._task_counts: dict[str, int] = {}
         self._task_count_records: dict[str, int] = {}
         self._generations: dict[str, int] = {}
+        self._applied_connector_configs: dict[str, Mapping[str, str]] = {}
         self._pending_fencing: set[str] = set()
         self._inconsistent: set[str] = set()
         self._deferred: dict[str, dict[int, Mapping[str, str]]] = {}
@@ -222,6 +231,7 @@ class KafkaConfigBackingStore:
         for tid in [t for t in self._task_configs if t.connector == name]:
             del self._task_configs[tid]
         self._task_counts.pop(name, None)
+        self._applied_connector_configs.pop(name, None)
         self._deferred.pop(name, None)
         self._inconsistent.discard(name)
 
@@ -239,6 +249,9 @@ class KafkaConfigBackingStore:
         self._task_counts[connector] = count
         self._inconsistent.discard(connector)
         self._generations[connector] = self._generations.get(connector, 0) + 1
+        applied = self._connector_configs.get(connector)
+        if applied is not None:
+            self._applied_connector_configs[connector] = applied
         self._pending_fencing.add(connector)
 
     def _build_snapshot(self) -> ClusterConfigState:
@@ -250,6 +263,7 @@ class KafkaConfigBackingStore:
             task_counts=dict(self._task_counts),
             task_count_records=dict(self._task_count_records),
             task_config_generations=dict(self._generations),
+            applied_connector_configs=dict(self._applied_connector_configs),
             pending_fencing=frozenset(self._pending_fencing),
             inconsistent=frozenset(self._inconsistent),
             session_key=self._session_key,

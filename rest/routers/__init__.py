@@ -5,9 +5,10 @@ awaited through :meth:`RestContext.complete`, and synchronous herder methods tha
 the context's thread pool through :meth:`RestContext.blocking`. Both give up after the request
 timeout with Java's 500 ``"Request timed out"``.
 
-Requests only the leader (create/update/delete, stop, task configs, fencing, restarts with flags) or
-the owner (plain connector restart, task restart) can serve go through :func:`complete_or_forward`, the
-single seam where such requests are forwarded to the right worker (:mod:`rest.forwarding`).
+Requests only the leader (create/update/delete, stop, task configs, fencing, restarts with flags,
+offset changes) or the owner (plain connector restart, task restart) can serve go through
+:func:`complete_or_forward`, the single seam where such requests are forwarded to the right worker
+(:mod:`rest.forwarding`).
 """
 
 from __future__ import annotations

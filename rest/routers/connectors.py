@@ -1,6 +1,6 @@
 """``/connectors`` endpoints (Java's ``ConnectorsResource``), minus the internal ones.
 
-Create, update, delete, stop and restarts must run on the leader (or, for plain restarts, on the
+Create, update, delete, stop, restarts and offset changes must run on the leader (or, for plain restarts, on the
 owner of the connector or task) and go through :func:`rest.routers.complete_or_forward`; reads
 await the herder's futures; status, pause and resume call the herder synchronously on the thread
 pool, as Java does. The internal endpoints live in :mod:`rest.routers.internal`.
@@ -19,15 +19,19 @@ from fastapi.responses import JSONResponse
 from connect_runtime.cluster.herder_api import ConnectorInfo, ConnectorTaskId, TargetState
 from connect_runtime.errors import BadRequestError, NotFoundError
 from rest.models import (
+    CONNECTOR_OFFSETS_JSON_SCHEMA,
     CREATE_CONNECTOR_JSON_SCHEMA,
     STRING_MAP_JSON_SCHEMA,
     ConnectorConfigBody,
     ConnectorExpansion,
     ConnectorInfoModel,
+    ConnectorOffsetsModel,
     ConnectorStateInfoModel,
     CreateConnectorRequest,
+    MessageModel,
     TaskInfoModel,
     TaskStateModel,
+    parse_connector_offsets,
     parse_json_body,
     parse_request,
 )
@@ -349,3 +353,48 @@ async def restart_task(
     await complete_or_forward(ctx, request, parse_forward(forward), lambda: ctx.herder.restart_task(task_id))
     logger.info("Restarted task %s", task_id)
     return Response(status_code=204)
+
+
+@router.get(
+    "/{connector}/offsets",
+    response_model=ConnectorOffsetsModel,
+    summary="Get the current offsets for the specified connector",
+)
+async def get_offsets(connector: str, ctx: Ctx, forward: Forward = None) -> JSONResponse:
+    """``{"offsets": [{"partition": {...}, "offset": {...}}]}``; any worker answers; 404 if unknown."""
+    offsets = await ctx.complete(ctx.herder.connector_offsets(connector))
+    return JSONResponse(ConnectorOffsetsModel.from_entity(offsets).to_json())
+
+
+@router.patch(
+    "/{connector}/offsets",
+    response_model=MessageModel,
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": CONNECTOR_OFFSETS_JSON_SCHEMA}},
+        }
+    },
+    summary="Alter the offsets for the specified connector",
+)
+async def alter_offsets(connector: str, request: Request, ctx: Ctx, forward: Forward = None) -> JSONResponse:
+    """200 ``{"message": ...}``; the connector must be STOPPED (400 otherwise); a null offset resets
+    its partition. Runs on the leader, after a zombie-fencing round under exactly-once support."""
+    offsets = parse_connector_offsets(await request.body())
+    message = await complete_or_forward(
+        ctx, request, parse_forward(forward), lambda: ctx.herder.alter_connector_offsets(connector, offsets)
+    )
+    return JSONResponse(MessageModel(message=message).to_json())
+
+
+@router.delete(
+    "/{connector}/offsets",
+    response_model=MessageModel,
+    summary="Reset the offsets for the specified connector",
+)
+async def reset_offsets(connector: str, request: Request, ctx: Ctx, forward: Forward = None) -> JSONResponse:
+    """200 ``{"message": ...}``: every partition's offset is removed; the connector must be STOPPED."""
+    message = await complete_or_forward(
+        ctx, request, parse_forward(forward), lambda: ctx.herder.reset_connector_offsets(connector)
+    )
+    return JSONResponse(MessageModel(message=message).to_json())

@@ -21,6 +21,8 @@ from connect_runtime.cluster.herder_api import (
     ConfigKeyInfo,
     ConfigValueInfo,
     ConnectorInfo,
+    ConnectorOffset,
+    ConnectorOffsets,
     ConnectorStateInfo,
     ConnectorTaskId,
     Created,
@@ -38,6 +40,7 @@ from connect_runtime.errors import (
     NotFoundError,
     NotLeaderError,
 )
+from connect_runtime.worker.connector_offsets import completion_message, normalize_offsets
 
 T = TypeVar("T")
 
@@ -55,6 +58,10 @@ class FakeConnector:
     tasks: int = 1
     task_configs: list[dict[str, str]] | None = None
     failed: bool = False
+    #: Committed offsets, canonical offsets-topic key -> partition and offset.
+    offsets: dict[bytes, ConnectorOffset] = field(default_factory=dict)
+    #: What the plugin's ``alter_offsets`` returns (True: it handles offsets kept elsewhere).
+    alter_offsets_result: bool = False
 
 
 @dataclass
@@ -360,3 +367,37 @@ class FakeHerder:
             conn.target = TargetState.STOPPED
 
         return self._future(stop)
+
+    # -- offsets --------------------------------------------------------------------------------
+
+    def connector_offsets(self, name: str) -> Future[ConnectorOffsets]:
+        return self._future(lambda: ConnectorOffsets([self._get(name).offsets[k]
+                                                      for k in sorted(self._get(name).offsets)]))
+
+    def _modify_offsets(self, name: str, offsets: list[ConnectorOffset] | None) -> str:
+        # The real herder's checks, in its order: leader, exists, STOPPED, then the offsets' values.
+        if not self.is_leader:
+            raise NotLeaderError("Only the leader can process external offsets modification requests",
+                                 self.leader_address)
+        conn = self._get(name)
+        if conn.target is not TargetState.STOPPED or conn.tasks != 0:
+            raise BadRequestError(
+                "Connectors must be in the STOPPED state before their offsets can be modified. This can be done "
+                f"for the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint")
+        if offsets is None:
+            conn.offsets.clear()
+            return completion_message(conn.alter_offsets_result, True)
+        for key, entry in normalize_offsets(name, offsets).items():
+            if entry.offset is None:
+                conn.offsets.pop(key, None)
+            else:
+                conn.offsets[key] = entry
+        return completion_message(conn.alter_offsets_result, False)
+
+    def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> Future[str]:
+        self.calls.append(("alter_connector_offsets", (name, list(offsets))))
+        return self._future(lambda: self._modify_offsets(name, offsets))
+
+    def reset_connector_offsets(self, name: str) -> Future[str]:
+        self.calls.append(("reset_connector_offsets", name))
+        return self._future(lambda: self._modify_offsets(name, None))
