@@ -56,6 +56,9 @@ class KafkaOffsetBackingStore:
         self._producer = producer
         self._lock = threading.Lock()
         self._data: dict[bytes, bytes] = {}
+        # Canonical key -> the key bytes writers actually used, when they differ (rare): a reset or an
+        # alter must write those very bytes, or compaction (and a Java reader) keeps the old value.
+        self._variants: dict[bytes, set[bytes]] = {}
         self._partitions: dict[str, set[bytes]] = {}
         self._log = KafkaBasedLog(topic, consumer_config, admin, self._on_record, name=f"offset-log-reader-{topic}")
 
@@ -80,10 +83,13 @@ class KafkaOffsetBackingStore:
         with self._lock:
             if value is None:
                 self._data.pop(canonical, None)
+                self._variants.pop(canonical, None)
                 if parsed is not None:
                     self._partitions.get(parsed[0], set()).discard(canonical)
             else:
                 self._data[canonical] = value
+                if canonical is not key:
+                    self._variants.setdefault(canonical, set()).add(key)
                 if parsed is not None:
                     self._partitions.setdefault(parsed[0], set()).add(canonical)
 
@@ -105,6 +111,11 @@ class KafkaOffsetBackingStore:
         """Offset keys currently stored for ``connector`` (for the offsets REST API)."""
         with self._lock:
             return list(self._partitions.get(connector, ()))
+
+    def key_variants(self, canonical: bytes) -> set[bytes]:
+        """The key bytes a stored offset was written under when they are not the canonical ones."""
+        with self._lock:
+            return set(self._variants.get(canonical, ()))
 
     def set(self, entries: OffsetEntries, timeout_s: float = 30.0, producer: Producer | None = None) -> None:
         """Write ``entries`` and wait until the broker acknowledged all of them (raises on failure).
@@ -230,6 +241,14 @@ class ConnectorOffsetBackingStore:
         merged = self.secondary.connector_offsets(connector) if self.secondary is not None else {}
         merged.update(self.primary.connector_offsets(connector))
         return merged
+
+    def written_keys(self, canonical: bytes, default: bytes) -> set[bytes]:
+        """``default`` plus every other key bytes the partition ``canonical`` is stored under: a write
+        meant to replace its offset must use all of them."""
+        variants = self.primary.key_variants(canonical)
+        if self.secondary is not None:
+            variants |= self.secondary.key_variants(canonical)
+        return variants | {default}
 
     def write_tombstones_first(self, entries: OffsetEntries, timeout_s: float = 30.0) -> None:
         """Before the primary write of ``entries``: their tombstones to the global topic (raises on failure)."""

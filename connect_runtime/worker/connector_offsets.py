@@ -19,18 +19,19 @@ Why it is shaped this way:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from confluent_kafka import Producer
+from confluent_kafka import KafkaException, Producer
 
 from connect_runtime.api.connector import SourceConnector
 from connect_runtime.api.errors import ConnectException, DataException
 from connect_runtime.api.storage import freeze_partition
-from connect_runtime.clients import client_config
+from connect_runtime.clients import producer_config
 from connect_runtime.cluster.herder_api import ConnectorOffset, ConnectorOffsets
 from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.config.worker_config import WorkerConfig
@@ -160,8 +161,11 @@ class SourceConnectorOffsets:
                                 "to reset offsets or if the source connector hasn't committed any offsets yet",
                                 connector)
                     return completion_message(altered, is_reset)
-                entries = {formats.offset_key(connector, o.partition): formats.offset_value(o.offset)
-                           for o in to_write.values()}
+                # Under the key bytes the request uses, and any others the partition is stored under
+                # (a Java worker's field order), so no old value survives compaction or a Java reader.
+                entries = {key: formats.offset_value(o.offset)
+                           for canonical, o in to_write.items()
+                           for key in store.written_keys(canonical, formats.offset_key(connector, o.partition))}
                 logger.debug("Committing the following offsets for source connector %s: %s", connector, entries)
                 self._write(connector, cfg, store, entries, deadline)
                 return completion_message(altered, is_reset)
@@ -196,19 +200,27 @@ class SourceConnectorOffsets:
         if not self._config.exactly_once_source_enabled:
             # The global store writes with the worker's own producer; a connector topic needs one aimed
             # at the connector's Kafka cluster.
-            producer = Producer(client_config(self._producer_settings(connector, cfg))) \
+            producer = Producer(producer_config(self._producer_settings(connector, cfg))) \
                 if store.has_connector_store else None
             store.set(entries, producer=producer, timeout_s=_remaining(deadline))
             return
         conf = eos_producer_config(self._producer_settings(connector, cfg),
                                    self._config.task_transactional_id(connector, 0))
-        producer = Producer(client_config(conf))
+        producer = Producer(producer_config(conf))
         producer.init_transactions(_remaining(deadline))
         store.write_tombstones_first(entries, _remaining(deadline))
         producer.begin_transaction()
-        for key, value in entries.items():
-            producer.produce(store.topic, key=key, value=value)
-        producer.commit_transaction(_remaining(deadline))
+        try:
+            for key, value in entries.items():
+                producer.produce(store.topic, key=key, value=value)
+            producer.commit_transaction(_remaining(deadline))
+        except Exception:
+            # Never leave an open transaction on the offsets topic: it would hold every reader back.
+            with contextlib.suppress(KafkaException):
+                producer.abort_transaction(5)
+            raise
+        finally:
+            producer.flush(0)
         store.mirror(entries)
 
     def _producer_settings(self, connector: str, cfg: SourceConnectorConfig) -> dict[str, Any]:

@@ -11,7 +11,12 @@ from confluent_kafka.admin import AdminClient
 
 from connect_runtime.clients import producer_config
 from connect_runtime.storage import formats
-from connect_runtime.storage.offset_store import ConnectorOffsetReader, KafkaOffsetBackingStore
+from connect_runtime.storage.offset_store import (
+    ConnectorOffsetBackingStore,
+    ConnectorOffsetReader,
+    KafkaOffsetBackingStore,
+    canonical_offset_key,
+)
 from connect_runtime.testing.pytest_plugin import new_topic
 
 pytestmark = pytest.mark.kafka
@@ -30,6 +35,10 @@ def test_offset_found_whatever_the_partition_field_order(kafka_bootstrap: str) -
     try:
         reader = ConnectorOffsetReader("c", store)
         assert reader.offset({"db": "shop", "table": "orders"}) == {"position": 42}
+        # A write that replaces it (the offsets REST API) must also use the writer's bytes.
+        sorted_key = formats.offset_key("c", {"db": "shop", "table": "orders"})
+        assert ConnectorOffsetBackingStore(store).written_keys(canonical_offset_key(sorted_key), sorted_key) == {
+            sorted_key, formats.offset_key("c", written_order)}
         assert reader.offset({"table": "orders", "db": "shop"}) == {"position": 42}
         assert reader.offset({"db": "shop"}) is None
         # A tombstone written with the other order removes it too.
