@@ -165,6 +165,16 @@ def run_baseline(bootstrap: str, seconds: float, warmup_s: float, txn_records: i
         raise RuntimeError("complete_value_template differs from json_dumps_compact")
     seq = 0
 
+    def send_blocking(value: bytes) -> None:
+        """Local queue full (large transactions): serve delivery reports and retry, as the worker does."""
+        while True:
+            producer.poll(0.05)
+            try:
+                produce(topic, value, key)
+                return
+            except BufferError:
+                pass
+
     def transaction() -> None:
         nonlocal seq
         producer.begin_transaction()
@@ -175,10 +185,18 @@ def run_baseline(bootstrap: str, seconds: float, warmup_s: float, txn_records: i
             if complete:
                 now_ms = int(time.time() * 1000)
                 for n in range(chunk, stop):
-                    produce(topic, template % (now_ms, n), key)
+                    value = template % (now_ms, n)
+                    try:
+                        produce(topic, value, key)
+                    except BufferError:
+                        send_blocking(value)
             else:
                 for n in range(chunk, stop):
-                    produce(topic, str(n).encode(), key)
+                    value = str(n).encode()
+                    try:
+                        produce(topic, value, key)
+                    except BufferError:
+                        send_blocking(value)
         produce(offsets_topic, b'{"seqno":%d}' % (end - 1), offset_key)
         producer.commit_transaction(TXN_TIMEOUT_S)
         seq = end
