@@ -551,7 +551,9 @@ def leader_herder() -> Iterator[DistributedHerder]:
     """A DistributedHerder that believes it leads; only what ``_fence`` touches is set up."""
     herder = object.__new__(DistributedHerder)
     herder._is_leader = True
-    herder.worker = SimpleNamespace(worker_id="leader")  # type: ignore[assignment]  # for repr() in failures
+    # worker_id for repr() in failures; the fencing producers' settings (the producers are fakes).
+    herder.worker = SimpleNamespace(  # type: ignore[assignment]
+        worker_id="leader", offset_stores=SimpleNamespace(client_settings=lambda cfg, kind: {}))
     herder.plugins = _FakePlugins()  # type: ignore[assignment]
     herder._fence_pool = ThreadPoolExecutor(max_workers=8)
     yield herder
@@ -575,7 +577,7 @@ def test_fence_conflict_when_task_configs_move_while_fencing(leader_herder: Dist
     fenced: list[ConnectorTaskId] = []
     writes: list[list[tuple[str, bytes | None]]] = []
 
-    def fence_producer(task: ConnectorTaskId) -> None:
+    def fence_producer(task: ConnectorTaskId, settings: object) -> None:
         fenced.append(task)
         if moved:
             store.state = after

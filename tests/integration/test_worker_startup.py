@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -67,7 +68,7 @@ def test_missing_file_and_bad_override(tmp_path: Path) -> None:
 
 @pytest.mark.kafka
 def test_config_topic_with_several_partitions_is_refused(kafka_bootstrap: str, tmp_path: Path) -> None:
-    worker = WorkerProcess(kafka_bootstrap, tmp_path, "multi-part-config")
+    worker = WorkerProcess(kafka_bootstrap, tmp_path, f"multi-part-config-{uuid.uuid4().hex[:8]}")
     admin = AdminClient({"bootstrap.servers": kafka_bootstrap})  # must outlive the future
     topic = worker.props["config.storage.topic"]
     admin.create_topics([NewTopic(topic, 2, 1)])[topic].result()
