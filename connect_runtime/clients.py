@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import concurrent.futures
+import enum
 import logging
 from collections.abc import Mapping
 from typing import Any
 
+from confluent_kafka import KafkaError, KafkaException
+
+from connect_runtime.logging_util import RateLimitFilter, kafka_client_key
+
 #: librdkafka's own log lines are routed here (instead of raw stderr), so ``/admin/loggers`` and the
-#: worker's logging configuration govern them like every other runtime logger.
+#: worker's logging configuration govern them like every other runtime logger. While a broker is
+#: unreachable every client of the worker reports the same failure over and over: repeats are
+#: rate-limited (first occurrence, then one line per 30 s with a count).
 KAFKA_CLIENT_LOGGER = logging.getLogger("connect_runtime.kafka_client")
+KAFKA_CLIENT_LOGGER.addFilter(RateLimitFilter(key=kafka_client_key))
 
 
 def client_config(conf: Mapping[str, Any]) -> dict[str, Any]:
@@ -35,3 +44,59 @@ def producer_config(conf: Mapping[str, Any]) -> dict[str, Any]:
     out = client_config(conf)
     out.setdefault("partitioner", JAVA_COMPATIBLE_PARTITIONER)
     return out
+
+
+class ErrorKind(enum.Enum):
+    """How a background loop reacts to a Kafka client error."""
+
+    #: Retry with backoff: the broker is restarting, unreachable, electing leaders, loading state.
+    TRANSIENT = "transient"
+    #: The topic does not exist (any more). Transient while a broker restarts or metadata propagates,
+    #: fatal when it lasts.
+    MISSING = "missing"
+    #: Retrying cannot help (authorization, authentication, a fatal client error, a bug).
+    FATAL = "fatal"
+
+
+_FATAL_CODES = frozenset({
+    KafkaError.TOPIC_AUTHORIZATION_FAILED, KafkaError.GROUP_AUTHORIZATION_FAILED,
+    KafkaError.CLUSTER_AUTHORIZATION_FAILED, KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+    KafkaError.SASL_AUTHENTICATION_FAILED, KafkaError._AUTHENTICATION, KafkaError._FATAL,
+    KafkaError._INVALID_ARG, KafkaError._UNSUPPORTED_FEATURE, KafkaError.UNSUPPORTED_VERSION,
+    KafkaError.INVALID_CONFIG,
+})
+_MISSING_CODES = frozenset({
+    KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_TOPIC, KafkaError._UNKNOWN_PARTITION,
+    KafkaError.UNKNOWN_TOPIC_ID,
+})
+
+
+def kafka_error(exc: BaseException) -> KafkaError | None:
+    """The :class:`KafkaError` an exception carries, if any."""
+    if isinstance(exc, KafkaError):
+        return exc
+    if isinstance(exc, KafkaException) and exc.args and isinstance(exc.args[0], KafkaError):
+        return exc.args[0]
+    return None
+
+
+def classify_error(exc: BaseException | KafkaError) -> ErrorKind:
+    """Transient, missing topic, or fatal.
+
+    librdkafka marks few errors ``retriable()``; the local ones a broker restart produces (``_NOENT``
+    "No leaders found", ``_TRANSPORT``, ``_ALL_BROKERS_DOWN``, ``_TIMED_OUT``) and the broker's
+    NOT_LEADER/COORDINATOR_* answers are not among them. So every Kafka error is transient unless it
+    is known not to be: an unclassified error retried with backoff costs a log line per 30 s, a
+    transient one taken as fatal stopped the whole worker (issue 8). Exceptions that are not Kafka
+    errors (other than timeouts) are bugs, and fatal.
+    """
+    if isinstance(exc, concurrent.futures.TimeoutError | TimeoutError):
+        return ErrorKind.TRANSIENT
+    err = exc if isinstance(exc, KafkaError) else kafka_error(exc)
+    if err is None:
+        return ErrorKind.FATAL
+    if err.fatal() or err.code() in _FATAL_CODES:
+        return ErrorKind.FATAL
+    if err.code() in _MISSING_CODES:
+        return ErrorKind.MISSING
+    return ErrorKind.TRANSIENT
