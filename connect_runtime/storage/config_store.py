@@ -20,7 +20,7 @@ from confluent_kafka.admin import AdminClient
 
 from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
 from connect_runtime.storage import formats
-from connect_runtime.storage.kafka_log import KafkaBasedLog
+from connect_runtime.storage.kafka_log import FatalCallback, KafkaBasedLog
 
 logger = logging.getLogger(__name__)
 
@@ -125,7 +125,7 @@ class KafkaConfigBackingStore:
     """Reads the config topic (read_committed) and keeps :class:`ClusterConfigState` current."""
 
     def __init__(self, topic: str, consumer_config: Mapping[str, Any], admin: AdminClient,
-                 listener: ConfigListener | None = None) -> None:
+                 listener: ConfigListener | None = None, *, on_fatal: FatalCallback | None = None) -> None:
         self.topic = topic
         self._listener = listener
         self._lock = threading.Lock()
@@ -146,7 +146,8 @@ class KafkaConfigBackingStore:
         self._offset = -1
         self._snapshot = ClusterConfigState()
         self._dirty = False
-        self._log = KafkaBasedLog(topic, consumer_config, admin, self._on_record, name="config-log-reader")
+        self._log = KafkaBasedLog(topic, consumer_config, admin, self._on_record, name="config-log-reader",
+                                  on_fatal=on_fatal)
 
     def start(self, read_to_end: bool = True) -> None:
         """Start reading; see :meth:`KafkaBasedLog.start` for when not to wait for the end."""

@@ -8,27 +8,58 @@ has reached them, so it waits for in-flight transactions on the topic to finish 
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, TypeVar
 
-from confluent_kafka import Consumer, IsolationLevel, KafkaException, Message, TopicPartition
+from confluent_kafka import Consumer, IsolationLevel, KafkaError, KafkaException, Message, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
-from connect_runtime.clients import client_config
+from connect_runtime.clients import ErrorKind, classify_error, client_config
+from connect_runtime.logging_util import RateLimitedLogger
 
 logger = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 #: Called on the reader thread for every record, in offset order per partition.
 ConsumeCallback = Callable[[Message], None]
+#: Called once, on the reader thread, when the reader stops on an error retrying cannot fix:
+#: ``(topic, one-line reason)``. The worker shuts down (it can no longer see the cluster's state).
+FatalCallback = Callable[[str, str], None]
 
 _POLL_BATCH = 1000
 _POLL_TIMEOUT_S = 0.1
 _SLOW_REPORT_S = 10.0
+_BACKOFF_INITIAL_S = 0.1
+_BACKOFF_MAX_S = 10.0
+#: How long a topic must be reported missing, by a broker that answers, before the reader gives up:
+#: a restarting broker or one still loading metadata may briefly not know it.
+MISSING_TOPIC_GRACE_S = 30.0
+
+
+class _FatalReaderError(Exception):
+    def __init__(self, step: str, error: BaseException | KafkaError) -> None:
+        super().__init__(f"{step}: {error}")
+        self.step = step
+        self.error = error
+
+
+def _offsets_of(futures: Mapping[TopicPartition, Future[Any]]) -> dict[int, int]:
+    return {tp.partition: f.result().offset for tp, f in futures.items()}
+
+
+def _describe(error: BaseException | KafkaError) -> str:
+    if isinstance(error, KafkaError):
+        return f"{error.name()}: {error.str()}"
+    if isinstance(error, KafkaException) and error.args and isinstance(error.args[0], KafkaError):
+        return _describe(error.args[0])
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
 class KafkaBasedLog:
@@ -46,6 +77,8 @@ class KafkaBasedLog:
         on_record: ConsumeCallback,
         *,
         name: str | None = None,
+        on_fatal: FatalCallback | None = None,
+        missing_topic_grace_s: float | None = None,
     ) -> None:
         self.topic = topic
         self._admin = admin
@@ -64,6 +97,17 @@ class KafkaBasedLog:
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name=name or f"kafka-log-{topic}", daemon=True)
         self._failure: BaseException | None = None
+        self._on_fatal = on_fatal
+        self._missing_topic_grace_s = MISSING_TOPIC_GRACE_S if missing_topic_grace_s is None else missing_topic_grace_s
+        # Retry state of the reader thread (only it touches these).
+        self._failures = 0
+        self._retry_at = 0.0
+        self._missing_since: float | None = None
+        self._log_retry = RateLimitedLogger(logger)
+
+    def set_fatal_callback(self, on_fatal: FatalCallback | None) -> None:
+        """Who to tell when the reader stops for good (set before :meth:`start`)."""
+        self._on_fatal = on_fatal
 
     def start(self, timeout_s: float = 60.0, read_to_end: bool = True) -> None:
         """Assign all partitions from the beginning and start reading; with ``read_to_end`` also wait
@@ -107,54 +151,134 @@ class KafkaBasedLog:
             if not fut.done():
                 fut.set_exception(RuntimeError(f"Log for topic {self.topic} stopped"))
 
-    def _end_offsets(self) -> dict[int, int]:
+    def _request_end_offsets(self) -> dict[TopicPartition, Future[Any]]:
+        """Ask for the log-end offsets without waiting: the reader keeps consuming meanwhile (a broker
+        that is down makes the answer take up to the request timeout)."""
         request = {tp: OffsetSpec.latest() for tp in self._partitions}
-        futures = self._admin.list_offsets(request, isolation_level=IsolationLevel.READ_UNCOMMITTED,
-                                           request_timeout=30)
-        return {tp.partition: f.result().offset for tp, f in futures.items()}
+        futures: dict[TopicPartition, Future[Any]] = self._admin.list_offsets(
+            request, isolation_level=IsolationLevel.READ_UNCOMMITTED, request_timeout=30)
+        return futures
 
     def _run(self) -> None:
         consumer = self._consumer
         assert consumer is not None
         waiting: list[Future[None]] = []
         targets: dict[int, int] | None = None
+        request: dict[TopicPartition, Future[Any]] | None = None
         next_report = 0.0
         try:
             while not self._stopping.is_set():
                 if not waiting:
                     with self._lock:
                         waiting, self._pending = self._pending, []
-                    if waiting:
-                        targets = self._end_offsets()
+                if waiting and targets is None:
+                    if request is None and time.monotonic() >= self._retry_at:
+                        request = self._attempt("list its end offsets", self._request_end_offsets)
+                    if request is not None and all(f.done() for f in request.values()):
+                        done, request = request, None
+                        targets = self._attempt("list its end offsets", functools.partial(_offsets_of, done))
                         next_report = time.monotonic() + _SLOW_REPORT_S
-                msgs = consumer.consume(_POLL_BATCH, _POLL_TIMEOUT_S)
+                msgs = self._attempt("consume", lambda: consumer.consume(_POLL_BATCH, _POLL_TIMEOUT_S))
+                if msgs is None:
+                    self._stopping.wait(min(_POLL_TIMEOUT_S, max(0.0, self._retry_at - time.monotonic())))
+                    continue
+                records = 0
                 for msg in msgs:
                     err = msg.error()
                     if err is not None:
-                        if err.fatal():
-                            raise KafkaException(err)
+                        self._on_error(err, "consume")
                         continue
+                    records += 1
                     self._on_record(msg)
+                if records and self._failures:
+                    self._succeeded()
                 if waiting and targets is not None:
-                    if self._reached(consumer, targets):
+                    reached = self._attempt("check its position", functools.partial(self._reached, consumer, targets))
+                    if reached:
+                        self._succeeded()
                         for fut in waiting:
                             if not fut.done():
                                 fut.set_result(None)
                         waiting, targets = [], None
-                    elif time.monotonic() >= next_report:
+                    elif reached is not None and time.monotonic() >= next_report:
                         next_report = time.monotonic() + _SLOW_REPORT_S
-                        self._report_slow(consumer, targets)
+                        self._attempt("check its position", functools.partial(self._report_slow, consumer, targets))
         except BaseException as e:
-            logger.exception("Reader of topic %s failed", self.topic)
-            with self._lock:
-                self._failure = e
-                waiting += self._pending
-                self._pending = []
-            for fut in waiting:
-                if not fut.done():
-                    fut.set_exception(e)
+            self._fail(e, waiting)
         finally:
             consumer.close()
+
+    # -- errors ---------------------------------------------------------------------------------
+    # Transient errors (a broker restarting or unreachable, leaders moving) are retried with a backoff
+    # of 100 ms doubling to 10 s, for as long as they last: pending read_to_end futures stay pending
+    # (their callers have their own timeouts) and complete once the broker is back, as the reference's
+    # KafkaBasedLog retries. Only errors retrying cannot fix end the reader, and then the worker.
+
+    def _attempt(self, step: str, fn: Callable[[], T]) -> T | None:
+        """``fn()``, or None after a transient error (logged, backoff scheduled); fatal ones raise."""
+        try:
+            return fn()
+        except Exception as e:
+            self._on_error(e, step)
+            return None
+
+    def _on_error(self, error: BaseException | KafkaError, step: str) -> None:
+        kind = classify_error(error)
+        if kind is ErrorKind.FATAL:
+            raise _FatalReaderError(step, error)
+        now = time.monotonic()
+        if kind is ErrorKind.MISSING:
+            if self._missing_since is None:
+                self._missing_since = now
+            elif now - self._missing_since >= self._missing_topic_grace_s and self._topic_is_gone():
+                raise _FatalReaderError(step, error)
+        self._failures += 1
+        delay = min(_BACKOFF_MAX_S, _BACKOFF_INITIAL_S * 2 ** min(self._failures - 1, 16))
+        self._retry_at = max(self._retry_at, now + delay)
+        self._log_retry.warning("Reader of topic %s could not %s, retrying (up to every %g s) until it "
+                                "can: %s", self.topic, step, _BACKOFF_MAX_S, _describe(error),
+                                key=("retry", step))
+
+    def _succeeded(self) -> None:
+        """A read to the end completed: the topic is reachable; errors from here on are news again."""
+        if self._failures:
+            logger.info("Reader of topic %s is reading again after %d failed attempt(s)", self.topic,
+                        self._failures)
+            for step in ("list its end offsets", "consume", "check its position"):
+                self._log_retry.reset(logging.WARNING, "", key=("retry", step))
+        self._failures = 0
+        self._retry_at = 0.0
+        self._missing_since = None
+
+    def _topic_is_gone(self) -> bool:
+        """Whether a broker answers that the topic does not exist (not merely: no broker answers)."""
+        try:
+            md = self._admin.list_topics(self.topic, timeout=5)
+        except Exception:
+            return False
+        tmd = md.topics.get(self.topic)
+        return tmd is None or (tmd.error is not None and classify_error(tmd.error) is ErrorKind.MISSING)
+
+    def _fail(self, error: BaseException, waiting: list[Future[None]]) -> None:
+        cause = error.error if isinstance(error, _FatalReaderError) else error
+        step = error.step if isinstance(error, _FatalReaderError) else "read"
+        reason = f"Reader of topic {self.topic} failed to {step}: {_describe(cause)}"
+        exc = cause if isinstance(cause, BaseException) else KafkaException(cause)
+        with self._lock:
+            self._failure = exc
+            waiting += self._pending
+            self._pending = []
+        for fut in waiting:
+            if not fut.done():
+                fut.set_exception(exc)
+        if self._stopping.is_set():
+            return
+        if self._on_fatal is not None:
+            self._on_fatal(self.topic, reason)
+        elif isinstance(cause, KafkaError | KafkaException):
+            logger.error("%s; the reader stopped", reason)
+        else:
+            logger.error("%s; the reader stopped", reason, exc_info=exc)
 
     def _report_slow(self, consumer: Consumer, targets: dict[int, int]) -> None:
         positions = consumer.position([TopicPartition(self.topic, p) for p in targets])

@@ -22,7 +22,7 @@ from connect_runtime.api.record import SourceMap
 from connect_runtime.api.storage import OffsetStorageReader, freeze_partition
 from connect_runtime.converters.json_converter import json_dumps_compact
 from connect_runtime.storage import formats
-from connect_runtime.storage.kafka_log import KafkaBasedLog
+from connect_runtime.storage.kafka_log import FatalCallback, KafkaBasedLog
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ class KafkaOffsetBackingStore:
     """
 
     def __init__(self, topic: str, consumer_config: Mapping[str, Any], admin: AdminClient,
-                 producer: Producer | None = None) -> None:
+                 producer: Producer | None = None, *, on_fatal: FatalCallback | None = None) -> None:
         self.topic = topic
         self._producer = producer
         self._lock = threading.Lock()
@@ -60,7 +60,8 @@ class KafkaOffsetBackingStore:
         # alter must write those very bytes, or compaction (and a Java reader) keeps the old value.
         self._variants: dict[bytes, set[bytes]] = {}
         self._partitions: dict[str, set[bytes]] = {}
-        self._log = KafkaBasedLog(topic, consumer_config, admin, self._on_record, name=f"offset-log-reader-{topic}")
+        self._log = KafkaBasedLog(topic, consumer_config, admin, self._on_record, name=f"offset-log-reader-{topic}",
+                                  on_fatal=on_fatal)
 
     def start(self, read_to_end: bool = True) -> None:
         """Start reading; see :meth:`KafkaBasedLog.start` for when not to wait for the end."""
