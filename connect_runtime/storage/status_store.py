@@ -9,14 +9,20 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from confluent_kafka import KafkaError, Message, Producer
+from confluent_kafka import TIMESTAMP_NOT_AVAILABLE, KafkaError, KafkaException, Message, Producer
 from confluent_kafka.admin import AdminClient
 
+from connect_runtime.clients import ErrorKind, classify_error
 from connect_runtime.cluster.herder_api import ConnectorTaskId
+from connect_runtime.logging_util import RateLimitedLogger
 from connect_runtime.storage import formats
-from connect_runtime.storage.kafka_log import KafkaBasedLog
+from connect_runtime.storage.kafka_log import FatalCallback, KafkaBasedLog
 
 logger = logging.getLogger(__name__)
+_rate_limited = RateLimitedLogger(logger)
+
+#: ``(key, value, record timestamp in ms or None)`` of a ``status-worker-*`` record.
+WorkerListener = Callable[[str, bytes | None, int | None], None]
 
 WORKER_KEY_PREFIX = "status-worker-"
 
@@ -56,24 +62,36 @@ class TaskStatus:
 
 
 class KafkaStatusBackingStore:
-    """Cache of the status topic plus writes through the worker's (non-transactional) producer."""
+    """Cache of the status topic plus writes through the worker's (non-transactional) producer.
+
+    A write the producer could not deliver (the broker was unreachable longer than the producer's
+    ``delivery.timeout.ms``, or its local queue was full) is sent again, as the reference's store
+    re-sends on retriable errors, unless a newer write of the same key superseded it: statuses
+    written during a broker outage still reach the topic once it is back, so every worker's REST
+    answers end up truthful.
+    """
 
     def __init__(self, topic: str, consumer_config: Mapping[str, Any], admin: AdminClient,
-                 producer: Producer) -> None:
+                 producer: Producer, *, on_fatal: FatalCallback | None = None) -> None:
         self.topic = topic
         self._producer = producer
         self._lock = threading.Lock()
         self._connectors: dict[str, ConnectorStatus] = {}
         self._tasks: dict[ConnectorTaskId, TaskStatus] = {}
-        self._log = KafkaBasedLog(topic, consumer_config, admin, self._on_record, name="status-log-reader")
+        # Per key: the sequence number of its latest write, and the writes waiting to be re-sent.
+        self._sequences: dict[str, int] = {}
+        self._unsent: dict[str, tuple[int, bytes | None]] = {}
+        self._log = KafkaBasedLog(topic, consumer_config, admin, self._on_record, name="status-log-reader",
+                                  on_fatal=on_fatal)
         #: Receives records with keys starting with ``status-worker-`` (our membership heartbeats,
-        #: which a Java worker skips as unknown keys).
-        self.worker_listener: Callable[[str, bytes | None], None] | None = None
+        #: which a Java worker skips as unknown keys), with the record's timestamp.
+        self.worker_listener: WorkerListener | None = None
 
     def start(self) -> None:
         self._log.start()
 
     def stop(self) -> None:
+        self._resend_unsent()
         self._producer.flush(5)
         self._log.stop()
 
@@ -87,7 +105,8 @@ class KafkaStatusBackingStore:
         text = key.decode("utf-8", "replace")
         if text.startswith(WORKER_KEY_PREFIX):
             if self.worker_listener is not None:
-                self.worker_listener(text, msg.value())
+                ts_type, ts = msg.timestamp()
+                self.worker_listener(text, msg.value(), None if ts_type == TIMESTAMP_NOT_AVAILABLE else ts)
             return
         try:
             rec = formats.parse_status_record(text, msg.value())
@@ -114,12 +133,46 @@ class KafkaStatusBackingStore:
 
     # -- writes ---------------------------------------------------------------------------------
     def _send(self, key: str, value: bytes | None) -> None:
-        def on_delivery(err: KafkaError | None, _msg: Message) -> None:
-            if err is not None:
-                logger.error("Failed to write status record %s: %s", key, err)
-
-        self._producer.produce(self.topic, key=key.encode(), value=value, on_delivery=on_delivery)
+        with self._lock:
+            seq = self._sequences[key] = self._sequences.get(key, 0) + 1
+            self._unsent.pop(key, None)
+        self._resend_unsent()
+        self._produce(key, value, seq)
         self._producer.poll(0)
+
+    def _produce(self, key: str, value: bytes | None, seq: int) -> None:
+        def on_delivery(err: KafkaError | None, _msg: Message) -> None:
+            if err is None:
+                return
+            self._failed(key, value, seq, err)
+
+        try:
+            self._producer.produce(self.topic, key=key.encode(), value=value, on_delivery=on_delivery)
+        except BufferError as e:  # the local queue is full (a long outage): keep it for later
+            self._failed(key, value, seq, e)
+        except KafkaException as e:
+            self._failed(key, value, seq, e)
+
+    def _failed(self, key: str, value: bytes | None, seq: int, error: BaseException | KafkaError) -> None:
+        with self._lock:
+            if self._sequences.get(key) != seq:
+                return  # a newer write of this key is on its way: this one no longer matters
+        if not isinstance(error, BufferError) and classify_error(error) is ErrorKind.FATAL:
+            logger.error("Failed to write status record %s: %s", key, error)
+            return
+        _rate_limited.warning("Could not write status record %s (will send it again): %s", key, error)
+        with self._lock:
+            self._unsent[key] = (seq, value)
+
+    def _resend_unsent(self) -> None:
+        """Send again what failed; called on every write (heartbeats write every few seconds)."""
+        with self._lock:
+            if not self._unsent:
+                return
+            unsent, self._unsent = self._unsent, {}
+            unsent = {k: v for k, v in unsent.items() if self._sequences.get(k) == v[0]}
+        for key, (seq, value) in unsent.items():
+            self._produce(key, value, seq)
 
     def put_connector(self, status: ConnectorStatus, safe: bool = False) -> None:
         """Write a connector state; with ``safe`` only if no newer generation of another worker wrote it."""
@@ -164,6 +217,7 @@ class KafkaStatusBackingStore:
         self._send(key, value)
 
     def flush(self, timeout_s: float = 10.0) -> None:
+        self._resend_unsent()
         self._producer.flush(timeout_s)
 
     # -- reads ----------------------------------------------------------------------------------
