@@ -5,6 +5,16 @@ applied a new assignment): its URL, a per-process session id, the assignment gen
 applied and what it runs. A worker is live while one of its heartbeats was *received* within
 ``session.timeout.ms``, measured on the reader's own monotonic clock (no cross-machine clock
 comparison). A clean shutdown writes a tombstone, so its departure is seen at once.
+
+Heartbeats *replayed* while the reader catches up with the topic at start-up (everything before
+:meth:`Membership.caught_up`) are history, not news: they never make a worker live. Their receipt
+time says nothing about when they were written, so a worker restarted right after the leader was
+SIGKILLed would otherwise take the dead leader's last heartbeat as fresh, apply its assignment and
+have its exactly-once tasks ask a dead URL for fencing. Every live worker heartbeats again within
+``heartbeat.interval.ms``, so nothing is lost by waiting for that. A replayed heartbeat only tells
+when the worker was last seen, from the record's timestamp (the writer's clock at ``produce()``),
+which is all KIP-415's delayed reassignment needs; a timestamp from a clock running ahead of ours
+is capped at "now", so it cannot make anyone live either.
 """
 
 from __future__ import annotations
@@ -12,7 +22,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from connect_runtime.cluster.herder_api import ConnectorTaskId
@@ -35,6 +45,8 @@ class Heartbeat:
     connectors: frozenset[str] = frozenset()
     tasks: frozenset[ConnectorTaskId] = frozenset()
     received_at: float = field(default=0.0, compare=False)
+    #: Read during start-up catch-up: says when the worker was last seen, never that it is live.
+    replayed: bool = field(default=False, compare=False)
 
     def to_bytes(self) -> bytes:
         return json.dumps({"url": self.url, "session": self.session, "generation": self.generation,
@@ -43,44 +55,62 @@ class Heartbeat:
                           separators=(",", ":")).encode()
 
     @staticmethod
-    def parse(worker_id: str, data: bytes, received_at: float) -> Heartbeat:
+    def parse(worker_id: str, data: bytes, received_at: float, replayed: bool = False) -> Heartbeat:
         v = json.loads(data)
         return Heartbeat(worker_id, str(v["url"]), str(v["session"]), int(v["generation"]),
                          frozenset(str(c) for c in v.get("connectors", [])),
                          frozenset(ConnectorTaskId(str(t[0]), int(t[1])) for t in v.get("tasks", [])),
-                         received_at)
+                         received_at, replayed)
 
 
 class Membership:
     """The set of workers seen heartbeating, fed by the status-topic reader."""
 
-    def __init__(self, session_timeout_ms: int) -> None:
+    def __init__(self, session_timeout_ms: int, *, clock: Callable[[], float] = time.monotonic,
+                 wall_clock_ms: Callable[[], float] = lambda: time.time() * 1000.0) -> None:
         self._timeout_s = session_timeout_ms / 1000.0
+        self._clock = clock
+        self._wall_clock_ms = wall_clock_ms
         self._lock = threading.Lock()
         self._beats: dict[str, Heartbeat] = {}
         self._left: dict[str, float] = {}
+        self._caught_up = False
 
-    def on_record(self, key: str, value: bytes | None) -> None:
-        """Status-topic listener (reader thread) for ``status-worker-*`` keys."""
-        worker = key[len(HEARTBEAT_PREFIX):]
-        now = time.monotonic()
+    def caught_up(self) -> None:
+        """The status topic has been read to its end once: heartbeats read from now on are news."""
         with self._lock:
+            self._caught_up = True
+
+    def on_record(self, key: str, value: bytes | None, timestamp_ms: int | None = None) -> None:
+        """Status-topic listener (reader thread) for ``status-worker-*`` keys; ``timestamp_ms`` is the
+        record's Kafka timestamp, if it has one."""
+        worker = key[len(HEARTBEAT_PREFIX):]
+        now = self._clock()
+        with self._lock:
+            replayed = not self._caught_up
+            seen_at = now
+            if replayed and timestamp_ms is not None:
+                # The record's age on the writer's clock, carried over to our monotonic clock.
+                seen_at = now - max(0.0, self._wall_clock_ms() - timestamp_ms) / 1000.0
+            elif replayed:
+                seen_at = now - self._timeout_s  # no timestamp: as old as can still matter
             if value is None:
                 self._beats.pop(worker, None)
-                self._left[worker] = now
+                self._left[worker] = seen_at
             else:
                 try:
-                    beat = Heartbeat.parse(worker, value, now)
+                    beat = Heartbeat.parse(worker, value, seen_at, replayed)
                 except (ValueError, KeyError, TypeError, IndexError):
                     return
                 self._beats[worker] = beat
                 self._left.pop(worker, None)
 
     def live(self, now: float | None = None) -> dict[str, Heartbeat]:
-        """Workers with a heartbeat received within the session timeout."""
-        now = time.monotonic() if now is None else now
+        """Workers with a heartbeat received (not replayed) within the session timeout."""
+        now = self._clock() if now is None else now
         with self._lock:
-            return {w: b for w, b in self._beats.items() if now - b.received_at <= self._timeout_s}
+            return {w: b for w, b in self._beats.items()
+                    if not b.replayed and now - b.received_at <= self._timeout_s}
 
     def is_live(self, worker: str, now: float | None = None) -> bool:
         return worker in self.live(now)
@@ -92,7 +122,7 @@ class Membership:
     def lost_within(self, workers: Collection[str], window_s: float, now: float | None = None) -> list[str]:
         """Of ``workers``, those not live whose last sign of life is within ``window_s`` of expiry
         (KIP-415: their work waits for them that long)."""
-        now = time.monotonic() if now is None else now
+        now = self._clock() if now is None else now
         out = []
         live = self.live(now)
         with self._lock:
