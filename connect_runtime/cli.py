@@ -54,6 +54,9 @@ def distributed_main(argv: Sequence[str] | None = None) -> int:
         worker.stop()
         return 1
     while not stop.wait(0.5):
+        if worker.failure is not None:  # already logged, on one line, by the worker
+            worker.stop()
+            return 1
         if worker.herder is not None and worker.herder.stopped:
             logger.error("The herder stopped unexpectedly; shutting down")
             worker.stop()

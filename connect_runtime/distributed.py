@@ -36,6 +36,8 @@ class DistributedWorker:
         self.herder: DistributedHerder | None = None
         self.rest: Any = None
         self._stopped = threading.Event()
+        self._failure: str | None = None
+        self._failed = threading.Event()
 
     @property
     def url(self) -> str:
@@ -52,9 +54,12 @@ class DistributedWorker:
         shared_producer = Producer(producer_config(producer_conf))
         worker_id = cfg.worker_id()
 
-        offset_store = KafkaOffsetBackingStore(cfg.offset_storage_topic, consumer_conf, admin, shared_producer)
-        status_store = KafkaStatusBackingStore(cfg.status_storage_topic, consumer_conf, admin, shared_producer)
-        config_store = KafkaConfigBackingStore(cfg.config_storage_topic, consumer_conf, admin)
+        offset_store = KafkaOffsetBackingStore(cfg.offset_storage_topic, consumer_conf, admin, shared_producer,
+                                               on_fatal=self._reader_failed)
+        status_store = KafkaStatusBackingStore(cfg.status_storage_topic, consumer_conf, admin, shared_producer,
+                                               on_fatal=self._reader_failed)
+        config_store = KafkaConfigBackingStore(cfg.config_storage_topic, consumer_conf, admin,
+                                               on_fatal=self._reader_failed)
         writer = ConfigTopicWriter(producer_conf, cfg.config_storage_topic, cfg.leader_transactional_id)
 
         herder_ref: list[DistributedHerder] = []
@@ -66,8 +71,8 @@ class DistributedWorker:
         herder_ref.append(herder)
         config_store._listener = herder.on_config_record
 
-        def on_worker_record(key: str, value: bytes | None) -> None:
-            membership.on_record(key, value)
+        def on_worker_record(key: str, value: bytes | None, timestamp_ms: int | None) -> None:
+            membership.on_record(key, value, timestamp_ms)
             herder.on_status_change()
 
         # Set before the status log starts: heartbeats replayed at start-up must reach membership.
@@ -79,6 +84,8 @@ class DistributedWorker:
         offset_store.start(read_to_end=False)
         self._closers.append(offset_store)
         status_store.start()
+        # Heartbeats read so far were replayed history: from here on they say who is alive.
+        membership.caught_up()
         self._closers.append(status_store)
         config_store.start(read_to_end=False)
         self._closers.append(config_store)
@@ -101,6 +108,21 @@ class DistributedWorker:
                      cfg.offset_storage_replication_factor, cfg.topic_settings("offset.storage."))
         ensure_topic(admin, cfg.status_storage_topic, cfg.status_storage_partitions,
                      cfg.status_storage_replication_factor, cfg.topic_settings("status.storage."))
+
+    def _reader_failed(self, topic: str, reason: str) -> None:
+        """A reader of an internal topic stopped for good: without it this worker cannot see the
+        cluster's state, so it shuts down (``connect-distributed`` exits non-zero) rather than
+        carry on blind. One ERROR line says why."""
+        if self._failed.is_set():
+            return
+        self._failure = reason
+        logger.error("%s; the worker cannot continue and is shutting down", reason)
+        self._failed.set()
+
+    @property
+    def failure(self) -> str | None:
+        """Why the worker must stop (a fatal error of an internal topic's reader), or None."""
+        return self._failure if self._failed.is_set() else None
 
     def wait_ready(self, timeout_s: float = 60.0) -> bool:
         return self.herder is not None and self.herder.wait_ready(timeout_s)

@@ -29,7 +29,7 @@ from confluent_kafka import KafkaException, Producer
 
 from connect_runtime.api.connector import SourceConnector
 from connect_runtime.api.errors import ConfigException, ConnectException
-from connect_runtime.clients import producer_config
+from connect_runtime.clients import ErrorKind, classify_error, producer_config
 from connect_runtime.cluster.assignment import Assignment, plan
 from connect_runtime.cluster.herder_api import (
     ConfigInfos,
@@ -61,6 +61,7 @@ from connect_runtime.errors import (
     NotFoundError,
     NotLeaderError,
 )
+from connect_runtime.logging_util import RateLimitedLogger
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage import formats
 from connect_runtime.storage.config_store import (
@@ -75,6 +76,7 @@ from connect_runtime.worker.connector_offsets import SourceConnectorOffsets, nor
 from connect_runtime.worker.worker import Worker
 
 logger = logging.getLogger(__name__)
+_rate_limited = RateLimitedLogger(logger)
 
 T = TypeVar("T")
 
@@ -185,7 +187,16 @@ class DistributedHerder:
             self._ready.set()
             logger.info("Worker %s joined group %s", self.worker_id(), self.config.group_id)
             while not self._stopping.is_set():
-                self._tick()
+                try:
+                    self._tick()
+                except Exception as e:
+                    # A broker restart or outage makes reads to the end time out and writes fail for a
+                    # while: wait and tick again (lost contact stops our tasks meanwhile). Anything
+                    # else is a bug, and the worker stops.
+                    if classify_error(e) is not ErrorKind.TRANSIENT and not isinstance(e, ConfigWriteError):
+                        raise
+                    _rate_limited.warning("Herder tick failed (Kafka unreachable?), retrying: %r", e)
+                    self._stopping.wait(1.0)
                 self._wake.wait(min(self._heartbeat_s / 2, 1.0))
                 self._wake.clear()
         except Exception:
@@ -232,8 +243,9 @@ class DistributedHerder:
                 generation = self._assignment.generation if self._assignment else 0
                 beat = Heartbeat(self.worker_id(), self._worker_url, self._session, generation, connectors, tasks)
                 self.status_store.put_raw(heartbeat_key(self.worker_id()), beat.to_bytes())
-            except Exception:
-                logger.exception("Failed to write a heartbeat")
+            except Exception as e:
+                # Never ends the loop: the next heartbeat is the retry. Rate-limited: an outage repeats it.
+                _rate_limited.warning("Failed to write a heartbeat: %r", e)
             self._beat_now.wait(self._heartbeat_s)
 
     def _leave(self) -> None:
