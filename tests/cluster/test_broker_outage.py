@@ -1,0 +1,109 @@
+"""A worker survives its broker going away and coming back (issue 8).
+
+The broker here is the test's own (``LocalKafka`` in a temporary directory), never the session's
+shared one: it is stopped for 30 s and started again on the same data directory and port, as an
+operator restarting Kafka would. The worker must recover by itself (no REST call but GETs), deliver
+every sequence number exactly once, and not flood its log.
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from connect_runtime.testing.cluster import (
+    ConnectClient,
+    WorkerProcess,
+    check_sequences,
+    end_offsets,
+    read_committed,
+    verifiable_pairs,
+    wait_until,
+)
+from connect_runtime.testing.local_kafka import LocalKafka, free_port
+from connect_runtime.testing.pytest_plugin import new_topic
+
+pytestmark = [pytest.mark.kafka, pytest.mark.cluster]
+
+OUTAGE_S = 30.0
+#: Heartbeats and session as in tests/cluster/conftest.py: the 30 s outage is far beyond the session
+#: timeout, so the worker also goes through "lost contact, stop tasks, resume".
+SETTINGS = {
+    "session.timeout.ms": "4000",
+    "heartbeat.interval.ms": "1000",
+    "scheduled.rebalance.max.delay.ms": "0",
+    "task.shutdown.graceful.timeout.ms": "5000",
+}
+_ERROR_LINE = re.compile(r"^\[[^]]+\] ERROR ")
+_LOGGER = re.compile(r"\((?P<logger>[\w.]+)\) \[[^]]*\]$")
+
+
+@pytest.fixture
+def own_kafka(tmp_path: Path) -> Iterator[tuple[LocalKafka, int, str]]:
+    kafka = LocalKafka(tmp_path / "kafka")
+    port = free_port()
+    bootstrap = kafka.start(port=port)
+    try:
+        yield kafka, port, bootstrap
+    finally:
+        kafka.stop()
+
+
+def error_lines(log: Path) -> list[str]:
+    """The worker log's ERROR lines (one per logged event; traceback lines do not count)."""
+    return [line for line in log.read_text(errors="replace").splitlines() if _ERROR_LINE.match(line)]
+
+
+def _committed_count(bootstrap: str, topic: str) -> int:
+    return len(read_committed(bootstrap, topic, timeout_s=30))
+
+
+def test_worker_recovers_from_a_broker_restart(own_kafka: tuple[LocalKafka, int, str], tmp_path: Path) -> None:
+    kafka, port, bootstrap = own_kafka
+    topic = new_topic(bootstrap, partitions=2)
+    worker = WorkerProcess(bootstrap, tmp_path / "worker", f"outage-{uuid.uuid4().hex[:8]}", extra=SETTINGS)
+    worker.start()
+    try:
+        worker.wait_ready()
+        client = ConnectClient(worker.url)
+        client.create_connector("vs", {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": "2",
+                                       "throughput": "250"})
+        client.wait_running("vs", 2)
+        wait_until(lambda: _committed_count(bootstrap, topic) > 1000, 60, message="records committed")
+
+        assert kafka.stop(), "the test's broker was not running"
+        time.sleep(OUTAGE_S)
+        assert kafka.start(port=port) == bootstrap
+        back = time.monotonic()
+        before = _committed_count(bootstrap, topic)
+
+        # No REST call but reads: the worker must come back on its own.
+        def recovered() -> bool:
+            st = client.status("vs")
+            running = st["connector"]["state"] == "RUNNING" and len(st["tasks"]) == 2 and all(
+                t["state"] == "RUNNING" for t in st["tasks"])
+            return running and _committed_count(bootstrap, topic) > before + 500
+
+        wait_until(recovered, 60 - (time.monotonic() - back), interval_s=1.0,
+                   message=f"both tasks RUNNING and new records committed; log:\n{worker.log_tail(60)}")
+        assert worker.proc is not None and worker.proc.poll() is None, worker.log_tail()
+        assert worker.stop() == 0, worker.log_tail()
+        client.close()
+    finally:
+        worker.kill()
+
+    assert sum(end_offsets(bootstrap, topic).values()) > 0
+    report = check_sequences(verifiable_pairs(read_committed(bootstrap, topic)))
+    assert report.exactly_once, report.summary()
+    assert set(report.counts) == {0, 1}, report.summary()
+
+    errors = error_lines(worker.log_path)
+    by_logger = collections.Counter(m.group("logger") if (m := _LOGGER.search(line)) else "?" for line in errors)
+    print(f"ERROR lines in the worker log: {len(errors)} {dict(by_logger)}")
+    assert len(errors) < 100, f"{len(errors)} ERROR lines: {dict(by_logger)}\n" + "\n".join(errors[:40])
