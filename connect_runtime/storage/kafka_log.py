@@ -177,6 +177,8 @@ class KafkaBasedLog:
                     if request is not None and all(f.done() for f in request.values()):
                         done, request = request, None
                         targets = self._attempt("list its end offsets", functools.partial(_offsets_of, done))
+                        if targets is None:
+                            self._refresh_metadata()
                         next_report = time.monotonic() + _SLOW_REPORT_S
                 msgs = self._attempt("consume", lambda: consumer.consume(_POLL_BATCH, _POLL_TIMEOUT_S))
                 if msgs is None:
@@ -249,6 +251,17 @@ class KafkaBasedLog:
         self._failures = 0
         self._retry_at = 0.0
         self._missing_since = None
+
+    def _refresh_metadata(self) -> None:
+        """Re-read the topic's metadata into the admin client after list-offsets failed.
+
+        The admin client sends the partition leader epochs it has cached; after a broker restart
+        they are older than the broker's, every request is refused with FENCED_LEADER_EPOCH, and
+        nothing else in the admin client refreshes them: without this a reader waits forever."""
+        try:
+            self._admin.list_topics(self.topic, timeout=2)
+        except Exception as e:  # the broker is still away: the next attempt refreshes again
+            logger.debug("Metadata refresh of %s failed: %s", self.topic, e)
 
     def _topic_is_gone(self) -> bool:
         """Whether a broker answers that the topic does not exist (not merely: no broker answers)."""
