@@ -37,9 +37,10 @@ _POLL_BATCH = 1000
 _POLL_TIMEOUT_S = 0.1
 _SLOW_REPORT_S = 10.0
 _BACKOFF_INITIAL_S = 0.1
+_IDLE_PROBE_S = 30.0
 _BACKOFF_MAX_S = 10.0
-#: How long a topic must be reported missing, by a broker that answers, before the reader gives up:
-#: a restarting broker or one still loading metadata may briefly not know it.
+#: How long reading must fail, and a broker that answers then say the topic does not exist, before
+#: the reader gives up: a restarting broker or one still loading metadata may briefly not know it.
 MISSING_TOPIC_GRACE_S = 30.0
 
 
@@ -102,7 +103,8 @@ class KafkaBasedLog:
         # Retry state of the reader thread (only it touches these).
         self._failures = 0
         self._retry_at = 0.0
-        self._missing_since: float | None = None
+        self._failing_since: float | None = None
+        self._next_gone_check = 0.0
         self._log_retry = RateLimitedLogger(logger)
 
     def set_fatal_callback(self, on_fatal: FatalCallback | None) -> None:
@@ -167,10 +169,17 @@ class KafkaBasedLog:
         request: dict[TopicPartition, Future[Any]] | None = None
         next_report = 0.0
         try:
+            next_probe = time.monotonic() + _IDLE_PROBE_S
             while not self._stopping.is_set():
                 if not waiting:
                     with self._lock:
                         waiting, self._pending = self._pending, []
+                    if not waiting and time.monotonic() >= next_probe:
+                        # Nobody asked for a while: read to the end anyway, so that a topic deleted
+                        # under an idle reader (or one it cannot reach) is noticed, not waited on.
+                        waiting = [Future()]
+                    if waiting:
+                        next_probe = time.monotonic() + _IDLE_PROBE_S
                 if waiting and targets is None:
                     if request is None and time.monotonic() >= self._retry_at:
                         request = self._attempt("list its end offsets", self._request_end_offsets)
@@ -229,11 +238,16 @@ class KafkaBasedLog:
         if kind is ErrorKind.FATAL:
             raise _FatalReaderError(step, error)
         now = time.monotonic()
-        if kind is ErrorKind.MISSING:
-            if self._missing_since is None:
-                self._missing_since = now
-            elif now - self._missing_since >= self._missing_topic_grace_s and self._topic_is_gone():
-                raise _FatalReaderError(step, error)
+        # A deleted topic looks like a restarting broker (UNKNOWN_TOPIC_OR_PART, or "No leaders found"
+        # once the metadata says it has no partitions): only a broker that answers, for a while, that
+        # the topic does not exist makes it final.
+        if self._failing_since is None:
+            self._failing_since = now
+        if now - self._failing_since >= self._missing_topic_grace_s and now >= self._next_gone_check:
+            self._next_gone_check = now + _BACKOFF_MAX_S
+            gone = self._topic_is_gone()
+            if gone is not None:
+                raise _FatalReaderError("find its topic", gone)
         self._failures += 1
         delay = min(_BACKOFF_MAX_S, _BACKOFF_INITIAL_S * 2 ** min(self._failures - 1, 16))
         self._retry_at = max(self._retry_at, now + delay)
@@ -250,7 +264,7 @@ class KafkaBasedLog:
                 self._log_retry.reset(logging.WARNING, "", key=("retry", step))
         self._failures = 0
         self._retry_at = 0.0
-        self._missing_since = None
+        self._failing_since = None
 
     def _refresh_metadata(self) -> None:
         """Re-read the topic's metadata into the admin client after list-offsets failed.
@@ -263,14 +277,21 @@ class KafkaBasedLog:
         except Exception as e:  # the broker is still away: the next attempt refreshes again
             logger.debug("Metadata refresh of %s failed: %s", self.topic, e)
 
-    def _topic_is_gone(self) -> bool:
-        """Whether a broker answers that the topic does not exist (not merely: no broker answers)."""
+    def _topic_is_gone(self) -> KafkaError | None:
+        """The error of a broker answering that the topic does not exist (not merely: no broker
+        answers), or None."""
         try:
             md = self._admin.list_topics(self.topic, timeout=5)
         except Exception:
-            return False
+            return None
         tmd = md.topics.get(self.topic)
-        return tmd is None or (tmd.error is not None and classify_error(tmd.error) is ErrorKind.MISSING)
+        if tmd is None:
+            return KafkaError(KafkaError.UNKNOWN_TOPIC_OR_PART)
+        if tmd.error is not None and classify_error(tmd.error) is ErrorKind.MISSING:
+            return tmd.error
+        if tmd.error is None and not tmd.partitions:
+            return KafkaError(KafkaError.UNKNOWN_TOPIC_OR_PART)
+        return None
 
     def _fail(self, error: BaseException, waiting: list[Future[None]]) -> None:
         cause = error.error if isinstance(error, _FatalReaderError) else error
