@@ -5,11 +5,13 @@ from __future__ import annotations
 import concurrent.futures
 import enum
 import logging
+import time
 from collections.abc import Mapping
 from typing import Any
 
-from confluent_kafka import KafkaError, KafkaException
+from confluent_kafka import KafkaError, KafkaException, Producer
 
+from connect_runtime.api.errors import RetriableException
 from connect_runtime.logging_util import RateLimitFilter, kafka_client_key
 
 #: librdkafka's own log lines are routed here (instead of raw stderr), so ``/admin/loggers`` and the
@@ -46,6 +48,68 @@ def producer_config(conf: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: How long one ``commit_transaction`` call may take before it is called again (see below).
+COMMIT_SLICE_S = 1.0
+
+
+def commit_transaction(producer: Producer, timeout_s: float) -> None:
+    """``producer.commit_transaction`` within ``timeout_s``, called in short slices.
+
+    librdkafka flushes before it commits, and a transaction that already failed (a record the broker
+    refused, say) keeps its queued records unsent, so one long call only times out, retriable, after
+    the whole timeout, while its open transaction holds every ``read_committed`` reader back. A
+    retry resumes the commit and reports the real, abortable error at once.
+    """
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            producer.commit_transaction(min(COMMIT_SLICE_S, max(deadline - time.monotonic(), 0.1)))
+            return
+        except KafkaException as e:
+            err = e.args[0] if e.args and isinstance(e.args[0], KafkaError) else None
+            if err is None or not err.retriable() or time.monotonic() >= deadline:
+                raise
+
+
+#: Errors that mean "Kafka is unreachable or moving right now", not "this cannot work": a broker restart,
+#: a leader election, a coordinator moving.
+_TRANSIENT_CODES = frozenset({
+    KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._TIMED_OUT, KafkaError._MSG_TIMED_OUT,
+    KafkaError._TIMED_OUT_QUEUE, KafkaError._WAIT_COORD, KafkaError._NOENT, KafkaError._RESOLVE,
+    KafkaError.REQUEST_TIMED_OUT, KafkaError.NETWORK_EXCEPTION, KafkaError.NOT_COORDINATOR,
+    KafkaError.COORDINATOR_NOT_AVAILABLE, KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
+    KafkaError.LEADER_NOT_AVAILABLE, KafkaError.NOT_LEADER_FOR_PARTITION, KafkaError.CONCURRENT_TRANSACTIONS,
+    KafkaError.NOT_ENOUGH_REPLICAS, KafkaError.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+})
+_FATAL_CODES = frozenset({KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH,
+                          KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, KafkaError.TOPIC_AUTHORIZATION_FAILED,
+                          KafkaError.CLUSTER_AUTHORIZATION_FAILED})
+
+
+def is_transient(error: BaseException) -> bool:
+    """Whether ``error`` (or what caused it) says Kafka was unavailable, so trying again later may work:
+    a Kafka client error of that kind, or a :class:`RetriableException` (which the runtime raises when,
+    say, reading a topic to its end timed out, and a plugin may raise from ``start``).
+
+    A fenced producer, an authorization failure or any other exception is not transient.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = error
+    transient = False
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, KafkaException) and current.args and isinstance(current.args[0], KafkaError):
+            err: KafkaError = current.args[0]
+            if err.code() in _FATAL_CODES or err.fatal():
+                return False
+            if err.retriable() or err.code() in _TRANSIENT_CODES:
+                transient = True
+        elif isinstance(current, RetriableException):
+            transient = True
+        current = current.__cause__ or current.__context__
+    return transient
+
+
 class ErrorKind(enum.Enum):
     """How a background loop reacts to a Kafka client error."""
 
@@ -58,7 +122,7 @@ class ErrorKind(enum.Enum):
     FATAL = "fatal"
 
 
-_FATAL_CODES = frozenset({
+_LOOP_FATAL_CODES = frozenset({
     KafkaError.TOPIC_AUTHORIZATION_FAILED, KafkaError.GROUP_AUTHORIZATION_FAILED,
     KafkaError.CLUSTER_AUTHORIZATION_FAILED, KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
     KafkaError.SASL_AUTHENTICATION_FAILED, KafkaError._AUTHENTICATION, KafkaError._FATAL,
@@ -89,13 +153,16 @@ def classify_error(exc: BaseException | KafkaError) -> ErrorKind:
     is known not to be: an unclassified error retried with backoff costs a log line per 30 s, a
     transient one taken as fatal stopped the whole worker (issue 8). Exceptions that are not Kafka
     errors (other than timeouts) are bugs, and fatal.
+
+    This is the policy of the worker's own background loops, which must outlive any outage; whether
+    a *task* that failed is restarted is :func:`is_transient`'s stricter decision.
     """
     if isinstance(exc, concurrent.futures.TimeoutError | TimeoutError):
         return ErrorKind.TRANSIENT
     err = exc if isinstance(exc, KafkaError) else kafka_error(exc)
     if err is None:
         return ErrorKind.FATAL
-    if err.fatal() or err.code() in _FATAL_CODES:
+    if err.fatal() or err.code() in _LOOP_FATAL_CODES:
         return ErrorKind.FATAL
     if err.code() in _MISSING_CODES:
         return ErrorKind.MISSING

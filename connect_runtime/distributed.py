@@ -19,7 +19,7 @@ from connect_runtime.storage.config_store import KafkaConfigBackingStore
 from connect_runtime.storage.config_writer import ConfigTopicWriter
 from connect_runtime.storage.offset_store import KafkaOffsetBackingStore
 from connect_runtime.storage.status_store import KafkaStatusBackingStore
-from connect_runtime.storage.topics import ensure_config_topic, ensure_topic
+from connect_runtime.storage.topics import ensure_config_topic, ensure_topic, max_message_bytes
 from connect_runtime.worker.worker import Worker
 
 logger = logging.getLogger(__name__)
@@ -61,10 +61,15 @@ class DistributedWorker:
         config_store = KafkaConfigBackingStore(cfg.config_storage_topic, consumer_conf, admin,
                                                on_fatal=self._reader_failed)
         writer = ConfigTopicWriter(producer_conf, cfg.config_storage_topic, cfg.leader_transactional_id)
+        topic_limit = max_message_bytes(admin, cfg.config_storage_topic)
+        if topic_limit is not None:
+            writer.limit_to(topic_limit)
 
         herder_ref: list[DistributedHerder] = []
         worker = Worker(cfg, worker_id, self.plugins, offset_store, status_store,
-                        lambda c: herder_ref[0].request_reconfiguration(c))
+                        lambda c: herder_ref[0].request_reconfiguration(c),
+                        on_tasks_changed=lambda: herder_ref[0].on_tasks_changed(),
+                        retry_task=lambda t, delay: herder_ref[0].schedule_task_retry(t, delay))
         membership = Membership(cfg.session_timeout_ms)
         herder = DistributedHerder(cfg, worker, self.url, config_store, status_store, writer, shared_producer,
                                    self.plugins, cluster_id, membership)

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 from confluent_kafka import KafkaException, Producer
 
 from connect_runtime.api.connector import SourceConnector
-from connect_runtime.api.errors import ConfigException, ConnectException
+from connect_runtime.api.errors import ConfigException, ConnectException, RetriableException
 from connect_runtime.clients import ErrorKind, classify_error, producer_config
 from connect_runtime.cluster.assignment import Assignment, plan
 from connect_runtime.cluster.herder_api import (
@@ -138,6 +138,15 @@ class DistributedHerder:
         self._needs_reconfig: set[str] = set()
         self._restarts_applied: int | None = None
         self._fence_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="fence")
+        # Slow work never runs on the herder thread (issue: one slow plugin or fencing round stalled every
+        # request): fencing rounds on one pool, plugin validation and offsets changes on another (a
+        # request may wait for a fencing round, never the reverse, so the pools cannot starve each other).
+        self._rounds_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="fencing-round")
+        self._slow_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="herder-work")
+        self._fencing_lock = threading.Lock()
+        self._fencing: dict[str, Future[None]] = {}
+        # Tasks that failed on a transient error: when to restart them.
+        self._task_retries: dict[ConnectorTaskId, float] = {}
         self._offsets = SourceConnectorOffsets(worker.config, worker.plugins, worker.offset_stores)
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -149,6 +158,8 @@ class DistributedHerder:
         self._wake.set()
         self._thread.join(timeout_s)
         self._fence_pool.shutdown(wait=False)
+        self._rounds_pool.shutdown(wait=False, cancel_futures=True)
+        self._slow_pool.shutdown(wait=False, cancel_futures=True)
         self._offsets.close()
         self._internal.close()
 
@@ -162,6 +173,22 @@ class DistributedHerder:
 
     def request_reconfiguration(self, connector: str) -> None:
         self._submit(lambda: self._needs_reconfig.add(connector))
+
+    def schedule_task_retry(self, task: ConnectorTaskId, delay_s: float) -> None:
+        """Worker callback (task thread): ``task`` failed on a transient error; restart it after ``delay_s``."""
+        due = time.monotonic() + delay_s
+        self._submit(lambda: self._task_retries.__setitem__(task, due))
+
+    def on_tasks_changed(self) -> None:
+        """Worker callback: tasks finished stopping. Tell the leader (heartbeat) and start what waits."""
+        self._heartbeat(force=True)
+        self._wake.set()
+
+    def _on_herder(self, fn: Callable[[], T], timeout_s: float = 90.0) -> T:
+        """Run ``fn`` on the herder thread (the only one that changes herder state or writes as leader)."""
+        if threading.current_thread() is self._thread:
+            return fn()
+        return self._submit(fn).result(timeout_s)
 
     def _submit(self, fn: Callable[[], T]) -> Future[T]:
         fut: Future[T] = Future()
@@ -270,6 +297,7 @@ class DistributedHerder:
         if self._is_leader:
             self._lead(self.config_store.snapshot())
         state = self.config_store.snapshot()
+        self._retry_failed_tasks(state)
         self._apply_assignment(state)
         self._apply_restarts(state)
         for name in list(self._needs_reconfig):
@@ -452,7 +480,7 @@ class DistributedHerder:
                  if t not in mine.tasks or t not in state.tasks(t.connector)
                  or self._task_generations.get(t) != state.task_config_generation(t.connector)]
         if stale:
-            self.worker.stop_and_await_tasks(stale)
+            self.worker.stop_tasks(stale)  # in the background; restarted once gone (on_tasks_changed)
             for t in stale:
                 self._task_generations.pop(t, None)
             changed = True
@@ -476,7 +504,7 @@ class DistributedHerder:
                     self._needs_reconfig.add(name)
         for task in sorted(mine.tasks):
             if task in self.worker.task_ids():
-                continue
+                continue  # running, failed, or its previous instance is still stopping
             task_cfg = state.task_config(task)
             if task_cfg is None or not state.contains(task.connector):
                 continue
@@ -497,21 +525,47 @@ class DistributedHerder:
         if changed:
             self._heartbeat(force=True)
 
+    def _retry_failed_tasks(self, state: ClusterConfigState) -> None:
+        """Restart tasks whose transient-failure backoff is over, if they are still ours and current (a
+        changed generation or a revocation restarts or stops them through the assignment instead)."""
+        if not self._task_retries:
+            return
+        now = time.monotonic()
+        for task, due in list(self._task_retries.items()):
+            if due > now:
+                continue
+            del self._task_retries[task]
+            runner = self.worker.task(task)
+            if runner is None or runner.is_alive() or not runner.failed:
+                continue
+            if self._task_generations.get(task) != state.task_config_generation(task.connector):
+                continue
+            logger.info("Restarting task %s after a transient failure", task)
+            self.worker.stop_tasks([task])  # its thread has ended: gone at once, then started again
+            self._task_generations.pop(task, None)
+
     def _stop_connector(self, name: str) -> None:
         self.worker.stop_connector(name)
         self._applied_configs.pop(name, None)
         self._applied_states.pop(name, None)
 
     def _stop_everything(self) -> None:
-        self.worker.stop_and_await_tasks(self.worker.task_ids())
+        self.worker.stop_tasks(self.worker.task_ids())
         self._task_generations.clear()
         for name in self.worker.connector_names():
             self._stop_connector(name)
 
     def _verify_task_generation(self, task: ConnectorTaskId, generation: int) -> None:
         """Start-up step 6: after the producer exists, re-read the config topic; abort if stale."""
-        state = self.config_store.refresh()
-        assignment = self._parsed_assignment(state)
+        try:
+            state = self.config_store.refresh()
+        except TimeoutError as e:
+            raise RetriableException(f"Timed out reading the config topic while starting task {task}") from e
+        # Parsed here, not through the herder's cache: this runs on the task's thread.
+        try:
+            assignment = Assignment.parse(state.assignment) if state.assignment is not None else None
+        except (ValueError, KeyError, TypeError):
+            assignment = None
         if (state.task_config_generation(task.connector) != generation or task not in state.tasks(task.connector)
                 or assignment is None or task not in assignment.of(self.worker_id()).tasks):
             raise ConnectException(
@@ -519,7 +573,21 @@ class DistributedHerder:
                 "it was starting up")
 
     def _fence_for_task(self, connector: str) -> None:
-        """Start-up step 4, on the task's thread: fence locally if leader, else ask the leader."""
+        """Start-up step 4, on the task's thread: fence locally if leader, else ask the leader.
+
+        A failure fails the task as retriable: it is restarted with backoff until fencing succeeds or
+        its generation changes (a leader that is being elected, a broker that is restarting).
+        """
+        try:
+            self._request_fencing(connector)
+        except ConflictError as e:
+            raise RetriableException(str(e)) from e  # new task configs: the assignment restarts the task
+        except Exception as e:
+            if isinstance(e, BadRequestError | NotFoundError):
+                raise
+            raise RetriableException(f"Zombie fencing for connector {connector} failed: {e}") from e
+
+    def _request_fencing(self, connector: str) -> None:
         timeout_s = self.config.rebalance_timeout_ms / 1000.0
         if self._is_leader:
             self.fence_zombies(connector).result(timeout_s)
@@ -593,8 +661,17 @@ class DistributedHerder:
 
     # -- zombie fencing (leader) ----------------------------------------------------------------
     def fence_zombies(self, name: str) -> Future[None]:
-        """Fence the previous generation of ``name``'s task producers and record the task count."""
-        return self._submit(lambda: self._fence(name))
+        """Fence the previous generation of ``name``'s task producers and record the task count.
+
+        Runs on a pool, not the herder thread (fencing many producers takes seconds); concurrent requests
+        for one connector share the round in flight.
+        """
+        with self._fencing_lock:
+            fut = self._fencing.get(name)
+            if fut is None or fut.done():
+                fut = self._rounds_pool.submit(self._fence, name)
+                self._fencing[name] = fut
+            return fut
 
     def _fence(self, connector: str) -> None:
         self._require_leader()
@@ -619,10 +696,14 @@ class DistributedHerder:
                     f.result(60)
             except Exception as e:
                 raise ConnectException(_FENCE_FAILED.format(connector) + f": {e}") from e
-            state = self.config_store.refresh()
-            if state.task_config_generation(connector) != generation:
-                raise ConflictError(
-                    "Fencing failed because new task configurations were generated for the connector")
+        self._on_herder(lambda: self._record_task_count(connector, generation, count))
+
+    def _record_task_count(self, connector: str, generation: int, count: int) -> None:
+        """After fencing (herder thread): the ``tasks-fencing`` record, unless the generation moved."""
+        self._require_leader()
+        state = self.config_store.refresh()
+        if state.task_config_generation(connector) != generation:
+            raise ConflictError("Fencing failed because new task configurations were generated for the connector")
         self._leader_write([formats.task_count_record(connector, count)])
         self.config_store.refresh()
 
@@ -666,7 +747,7 @@ class DistributedHerder:
                 ts = self.status_store.get_task(t)
                 if not only_failed or (ts is not None and ts.state == State.FAILED):
                     redo.append(t)
-            self.worker.stop_and_await_tasks(redo)
+            self.worker.stop_tasks(redo)
             for t in redo:
                 self._task_generations.pop(t, None)
         self._apply_assignment(state)
@@ -705,7 +786,7 @@ class DistributedHerder:
                 raise NotFoundError(f"Task {task} not found")
             if task not in self.worker.task_ids():
                 raise NotAssignedError(f"Task {task} is not owned by this worker", self._owner_url(task))
-            self.worker.stop_and_await_tasks([task])
+            self.worker.stop_tasks([task])
             self._task_generations.pop(task, None)
             self._apply_assignment(state)
 
@@ -755,8 +836,8 @@ class DistributedHerder:
         return self._modify_offsets(name, None)
 
     def _modify_offsets(self, name: str, offsets: list[ConnectorOffset] | None) -> Future[str]:
-        """Reference ``DistributedHerder.modifyConnectorOffsets``: checks and the fencing round here, on
-        the herder thread (they write the config topic); reading and writing the offsets off it."""
+        """Reference ``DistributedHerder.modifyConnectorOffsets``: the checks, then under exactly-once a
+        fencing round, then the offsets are read and written; none of it on the herder thread."""
         def run() -> Future[str]:
             cfg = self._modify_offsets_checks(name)
             normalized = normalize_offsets(name, offsets) if offsets is not None else None
@@ -765,7 +846,7 @@ class DistributedHerder:
                 logger.debug("Performing a round of zombie fencing before modifying offsets for source "
                              "connector %s with exactly-once support enabled.", name)
                 try:
-                    self._fence(name)
+                    self.fence_zombies(name).result(self.config.rebalance_timeout_ms / 1000.0)
                 except Exception as e:
                     logger.error("Failed to perform zombie fencing for source connector prior to modifying "
                                  "offsets", exc_info=e)
@@ -773,7 +854,7 @@ class DistributedHerder:
                 cfg = self._modify_offsets_checks(name)  # the fencing read the config topic again
             return self._offsets.modify(name, cfg, normalized)
 
-        return _flatten(self._submit(run))
+        return _flatten(self._slow_pool.submit(run))
 
     def _modify_offsets_checks(self, name: str) -> Mapping[str, str]:
         if not self._is_leader:
@@ -835,10 +916,8 @@ class DistributedHerder:
 
     def put_connector_config(self, name: str, config: dict[str, str], allow_replace: bool,
                              initial_state: TargetState | None) -> Future[Created]:
-        def run() -> Created:
+        def write() -> Created:
             self._require_leader()
-            result = self._validator.validate(config)
-            self._validator.raise_if_invalid(result, config)
             state = self.config_store.refresh()
             exists = state.contains(name)
             if exists and not allow_replace:
@@ -847,11 +926,29 @@ class DistributedHerder:
             if initial_state is not None and not exists:
                 records.append(formats.target_state_record(name, initial_state.value))
             records.append(formats.connector_config_record(name, config))
+            self._check_size(records)
             self._leader_write(records)
             state = self.config_store.refresh()
             return Created(not exists, self._info(state, name))
 
-        return self._submit(run)
+        def validate_then_write() -> Created:
+            # Plugin validation may be slow: here on a pool thread, the write on the herder thread.
+            self._require_leader()
+            result = self._validator.validate(config)
+            self._validator.raise_if_invalid(result, config)
+            self._check_size([formats.connector_config_record(name, config)])
+            return self._on_herder(write)
+
+        return self._slow_pool.submit(validate_then_write)
+
+    def _check_size(self, records: list[tuple[str, bytes | None]]) -> None:
+        """Refuse a write the config topic would refuse, before anything is written (a 400 naming the
+        limit instead of a failed transaction)."""
+        size = self._writer.batch_bytes(records)
+        if size > self._writer.max_batch_bytes:
+            raise BadRequestError(
+                f"Connector configuration is too large: it takes {size} bytes in the config topic, more than "
+                f"the {self._writer.max_batch_bytes} bytes allowed by {self._writer.limit_source}")
 
     def delete_connector(self, name: str) -> Future[None]:
         def run() -> None:

@@ -6,6 +6,7 @@ with that id, this one is fenced by the broker, so a deposed (zombie) leader can
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -16,6 +17,11 @@ from connect_runtime import clients
 from connect_runtime.errors import ConnectRestError
 
 logger = logging.getLogger(__name__)
+
+_LIBRDKAFKA_MESSAGE_MAX_BYTES = 1_000_000
+# Kafka's record batch header is 61 bytes; a record adds at most ~21 bytes of varints and attributes.
+_BATCH_OVERHEAD = 61
+_RECORD_OVERHEAD = 21
 
 FAILED_WRITE_MESSAGE = (
     "Failed to write to config topic; this may be due to a transient error and the request can be "
@@ -53,16 +59,34 @@ class ConfigTopicWriter:
         conf.setdefault("transaction.timeout.ms", 60000)
         self._conf = conf
         self._topic = topic
+        #: The largest batch of records one write may carry: the producer's message.max.bytes, lowered
+        #: to the config topic's max.message.bytes once known (:meth:`limit_to`).
+        self.max_batch_bytes = int(conf.get("message.max.bytes", _LIBRDKAFKA_MESSAGE_MAX_BYTES))
+        self.limit_source = "the leader producer's message.max.bytes"
         self._init_timeout_s = init_timeout_s
         self._producer: Producer | None = None
 
-    def initialize(self) -> None:
+    def initialize(self, timeout_s: float | None = None) -> None:
         """(Re)create the producer and initialise transactions: fences every older holder of the id
         and aborts its open transaction at once."""
         self.close()
         producer = Producer(clients.producer_config(self._conf))
-        producer.init_transactions(self._init_timeout_s)
+        producer.init_transactions(self._init_timeout_s if timeout_s is None else timeout_s)
         self._producer = producer
+
+    def limit_to(self, topic_max_message_bytes: int) -> None:
+        """Take the config topic's own limit into account (its ``max.message.bytes``)."""
+        topic_limit = f"the max.message.bytes of config topic {self._topic} ({topic_max_message_bytes})"
+        if topic_max_message_bytes < self.max_batch_bytes:
+            self.max_batch_bytes = topic_max_message_bytes
+            self.limit_source = topic_limit
+        else:
+            self.limit_source += f", below {topic_limit}"
+
+    @staticmethod
+    def batch_bytes(records: Sequence[tuple[str, bytes | None]]) -> int:
+        """An upper bound of the size of ``records`` as one record batch on the wire."""
+        return _BATCH_OVERHEAD + sum(_RECORD_OVERHEAD + len(k.encode()) + len(v or b"") for k, v in records)
 
     @property
     def initialized(self) -> bool:
@@ -77,23 +101,27 @@ class ConfigTopicWriter:
             producer.begin_transaction()
             for key, value in records:
                 producer.produce(self._topic, key=key.encode(), value=value)
-            producer.commit_transaction(timeout_s)
-        except KafkaException as e:
+            clients.commit_transaction(producer, timeout_s)
+        except (KafkaException, BufferError) as e:
             err = e.args[0] if e.args and isinstance(e.args[0], KafkaError) else None
             fenced = is_fenced(err)
             logger.warning("Config topic write failed (fenced=%s): %s", fenced, e)
-            self._abandon(producer, abortable=err is not None and err.txn_requires_abort())
+            self._abandon(producer, fenced)
             raise ConfigWriteError(e, fenced) from e
 
-    def _abandon(self, producer: Producer, abortable: bool) -> None:
-        if abortable:
-            try:
-                producer.abort_transaction(10)
-                return
-            except KafkaException:
-                pass
-        # A fenced or fatally failed producer is useless: the next leader tick re-creates it.
+    def _abandon(self, producer: Producer, fenced: bool) -> None:
+        """Leave nothing behind a failed write: abort its transaction (an open one would hold every
+        config-topic reader back until it times out) and drop the producer, whose state after a
+        failure is unreliable (e.g. "Operation not valid in state InTransaction"). The next write
+        re-creates it; its ``init_transactions`` also aborts the transaction if the abort failed. A
+        fenced producer is only dropped: its successor already aborted what it had open."""
         self._producer = None
+        if not fenced:
+            with contextlib.suppress(KafkaException):
+                producer.abort_transaction(5)
+        with contextlib.suppress(KafkaException, RuntimeError):
+            producer.purge()
+        producer.flush(0)
 
     def close(self) -> None:
         """Drop the producer (a zombie's producer stays fenced; nothing to flush)."""

@@ -8,7 +8,7 @@ import time
 from collections.abc import Mapping
 
 from confluent_kafka import KafkaError, KafkaException
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, ResourceType
 
 from connect_runtime.api.errors import ConnectException
 
@@ -69,3 +69,15 @@ def ensure_config_topic(admin: AdminClient, name: str, replication_factor: int, 
             f"Topic '{name}' supplied via the 'config.storage.topic' property is required to have a single "
             f"partition in order to guarantee consistency of connector configurations, but it has {count} "
             "partitions. Delete it and let the worker recreate it, or choose another topic.")
+
+
+def max_message_bytes(admin: AdminClient, name: str, timeout_s: float = 30.0) -> int | None:
+    """The topic's ``max.message.bytes`` (the largest record batch it accepts), None if unknown."""
+    resource = ConfigResource(ResourceType.TOPIC, name)
+    try:
+        configs = admin.describe_configs([resource], request_timeout=timeout_s)[resource].result(timeout_s)
+        entry = configs.get("max.message.bytes")
+        return int(entry.value) if entry is not None and entry.value is not None else None
+    except Exception as e:  # only a pre-flight check depends on it; the broker enforces it anyway
+        logger.warning("Could not read max.message.bytes of topic %s: %s", name, e)
+        return None

@@ -10,7 +10,7 @@ from typing import Any
 
 from confluent_kafka import KafkaError, Message
 
-from connect_runtime.api.errors import ConnectException
+from connect_runtime.api.errors import ConnectException, RetriableException
 from connect_runtime.storage import formats
 from connect_runtime.worker.source_task_base import TaskSetup, WorkerSourceTask, monotonic_ms
 
@@ -63,7 +63,11 @@ class AtLeastOnceWorkerSourceTask(WorkerSourceTask):
 
     def prepare(self) -> None:
         self._offset_store.start()
-        self._offset_store.read_to_end().result(60)
+        try:
+            self._offset_store.read_to_end().result(60)
+        except TimeoutError as e:
+            raise RetriableException(f"Timed out reading the offsets of task {self.id} from "
+                                     f"{self._offset_store.topic}") from e
 
     def batch_end(self, sent: int) -> None:
         if self._errors.count:

@@ -21,9 +21,10 @@ from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
 
-from connect_runtime.api.errors import ConnectException
+from connect_runtime.api.errors import ConnectException, RetriableException
 from connect_runtime.api.record import SourceRecord
 from connect_runtime.api.transaction import TransactionContext
+from connect_runtime.clients import COMMIT_SLICE_S, commit_transaction
 from connect_runtime.cluster.herder_api import TargetState
 from connect_runtime.config.connector_config import TransactionBoundary
 from connect_runtime.storage import formats
@@ -46,7 +47,6 @@ _SIZE_HINT = (
     "(and the producer's message.max.bytes through producer.override.message.max.bytes), or make the "
     "connector emit smaller records."
 )
-_COMMIT_SLICE_S = 1.0
 _TIMEOUT_CODES = frozenset({KafkaError.INVALID_PRODUCER_EPOCH, KafkaError._TIMED_OUT,
                             KafkaError.TRANSACTION_ABORTABLE, KafkaError.INVALID_TXN_STATE})
 _SIZE_CODES = frozenset({KafkaError.MSG_SIZE_TOO_LARGE, KafkaError.RECORD_LIST_TOO_LARGE})
@@ -103,7 +103,11 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self._verify_generation()
         logger.info("Task %s: reading committed offsets from %s", self.id, self._offset_store.topic)
         self._offset_store.start()
-        self._offset_store.read_to_end().result(self._timeout_s)
+        try:
+            self._offset_store.read_to_end().result(self._timeout_s)
+        except TimeoutError as e:
+            raise RetriableException(f"Timed out reading the offsets of task {self.id} from "
+                                     f"{self._offset_store.topic}") from e
         self._next_commit = time.monotonic() + self._interval_s
 
     def forbidden_topic(self) -> str | None:
@@ -147,7 +151,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             topic = store.topic
             for key, value in entries.items():
                 producer.produce(topic, value, key)
-            self._commit_transaction()
+            commit_transaction(self.producer, self._timeout_s)
         except Exception as e:
             self._txn_open = False
             raise self._commit_failed(e) from e
@@ -157,23 +161,6 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         pending.clear()
         store.mirror(entries)
         self.report_committed()
-
-    def _commit_transaction(self) -> None:
-        """``commit_transaction`` in short slices, each retry resuming the commit.
-
-        librdkafka flushes before committing, and a transaction that already failed (say, a record the
-        broker refused) keeps its queued records unsent, so one long call would only time out; the
-        retry reports the real, abortable error at once.
-        """
-        deadline = time.monotonic() + self._timeout_s
-        while True:
-            try:
-                self.producer.commit_transaction(min(_COMMIT_SLICE_S, max(deadline - time.monotonic(), 0.1)))
-                return
-            except KafkaException as e:
-                err = e.args[0] if e.args and isinstance(e.args[0], KafkaError) else None
-                if err is None or not err.retriable() or time.monotonic() >= deadline:
-                    raise
 
     def _record_size(self, size: int) -> None:
         sizes = self.committed_sizes
@@ -203,7 +190,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             # The transaction already failed (librdkafka refuses further sends); a commit attempt
             # reports why (e.g. a record the broker refused). It cannot succeed in this state.
             try:
-                self.producer.commit_transaction(_COMMIT_SLICE_S)
+                self.producer.commit_transaction(COMMIT_SLICE_S)
             except KafkaException as e:
                 cause = e
         self._txn_open = False

@@ -25,6 +25,7 @@ from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.api.task import SourceTask, SourceTaskContext
 from connect_runtime.api.transaction import TransactionContext
 from connect_runtime.api.transformation import Transformation
+from connect_runtime.clients import is_transient
 from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
 from connect_runtime.storage import formats
 from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore
@@ -168,7 +169,7 @@ class WorkerSourceTask(ABC):
             self.failed = True
             logger.error("Task %s threw an uncaught and unrecoverable exception; it is being killed "
                          "and will not recover until manually restarted", self.id, exc_info=True)
-            self._status.on_failure(self.id, "".join(traceback.format_exception(e)))
+            self._status.on_failure(self.id, "".join(traceback.format_exception(e)), is_transient(e))
         finally:
             self._close()
 

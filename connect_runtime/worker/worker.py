@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -43,6 +44,8 @@ from connect_runtime.worker.source_task_base import TaskSetup, WorkerSourceTask
 logger = logging.getLogger(__name__)
 
 TASK_CLASS_CONFIG = "task.class"
+_RETRY_BACKOFF_S = 1.0
+_RETRY_BACKOFF_MAX_S = 10.0
 
 
 class _ConnectorContext(SourceConnectorContext):
@@ -85,6 +88,8 @@ class Worker:
         offset_store: KafkaOffsetBackingStore,
         status_store: KafkaStatusBackingStore,
         request_reconfiguration: Callable[[str], None],
+        on_tasks_changed: Callable[[], None] | None = None,
+        retry_task: Callable[[ConnectorTaskId, float], None] | None = None,
     ) -> None:
         self.config = config
         self.worker_id = worker_id
@@ -100,6 +105,13 @@ class Worker:
         self._task_generations: dict[ConnectorTaskId, int] = {}
         self._failed_tasks: set[ConnectorTaskId] = set()
         self._failed_connectors: set[str] = set()
+        # Tasks asked to stop whose threads have not finished yet: still ours (heartbeats list them, so
+        # the leader does not hand them over) and never started again until they are gone.
+        self._stopping: dict[ConnectorTaskId, WorkerSourceTask] = {}
+        self._on_tasks_changed = on_tasks_changed or (lambda: None)
+        self._retry_task = retry_task
+        # Consecutive failures of a task on transient (Kafka unavailable) errors: the retry backoff.
+        self._transient_failures: dict[ConnectorTaskId, int] = {}
 
     @property
     def eos_enabled(self) -> bool:
@@ -222,7 +234,7 @@ class Worker:
 
         ``connector_props`` is the connector's config as stored; an invalid one fails the task.
         """
-        if task_id in self._tasks:
+        if task_id in self._tasks or self.is_stopping(task_id):
             raise ConnectException(f"Task already exists in this worker: {task_id}")
         self._failed_tasks.discard(task_id)
         producer: Producer | None = None
@@ -284,20 +296,59 @@ class Worker:
 
     def stop_and_await_tasks(self, ids: list[ConnectorTaskId], timeout_s: float | None = None) -> None:
         """Stop tasks (final commit) and wait up to ``task.shutdown.graceful.timeout.ms``; cancel stragglers."""
-        timeout = self.config.task_shutdown_graceful_timeout_ms / 1000.0 if timeout_s is None else timeout_s
+        runners = self._take_for_stop(ids)
+        self._await_stop(runners, timeout_s)
+
+    def stop_tasks(self, ids: list[ConnectorTaskId]) -> None:
+        """Stop tasks without waiting: they stop in parallel on a thread of their own, with one graceful
+        deadline for all. Until each is gone it stays in :meth:`task_ids` (and cannot be started again);
+        ``on_tasks_changed`` is called when they are."""
+        runners = self._take_for_stop(ids)
+        if not runners:
+            return
+        with self._lock:
+            for r in runners:
+                self._stopping[r.id] = r
+
+        def await_them() -> None:
+            try:
+                self._await_stop(runners, None)
+            finally:
+                with self._lock:
+                    for r in runners:
+                        if self._stopping.get(r.id) is r:
+                            del self._stopping[r.id]
+                self._on_tasks_changed()
+
+        threading.Thread(target=await_them, name="task-stopper", daemon=True).start()
+
+    def _take_for_stop(self, ids: list[ConnectorTaskId]) -> list[WorkerSourceTask]:
         self._failed_tasks.difference_update(ids)
         runners = [r for r in (self._tasks.pop(i, None) for i in ids) if r is not None]
         for r in runners:
             r.stop()
+        return runners
+
+    def _await_stop(self, runners: list[WorkerSourceTask], timeout_s: float | None) -> None:
+        timeout = self.config.task_shutdown_graceful_timeout_ms / 1000.0 if timeout_s is None else timeout_s
+        deadline = time.monotonic() + timeout
         for r in runners:
-            if not r.join(timeout):
+            if not r.join(max(deadline - time.monotonic(), 0.0)):
                 logger.error("Graceful stop of task %s failed; cancelling it", r.id)
                 r.cancel()
-                r.join(1.0)
+        for r in runners:
+            r.join(1.0)
+
+    def is_stopping(self, task: ConnectorTaskId) -> bool:
+        """Whether an instance of ``task`` is still stopping (a new one must not start yet)."""
+        with self._lock:
+            return task in self._stopping
 
     def task_ids(self) -> list[ConnectorTaskId]:
-        """Tasks this worker owns: running, or FAILED to start."""
-        return [*self._tasks, *self._failed_tasks]
+        """Tasks this worker owns: running, stopping, or FAILED to start."""
+        with self._lock:
+            stopping = [t for t in self._stopping if t not in self._tasks]
+        return [*self._tasks, *self._failed_tasks, *stopping]
 
     def task(self, task_id: ConnectorTaskId) -> WorkerSourceTask | None:
         return self._tasks.get(task_id)
@@ -305,6 +356,10 @@ class Worker:
     def stop(self) -> None:
         """Stop every task (final commits) and connector."""
         self.stop_and_await_tasks(list(self._tasks))
+        with self._lock:
+            stopping = list(self._stopping.values())
+        for r in stopping:
+            r.join(self.config.task_shutdown_graceful_timeout_ms / 1000.0)
         for name in list(self._connectors):
             self.stop_connector(name)
 
@@ -320,6 +375,7 @@ class Worker:
         self.status_store.put_task(TaskStatus(task, state, trace, self.worker_id, generation), safe=safe)
 
     def on_startup(self, task: ConnectorTaskId) -> None:
+        self._transient_failures.pop(task, None)
         self._put_task_status(task, State.RUNNING)
 
     def on_pause(self, task: ConnectorTaskId) -> None:
@@ -330,8 +386,17 @@ class Worker:
 
     # Failure and shutdown are written "safely" (as Java's putSafe): never over a status that another
     # worker wrote in a newer generation, i.e. the task's successor elsewhere.
-    def on_failure(self, task: ConnectorTaskId, trace: str) -> None:
+    def on_failure(self, task: ConnectorTaskId, trace: str, transient: bool = False) -> None:
         self._put_task_status(task, State.FAILED, trace, safe=True)
+        if transient and self._retry_task is not None:
+            # Kafka was unreachable (a broker restart, a leader election): the task is FAILED, truthfully,
+            # and restarted with backoff until it runs again or is revoked, with no operator involved.
+            failures = self._transient_failures.get(task, 0) + 1
+            self._transient_failures[task] = failures
+            delay = min(_RETRY_BACKOFF_MAX_S, _RETRY_BACKOFF_S * 2 ** (failures - 1))
+            logger.warning("Task %s failed on a transient error; restarting it in %.1f s (attempt %d)",
+                           task, delay, failures)
+            self._retry_task(task, delay)
 
     def on_shutdown(self, task: ConnectorTaskId) -> None:
         self._put_task_status(task, State.UNASSIGNED, safe=True)

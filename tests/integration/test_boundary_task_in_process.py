@@ -87,7 +87,7 @@ class _Statuses:
     def on_resume(self, task: ConnectorTaskId) -> None:
         self.events.append(("RUNNING", ""))
 
-    def on_failure(self, task: ConnectorTaskId, trace: str) -> None:
+    def on_failure(self, task: ConnectorTaskId, trace: str, transient: bool = False) -> None:
         self.events.append(("FAILED", trace))
 
     def on_shutdown(self, task: ConnectorTaskId) -> None:
