@@ -129,6 +129,7 @@ class DistributedHerder:
         self._leader_epoch = 0
         self._leader_lost_at: float | None = None
         self._writer_retry_at = 0.0
+        self._lost_contact = False
         # What this worker applied.
         self._assignment: Assignment | None = None
         self._assignment_raw: bytes | None = None
@@ -458,10 +459,15 @@ class DistributedHerder:
         if not self._self_in_contact():
             # Invariant 5: a worker cut off from the cluster stops its tasks rather than keep writing.
             if self.worker.task_ids() or self.worker.connector_names():
-                logger.error("Worker %s lost contact with the cluster; stopping its connectors and tasks",
-                             self.worker_id())
+                # Tasks stop in the background: rate-limited, as this runs every tick until they are gone.
+                _rate_limited.error("Worker %s lost contact with the cluster; stopping its connectors and tasks",
+                                    self.worker_id())
+                self._lost_contact = True
                 self._stop_everything()
             return
+        if self._lost_contact:
+            self._lost_contact = False
+            logger.info("Worker %s sees its heartbeats again; resuming its assignment", self.worker_id())
         if assignment is None:
             return
         leader = self._current_leader(state)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from connect_runtime.storage import formats
 from connect_runtime.testing.cluster import (
     ConnectClient,
     WorkerProcess,
@@ -60,6 +61,17 @@ def error_lines(log: Path) -> list[str]:
     return [line for line in log.read_text(errors="replace").splitlines() if _ERROR_LINE.match(line)]
 
 
+def _topic_task_states(bootstrap: str, status_topic: str) -> dict[int, str | None]:
+    """The latest state of each task of ``vs`` in the status topic."""
+    states: dict[int, str | None] = {}
+    for key, value in read_committed(bootstrap, status_topic, timeout_s=30):
+        if key is not None and key.startswith(b"status-task-vs-"):
+            rec = formats.parse_status_record(key.decode(), value)
+            assert isinstance(rec, formats.TaskStatusRecord)
+            states[rec.task] = rec.state
+    return states
+
+
 def _committed_count(bootstrap: str, topic: str) -> int:
     return len(read_committed(bootstrap, topic, timeout_s=30))
 
@@ -93,6 +105,9 @@ def test_worker_recovers_from_a_broker_restart(own_kafka: tuple[LocalKafka, int,
         wait_until(recovered, 60 - (time.monotonic() - back), interval_s=1.0,
                    message=f"both tasks RUNNING and new records committed; log:\n{worker.log_tail(60)}")
         assert worker.proc is not None and worker.proc.poll() is None, worker.log_tail()
+        # What REST says is what the status topic says (statuses written during the outage got there).
+        wait_until(lambda: _topic_task_states(bootstrap, worker.props["status.storage.topic"]) == {
+            0: "RUNNING", 1: "RUNNING"}, 30, message="RUNNING in the status topic")
         assert worker.stop() == 0, worker.log_tail()
         client.close()
     finally:
