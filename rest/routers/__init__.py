@@ -130,8 +130,12 @@ def _result(future: Future[T]) -> T:
         raise ConnectRestError(REQUEST_INTERRUPTED, status=500) from None
 
 
-def get_context(request: Request) -> RestContext:
-    """FastAPI dependency: the context ``create_app`` stored on the application."""
+async def get_context(request: Request) -> RestContext:
+    """FastAPI dependency: the context ``create_app`` stored on the application.
+
+    ``async`` on purpose: FastAPI runs a plain ``def`` dependency on its thread pool, a thread hop
+    per request that cost more than everything else a status read does.
+    """
     ctx = request.app.state.connect_context
     if not isinstance(ctx, RestContext):  # pragma: no cover - wiring error
         raise RuntimeError("The REST application has no RestContext; build it with rest.app.create_app")
