@@ -16,8 +16,9 @@ tasks), so the worker's own work stays small and the figures are about REST. The
   (``status_during_cycles``).
 * ``fencing``: a ``--fencing-tasks``-task exactly-once VerifiableSource is reconfigured, so the leader
   fences that many task producers before the new generation starts, while ``--cycle-readers`` clients
-  read its status (``status_during_fencing``); ``window_s`` is from the reconfiguration until every task
-  runs again. ``--fencing-tasks 0`` skips it.
+  read its status (``status_during_fencing``). ``fenced_after_s``: from the reconfiguration until the
+  new generation's ``tasks-fencing`` record is in the config topic (the round is done); ``window_s``:
+  until every task runs again. ``--fencing-tasks 0`` skips it.
 
 Prints ONE JSON object on stdout; logs go to stderr. Broker: ``--bootstrap``, else
 ``$KAFKA_BOOTSTRAP_SERVERS``, else a LocalKafka in a temp dir. Latencies are measured by the client
@@ -52,7 +53,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(_REPO), os.environ.ge
 
 import httpx  # noqa: E402
 
-from connect_runtime.testing.cluster import WorkerProcess, wait_until  # noqa: E402
+from connect_runtime.testing.cluster import WorkerProcess, config_records, wait_until  # noqa: E402
 from connect_runtime.testing.local_kafka import LocalKafka, free_port  # noqa: E402
 from connect_runtime.testing.pytest_plugin import new_topic  # noqa: E402
 
@@ -273,7 +274,13 @@ def _ms(values: Latencies) -> dict[str, Any]:
     return s
 
 
-async def measure_fencing(url: str, bootstrap: str, tasks: int, readers: int) -> dict[str, Any]:
+def _fencing_records(bootstrap: str, config_topic: str, connector: str) -> int:
+    """How many ``tasks-fencing-<connector>`` records the config topic holds (one per fenced generation)."""
+    key = f"tasks-fencing-{connector}"
+    return sum(1 for k, v in config_records(bootstrap, config_topic) if k == key and v is not None)
+
+
+async def measure_fencing(url: str, bootstrap: str, config_topic: str, tasks: int, readers: int) -> dict[str, Any]:
     topic = new_topic(bootstrap, partitions=1)
     name = f"fenced-{uuid.uuid4().hex[:4]}"
     with httpx.Client(base_url=url, timeout=120) as http:
@@ -292,14 +299,18 @@ async def measure_fencing(url: str, bootstrap: str, tasks: int, readers: int) ->
                                            json={**_verifiable(topic, tasks, 2), "name": name})
             if resp.status_code != 200:
                 raise RuntimeError(f"reconfigure {name}: {resp.status_code} {resp.text}")
-            await asyncio.sleep(1.0)  # the old tasks are stopping, the new ones wait for the fencing
+            # The new generation's task-count record is written once its fencing round is done.
+            await asyncio.to_thread(wait_until, lambda: _fencing_records(bootstrap, config_topic, name) >= 2,
+                                    300, 0.2, "the second generation's tasks-fencing record")
+            fenced = time.perf_counter() - started
             await asyncio.to_thread(wait_until, lambda: _all_running(http, name, tasks), 300, 0.2,
                                     f"{tasks} tasks running again")
             window = time.perf_counter() - started
         finally:
             during = await background.stop()
         http.delete(f"/connectors/{name}")
-    return {"tasks": tasks, "window_s": round(window, 2), "status_during_fencing": during}
+    return {"tasks": tasks, "fenced_after_s": round(fenced, 2), "window_s": round(window, 2),
+            "status_during_fencing": during}
 
 
 async def run(args: argparse.Namespace, bootstrap: str, workdir: Path) -> dict[str, Any]:
@@ -347,7 +358,8 @@ async def run(args: argparse.Namespace, bootstrap: str, workdir: Path) -> dict[s
         result.update(await measure_cycles(worker.url, topic, args.cycles, args.cycle_readers, status_path))
         if args.fencing_tasks > 0:
             log.info("fencing round of a %d-task connector", args.fencing_tasks)
-            result["fencing"] = await measure_fencing(worker.url, bootstrap, args.fencing_tasks, args.cycle_readers)
+            result["fencing"] = await measure_fencing(worker.url, bootstrap, worker.props["config.storage.topic"],
+                                                      args.fencing_tasks, args.cycle_readers)
     except BaseException:
         log.error("worker log tail:\n%s", worker.log_tail(60))
         raise
