@@ -886,8 +886,8 @@ class DistributedHerder:
     def _read(self, fn: Callable[[], T]) -> Future[T]:
         """Run a REST read now, on the caller's thread, against the latest snapshots.
 
-        Reads do not queue behind the herder thread (a fencing round, an assignment, a plugin's
-        validation can keep it busy for seconds). The config snapshot is immutable and the status
+        Reads do not queue behind the herder thread (a connector's ``start()``, an assignment, a
+        leader write can keep it busy for seconds). The config snapshot is immutable and the status
         store reads under its lock, so this is safe from any thread; a read sees what the reader
         threads applied, which includes every write this worker acknowledged (writes read the
         config topic back before they answer). Before the start-up read of the internal topics the
