@@ -149,6 +149,13 @@ class DistributedHerder:
         # Tasks that failed on a transient error: when to restart them.
         self._task_retries: dict[ConnectorTaskId, float] = {}
         self._offsets = SourceConnectorOffsets(worker.config, worker.plugins, worker.offset_stores)
+        # REST reads are served from the stores' snapshots on the caller's thread (``_read``); until
+        # the start-up read of the internal topics is done they wait in ``_waiting_reads``.
+        self._reads_lock = threading.Lock()
+        self._reads_open = False
+        self._waiting_reads: list[Callable[[], None]] = []
+        #: ``connector.class`` -> "source" | "sink": resolved once, not on every status read.
+        self._connector_types: dict[str, str] = {}
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> None:
@@ -213,6 +220,7 @@ class DistributedHerder:
             self._restarts_applied = len(self.config_store.snapshot().restart_requests)
             self._beat_thread.start()
             self._ready.set()
+            self._open_reads()
             logger.info("Worker %s joined group %s", self.worker_id(), self.config.group_id)
             while not self._stopping.is_set():
                 try:
@@ -232,6 +240,7 @@ class DistributedHerder:
             self._stopping.set()
         finally:
             self._stopping.set()
+            self._open_reads()  # a worker that failed to start answers waiting reads rather than hang them
             self._beat_now.set()
             if self._beat_thread.is_alive():
                 self._beat_thread.join(5)
@@ -772,7 +781,7 @@ class DistributedHerder:
             self._require_leader()
             key, value = formats.restart_request_record(name, include_tasks, only_failed)
             self._leader_write([(key, value)])
-            info = self.connector_status(name)
+            info = self._connector_status(name)
             connector_restarting = not only_failed or info.connector.state == State.FAILED
             if connector_restarting:
                 info.connector = StateInfo(State.RESTARTING, info.connector.worker_id, None)
@@ -892,8 +901,41 @@ class DistributedHerder:
     def _snapshot(self) -> ClusterConfigState:
         return self.config_store.snapshot()
 
+    def _read(self, fn: Callable[[], T]) -> Future[T]:
+        """Run a REST read now, on the caller's thread, against the latest snapshots.
+
+        Reads do not queue behind the herder thread (a connector's ``start()``, an assignment, a
+        leader write can keep it busy for seconds). The config snapshot is immutable and the status
+        store reads under its lock, so this is safe from any thread; a read sees what the reader
+        threads applied, which includes every write this worker acknowledged (writes read the
+        config topic back before they answer). Before the start-up read of the internal topics the
+        read waits for it, as Java's requests queue until the worker has joined.
+        """
+        fut: Future[T] = Future()
+
+        def run() -> None:
+            try:
+                fut.set_result(fn())
+            except BaseException as e:
+                fut.set_exception(e)
+
+        with self._reads_lock:
+            if not self._reads_open:
+                self._waiting_reads.append(run)
+                return fut
+        run()
+        return fut
+
+    def _open_reads(self) -> None:
+        """Serve reads from now on, starting with those that waited for the start-up read."""
+        with self._reads_lock:
+            self._reads_open = True
+            waiting, self._waiting_reads = self._waiting_reads, []
+        for run in waiting:
+            run()
+
     def connectors(self) -> Future[list[str]]:
-        return self._submit(lambda: self._snapshot().connectors())
+        return self._read(lambda: self._snapshot().connectors())
 
     def _require(self, state: ClusterConfigState, name: str) -> None:
         if not state.contains(name):
@@ -908,17 +950,28 @@ class DistributedHerder:
         return self._connector_type(cfg) == "source"
 
     def _connector_type(self, cfg: Mapping[str, str]) -> str:
+        class_name = cfg.get("connector.class", "")
+        known = self._connector_types.get(class_name)
+        if known is not None:
+            return known
         try:
-            cls = self.plugins.connector_class(cfg.get("connector.class", ""))
+            cls = self.plugins.connector_class(class_name)
         except Exception:
-            return "unknown"
-        return "source" if issubclass(cls, SourceConnector) else "sink"
+            return "unknown"  # not cached: the plugin may become importable
+        kind = "source" if issubclass(cls, SourceConnector) else "sink"
+        self._connector_types[class_name] = kind
+        return kind
 
     def connector_info(self, name: str) -> Future[ConnectorInfo]:
-        return self._submit(lambda: self._info(self._snapshot(), name))
+        return self._read(lambda: self._info(self._snapshot(), name))
 
     def connector_config(self, name: str) -> Future[dict[str, str]]:
-        return self._submit(lambda: self._info(self._snapshot(), name).config)
+        def run() -> dict[str, str]:
+            state = self._snapshot()
+            self._require(state, name)
+            return dict(state.connector_configs[name])
+
+        return self._read(run)
 
     def put_connector_config(self, name: str, config: dict[str, str], allow_replace: bool,
                              initial_state: TargetState | None) -> Future[Created]:
@@ -974,9 +1027,12 @@ class DistributedHerder:
             self._require(state, name)
             return [TaskInfo(t, dict(state.task_config(t) or {})) for t in state.tasks(name)]
 
-        return self._submit(run)
+        return self._read(run)
 
-    def connector_status(self, name: str) -> ConnectorStateInfo:
+    def connector_status(self, name: str) -> Future[ConnectorStateInfo]:
+        return self._read(lambda: self._connector_status(name))
+
+    def _connector_status(self, name: str) -> ConnectorStateInfo:
         state = self._snapshot()
         if not state.contains(name):
             raise NotFoundError(f"No status found for connector {name}")
@@ -994,7 +1050,10 @@ class DistributedHerder:
                          else TaskStateInfo(State.UNASSIGNED, self.worker_id(), None, i))
         return ConnectorStateInfo(name, conn, tasks, self._connector_type(state.connector_configs[name]))
 
-    def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
+    def task_status(self, task: ConnectorTaskId) -> Future[TaskStateInfo]:
+        return self._read(lambda: self._task_status(task))
+
+    def _task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
         state = self._snapshot()
         if not state.contains(task.connector) or task not in state.tasks(task.connector):
             raise NotFoundError(f"No status found for task {task}")

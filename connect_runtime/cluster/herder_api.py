@@ -2,6 +2,9 @@
 
 REST handlers never touch worker state directly: every mutating call is a request the herder's own
 thread executes; the returned ``Future`` completes (or fails with a ``ConnectRestError``) when done.
+Reads (connectors, info, config, task configs, statuses) return futures too, but the herder completes
+them at once from its latest config and status snapshots, without queueing them behind its thread;
+only while the worker is still reading its internal topics at start-up do they wait.
 """
 
 from __future__ import annotations
@@ -163,7 +166,8 @@ class ConnectorOffsets:
 
 
 class Herder(Protocol):
-    """What the REST API may ask of a worker. Methods returning ``Future`` run on the herder thread."""
+    """What the REST API may ask of a worker. Methods returning ``Future`` run on the herder thread,
+    except the reads (see the module docstring)."""
 
     def worker_id(self) -> str:
         """This worker's id (advertised host:port)."""
@@ -174,7 +178,8 @@ class Herder(Protocol):
         ...
 
     def is_ready(self) -> bool:
-        """True once the worker has joined the cluster and read its config."""
+        """True once the worker can serve writes: it has read its internal topics and a live leader is
+        known (``GET /health`` answers 200 from then on, 503 before)."""
         ...
 
     def connectors(self) -> Future[list[str]]:
@@ -203,7 +208,7 @@ class Herder(Protocol):
         """Task configs of a connector."""
         ...
 
-    def connector_status(self, name: str) -> ConnectorStateInfo:
+    def connector_status(self, name: str) -> Future[ConnectorStateInfo]:
         """Status of a connector and its tasks (from the status topic); NotFoundError if unknown."""
         ...
 
@@ -244,7 +249,7 @@ class Herder(Protocol):
         """The algorithm this worker signs internal requests with."""
         ...
 
-    def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
+    def task_status(self, task: ConnectorTaskId) -> Future[TaskStateInfo]:
         """One task's state; NotFoundError if unknown."""
         ...
 

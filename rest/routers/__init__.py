@@ -1,14 +1,16 @@
 """Routers of the Connect REST API and the plumbing they share.
 
 Handlers never block the event loop: herder requests are ``concurrent.futures.Future`` objects
-awaited through :meth:`RestContext.complete`, and synchronous herder methods that may block run on
+awaited through :meth:`RestContext.complete` (reads come back already completed, from the herder's
+snapshots, and are answered without a detour), and synchronous herder methods that may block run on
 the context's thread pool through :meth:`RestContext.blocking`. Both give up after the request
 timeout with Java's 500 ``"Request timed out"``.
 
 Requests only the leader (create/update/delete, stop, task configs, fencing, restarts with flags,
 offset changes) or the owner (plain connector restart, task restart) can serve go through
 :func:`complete_or_forward`, the single seam where such requests are forwarded to the right worker
-(:mod:`rest.forwarding`).
+(:mod:`rest.forwarding`). While the worker is still joining the cluster (no leader known yet), such
+requests wait for it instead of failing, as Java's queue up behind the herder's join.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -49,6 +52,8 @@ CONFLICTING_OPERATION = "Cannot complete request because of a conflicting operat
 NO_KNOWN_LEADER = (
     "Cannot complete request momentarily due to no known leader URL, likely because a rebalance was underway."
 )
+#: How often a request that waits for the worker to join asks whether it has.
+JOIN_POLL_INTERVAL_S = 0.05
 
 
 @dataclass(slots=True)
@@ -62,6 +67,8 @@ class RestContext:
         default_factory=lambda: ThreadPoolExecutor(max_workers=16, thread_name_prefix="rest-herder-call")
     )
     http_client: httpx.AsyncClient | None = None
+    #: Set once the herder was seen ready (a leader known); from then on nothing waits for it again.
+    joined: bool = False
 
     async def complete(self, future: Future[T], timeout_s: float | None = None) -> T:
         """Wait for a herder future without blocking the event loop.
@@ -69,6 +76,8 @@ class RestContext:
         On timeout the herder's future is deliberately *not* cancelled (as ``asyncio.wrap_future``
         would do): the herder thread owns it and may still complete it; only this request gives up.
         """
+        if future.done():  # reads served from the snapshots: no need for a trip through the loop
+            return _result(future)
         loop = asyncio.get_running_loop()
         done = asyncio.Event()
 
@@ -84,22 +93,49 @@ class RestContext:
                 await done.wait()
         except TimeoutError:
             raise RequestTimeoutError(REQUEST_TIMED_OUT) from None
-        try:
-            return future.result(timeout=0)
-        except concurrent.futures.CancelledError:
-            raise ConnectRestError(REQUEST_INTERRUPTED, status=500) from None
+        return _result(future)
 
     async def blocking(self, call: Callable[[], T], timeout_s: float | None = None) -> T:
         """Run a synchronous herder call on the thread pool, bounded by the request timeout."""
         return await self.complete(self.executor.submit(call), timeout_s)
+
+    async def wait_joined(self, deadline: float) -> None:
+        """Wait until the worker has joined the cluster (``Herder.is_ready``: its internal topics are
+        read and a live leader is known), at most until ``deadline`` (``time.monotonic()``).
+
+        Java's REST resources come up before the herder joins, and requests submitted meanwhile
+        queue behind the join; a client that saw ``GET /`` answer must not get a 409 for a create
+        just because the worker has not met its leader yet. Only the first join is awaited: a leader
+        lost later is a rebalance, answered 409 as Java does.
+        """
+        while not self.joined:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise RequestTimeoutError(REQUEST_TIMED_OUT)
+            if await self.blocking(self.herder.is_ready, timeout_s=remaining):
+                self.joined = True
+                return
+            await asyncio.sleep(min(JOIN_POLL_INTERVAL_S, max(deadline - time.monotonic(), 0.0)))
 
     def shutdown(self) -> None:
         """Release the thread pool (calls still running are abandoned, not waited for)."""
         self.executor.shutdown(wait=False, cancel_futures=True)
 
 
-def get_context(request: Request) -> RestContext:
-    """FastAPI dependency: the context ``create_app`` stored on the application."""
+def _result(future: Future[T]) -> T:
+    """The result of a completed herder future (a cancelled one is Java's interrupted request)."""
+    try:
+        return future.result(timeout=0)
+    except concurrent.futures.CancelledError:
+        raise ConnectRestError(REQUEST_INTERRUPTED, status=500) from None
+
+
+async def get_context(request: Request) -> RestContext:
+    """FastAPI dependency: the context ``create_app`` stored on the application.
+
+    ``async`` on purpose: FastAPI runs a plain ``def`` dependency on its thread pool, a thread hop
+    per request that cost more than everything else a status read does.
+    """
     ctx = request.app.state.connect_context
     if not isinstance(ctx, RestContext):  # pragma: no cover - wiring error
         raise RuntimeError("The REST application has no RestContext; build it with rest.app.create_app")
@@ -135,9 +171,14 @@ async def complete_or_forward(
     wrong worker → 409 (two hops should always suffice, so a rebalance is underway). An unknown target
     URL is a 409 too. The target's answer is relayed as this request's answer through
     :class:`rest.forwarding.ForwardedResponse`. ``internal`` requests are re-signed (KIP-507).
+
+    Until the worker has joined the cluster the request waits for it (:meth:`RestContext.wait_joined`);
+    the request timeout bounds the wait and the herder's work together.
     """
+    deadline = time.monotonic() + ctx.request_timeout_s
+    await ctx.wait_joined(deadline)
     try:
-        return await ctx.complete(submit())
+        return await ctx.complete(submit(), max(deadline - time.monotonic(), 0.0))
     except (NotLeaderError, NotAssignedError) as exc:
         target = exc.leader_url if isinstance(exc, NotLeaderError) else exc.owner_url
         if forward is False:

@@ -2,14 +2,14 @@
 
 Create, update, delete, stop, restarts and offset changes must run on the leader (or, for plain restarts, on the
 owner of the connector or task) and go through :func:`rest.routers.complete_or_forward`; reads
-await the herder's futures; status, pause and resume call the herder synchronously on the thread
-pool, as Java does. The internal endpoints live in :mod:`rest.routers.internal`.
+(lists, info, config, task configs, statuses) await the herder's futures, which it completes at once
+from its latest snapshots; pause and resume call the herder synchronously on the thread pool, as
+Java does. The internal endpoints live in :mod:`rest.routers.internal`.
 """
 
 from __future__ import annotations
 
 import logging
-from functools import partial
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -157,7 +157,7 @@ async def list_connectors(
         try:
             for expansion in expand:
                 if expansion == "status":
-                    status = await ctx.blocking(partial(ctx.herder.connector_status, name))
+                    status = await ctx.complete(ctx.herder.connector_status(name))
                     values["status"] = ConnectorStateInfoModel.from_entity(status)
                 elif expansion == "info":
                     info = await ctx.complete(ctx.herder.connector_info(name))
@@ -247,7 +247,7 @@ async def put_connector_config(
 )
 async def get_connector_status(connector: str, ctx: Ctx) -> JSONResponse:
     """``{"name", "connector", "tasks", "type"}``; ``trace`` only where there is one."""
-    status = await ctx.blocking(lambda: ctx.herder.connector_status(connector))
+    status = await ctx.complete(ctx.herder.connector_status(connector))
     return JSONResponse(ConnectorStateInfoModel.from_entity(status).to_json())
 
 
@@ -336,7 +336,7 @@ async def restart_connector(
 async def get_task_status(connector: str, task: TaskIdParam, ctx: Ctx) -> JSONResponse:
     """``{"id", "state", "worker_id", "trace"?}``; 404 if unknown."""
     task_id = ConnectorTaskId(connector, parse_task_id(task))
-    state = await ctx.blocking(lambda: ctx.herder.task_status(task_id))
+    state = await ctx.complete(ctx.herder.task_status(task_id))
     return JSONResponse(TaskStateModel.from_entity(state).to_json())
 
 

@@ -555,6 +555,7 @@ def leader_herder() -> Iterator[DistributedHerder]:
     herder.worker = SimpleNamespace(  # type: ignore[assignment]
         worker_id="leader", offset_stores=SimpleNamespace(client_settings=lambda cfg, kind: {}))
     herder.plugins = _FakePlugins()  # type: ignore[assignment]
+    herder._connector_types = {}
     herder._fence_pool = ThreadPoolExecutor(max_workers=8)
     herder._thread = threading.current_thread()  # the test plays the herder thread
     yield herder

@@ -136,7 +136,10 @@ class FakeHerder:
         return self.cluster_id
 
     def is_ready(self) -> bool:
-        self._sync()
+        # Not _sync(): fail_next is meant for the request under test, not for the REST layer's
+        # readiness check before a leader-only request.
+        if self.block_sync is not None:
+            self.block_sync.wait(10)
         return self.ready
 
     def connectors(self) -> Future[list[str]]:
@@ -191,9 +194,13 @@ class FakeHerder:
 
         return self._future(tasks)
 
-    def connector_status(self, name: str) -> ConnectorStateInfo:
-        self._sync()
-        conn = self._get(name)
+    def connector_status(self, name: str) -> Future[ConnectorStateInfo]:
+        return self._future(lambda: self._status(name))
+
+    def _status(self, name: str) -> ConnectorStateInfo:
+        conn = self.connectors_by_name.get(name)
+        if conn is None:
+            raise NotFoundError(f"No status found for connector {name}")
         state = "RUNNING" if conn.target is TargetState.STARTED else conn.target.value
         if conn.failed:
             state = "FAILED"
@@ -294,12 +301,14 @@ class FakeHerder:
     def signature_algorithm(self) -> str:
         return self.signing_algorithm
 
-    def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
-        self._sync()
-        for state in self.connector_status(task.connector).tasks:
-            if state.id == task.task:
-                return state
-        raise NotFoundError(f"No status found for task {task}")
+    def task_status(self, task: ConnectorTaskId) -> Future[TaskStateInfo]:
+        def status() -> TaskStateInfo:
+            for state in self._status(task.connector).tasks:
+                if state.id == task.task:
+                    return state
+            raise NotFoundError(f"No status found for task {task}")
+
+        return self._future(status)
 
     def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> Future[None]:
         self.calls.append(("put_task_configs", (name, [dict(c) for c in configs])))
@@ -331,7 +340,7 @@ class FakeHerder:
                 return None
             self._check_leader("process restart requests")
             self._get(name)
-            status = self.connector_status(name)
+            status = self._status(name)
             # Java's RestartPlan: what will restart is reported RESTARTING, the rest keeps its state.
             if not only_failed or status.connector.state == "FAILED":
                 status.connector = StateInfo("RESTARTING", status.connector.worker_id, status.connector.trace)

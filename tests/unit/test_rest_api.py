@@ -107,6 +107,65 @@ def test_health_unresponsive_worker_is_unhealthy(client: TestClient, herder: Fak
     }
 
 
+def test_server_info_answers_while_the_worker_is_still_joining(client: TestClient, herder: FakeHerder) -> None:
+    # As in Java, the REST resources come up before the herder has joined: GET / answers at once.
+    herder.ready = False
+    assert client.get("/").status_code == 200
+    assert client.get("/health").status_code == 503
+
+
+def test_create_while_joining_waits_for_the_leader_instead_of_409(herder: FakeHerder) -> None:
+    herder.ready = False
+    with TestClient(create_app(herder, request_timeout_s=10.0)) as c:
+        threading.Timer(0.3, lambda: setattr(herder, "ready", True)).start()
+        resp = c.post("/connectors", json={"name": "a", "config": {"connector.class": SOURCE_CLASS}})
+    assert resp.status_code == 201, resp.text
+    assert resp.json()["name"] == "a"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("POST", "/connectors", {"name": "b", "config": {"connector.class": SOURCE_CLASS}}),
+        ("PUT", "/connectors/a/config", {"connector.class": SOURCE_CLASS}),
+        ("DELETE", "/connectors/a", None),
+        ("PUT", "/connectors/a/stop", None),
+        ("POST", "/connectors/a/restart", None),
+        ("POST", "/connectors/a/tasks/0/restart", None),
+        ("DELETE", "/connectors/a/offsets", None),
+    ],
+)
+def test_leader_requests_while_joining_wait_until_the_request_timeout(
+    client: TestClient, herder: FakeHerder, method: str, path: str, body: dict[str, object] | None
+) -> None:
+    add(herder, "a")
+    herder.ready = False
+    resp = client.request(method, path, json=body)
+    assert resp.json() == err(500, "Request timed out")
+    assert herder.calls == []  # nothing reached the herder while no leader was known
+
+
+def test_no_known_leader_after_joining_is_409_at_once(herder: FakeHerder) -> None:
+    # Only the first join is waited for: a leader lost later is a rebalance, answered 409 as Java does.
+    with TestClient(create_app(herder, request_timeout_s=30.0)) as c:
+        assert c.get("/connectors").status_code == 200
+        add(herder, "a")
+        assert c.put("/connectors/a/stop").status_code == 204
+        herder.ready = False
+        herder.fail_next = NotLeaderError("not the leader", None)
+        resp = c.put("/connectors/a/config", json={"connector.class": SOURCE_CLASS})
+    assert resp.json() == err(409, NO_KNOWN_LEADER)
+
+
+def test_reads_do_not_wait_for_a_leader(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    herder.ready = False
+    assert client.get("/connectors").json() == ["a"]
+    assert client.get("/connectors/a/status").status_code == 200
+    assert client.get("/connectors/a/tasks/0/status").status_code == 200
+    assert client.get("/connectors/a/config").status_code == 200
+
+
 # ---------------------------------------------------------------------------------------------
 # GET /connectors
 # ---------------------------------------------------------------------------------------------
@@ -341,21 +400,22 @@ def test_get_connector(client: TestClient, herder: FakeHerder) -> None:
 
 
 @pytest.mark.parametrize(
-    ("method", "path"),
+    ("method", "path", "message"),
     [
-        ("GET", "/connectors/nope"),
-        ("GET", "/connectors/nope/config"),
-        ("GET", "/connectors/nope/status"),
-        ("GET", "/connectors/nope/tasks"),
-        ("DELETE", "/connectors/nope"),
-        ("PUT", "/connectors/nope/pause"),
-        ("PUT", "/connectors/nope/resume"),
+        ("GET", "/connectors/nope", "Connector nope not found"),
+        ("GET", "/connectors/nope/config", "Connector nope not found"),
+        # Java's AbstractHerder.connectorStatus wording.
+        ("GET", "/connectors/nope/status", "No status found for connector nope"),
+        ("GET", "/connectors/nope/tasks", "Connector nope not found"),
+        ("DELETE", "/connectors/nope", "Connector nope not found"),
+        ("PUT", "/connectors/nope/pause", "Connector nope not found"),
+        ("PUT", "/connectors/nope/resume", "Connector nope not found"),
     ],
 )
-def test_unknown_connector_is_404(client: TestClient, method: str, path: str) -> None:
+def test_unknown_connector_is_404(client: TestClient, method: str, path: str, message: str) -> None:
     resp = client.request(method, path)
     assert resp.status_code == 404
-    assert resp.json() == err(404, "Connector nope not found")
+    assert resp.json() == err(404, message)
 
 
 def test_get_connector_config(client: TestClient, herder: FakeHerder) -> None:
@@ -754,11 +814,20 @@ def test_blocking_herder_call_timeout(client: TestClient, herder: FakeHerder) ->
     add(herder, "a")
     herder.block_sync = threading.Event()
     try:
-        resp = client.get("/connectors/a/status")
+        resp = client.put("/connectors/a/pause")
     finally:
         herder.block_sync.set()
     assert resp.status_code == 500
     assert resp.json() == err(500, "Request timed out")
+
+
+def test_status_reads_time_out_when_the_herder_never_answers(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "a")
+    herder.hang = True
+    for path in ["/connectors/a/status", "/connectors/a/tasks/0/status", "/connectors/a/config",
+                 "/connectors/a/tasks"]:
+        resp = client.get(path)
+        assert resp.json() == err(500, "Request timed out"), path
 
 
 def test_unexpected_exception_is_500_with_error_body(client: TestClient, herder: FakeHerder) -> None:
@@ -971,6 +1040,19 @@ def test_rest_server_serves_on_ephemeral_port_and_stops(herder: FakeHerder) -> N
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"http://127.0.0.1:{server.port}/", timeout=2.0)
     server.stop()  # idempotent
+
+
+def test_rest_server_listening_socket_is_tcp_so_responses_are_not_delayed(herder: FakeHerder) -> None:
+    """asyncio turns Nagle's algorithm off (TCP_NODELAY) on accepted connections only when the
+    listening socket's ``proto`` is IPPROTO_TCP; with proto 0 every response waited ~40 ms for the
+    client's delayed ACK."""
+    server = RestServer(create_app(herder), "127.0.0.1", 0, graceful_timeout_s=2.0)
+    server.start()
+    try:
+        assert server._socket is not None
+        assert server._socket.proto == socket.IPPROTO_TCP
+    finally:
+        server.stop()
 
 
 def test_rest_server_port_in_use(herder: FakeHerder) -> None:

@@ -1,0 +1,151 @@
+"""The herder's REST reads: served from the config snapshot and the status store on the caller's
+thread, never queued behind the herder thread; held back only until the start-up read is done.
+
+No broker: the herder is built without ``__init__`` and given fake stores (only what reads touch).
+"""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from connect_runtime.cluster.herder import DistributedHerder
+from connect_runtime.cluster.herder_api import (
+    ConnectorInfo,
+    ConnectorStateInfo,
+    ConnectorTaskId,
+    StateInfo,
+    TaskInfo,
+    TaskStateInfo,
+)
+from connect_runtime.errors import NotFoundError
+from connect_runtime.storage.config_store import ClusterConfigState
+from connect_runtime.storage.status_store import ConnectorStatus, TaskStatus
+from connectors.verifiable.connector import VerifiableSourceConnector
+
+WORKER = "w1:8083"
+CONFIG = {"name": "c", "connector.class": "VerifiableSource", "topic": "t", "tasks.max": "2"}
+
+
+class _Plugins:
+    def __init__(self) -> None:
+        self.lookups = 0
+
+    def connector_class(self, name: str) -> type[VerifiableSourceConnector]:
+        self.lookups += 1
+        if name != "VerifiableSource":
+            raise LookupError(name)
+        return VerifiableSourceConnector
+
+
+class _StatusStore:
+    def __init__(self) -> None:
+        self.connectors: dict[str, ConnectorStatus] = {}
+        self.tasks: dict[ConnectorTaskId, TaskStatus] = {}
+
+    def get_connector(self, connector: str) -> ConnectorStatus | None:
+        return self.connectors.get(connector)
+
+    def get_task(self, task: ConnectorTaskId) -> TaskStatus | None:
+        return self.tasks.get(task)
+
+    def get_all_tasks(self, connector: str) -> list[TaskStatus]:
+        return sorted((s for t, s in self.tasks.items() if t.connector == connector), key=lambda s: s.id.task)
+
+
+def _state() -> ClusterConfigState:
+    t0, t1 = ConnectorTaskId("c", 0), ConnectorTaskId("c", 1)
+    return ClusterConfigState(
+        offset=5,
+        connector_configs={"c": CONFIG},
+        task_configs={t0: {"task.class": "T", "id": "0"}, t1: {"task.class": "T", "id": "1"}},
+        task_counts={"c": 2},
+    )
+
+
+def _herder(*, started: bool) -> tuple[DistributedHerder, _StatusStore, _Plugins]:
+    herder = object.__new__(DistributedHerder)
+    status = _StatusStore()
+    plugins = _Plugins()
+    herder.config_store = SimpleNamespace(snapshot=_state)  # type: ignore[assignment]
+    herder.status_store = status  # type: ignore[assignment]
+    herder.plugins = plugins  # type: ignore[assignment]
+    herder.worker = SimpleNamespace(worker_id=WORKER)  # type: ignore[assignment]
+    herder._reads_lock = threading.Lock()
+    herder._reads_open = False
+    herder._waiting_reads = []
+    herder._connector_types = {}
+
+    def no_queue(fn: Any) -> Any:
+        raise AssertionError("a REST read went through the herder thread's queue")
+
+    herder._submit = no_queue  # type: ignore[method-assign]
+    if started:
+        herder._open_reads()
+    return herder, status, plugins
+
+
+def test_reads_wait_for_the_start_up_read_then_complete() -> None:
+    herder, _, _ = _herder(started=False)
+    names = herder.connectors()
+    info = herder.connector_info("c")
+    missing = herder.connector_status("nope")
+    assert not names.done() and not info.done() and not missing.done()
+    herder._open_reads()
+    assert names.result(0) == ["c"]
+    assert info.result(0).name == "c"
+    with pytest.raises(NotFoundError, match="No status found for connector nope"):
+        missing.result(0)
+    # From now on reads complete before they are returned.
+    assert herder.connectors().done()
+
+
+def test_reads_complete_at_once_with_the_snapshot() -> None:
+    herder, status, _ = _herder(started=True)
+    status.connectors["c"] = ConnectorStatus("c", "RUNNING", None, "w2:8083", 3)
+    status.tasks[ConnectorTaskId("c", 1)] = TaskStatus(ConnectorTaskId("c", 1), "FAILED", "boom", "w2:8083", 3)
+
+    assert herder.connectors().result(0) == ["c"]
+    assert herder.connector_config("c").result(0) == CONFIG
+    assert herder.connector_info("c").result(0) == ConnectorInfo(
+        "c", CONFIG, [ConnectorTaskId("c", 0), ConnectorTaskId("c", 1)], "source")
+    assert herder.task_configs("c").result(0) == [
+        TaskInfo(ConnectorTaskId("c", 0), {"task.class": "T", "id": "0"}),
+        TaskInfo(ConnectorTaskId("c", 1), {"task.class": "T", "id": "1"}),
+    ]
+    assert herder.connector_status("c").result(0) == ConnectorStateInfo(
+        "c", StateInfo("RUNNING", "w2:8083", None),
+        [TaskStateInfo("UNASSIGNED", WORKER, None, 0), TaskStateInfo("FAILED", "w2:8083", "boom", 1)],
+        "source")
+    assert herder.task_status(ConnectorTaskId("c", 1)).result(0) == TaskStateInfo("FAILED", "w2:8083", "boom", 1)
+
+
+@pytest.mark.parametrize(
+    ("read", "message"),
+    [
+        (lambda h: h.connector_info("x"), "Connector x not found"),
+        (lambda h: h.connector_config("x"), "Connector x not found"),
+        (lambda h: h.task_configs("x"), "Connector x not found"),
+        (lambda h: h.connector_status("x"), "No status found for connector x"),
+        (lambda h: h.task_status(ConnectorTaskId("x", 0)), "No status found for task x-0"),
+        (lambda h: h.task_status(ConnectorTaskId("c", 2)), "No status found for task c-2"),
+    ],
+)
+def test_unknown_connector_or_task_is_not_found_with_javas_message(read: Any, message: str) -> None:
+    herder, _, _ = _herder(started=True)
+    with pytest.raises(NotFoundError) as info:
+        read(herder).result(0)
+    assert info.value.message == message
+
+
+def test_connector_type_is_resolved_once_per_class() -> None:
+    herder, _, plugins = _herder(started=True)
+    for _ in range(5):
+        herder.connector_status("c").result(0)
+    assert plugins.lookups == 1
+    assert herder._connector_type({"connector.class": "Unknown"}) == "unknown"
+    assert herder._connector_type({"connector.class": "Unknown"}) == "unknown"
+    assert plugins.lookups == 3  # an unknown class is looked up again: it may become importable
