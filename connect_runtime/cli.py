@@ -10,8 +10,13 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from connect_runtime.api.errors import ConfigException
+
+if TYPE_CHECKING:
+    from connect_runtime.config.worker_config import WorkerConfig
+    from connect_runtime.distributed import RestServerFactory
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +50,7 @@ def distributed_main(argv: Sequence[str] | None = None) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    worker = DistributedWorker(config)
+    worker = DistributedWorker(config, rest_server_factory(config))
     try:
         worker.start()
     except Exception as e:
@@ -89,3 +94,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def rest_server_factory(config: WorkerConfig) -> RestServerFactory:
+    """The REST server a worker serves its herder with, on the worker's first listener."""
+    from rest.app import create_app
+    from rest.server import RestServer
+
+    host, port = config.rest_listener()
+    return lambda herder: RestServer(create_app(herder), host or "0.0.0.0", port)

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 from confluent_kafka import Consumer
 
-from connect_runtime.cli import LOG_FORMAT
+from connect_runtime.cli import LOG_FORMAT, rest_server_factory
 from connect_runtime.config.worker_config import load_worker_config
 from connect_runtime.distributed import DistributedWorker
 from connect_runtime.testing.cluster import check_sequences, wait_until
@@ -53,7 +53,7 @@ def demo_main(argv: Sequence[str]) -> int:
     print(f"  bootstrap.servers={bootstrap}")
     config = load_worker_config(args.config, [f"bootstrap.servers={bootstrap}"])
     _ensure_topic(bootstrap)
-    worker = DistributedWorker(config)
+    worker = DistributedWorker(config, rest_server_factory(config))
     print(f"Starting a worker from {args.config} (log: {log_file}) ...", flush=True)
     worker.start()
     if not worker.wait_ready(120):

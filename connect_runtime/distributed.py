@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
@@ -25,16 +26,31 @@ from connect_runtime.worker.worker import Worker
 logger = logging.getLogger(__name__)
 
 
+class Service(Protocol):
+    """Something the worker starts and stops (its REST server)."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+#: Builds the REST server that serves a herder (the composition root, ``cli``, supplies it: this module
+#: knows nothing of HTTP).
+RestServerFactory = Callable[[DistributedHerder], Service]
+
+
 class DistributedWorker:
     """One worker process's runtime. ``start()`` returns once REST is serving; ``stop()`` is graceful:
     tasks make their final commit, producers close, REST closes."""
 
-    def __init__(self, config: WorkerConfig, plugins: PluginRegistry | None = None) -> None:
+    def __init__(self, config: WorkerConfig, rest_server: RestServerFactory,
+                 plugins: PluginRegistry | None = None) -> None:
         self.config = config
         self.plugins = plugins or PluginRegistry()
+        self._rest_server = rest_server
         self._closers: list[Any] = []
         self.herder: DistributedHerder | None = None
-        self.rest: Any = None
+        self.rest: Service | None = None
         self._stopped = threading.Event()
         self._failure: str | None = None
         self._failed = threading.Event()
@@ -95,11 +111,7 @@ class DistributedWorker:
         config_store.start(read_to_end=False)
         self._closers.append(config_store)
 
-        from rest.app import create_app
-        from rest.server import RestServer
-
-        host, port = cfg.rest_listener()
-        self.rest = RestServer(create_app(herder), host or "0.0.0.0", port)
+        self.rest = self._rest_server(herder)
         self.rest.start()
         self.herder = herder
         herder.start()

@@ -23,6 +23,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.errors import ConnectRestError
+from connect_runtime.plugins.registry import PluginNotFoundError
+from connect_runtime.storage.config_writer import ConfigWriteError
 from rest.forwarding import ForwardedResponse
 from rest.models import ErrorMessage
 
@@ -69,6 +71,12 @@ def response_for_exception(request_path: str, exc: BaseException) -> JSONRespons
         return error_response(exc.status_code, _http_exception_message(exc), exc.headers)
     if isinstance(exc, RequestValidationError):
         return error_response(400, _validation_message(exc))
+    if isinstance(exc, PluginNotFoundError):  # a request naming a class no plugin has
+        logger.debug("REST request to %s failed with 400: %s", request_path, exc)
+        return error_response(400, str(exc))
+    if isinstance(exc, ConfigWriteError):  # transient and retriable: no stack trace in the log
+        logger.error("REST request to %s failed: %s (%s)", request_path, exc, exc.__cause__)
+        return error_response(500, str(exc))
     if isinstance(exc, ConnectException):
         logger.error("REST request to %s failed", request_path, exc_info=exc)
         return error_response(500, str(exc) or type(exc).__name__)

@@ -38,17 +38,14 @@ from connect_runtime.cluster.herder_api import (
     ConfigKeyInfo,
     ConfigValueInfo,
     ConnectorInfo,
-    ConnectorOffset,
-    ConnectorOffsets,
     ConnectorStateInfo,
-    ConnectorTaskId,
     PluginDesc,
     StateInfo,
-    TargetState,
     TaskInfo,
     TaskStateInfo,
 )
 from connect_runtime.errors import BadRequestError
+from connect_runtime.types import ConnectorOffset, ConnectorOffsets, ConnectorTaskId, TargetState
 
 logger = logging.getLogger(__name__)
 

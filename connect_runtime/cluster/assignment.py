@@ -20,7 +20,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from connect_runtime.cluster.herder_api import ConnectorTaskId
+from connect_runtime.types import ConnectorTaskId
 
 
 @dataclass(frozen=True)

@@ -35,15 +35,11 @@ from connect_runtime.cluster.herder_api import (
     ConfigInfos,
     ConfigKeyInfo,
     ConnectorInfo,
-    ConnectorOffset,
-    ConnectorOffsets,
     ConnectorStateInfo,
-    ConnectorTaskId,
     Created,
     PluginDesc,
     SessionKeyInfo,
     StateInfo,
-    TargetState,
     TaskInfo,
     TaskStateInfo,
 )
@@ -72,6 +68,7 @@ from connect_runtime.storage.config_store import (
 )
 from connect_runtime.storage.config_writer import ConfigTopicWriter, ConfigWriteError
 from connect_runtime.storage.status_store import KafkaStatusBackingStore, State, TaskStatus
+from connect_runtime.types import ConnectorOffset, ConnectorOffsets, ConnectorTaskId, TargetState
 from connect_runtime.worker.connector_offsets import SourceConnectorOffsets, normalize_offsets
 from connect_runtime.worker.worker import Worker
 

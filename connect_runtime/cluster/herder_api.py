@@ -11,27 +11,9 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from enum import Enum
-from typing import Any, Protocol
+from typing import Protocol
 
-
-class TargetState(Enum):
-    """The state a connector is asked to be in."""
-
-    STARTED = "STARTED"
-    PAUSED = "PAUSED"
-    STOPPED = "STOPPED"
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class ConnectorTaskId:
-    """Identifies one task of one connector."""
-
-    connector: str
-    task: int
-
-    def __str__(self) -> str:
-        return f"{self.connector}-{self.task}"
+from connect_runtime.types import ConnectorOffset, ConnectorOffsets, ConnectorTaskId, TargetState
 
 
 @dataclass(slots=True)
@@ -148,21 +130,6 @@ class Created:
 
     created: bool
     info: ConnectorInfo
-
-
-@dataclass(slots=True)
-class ConnectorOffset:
-    """One source partition and its offset (``None`` when the offset is to be reset)."""
-
-    partition: dict[str, Any]
-    offset: dict[str, Any] | None
-
-
-@dataclass(slots=True)
-class ConnectorOffsets:
-    """``GET /connectors/{c}/offsets``: every partition the connector has an offset for."""
-
-    offsets: list[ConnectorOffset]
 
 
 class Herder(Protocol):

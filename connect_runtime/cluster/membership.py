@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
-from connect_runtime.cluster.herder_api import ConnectorTaskId
+from connect_runtime.types import ConnectorTaskId
 
 HEARTBEAT_PREFIX = "status-worker-"
 

@@ -10,13 +10,7 @@ from typing import Any
 from connect_runtime.api.config_def import ConfigDef, ConfigKey, ConfigValue
 from connect_runtime.api.connector import Connector, SourceConnector
 from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
-from connect_runtime.cluster.herder_api import (
-    ConfigInfo,
-    ConfigInfos,
-    ConfigKeyInfo,
-    ConfigValueInfo,
-    PluginDesc,
-)
+from connect_runtime.cluster.herder_api import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo, PluginDesc
 from connect_runtime.config.connector_config import connector_config_def, source_connector_config_def
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.errors import BadRequestError

@@ -11,16 +11,16 @@ from typing import Any
 
 from connect_runtime.api.connector import Connector, SourceConnector
 from connect_runtime.api.converter import Converter
+from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.transformation import Predicate, Transformation
-from connect_runtime.errors import BadRequestError
 
 logger = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "connect_runtime.plugins"
 
 
-class PluginNotFoundError(BadRequestError):
-    """No plugin matches the given class name or alias."""
+class PluginNotFoundError(ConnectException):
+    """No plugin matches the given class name or alias (the REST layer answers 400)."""
 
 
 def plugin_type(cls: type) -> str:

@@ -18,9 +18,9 @@ from typing import Any
 from confluent_kafka import Message
 from confluent_kafka.admin import AdminClient
 
-from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
 from connect_runtime.storage import formats
 from connect_runtime.storage.kafka_log import FatalCallback, KafkaBasedLog
+from connect_runtime.types import ConnectorTaskId, TargetState
 
 logger = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException, Producer
 
 from connect_runtime import clients
-from connect_runtime.errors import ConnectRestError
+from connect_runtime.api.errors import ConnectException
 
 logger = logging.getLogger(__name__)
 
@@ -29,10 +29,12 @@ FAILED_WRITE_MESSAGE = (
 )
 
 
-class ConfigWriteError(ConnectRestError):
-    """A leader write failed; ``fenced`` is True when another leader took over the producer id."""
+class ConfigWriteError(ConnectException):
+    """A leader write failed; ``fenced`` is True when another leader took over the producer id.
 
-    status = 500
+    Not an HTTP error (storage knows nothing of REST): the REST layer answers 500 with the message,
+    as it does for any ``ConnectException``, which is the reference's answer too.
+    """
 
     def __init__(self, cause: BaseException, fenced: bool) -> None:
         super().__init__(FAILED_WRITE_MESSAGE)

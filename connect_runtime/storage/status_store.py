@@ -13,10 +13,10 @@ from confluent_kafka import TIMESTAMP_NOT_AVAILABLE, KafkaError, KafkaException,
 from confluent_kafka.admin import AdminClient
 
 from connect_runtime.clients import ErrorKind, classify_error
-from connect_runtime.cluster.herder_api import ConnectorTaskId
 from connect_runtime.logging_util import RateLimitedLogger
 from connect_runtime.storage import formats
 from connect_runtime.storage.kafka_log import FatalCallback, KafkaBasedLog
+from connect_runtime.types import ConnectorTaskId
 
 logger = logging.getLogger(__name__)
 _rate_limited = RateLimitedLogger(logger)

@@ -32,13 +32,13 @@ from connect_runtime.api.connector import SourceConnector
 from connect_runtime.api.errors import ConnectException, DataException
 from connect_runtime.api.storage import freeze_partition
 from connect_runtime.clients import producer_config
-from connect_runtime.cluster.herder_api import ConnectorOffset, ConnectorOffsets
 from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import BadRequestError
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage import formats
 from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore, OffsetEntries, canonical_offset_key
+from connect_runtime.types import ConnectorOffset, ConnectorOffsets
 from connect_runtime.worker.exactly_once_source_task import eos_producer_config
 from connect_runtime.worker.offset_stores import OffsetStoreFactory
 

@@ -25,9 +25,9 @@ from connect_runtime.api.errors import ConnectException, RetriableException
 from connect_runtime.api.record import SourceRecord
 from connect_runtime.api.transaction import TransactionContext
 from connect_runtime.clients import COMMIT_SLICE_S, commit_transaction
-from connect_runtime.cluster.herder_api import TargetState
 from connect_runtime.config.connector_config import TransactionBoundary
 from connect_runtime.storage import formats
+from connect_runtime.types import TargetState
 from connect_runtime.worker.source_task_base import TaskCancelled, TaskSetup, WorkerSourceTask
 from connect_runtime.worker.transaction_context import WorkerTransactionContext
 

@@ -26,9 +26,9 @@ from connect_runtime.api.task import SourceTask, SourceTaskContext
 from connect_runtime.api.transaction import TransactionContext
 from connect_runtime.api.transformation import Transformation
 from connect_runtime.clients import is_transient
-from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
 from connect_runtime.storage import formats
 from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore
+from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker.task_status import TaskStatusListener
 
 logger = logging.getLogger(__name__)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from connect_runtime.cluster.herder_api import ConnectorTaskId
+from connect_runtime.types import ConnectorTaskId
 
 
 class TaskStatusListener(Protocol):

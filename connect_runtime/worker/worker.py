@@ -18,7 +18,6 @@ from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.api.task import SourceTask
 from connect_runtime.clients import producer_config
-from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
 from connect_runtime.config.connector_config import SourceConnectorConfig, TransactionBoundary
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.plugins.registry import PluginRegistry
@@ -28,6 +27,7 @@ from connect_runtime.storage.offset_store import (
     KafkaOffsetBackingStore,
 )
 from connect_runtime.storage.status_store import ConnectorStatus, KafkaStatusBackingStore, State, TaskStatus
+from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker.at_least_once_source_task import (
     AtLeastOnceWorkerSourceTask,
     DeliveryErrors,

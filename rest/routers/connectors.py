@@ -16,8 +16,9 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
 
-from connect_runtime.cluster.herder_api import ConnectorInfo, ConnectorTaskId, TargetState
+from connect_runtime.cluster.herder_api import ConnectorInfo
 from connect_runtime.errors import BadRequestError, NotFoundError
+from connect_runtime.types import ConnectorTaskId, TargetState
 from rest.models import (
     CONNECTOR_OFFSETS_JSON_SCHEMA,
     CREATE_CONNECTOR_JSON_SCHEMA,

@@ -43,7 +43,6 @@ from confluent_kafka import KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from connect_runtime.cluster.herder import DistributedHerder
-from connect_runtime.cluster.herder_api import ConnectorTaskId
 from connect_runtime.cluster.membership import Heartbeat, heartbeat_key
 from connect_runtime.cluster.request_signature import (
     INVALID_SIGNATURE,
@@ -66,6 +65,7 @@ from connect_runtime.testing.cluster import (
     wait_until,
 )
 from connect_runtime.testing.pytest_plugin import new_topic
+from connect_runtime.types import ConnectorTaskId
 from connectors.verifiable.connector import VerifiableSourceConnector, VerifiableSourceTask
 
 PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"

@@ -16,7 +16,6 @@ from confluent_kafka.admin import AdminClient
 
 from connect_runtime.api import RecordMetadata, SourceRecord, SourceTask, Transformation
 from connect_runtime.clients import producer_config
-from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
 from connect_runtime.config.connector_config import TransactionBoundary
 from connect_runtime.converters.json_converter import JsonConverter
 from connect_runtime.storage.offset_store import (
@@ -26,6 +25,7 @@ from connect_runtime.storage.offset_store import (
 )
 from connect_runtime.testing.cluster import read_committed, wait_until
 from connect_runtime.testing.pytest_plugin import new_topic
+from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker.exactly_once_source_task import (
     ConnectorBoundaryWorkerSourceTask,
     ExactlyOnceWorkerSourceTask,

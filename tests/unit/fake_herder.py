@@ -21,15 +21,11 @@ from connect_runtime.cluster.herder_api import (
     ConfigKeyInfo,
     ConfigValueInfo,
     ConnectorInfo,
-    ConnectorOffset,
-    ConnectorOffsets,
     ConnectorStateInfo,
-    ConnectorTaskId,
     Created,
     PluginDesc,
     SessionKeyInfo,
     StateInfo,
-    TargetState,
     TaskInfo,
     TaskStateInfo,
 )
@@ -40,6 +36,7 @@ from connect_runtime.errors import (
     NotFoundError,
     NotLeaderError,
 )
+from connect_runtime.types import ConnectorOffset, ConnectorOffsets, ConnectorTaskId, TargetState
 from connect_runtime.worker.connector_offsets import completion_message, normalize_offsets
 
 T = TypeVar("T")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from connect_runtime.cluster.assignment import Assignment, WorkerAssignment, plan
-from connect_runtime.cluster.herder_api import ConnectorTaskId
+from connect_runtime.types import ConnectorTaskId
 
 TASKS = [ConnectorTaskId("c", i) for i in range(6)]
 

@@ -13,17 +13,11 @@ from typing import Any
 import pytest
 
 from connect_runtime.cluster.herder import DistributedHerder
-from connect_runtime.cluster.herder_api import (
-    ConnectorInfo,
-    ConnectorStateInfo,
-    ConnectorTaskId,
-    StateInfo,
-    TaskInfo,
-    TaskStateInfo,
-)
+from connect_runtime.cluster.herder_api import ConnectorInfo, ConnectorStateInfo, StateInfo, TaskInfo, TaskStateInfo
 from connect_runtime.errors import NotFoundError
 from connect_runtime.storage.config_store import ClusterConfigState
 from connect_runtime.storage.status_store import ConnectorStatus, TaskStatus
+from connect_runtime.types import ConnectorTaskId
 from connectors.verifiable.connector import VerifiableSourceConnector
 
 WORKER = "w1:8083"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 
-from connect_runtime.cluster.herder_api import ConnectorTaskId
 from connect_runtime.cluster.membership import Heartbeat, Membership, heartbeat_key
+from connect_runtime.types import ConnectorTaskId
 
 
 def _beat(worker: str, tasks: frozenset[ConnectorTaskId] = frozenset()) -> bytes:

@@ -17,7 +17,6 @@ import pytest
 from fake_herder import SOURCE_CLASS, TEST_SESSION_KEY, FakeConnector, FakeHerder
 from fastapi.testclient import TestClient
 
-from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
 from connect_runtime.cluster.request_signature import (
     SIGNATURE_ALGORITHM_HEADER,
     SIGNATURE_HEADER,
@@ -25,6 +24,7 @@ from connect_runtime.cluster.request_signature import (
     sign,
 )
 from connect_runtime.errors import BadRequestError, NotLeaderError
+from connect_runtime.types import ConnectorTaskId, TargetState
 from rest.app import create_app
 from rest.routers import CONFLICTING_OPERATION, NO_KNOWN_LEADER
 from rest.routers.root import runtime_version

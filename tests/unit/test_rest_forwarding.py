@@ -18,7 +18,7 @@ from fake_herder import SOURCE_CLASS, TEST_SESSION_KEY, FakeConnector, FakeHerde
 from fastapi.testclient import TestClient
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from connect_runtime.cluster.herder_api import ConnectorTaskId, SessionKeyInfo
+from connect_runtime.cluster.herder_api import SessionKeyInfo
 from connect_runtime.cluster.request_signature import (
     SIGNATURE_ALGORITHM_HEADER,
     SIGNATURE_HEADER,
@@ -26,6 +26,7 @@ from connect_runtime.cluster.request_signature import (
     sign,
     verify,
 )
+from connect_runtime.types import ConnectorTaskId
 from rest.app import create_app
 from rest.routers import CONFLICTING_OPERATION, NO_KNOWN_LEADER
 from rest.server import RestServer

@@ -14,8 +14,8 @@ import pytest
 from fake_herder import SOURCE_CLASS, FakeConnector, FakeHerder
 from fastapi.testclient import TestClient
 
-from connect_runtime.cluster.herder_api import ConnectorOffset, TargetState
 from connect_runtime.errors import BadRequestError
+from connect_runtime.types import ConnectorOffset, TargetState
 from connect_runtime.worker.connector_offsets import completion_message, normalize_offsets
 from rest.app import create_app
 from rest.routers import CONFLICTING_OPERATION, NO_KNOWN_LEADER

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from connect_runtime.cluster.herder_api import ConnectorTaskId, TargetState
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.converters import JsonConverter, StringConverter
 from connect_runtime.plugins.registry import PluginRegistry
+from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker import worker as worker_module
 from connect_runtime.worker.worker import TASK_CLASS_CONFIG, Worker
 
