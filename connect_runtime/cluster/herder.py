@@ -25,12 +25,14 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from confluent_kafka import KafkaException, Producer
+from confluent_kafka import Producer
 
 from connect_runtime.api.connector import SourceConnector
 from connect_runtime.api.errors import ConfigException, ConnectException, RetriableException
-from connect_runtime.clients import ErrorKind, classify_error, producer_config
+from connect_runtime.clients import ErrorKind, classify_error
 from connect_runtime.cluster.assignment import Assignment, plan
+from connect_runtime.cluster.fencing import ZombieFencer
+from connect_runtime.cluster.heartbeats import HeartbeatWriter
 from connect_runtime.cluster.herder_api import (
     ConfigInfos,
     ConfigKeyInfo,
@@ -44,7 +46,8 @@ from connect_runtime.cluster.herder_api import (
     TaskStateInfo,
 )
 from connect_runtime.cluster.internal_client import InternalClient
-from connect_runtime.cluster.membership import Heartbeat, Membership, heartbeat_key
+from connect_runtime.cluster.leadership import Leadership
+from connect_runtime.cluster.membership import Heartbeat, Membership
 from connect_runtime.cluster.request_signature import generate_key
 from connect_runtime.cluster.validation import ConnectorValidator
 from connect_runtime.config.connector_config import SourceConnectorConfig
@@ -77,9 +80,7 @@ _rate_limited = RateLimitedLogger(logger)
 
 T = TypeVar("T")
 
-_FENCE_FAILED = "Failed to perform zombie fencing for connector {}"
 _OFFSETS_FENCE_FAILED = "Failed to perform zombie fencing for source connector prior to modifying offsets"
-_LEADER_RETRY_BACKOFF_S = 0.25
 
 
 class DistributedHerder:
@@ -103,7 +104,6 @@ class DistributedHerder:
         self._worker_url = worker_url
         self.config_store = config_store
         self.status_store = status_store
-        self._writer = config_writer
         self._plain_producer = config_producer
         self.plugins = plugins
         self._cluster_id = kafka_cluster_id
@@ -119,13 +119,12 @@ class DistributedHerder:
         self._started_at = time.monotonic()
         self._heartbeat_s = config.heartbeat_interval_ms / 1000.0
         self._session_timeout_s = config.session_timeout_ms / 1000.0
-        self._beat_now = threading.Event()
-        self._beat_thread = threading.Thread(target=self._heartbeat_loop, name="heartbeat", daemon=True)
-        # Leadership.
-        self._is_leader = False
-        self._leader_epoch = 0
-        self._leader_lost_at: float | None = None
-        self._writer_retry_at = 0.0
+        self._leadership = Leadership(worker.worker_id, worker_url, self._session, config.group_id, config_store,
+                                      membership, config_writer, self._heartbeat_s, self._session_timeout_s,
+                                      self._self_in_contact)
+        self._heartbeats = HeartbeatWriter(
+            worker.worker_id, worker_url, self._session, status_store, self._running_items,
+            lambda: self._assignment.generation if self._assignment else 0, self._heartbeat_s)
         self._lost_contact = False
         # What this worker applied.
         self._assignment: Assignment | None = None
@@ -135,14 +134,12 @@ class DistributedHerder:
         self._task_generations: dict[ConnectorTaskId, int] = {}
         self._needs_reconfig: set[str] = set()
         self._restarts_applied: int | None = None
-        self._fence_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="fence")
-        # Slow work never runs on the herder thread (issue: one slow plugin or fencing round stalled every
-        # request): fencing rounds on one pool, plugin validation and offsets changes on another (a
-        # request may wait for a fencing round, never the reverse, so the pools cannot starve each other).
-        self._rounds_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="fencing-round")
+        # Slow work never runs on the herder thread (one slow plugin or fencing round used to stall every
+        # request): fencing rounds on the fencer's pool, plugin validation and offsets changes on this
+        # one (a request may wait for a fencing round, never the reverse: the pools cannot starve).
+        self._fencer = ZombieFencer(config, config_store, self._leadership, self._is_source,
+                                    self._fencing_producer_settings, self._on_herder)
         self._slow_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="herder-work")
-        self._fencing_lock = threading.Lock()
-        self._fencing: dict[str, Future[None]] = {}
         # Tasks that failed on a transient error: when to restart them.
         self._task_retries: dict[ConnectorTaskId, float] = {}
         self._offsets = SourceConnectorOffsets(worker.config, worker.plugins, worker.offset_stores)
@@ -162,8 +159,7 @@ class DistributedHerder:
         self._stopping.set()
         self._wake.set()
         self._thread.join(timeout_s)
-        self._fence_pool.shutdown(wait=False)
-        self._rounds_pool.shutdown(wait=False, cancel_futures=True)
+        self._fencer.close()
         self._slow_pool.shutdown(wait=False, cancel_futures=True)
         self._offsets.close()
         self._internal.close()
@@ -215,7 +211,7 @@ class DistributedHerder:
             self.config_store.refresh(120)
             self.status_store.refresh(120)
             self._restarts_applied = len(self.config_store.snapshot().restart_requests)
-            self._beat_thread.start()
+            self._heartbeats.start()
             self._ready.set()
             self._open_reads()
             logger.info("Worker %s joined group %s", self.worker_id(), self.config.group_id)
@@ -238,12 +234,10 @@ class DistributedHerder:
         finally:
             self._stopping.set()
             self._open_reads()  # a worker that failed to start answers waiting reads rather than hang them
-            self._beat_now.set()
-            if self._beat_thread.is_alive():
-                self._beat_thread.join(5)
+            self._heartbeats.stop()
             self._drain_requests()
             self.worker.stop()
-            self._leave()
+            self._heartbeats.leave()
             self.status_store.flush()
 
     def _drain_requests(self) -> None:
@@ -266,25 +260,7 @@ class DistributedHerder:
     def _heartbeat(self, force: bool = False) -> None:
         """Ask the heartbeat thread for a heartbeat now (after a change the leader should see)."""
         if force:
-            self._beat_now.set()
-
-    def _heartbeat_loop(self) -> None:
-        # Its own thread: a herder busy fencing or waiting for tasks to stop must not look dead.
-        while not self._stopping.is_set():
-            self._beat_now.clear()
-            try:
-                connectors, tasks = self._running_items()
-                generation = self._assignment.generation if self._assignment else 0
-                beat = Heartbeat(self.worker_id(), self._worker_url, self._session, generation, connectors, tasks)
-                self.status_store.put_raw(heartbeat_key(self.worker_id()), beat.to_bytes())
-            except Exception as e:
-                # Never ends the loop: the next heartbeat is the retry. Rate-limited: an outage repeats it.
-                _rate_limited.warning("Failed to write a heartbeat: %r", e)
-            self._beat_now.wait(self._heartbeat_s)
-
-    def _leave(self) -> None:
-        """Clean shutdown: a tombstone tells the others at once that this worker is gone."""
-        self.status_store.put_raw(heartbeat_key(self.worker_id()), None)
+            self._heartbeats.beat_now()
 
     def _self_in_contact(self) -> bool:
         """Our own heartbeats come back through the status topic while we can reach Kafka."""
@@ -300,7 +276,7 @@ class DistributedHerder:
                 break
             req()
         state = self.config_store.snapshot()
-        self._update_leadership(state)
+        self._leadership.update(state)
         if self._is_leader:
             self._lead(self.config_store.snapshot())
         state = self.config_store.snapshot()
@@ -311,102 +287,22 @@ class DistributedHerder:
             self._needs_reconfig.discard(name)
             self._reconfigure_tasks(name, self.config_store.snapshot())
 
-    # -- leadership -----------------------------------------------------------------------------
+    # -- leadership (``leadership.py``) ------------------------------------------------------------
+    @property
+    def _is_leader(self) -> bool:
+        return self._leadership.is_leader
+
     def _current_leader(self, state: ClusterConfigState) -> LeaderRecord | None:
-        """The leader record if its author is live (or is us)."""
-        rec = state.leader
-        if rec is None:
-            return None
-        if rec.worker_id == self.worker_id() and rec.session != self._session:
-            return None  # claimed by a previous incarnation of this worker, which is gone
-        if rec.worker_id == self.worker_id():
-            # Ours: current while we lead; if we were deposed, the successor's record is on its way.
-            return rec if self._is_leader else None
-        return rec if self.membership.is_live(rec.worker_id) else None
+        return self._leadership.current_leader(state)
 
     def leader_url(self) -> str | None:
-        rec = self._current_leader(self._snapshot())
-        return rec.url if rec is not None else None
-
-    def _update_leadership(self, state: ClusterConfigState) -> None:
-        rec = state.leader
-        mine = rec is not None and rec.worker_id == self.worker_id() and rec.epoch == self._leader_epoch
-        if self._is_leader and not mine:
-            logger.warning("Worker %s saw a newer leader record (%s); stepping down", self.worker_id(), rec)
-            self._step_down()
-        if not self._is_leader and rec is not None and rec.worker_id == self.worker_id() \
-                and rec.session == self._session:
-            # We were fenced before reading our successor's claim: learn it before deciding anything.
-            state = self.config_store.refresh()
-            rec = state.leader
-        if self._is_leader:
-            if not self._writer.initialized and time.monotonic() >= self._writer_retry_at:
-                # Our record is the latest but our producer was fenced or failed: re-initialise it,
-                # as the reference's leader does (a successor's init would fence us again).
-                self._writer_retry_at = time.monotonic() + _LEADER_RETRY_BACKOFF_S
-                try:
-                    self._writer.initialize()
-                except KafkaException as e:
-                    logger.warning("Could not re-initialise the leader producer: %s", e)
-            return
-        if self._current_leader(state) is not None:
-            self._leader_lost_at = None
-            return
-        now = time.monotonic()
-        if now - self._started_at < 2 * self._heartbeat_s:
-            return  # learn who else is alive (their heartbeats) before ranking ourselves
-        if self._leader_lost_at is None:
-            self._leader_lost_at = now
-        live = sorted(self.membership.live(now))
-        me = self.worker_id()
-        if me not in live:
-            if not self._self_in_contact():
-                return
-            live = sorted({*live, me})
-        rank = live.index(me)
-        if now - self._leader_lost_at < rank * self._session_timeout_s:
-            return
-        self._claim_leadership()
-
-    def _claim_leadership(self) -> None:
-        try:
-            self._writer.initialize()
-            state = self.config_store.refresh()
-            epoch = (state.leader.epoch if state.leader else 0) + 1
-            record = LeaderRecord(self.worker_id(), self._worker_url, epoch, self._session)
-            self._writer.write([("leader", record.to_bytes())])
-        except (KafkaException, ConfigWriteError) as e:
-            logger.info("Leadership claim by %s failed (another worker claimed first?): %s", self.worker_id(), e)
-            self._writer.close()
-            return
-        self._leader_epoch = epoch
-        self._is_leader = True
-        self._leader_lost_at = None
-        logger.info("Worker %s is the leader of group %s (epoch %d)", self.worker_id(), self.config.group_id, epoch)
-        self.config_store.refresh()
-
-    def _step_down(self) -> None:
-        self._is_leader = False
-        self._writer.close()
+        return self._leadership.leader_url()
 
     def _leader_write(self, records: list[tuple[str, bytes | None]]) -> None:
-        if not self._is_leader:
-            raise NotLeaderError("Cannot complete request because this worker is not the leader", self.leader_url())
-        try:
-            if not self._writer.initialized:
-                self._writer.initialize()
-            self._writer.write(records)
-        except ConfigWriteError as e:
-            if e.fenced:
-                logger.error("The config topic producer was fenced: another worker took over leadership")
-                self._step_down()
-            raise
-        except KafkaException as e:
-            raise ConfigWriteError(e, fenced=False) from e
+        self._leadership.write(records)
 
     def _require_leader(self) -> None:
-        if not self._is_leader:
-            raise NotLeaderError("Cannot complete request because this worker is not the leader", self.leader_url())
+        self._leadership.require_leader()
 
     # -- what the leader does each tick -----------------------------------------------------------
     def _lead(self, state: ClusterConfigState) -> None:
@@ -673,51 +569,8 @@ class DistributedHerder:
 
     # -- zombie fencing (leader) ----------------------------------------------------------------
     def fence_zombies(self, name: str) -> Future[None]:
-        """Fence the previous generation of ``name``'s task producers and record the task count.
-
-        Runs on a pool, not the herder thread (fencing many producers takes seconds); concurrent requests
-        for one connector share the round in flight.
-        """
-        with self._fencing_lock:
-            fut = self._fencing.get(name)
-            if fut is None or fut.done():
-                fut = self._rounds_pool.submit(self._fence, name)
-                self._fencing[name] = fut
-            return fut
-
-    def _fence(self, connector: str) -> None:
-        self._require_leader()
-        try:
-            state = self.config_store.refresh()
-        except Exception as e:
-            raise ConnectException("Failed to read to end of config topic before performing zombie fencing") from e
-        self._require(state, connector)
-        if not self._is_source(state.connector_configs[connector]):
-            raise BadRequestError(f"Connector {connector} is not a source connector")
-        if connector not in state.pending_fencing:
-            return
-        previous = state.task_count_records.get(connector)
-        count = state.task_counts.get(connector, 0)
-        generation = state.task_config_generation(connector)
-        if previous is not None and not (previous == 1 and count == 1):
-            ids = [ConnectorTaskId(connector, i) for i in range(previous)]
-            base = self._fencing_producer_settings(state.connector_configs[connector])
-            futures = [self._fence_pool.submit(self._fence_producer, t, base) for t in ids]
-            try:
-                for f in futures:
-                    f.result(60)
-            except Exception as e:
-                raise ConnectException(_FENCE_FAILED.format(connector) + f": {e}") from e
-        self._on_herder(lambda: self._record_task_count(connector, generation, count))
-
-    def _record_task_count(self, connector: str, generation: int, count: int) -> None:
-        """After fencing (herder thread): the ``tasks-fencing`` record, unless the generation moved."""
-        self._require_leader()
-        state = self.config_store.refresh()
-        if state.task_config_generation(connector) != generation:
-            raise ConflictError("Fencing failed because new task configurations were generated for the connector")
-        self._leader_write([formats.task_count_record(connector, count)])
-        self.config_store.refresh()
+        """Fence the previous generation of ``name``'s task producers and record the task count."""
+        return self._fencer.fence_zombies(name)
 
     def _fencing_producer_settings(self, connector_props: Mapping[str, str]) -> dict[str, Any]:
         """The task producers' cluster: ``producer.override.bootstrap.servers`` may name another one."""
@@ -726,13 +579,6 @@ class DistributedHerder:
         except ConfigException:
             return dict(self.config.client_props("producer."))
         return self.worker.offset_stores.client_settings(cfg, "producer")
-
-    def _fence_producer(self, task: ConnectorTaskId, base: Mapping[str, Any]) -> None:
-        conf: dict[str, Any] = dict(base)
-        conf["transactional.id"] = self.config.task_transactional_id(task.connector, task.task)
-        producer = Producer(producer_config(conf))
-        producer.init_transactions(60)
-        producer.flush(0)
 
     # -- restarts ---------------------------------------------------------------------------------
     def _apply_restarts(self, state: ClusterConfigState) -> None:
@@ -1000,11 +846,12 @@ class DistributedHerder:
     def _check_size(self, records: list[tuple[str, bytes | None]]) -> None:
         """Refuse a write the config topic would refuse, before anything is written (a 400 naming the
         limit instead of a failed transaction)."""
-        size = self._writer.batch_bytes(records)
-        if size > self._writer.max_batch_bytes:
+        writer = self._leadership.writer
+        size = writer.batch_bytes(records)
+        if size > writer.max_batch_bytes:
             raise BadRequestError(
                 f"Connector configuration is too large: it takes {size} bytes in the config topic, more than "
-                f"the {self._writer.max_batch_bytes} bytes allowed by {self._writer.limit_source}")
+                f"the {writer.max_batch_bytes} bytes allowed by {writer.limit_source}")
 
     def delete_connector(self, name: str) -> Future[None]:
         def run() -> None:

@@ -32,9 +32,7 @@ import secrets
 import threading
 import uuid
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any, ClassVar
 
 import httpx
@@ -42,7 +40,7 @@ import pytest
 from confluent_kafka import KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from connect_runtime.cluster.herder import DistributedHerder
+from connect_runtime.cluster.fencing import ZombieFencer
 from connect_runtime.cluster.membership import Heartbeat, heartbeat_key
 from connect_runtime.cluster.request_signature import (
     INVALID_SIGNATURE,
@@ -53,6 +51,7 @@ from connect_runtime.cluster.request_signature import (
     generate_key,
     sign,
 )
+from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import ConflictError
 from connect_runtime.storage import formats
 from connect_runtime.storage.config_store import ClusterConfigState, LeaderRecord
@@ -66,7 +65,7 @@ from connect_runtime.testing.cluster import (
 )
 from connect_runtime.testing.pytest_plugin import new_topic
 from connect_runtime.types import ConnectorTaskId
-from connectors.verifiable.connector import VerifiableSourceConnector, VerifiableSourceTask
+from connectors.verifiable.connector import VerifiableSourceTask
 
 PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"
 ALGORITHM = "HmacSHA256"
@@ -541,29 +540,21 @@ class _FakeConfigStore:
         return self.state
 
 
-class _FakePlugins:
-    def connector_class(self, name: str) -> type[VerifiableSourceConnector]:
-        return VerifiableSourceConnector
+class _FakeLeadership:
+    """Leads, and records what it writes."""
 
+    def __init__(self) -> None:
+        self.writes: list[list[tuple[str, bytes | None]]] = []
 
-@pytest.fixture
-def leader_herder() -> Iterator[DistributedHerder]:
-    """A DistributedHerder that believes it leads; only what ``_fence`` touches is set up."""
-    herder = object.__new__(DistributedHerder)
-    herder._is_leader = True
-    # worker_id for repr() in failures; the fencing producers' settings (the producers are fakes).
-    herder.worker = SimpleNamespace(  # type: ignore[assignment]
-        worker_id="leader", offset_stores=SimpleNamespace(client_settings=lambda cfg, kind: {}))
-    herder.plugins = _FakePlugins()  # type: ignore[assignment]
-    herder._connector_types = {}
-    herder._fence_pool = ThreadPoolExecutor(max_workers=8)
-    herder._thread = threading.current_thread()  # the test plays the herder thread
-    yield herder
-    herder._fence_pool.shutdown(wait=True)
+    def require_leader(self) -> None:
+        pass
+
+    def write(self, records: list[tuple[str, bytes | None]]) -> None:
+        self.writes.append(records)
 
 
 @pytest.mark.parametrize("moved", [True, False])
-def test_fence_conflict_when_task_configs_move_while_fencing(leader_herder: DistributedHerder, moved: bool) -> None:
+def test_fence_conflict_when_task_configs_move_while_fencing(moved: bool) -> None:
     """Generation 7 (2 tasks) follows one whose count record says 3; while ids 0..2 are being fenced,
     generation 8 is committed (moved) or not. No broker: the config store and producers are fakes."""
     c = "c"
@@ -577,24 +568,29 @@ def test_fence_conflict_when_task_configs_move_while_fencing(leader_herder: Dist
                                 task_configs={ConnectorTaskId(c, 0): {**cfg, "task.id": "0"}})
     store = _FakeConfigStore(before)
     fenced: list[ConnectorTaskId] = []
-    writes: list[list[tuple[str, bytes | None]]] = []
+    leadership = _FakeLeadership()
+    config = WorkerConfig.from_properties({"bootstrap.servers": "b:9092", "group.id": "g",
+                                           "config.storage.topic": "c", "offset.storage.topic": "o",
+                                           "status.storage.topic": "s"})
+    fencer = ZombieFencer(config, store, leadership, is_source=lambda props: True,  # type: ignore[arg-type]
+                          producer_settings=lambda props: {}, on_herder=lambda fn: fn())
 
     def fence_producer(task: ConnectorTaskId, settings: object) -> None:
         fenced.append(task)
         if moved:
             store.state = after
 
-    herder = leader_herder
-    herder.config_store = store  # type: ignore[assignment]
-    herder._fence_producer = fence_producer  # type: ignore[method-assign]
-    herder._leader_write = writes.append  # type: ignore[method-assign,assignment]
-    if moved:
-        with pytest.raises(ConflictError) as info:
-            herder._fence(c)
-        assert info.value.status == 409
-        assert str(info.value) == FENCE_CONFLICT
-        assert writes == []
-    else:
-        herder._fence(c)
-        assert writes == [[formats.task_count_record(c, 2)]]
+    fencer.fence_producer = fence_producer  # type: ignore[method-assign]
+    try:
+        if moved:
+            with pytest.raises(ConflictError) as info:
+                fencer.fence(c)
+            assert info.value.status == 409
+            assert str(info.value) == FENCE_CONFLICT
+            assert leadership.writes == []
+        else:
+            fencer.fence(c)
+            assert leadership.writes == [[formats.task_count_record(c, 2)]]
+    finally:
+        fencer.close()
     assert sorted(fenced) == [ConnectorTaskId(c, i) for i in range(3)]

@@ -1,0 +1,118 @@
+"""Zombie fencing by the leader before a new generation of a connector's exactly-once tasks starts
+(reference §6, ``PUT /connectors/{c}/fence``).
+
+Fence only when the connector's task configs changed since its last ``tasks-fencing`` record, a
+task-count record exists, and it is not a 1 -> 1 change; then the previous generation's transactional
+ids ``<group.id>-<connector>-0..previous-1`` are fenced in parallel (a producer with the id calls
+``init_transactions()``: librdkafka has no FenceProducers admin call), the config topic is read again,
+and the new count is recorded unless the generation moved meanwhile (409). Rounds run on a pool of
+their own, never on the herder thread; concurrent requests for one connector share one round.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from confluent_kafka import Producer
+
+from connect_runtime.api.errors import ConnectException
+from connect_runtime.clients import producer_config
+from connect_runtime.cluster.leadership import Leadership
+from connect_runtime.config.worker_config import WorkerConfig
+from connect_runtime.errors import BadRequestError, ConflictError, NotFoundError
+from connect_runtime.storage import formats
+from connect_runtime.storage.config_store import KafkaConfigBackingStore
+from connect_runtime.types import ConnectorTaskId
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+FENCE_FAILED = "Failed to perform zombie fencing for connector {}"
+FENCE_CONFLICT = "Fencing failed because new task configurations were generated for the connector"
+_PRODUCER_INIT_TIMEOUT_S = 60.0
+
+
+class ZombieFencer:
+    """The leader's fencing rounds."""
+
+    def __init__(
+        self,
+        config: WorkerConfig,
+        config_store: KafkaConfigBackingStore,
+        leadership: Leadership,
+        is_source: Callable[[Mapping[str, str]], bool],
+        producer_settings: Callable[[Mapping[str, str]], dict[str, Any]],
+        on_herder: Callable[[Callable[[], None]], None],
+    ) -> None:
+        self._config = config
+        self._config_store = config_store
+        self._leadership = leadership
+        self._is_source = is_source
+        self._producer_settings = producer_settings
+        self._on_herder = on_herder
+        self._producers_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="fence")
+        self._rounds_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="fencing-round")
+        self._lock = threading.Lock()
+        self._in_flight: dict[str, Future[None]] = {}
+
+    def close(self) -> None:
+        self._producers_pool.shutdown(wait=False)
+        self._rounds_pool.shutdown(wait=False, cancel_futures=True)
+
+    def fence_zombies(self, connector: str) -> Future[None]:
+        """A round for ``connector``, or the one already in flight."""
+        with self._lock:
+            fut = self._in_flight.get(connector)
+            if fut is None or fut.done():
+                fut = self._rounds_pool.submit(self.fence, connector)
+                self._in_flight[connector] = fut
+            return fut
+
+    def fence(self, connector: str) -> None:
+        """One round, on the calling thread (a pool thread; never the herder's)."""
+        self._leadership.require_leader()
+        try:
+            state = self._config_store.refresh()
+        except Exception as e:
+            raise ConnectException("Failed to read to end of config topic before performing zombie fencing") from e
+        if not state.contains(connector):
+            raise NotFoundError(f"Connector {connector} not found")
+        if not self._is_source(state.connector_configs[connector]):
+            raise BadRequestError(f"Connector {connector} is not a source connector")
+        if connector not in state.pending_fencing:
+            return
+        previous = state.task_count_records.get(connector)
+        count = state.task_counts.get(connector, 0)
+        generation = state.task_config_generation(connector)
+        if previous is not None and not (previous == 1 and count == 1):
+            ids = [ConnectorTaskId(connector, i) for i in range(previous)]
+            base = self._producer_settings(state.connector_configs[connector])
+            futures = [self._producers_pool.submit(self.fence_producer, t, base) for t in ids]
+            try:
+                for f in futures:
+                    f.result(_PRODUCER_INIT_TIMEOUT_S)
+            except Exception as e:
+                raise ConnectException(FENCE_FAILED.format(connector) + f": {e}") from e
+        self._on_herder(lambda: self._record_task_count(connector, generation, count))
+
+    def _record_task_count(self, connector: str, generation: int, count: int) -> None:
+        """After fencing (herder thread): the ``tasks-fencing`` record, unless the generation moved."""
+        self._leadership.require_leader()
+        state = self._config_store.refresh()
+        if state.task_config_generation(connector) != generation:
+            raise ConflictError(FENCE_CONFLICT)
+        self._leadership.write([formats.task_count_record(connector, count)])
+        self._config_store.refresh()
+
+    def fence_producer(self, task: ConnectorTaskId, base: Mapping[str, Any]) -> None:
+        """Bump the epoch of ``task``'s transactional id (aborting any open transaction of its holder)."""
+        conf: dict[str, Any] = dict(base)
+        conf["transactional.id"] = self._config.task_transactional_id(task.connector, task.task)
+        producer = Producer(producer_config(conf))
+        producer.init_transactions(_PRODUCER_INIT_TIMEOUT_S)
+        producer.flush(0)
