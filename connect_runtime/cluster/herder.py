@@ -27,10 +27,10 @@ from typing import Any, TypeVar
 
 from confluent_kafka import Producer
 
-from connect_runtime.api.connector import SourceConnector
 from connect_runtime.api.errors import ConfigException, ConnectException, RetriableException
 from connect_runtime.clients import ErrorKind, classify_error
 from connect_runtime.cluster.assignment import Assignment, plan
+from connect_runtime.cluster.cluster_view import ClusterView
 from connect_runtime.cluster.fencing import ZombieFencer
 from connect_runtime.cluster.heartbeats import HeartbeatWriter
 from connect_runtime.cluster.herder_api import (
@@ -70,7 +70,7 @@ from connect_runtime.storage.config_store import (
     LeaderRecord,
 )
 from connect_runtime.storage.config_writer import ConfigTopicWriter, ConfigWriteError
-from connect_runtime.storage.status_store import KafkaStatusBackingStore, State, TaskStatus
+from connect_runtime.storage.status_store import KafkaStatusBackingStore, State
 from connect_runtime.types import ConnectorOffset, ConnectorOffsets, ConnectorTaskId, TargetState
 from connect_runtime.worker.connector_offsets import SourceConnectorOffsets, normalize_offsets
 from connect_runtime.worker.worker import Worker
@@ -143,13 +143,8 @@ class DistributedHerder:
         # Tasks that failed on a transient error: when to restart them.
         self._task_retries: dict[ConnectorTaskId, float] = {}
         self._offsets = SourceConnectorOffsets(worker.config, worker.plugins, worker.offset_stores)
-        # REST reads are served from the stores' snapshots on the caller's thread (``_read``); until
-        # the start-up read of the internal topics is done they wait in ``_waiting_reads``.
-        self._reads_lock = threading.Lock()
-        self._reads_open = False
-        self._waiting_reads: list[Callable[[], None]] = []
-        #: ``connector.class`` -> "source" | "sink": resolved once, not on every status read.
-        self._connector_types: dict[str, str] = {}
+        # REST reads: answered from the snapshots on the caller's thread (``cluster_view.py``).
+        self._view = ClusterView(config_store, status_store, plugins, worker.worker_id)
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> None:
@@ -624,7 +619,7 @@ class DistributedHerder:
             self._require_leader()
             key, value = formats.restart_request_record(name, include_tasks, only_failed)
             self._leader_write([(key, value)])
-            info = self._connector_status(name)
+            info = self._view.status_now(name)
             connector_restarting = not only_failed or info.connector.state == State.FAILED
             if connector_restarting:
                 info.connector = StateInfo(State.RESTARTING, info.connector.worker_id, None)
@@ -744,77 +739,26 @@ class DistributedHerder:
     def _snapshot(self) -> ClusterConfigState:
         return self.config_store.snapshot()
 
-    def _read(self, fn: Callable[[], T]) -> Future[T]:
-        """Run a REST read now, on the caller's thread, against the latest snapshots.
-
-        Reads do not queue behind the herder thread (a connector's ``start()``, an assignment, a
-        leader write can keep it busy for seconds). The config snapshot is immutable and the status
-        store reads under its lock, so this is safe from any thread; a read sees what the reader
-        threads applied, which includes every write this worker acknowledged (writes read the
-        config topic back before they answer). Before the start-up read of the internal topics the
-        read waits for it, as Java's requests queue until the worker has joined.
-        """
-        fut: Future[T] = Future()
-
-        def run() -> None:
-            try:
-                fut.set_result(fn())
-            except BaseException as e:
-                fut.set_exception(e)
-
-        with self._reads_lock:
-            if not self._reads_open:
-                self._waiting_reads.append(run)
-                return fut
-        run()
-        return fut
-
     def _open_reads(self) -> None:
-        """Serve reads from now on, starting with those that waited for the start-up read."""
-        with self._reads_lock:
-            self._reads_open = True
-            waiting, self._waiting_reads = self._waiting_reads, []
-        for run in waiting:
-            run()
+        self._view.open()
 
     def connectors(self) -> Future[list[str]]:
-        return self._read(lambda: self._snapshot().connectors())
+        return self._view.connectors()
 
     def _require(self, state: ClusterConfigState, name: str) -> None:
-        if not state.contains(name):
-            raise NotFoundError(f"Connector {name} not found")
+        self._view.require(state, name)
 
     def _info(self, state: ClusterConfigState, name: str) -> ConnectorInfo:
-        self._require(state, name)
-        cfg = dict(state.connector_configs[name])
-        return ConnectorInfo(name, cfg, state.tasks(name), self._connector_type(cfg))
+        return self._view.info(state, name)
 
     def _is_source(self, cfg: Mapping[str, str]) -> bool:
-        return self._connector_type(cfg) == "source"
-
-    def _connector_type(self, cfg: Mapping[str, str]) -> str:
-        class_name = cfg.get("connector.class", "")
-        known = self._connector_types.get(class_name)
-        if known is not None:
-            return known
-        try:
-            cls = self.plugins.connector_class(class_name)
-        except Exception:
-            return "unknown"  # not cached: the plugin may become importable
-        kind = "source" if issubclass(cls, SourceConnector) else "sink"
-        self._connector_types[class_name] = kind
-        return kind
+        return self._view.is_source(cfg)
 
     def connector_info(self, name: str) -> Future[ConnectorInfo]:
-        return self._read(lambda: self._info(self._snapshot(), name))
+        return self._view.connector_info(name)
 
     def connector_config(self, name: str) -> Future[dict[str, str]]:
-        def run() -> dict[str, str]:
-            state = self._snapshot()
-            self._require(state, name)
-            return dict(state.connector_configs[name])
-
-        return self._read(run)
+        return self._view.connector_config(name)
 
     def put_connector_config(self, name: str, config: dict[str, str], allow_replace: bool,
                              initial_state: TargetState | None) -> Future[Created]:
@@ -866,45 +810,13 @@ class DistributedHerder:
         return self._submit(run)
 
     def task_configs(self, name: str) -> Future[list[TaskInfo]]:
-        def run() -> list[TaskInfo]:
-            state = self._snapshot()
-            self._require(state, name)
-            return [TaskInfo(t, dict(state.task_config(t) or {})) for t in state.tasks(name)]
-
-        return self._read(run)
+        return self._view.task_configs(name)
 
     def connector_status(self, name: str) -> Future[ConnectorStateInfo]:
-        return self._read(lambda: self._connector_status(name))
-
-    def _connector_status(self, name: str) -> ConnectorStateInfo:
-        state = self._snapshot()
-        if not state.contains(name):
-            raise NotFoundError(f"No status found for connector {name}")
-        status = self.status_store.get_connector(name)
-        if status is None:
-            conn = StateInfo(State.UNASSIGNED, self.worker_id(), None)
-        else:
-            conn = StateInfo(status.state, status.worker_id, status.trace)
-        count = len(state.tasks(name))
-        by_id = {s.id.task: s for s in self.status_store.get_all_tasks(name) if s.id.task < count}
-        tasks = []
-        for i in range(count):
-            s = by_id.get(i)
-            tasks.append(TaskStateInfo(s.state, s.worker_id, s.trace, i) if s is not None
-                         else TaskStateInfo(State.UNASSIGNED, self.worker_id(), None, i))
-        return ConnectorStateInfo(name, conn, tasks, self._connector_type(state.connector_configs[name]))
+        return self._view.connector_status(name)
 
     def task_status(self, task: ConnectorTaskId) -> Future[TaskStateInfo]:
-        return self._read(lambda: self._task_status(task))
-
-    def _task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
-        state = self._snapshot()
-        if not state.contains(task.connector) or task not in state.tasks(task.connector):
-            raise NotFoundError(f"No status found for task {task}")
-        status: TaskStatus | None = self.status_store.get_task(task)
-        if status is None:
-            return TaskStateInfo(State.UNASSIGNED, self.worker_id(), None, task.task)
-        return TaskStateInfo(status.state, status.worker_id, status.trace, task.task)
+        return self._view.task_status(task)
 
     def _write_target_state(self, name: str, state: TargetState) -> None:
         snap = self.config_store.refresh()

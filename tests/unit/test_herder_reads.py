@@ -6,12 +6,12 @@ No broker: the herder is built without ``__init__`` and given fake stores (only 
 
 from __future__ import annotations
 
-import threading
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from connect_runtime.cluster.cluster_view import ClusterView
 from connect_runtime.cluster.herder import DistributedHerder
 from connect_runtime.cluster.herder_api import ConnectorInfo, ConnectorStateInfo, StateInfo, TaskInfo, TaskStateInfo
 from connect_runtime.errors import NotFoundError
@@ -61,17 +61,12 @@ def _state() -> ClusterConfigState:
 
 
 def _herder(*, started: bool) -> tuple[DistributedHerder, _StatusStore, _Plugins]:
+    """A herder (no ``__init__``) whose reads go to a real ClusterView over fake stores; its queue fails
+    the test if a read goes through it."""
     herder = object.__new__(DistributedHerder)
     status = _StatusStore()
     plugins = _Plugins()
-    herder.config_store = SimpleNamespace(snapshot=_state)  # type: ignore[assignment]
-    herder.status_store = status  # type: ignore[assignment]
-    herder.plugins = plugins  # type: ignore[assignment]
-    herder.worker = SimpleNamespace(worker_id=WORKER)  # type: ignore[assignment]
-    herder._reads_lock = threading.Lock()
-    herder._reads_open = False
-    herder._waiting_reads = []
-    herder._connector_types = {}
+    herder._view = ClusterView(SimpleNamespace(snapshot=_state), status, plugins, WORKER)  # type: ignore[arg-type]
 
     def no_queue(fn: Any) -> Any:
         raise AssertionError("a REST read went through the herder thread's queue")
@@ -140,6 +135,6 @@ def test_connector_type_is_resolved_once_per_class() -> None:
     for _ in range(5):
         herder.connector_status("c").result(0)
     assert plugins.lookups == 1
-    assert herder._connector_type({"connector.class": "Unknown"}) == "unknown"
-    assert herder._connector_type({"connector.class": "Unknown"}) == "unknown"
+    assert herder._view.connector_type({"connector.class": "Unknown"}) == "unknown"
+    assert herder._view.connector_type({"connector.class": "Unknown"}) == "unknown"
     assert plugins.lookups == 3  # an unknown class is looked up again: it may become importable
