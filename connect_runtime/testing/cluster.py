@@ -56,6 +56,13 @@ def wait_until(condition: Callable[[], T | None], timeout_s: float = 60.0, inter
         time.sleep(interval_s)
 
 
+def python_path(*dirs: str | Path) -> dict[str, str]:
+    """``env`` for a :class:`WorkerProcess` that imports plugins from ``dirs`` (put before ``$PYTHONPATH``),
+    e.g. ``WorkerProcess(..., env=python_path(Path(__file__).parent / "plugins"))``."""
+    paths = [*(str(d) for d in dirs), os.environ.get("PYTHONPATH", "")]
+    return {"PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+
+
 class WorkerProcess:
     """A ``connect-distributed`` child process with its own properties file and log."""
 
@@ -101,6 +108,16 @@ class WorkerProcess:
         self.proc = subprocess.Popen([sys.executable, "-c", _WORKER_CMD, str(self.config_path)],
                                      stdout=log, stderr=subprocess.STDOUT, env=env)
         log.close()
+        return self
+
+    def start_ready(self, timeout_s: float = 60.0) -> WorkerProcess:
+        """:meth:`start`, then :meth:`wait_ready`; a worker that does not get ready is killed."""
+        self.start()
+        try:
+            self.wait_ready(timeout_s)
+        except BaseException:
+            self.kill()
+            raise
         return self
 
     def wait_ready(self, timeout_s: float = 60.0) -> None:

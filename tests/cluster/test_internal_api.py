@@ -27,7 +27,6 @@ import contextlib
 import dataclasses
 import json
 import logging
-import os
 import secrets
 import threading
 import uuid
@@ -60,6 +59,7 @@ from connect_runtime.testing.cluster import (
     WorkerProcess,
     config_records,
     current_leader,
+    python_path,
     read_committed,
     wait_until,
 )
@@ -77,10 +77,6 @@ Headers = dict[str, str]
 
 
 # -- helpers --------------------------------------------------------------------------------------
-def _plugin_env() -> dict[str, str]:
-    """Lets the worker subprocess import ``plain_sink`` from tests/plugins."""
-    paths = [str(PLUGINS_DIR), os.environ.get("PYTHONPATH", "")]
-    return {"PYTHONPATH": os.pathsep.join(p for p in paths if p)}
 
 
 def _err(status: int, message: str) -> dict[str, Any]:
@@ -234,7 +230,7 @@ def _markers(bootstrap: str, topic: str) -> set[str]:
 @pytest.mark.kafka
 @pytest.mark.cluster
 def test_internal_endpoints_check_signatures(kafka_bootstrap: str, cluster: Callable[..., WorkerProcess]) -> None:
-    worker = cluster(env=_plugin_env())
+    worker = cluster(env=python_path(PLUGINS_DIR))
     worker.wait_ready()
     config_topic = worker.props["config.storage.topic"]
     client = ConnectClient(worker.url)

@@ -10,7 +10,6 @@ shows the switch: the JsonConverter writes ``"5"``, the StringConverter ``5``.
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +21,7 @@ from connect_runtime.testing.cluster import (
     WorkerProcess,
     check_sequences,
     config_records,
+    python_path,
     read_committed,
     wait_until,
 )
@@ -35,12 +35,9 @@ STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 
 @pytest.fixture
 def worker(kafka_bootstrap: str, tmp_path: Path) -> Iterator[WorkerProcess]:
-    paths = [str(PLUGINS_DIR), os.environ.get("PYTHONPATH", "")]
-    env = {"PYTHONPATH": os.pathsep.join(p for p in paths if p)}
-    w = WorkerProcess(kafka_bootstrap, tmp_path, f"config-change-{uuid.uuid4().hex[:8]}", eos="enabled", env=env)
-    w.start()
+    w = WorkerProcess(kafka_bootstrap, tmp_path, f"config-change-{uuid.uuid4().hex[:8]}", eos="enabled",
+                      env=python_path(PLUGINS_DIR)).start_ready()
     try:
-        w.wait_ready()
         yield w
     finally:
         w.kill()

@@ -4,7 +4,6 @@ other requests."""
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from connect_runtime.testing.cluster import (
     ConnectClient,
     WorkerProcess,
     check_sequences,
+    python_path,
     read_committed,
     verifiable_pairs,
     wait_until,
@@ -30,10 +30,9 @@ PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"
 
 @pytest.fixture(scope="module")
 def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
-    env = {"PYTHONPATH": os.pathsep.join([str(PLUGINS_DIR), os.environ.get("PYTHONPATH", "")])}
+    env = python_path(PLUGINS_DIR)
     w = WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("herder"), f"herder-{uuid.uuid4().hex[:8]}",
-                      eos="enabled", env=env).start()
-    w.wait_ready()
+                      eos="enabled", env=env).start_ready()
     yield w
     w.kill()
 

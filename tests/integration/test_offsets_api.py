@@ -51,14 +51,7 @@ THROUGHPUT = "50"
 
 
 def _start_worker(bootstrap: str, workdir: Path, eos: str) -> WorkerProcess:
-    worker = WorkerProcess(bootstrap, workdir, f"offsets-api-{uuid.uuid4().hex[:8]}", eos=eos)
-    worker.start()
-    try:
-        worker.wait_ready()
-    except BaseException:
-        worker.kill()
-        raise
-    return worker
+    return WorkerProcess(bootstrap, workdir, f"offsets-api-{uuid.uuid4().hex[:8]}", eos=eos).start_ready()
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ exactly-once preflight test starts a second, short-lived worker with exactly-onc
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 import uuid
@@ -20,7 +19,7 @@ import httpx
 import pytest
 from confluent_kafka.admin import AdminClient
 
-from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, read_committed, wait_until
+from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, python_path, read_committed, wait_until
 from connect_runtime.testing.pytest_plugin import new_topic
 from connectors.verifiable.connector import VERSION as VERIFIABLE_VERSION
 
@@ -41,21 +40,11 @@ THROUGHPUT = "50"
 # ---------------------------------------------------------------------------------------------
 
 
-def _plugin_env() -> dict[str, str]:
-    """Lets the worker subprocess import ``failing_source`` from tests/plugins."""
-    paths = [str(PLUGINS_DIR), os.environ.get("PYTHONPATH", "")]
-    return {"PYTHONPATH": os.pathsep.join(p for p in paths if p)}
 
 
 def _start_worker(bootstrap: str, workdir: Path, eos: str) -> WorkerProcess:
-    worker = WorkerProcess(bootstrap, workdir, f"rest-api-{uuid.uuid4().hex[:8]}", eos=eos, env=_plugin_env())
-    worker.start()
-    try:
-        worker.wait_ready()
-    except BaseException:
-        worker.kill()
-        raise
-    return worker
+    return WorkerProcess(bootstrap, workdir, f"rest-api-{uuid.uuid4().hex[:8]}", eos=eos,
+                         env=python_path(PLUGINS_DIR)).start_ready()
 
 
 @pytest.fixture(scope="module")

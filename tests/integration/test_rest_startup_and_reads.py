@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 import uuid
@@ -21,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, wait_until
+from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, python_path, wait_until
 from connect_runtime.testing.pytest_plugin import new_topic
 
 pytestmark = pytest.mark.kafka
@@ -38,10 +37,6 @@ HERDER_BUSY_MS = 5000
 READ_BOUND_S = 1.0
 
 
-def _plugin_env() -> dict[str, str]:
-    """Lets the worker subprocess import the plugins in tests/plugins."""
-    paths = [str(PLUGINS_DIR), os.environ.get("PYTHONPATH", "")]
-    return {"PYTHONPATH": os.pathsep.join(p for p in paths if p)}
 
 
 def _name(prefix: str) -> str:
@@ -56,7 +51,7 @@ def _verifiable(topic: str, tasks: int = 1) -> dict[str, str]:
 def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
     """One ready EOS worker for the read tests."""
     w = WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("rest-reads"), _name("rest-reads"),
-                      env=_plugin_env())
+                      env=python_path(PLUGINS_DIR))
     w.start()
     try:
         w.wait_ready(90)
@@ -77,7 +72,7 @@ def client(worker: WorkerProcess) -> Iterator[ConnectClient]:
 def test_first_create_right_after_root_answers_is_201(kafka_bootstrap: str, tmp_path: Path) -> None:
     """The issue's scenario, literally: poll ``GET /`` until 200, then POST once, expect 201."""
     topic = new_topic(kafka_bootstrap)
-    worker = WorkerProcess(kafka_bootstrap, tmp_path, _name("rest-startup"), env=_plugin_env(),
+    worker = WorkerProcess(kafka_bootstrap, tmp_path, _name("rest-startup"), env=python_path(PLUGINS_DIR),
                            extra={"heartbeat.interval.ms": "3000"})
     health: list[tuple[int, Any]] = []
     done = threading.Event()

@@ -5,7 +5,6 @@ failed commit that leaves no open transaction behind."""
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import uuid
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from connect_runtime.testing.cluster import (
     WorkerProcess,
     check_sequences,
     end_offsets,
+    python_path,
     read_committed,
     verifiable_pairs,
     wait_until,
@@ -34,10 +34,9 @@ BOUNDARY_SOURCE = "boundary_source.BoundarySourceConnector"
 
 @pytest.fixture(scope="module")
 def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
-    env = {"PYTHONPATH": os.pathsep.join([str(PLUGINS_DIR), os.environ.get("PYTHONPATH", "")])}
+    env = python_path(PLUGINS_DIR)
     w = WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("boundaries"), f"tb-{uuid.uuid4().hex[:8]}",
-                      eos="enabled", env=env).start()
-    w.wait_ready()
+                      eos="enabled", env=env).start_ready()
     yield w
     w.kill()
 
