@@ -736,6 +736,9 @@ class DistributedHerder:
         """Started, and a leader is known (as Java's worker is ready once it has joined the group)."""
         return self._ready.is_set() and not self._stopping.is_set() and self.leader_url() is not None
 
+    def health_check(self) -> Future[None]:
+        return self._submit(lambda: None)
+
     def _snapshot(self) -> ClusterConfigState:
         return self.config_store.snapshot()
 

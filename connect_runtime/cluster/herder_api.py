@@ -149,6 +149,11 @@ class Herder(Protocol):
         known (``GET /health`` answers 200 from then on, 503 before)."""
         ...
 
+    def health_check(self) -> Future[None]:
+        """Completes once the herder thread has processed it: proof that the worker's brain is not
+        stuck (Java's ``Herder.healthCheck``; ``GET /health`` waits for it at most 10 s)."""
+        ...
+
     def connectors(self) -> Future[list[str]]:
         """Names of all connectors."""
         ...

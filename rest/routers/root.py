@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import logging
+import time
 from typing import Annotated
 
 from fastapi import APIRouter, Depends
@@ -50,15 +51,26 @@ async def server_info(ctx: Annotated[RestContext, Depends(get_context)]) -> JSON
     summary="Worker readiness and liveness",
 )
 async def health(ctx: Annotated[RestContext, Depends(get_context)]) -> JSONResponse:
-    """200 once the worker is ready, 503 while it starts, 500 if it does not answer in time."""
+    """200 once the worker is ready and its herder thread answers; 503 while it starts; 500 if the herder
+    thread does not process a request within 10 s (stuck: it would not serve anything else either)."""
     timeout = min(HEALTH_CHECK_TIMEOUT_S, ctx.request_timeout_s)
+    started = time.monotonic()
     try:
-        ready = await ctx.blocking(ctx.herder.is_ready, timeout_s=timeout)
+        await ctx.complete(ctx.herder.health_check(), timeout_s=timeout)
+        responsive = True
     except ConnectRestError as exc:
         logger.warning("Health check failed: %s", exc.message)
+        responsive = False
+    try:
+        ready = await ctx.blocking(ctx.herder.is_ready,
+                                   timeout_s=max(timeout - (time.monotonic() - started), 0.1))
+    except ConnectRestError as exc:
+        logger.warning("Health check failed: %s", exc.message)
+        ready, responsive = True, False  # cannot even say whether it started: unhealthy
+    if not ready:
+        body = WorkerStatus(status="starting", message=STARTING_MESSAGE)
+        return JSONResponse(body.to_json(), status_code=503)
+    if not responsive:
         body = WorkerStatus(status="unhealthy", message=UNHEALTHY_MESSAGE)
         return JSONResponse(body.to_json(), status_code=500)
-    if ready:
-        return JSONResponse(WorkerStatus(status="healthy", message=HEALTHY_MESSAGE).to_json())
-    body = WorkerStatus(status="starting", message=STARTING_MESSAGE)
-    return JSONResponse(body.to_json(), status_code=503)
+    return JSONResponse(WorkerStatus(status="healthy", message=HEALTHY_MESSAGE).to_json())

@@ -216,3 +216,19 @@ def test_reads_see_every_acknowledged_write(client: ConnectClient, kafka_bootstr
         resp = client.request("GET", path)
         assert resp.status_code == 404, f"{path}: {resp.status_code} {resp.text}"
         assert resp.json() == {"error_code": 404, "message": message}, path
+
+
+def test_health_is_unhealthy_while_the_herder_thread_is_stuck(client: ConnectClient, worker: WorkerProcess) -> None:
+    # Java's health check goes through the herder's queue, bounded at 10 s: a herder thread that cannot
+    # get to it (here: a connector whose start() takes 13 s) makes the worker unhealthy, not healthy.
+    stuck = _name("stuck")
+    client.create_connector(stuck, {"connector.class": SLOW_START_CLASS, "start.sleep.ms": "13000"})
+    time.sleep(0.5)
+    with httpx.Client(base_url=worker.url, timeout=30) as http:
+        started = time.monotonic()
+        resp = http.get("/health")
+        assert resp.status_code == 500, resp.text
+        assert resp.json()["status"] == "unhealthy"
+        assert time.monotonic() - started >= 9.0  # it waited for the herder, up to the 10 s bound
+        wait_until(lambda: http.get("/health").status_code == 200, 30, message="healthy again")
+    client.request("DELETE", f"/connectors/{stuck}")

@@ -69,6 +69,8 @@ class FakeHerder:
     cluster_id: str = "fake-cluster-id"
     connectors_by_name: dict[str, FakeConnector] = field(default_factory=dict)
     hang: bool = False
+    #: The herder thread is stuck: ``health_check`` never completes (reads still answer).
+    herder_stuck: bool = False
     block_sync: threading.Event | None = None
     fail_next: BaseException | None = None
     calls: list[tuple[str, Any]] = field(default_factory=list)
@@ -138,6 +140,13 @@ class FakeHerder:
         if self.block_sync is not None:
             self.block_sync.wait(10)
         return self.ready
+
+    def health_check(self) -> Future[None]:
+        fut: Future[None] = Future()
+        if self.herder_stuck:
+            return fut  # the herder thread never gets to it
+        fut.set_result(None)
+        return fut
 
     def connectors(self) -> Future[list[str]]:
         return self._future(lambda: sorted(self.connectors_by_name))

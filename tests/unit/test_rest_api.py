@@ -107,6 +107,20 @@ def test_health_unresponsive_worker_is_unhealthy(client: TestClient, herder: Fak
     }
 
 
+def test_health_stuck_herder_thread_is_unhealthy(herder: FakeHerder, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Java's check goes through the herder's queue: a herder thread stuck on something is unhealthy
+    # even though the worker started and its reads still answer from the snapshots.
+    monkeypatch.setattr("rest.routers.root.HEALTH_CHECK_TIMEOUT_S", 0.3)
+    herder.herder_stuck = True
+    with TestClient(create_app(herder)) as c:
+        resp = c.get("/health")
+    assert resp.status_code == 500
+    assert resp.json()["status"] == "unhealthy"
+    herder.ready = False
+    with TestClient(create_app(herder)) as c:
+        assert c.get("/health").status_code == 503  # not started yet: starting, not unhealthy
+
+
 def test_server_info_answers_while_the_worker_is_still_joining(client: TestClient, herder: FakeHerder) -> None:
     # As in Java, the REST resources come up before the herder has joined: GET / answers at once.
     herder.ready = False
