@@ -108,8 +108,11 @@ class Leadership:
             self._lost_at = None
             return
         now = time.monotonic()
-        if now - self._started_at < 2 * self._heartbeat_s:
-            return  # learn who else is alive (their heartbeats) before ranking ourselves
+        if now - self._started_at < 2 * self._heartbeat_s and self._membership.others_known(self._worker_id):
+            # Learn who else is alive (their heartbeats) before ranking ourselves. A status topic that
+            # never named another worker is a new cluster: claim at once (two workers starting together
+            # both claim; the transactional claim keeps one leader, the later epoch).
+            return
         if self._lost_at is None:
             self._lost_at = now
         live = sorted(self._membership.live(now))

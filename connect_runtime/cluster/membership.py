@@ -115,6 +115,11 @@ class Membership:
     def is_live(self, worker: str, now: float | None = None) -> bool:
         return worker in self.live(now)
 
+    def others_known(self, me: str) -> bool:
+        """Whether the status topic ever showed a worker other than ``me`` (alive, dead or gone)."""
+        with self._lock:
+            return any(w != me for w in (*self._beats, *self._left))
+
     def heartbeat(self, worker: str) -> Heartbeat | None:
         with self._lock:
             return self._beats.get(worker)

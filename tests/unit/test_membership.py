@@ -149,3 +149,12 @@ def test_replayed_tombstone_is_a_clean_leave() -> None:
     m.caught_up()
     assert m.heartbeat("a:1") is None
     assert m.lost_within(["a:1"], 60.0) == []
+
+
+def test_others_known_counts_any_other_worker_ever_seen() -> None:
+    m = Membership(10000)
+    assert not m.others_known("me:8083")
+    m.on_record(heartbeat_key("me:8083"), Heartbeat("me:8083", "http://me:8083", "s", 0).to_bytes())
+    assert not m.others_known("me:8083")
+    m.on_record(heartbeat_key("other:8083"), None)  # even one that left cleanly
+    assert m.others_known("me:8083")
