@@ -36,9 +36,23 @@ class OffsetStoreFactory:
         return overrides.get("bootstrap.servers") or self._config.client_props("producer.").get(
             "bootstrap.servers", self._config.bootstrap_servers)
 
+    def connector_topic(self, connector: SourceConnectorConfig) -> str | None:
+        """The offsets topic the connector's tasks write, on its producer's cluster; None: the worker's store.
+
+        Under exactly-once a task writes its offsets in its own transaction, so on its producer's
+        cluster: without ``offsets.storage.topic`` that is a topic named like the worker's (the
+        reference's ``offsetStoreForExactlyOnceSourceTask``), which is the worker's own topic unless
+        ``producer.override.bootstrap.servers`` names another cluster. At-least-once tasks write
+        through the worker unless the connector names a topic.
+        """
+        topic = connector.offsets_storage_topic
+        if topic is None and self._config.exactly_once_source_enabled:
+            topic = self._config.offset_storage_topic
+        return topic
+
     def uses_connector_store(self, connector: SourceConnectorConfig) -> bool:
         """Whether the connector has offsets of its own beside the worker's global topic."""
-        topic = connector.offsets_storage_topic
+        topic = self.connector_topic(connector)
         if topic is None:
             return False
         same_cluster = _servers(self.producer_bootstrap(connector)) == _servers(self._config.bootstrap_servers)
@@ -56,15 +70,16 @@ class OffsetStoreFactory:
         """The combined store a connector (or the offsets REST API) reads; call ``start()`` / ``stop()``."""
         if not self.uses_connector_store(connector):
             return ConnectorOffsetBackingStore(self.global_store)
-        topic = connector.offsets_storage_topic
+        topic = self.connector_topic(connector)
         assert topic is not None
         admin = AdminClient(client_config(self.client_settings(connector, "admin")))
-        self.ensure_topic(admin, topic)
+        self._ensure_topic(admin, topic)
         store = KafkaOffsetBackingStore(topic, self.client_settings(connector, "consumer"), admin)
         return ConnectorOffsetBackingStore(store, self.global_store, owns_primary=True)
 
-    def ensure_topic(self, admin: AdminClient, topic: str) -> None:
-        """Create a connector's offsets topic, when missing, as the worker's offsets topic is created."""
+    def _ensure_topic(self, admin: AdminClient, topic: str) -> None:
+        """Create a connector's offsets topic, when missing, as the worker's offsets topic is created
+        (checked at every start, as the reference does: an operator may have deleted it)."""
         cfg = self._config
         ensure_topic(admin, topic, cfg.offset_storage_partitions, cfg.offset_storage_replication_factor,
                      cfg.topic_settings("offset.storage."))

@@ -51,3 +51,24 @@ def test_connector_clients_target_the_producers_cluster(factory: OffsetStoreFact
     assert consumer["fetch.min.bytes"] == "99"
     assert factory.client_settings(_cfg(), "consumer")["bootstrap.servers"] == "a:9092,b:9092"
     assert factory.client_settings(_cfg(), "consumer")["fetch.min.bytes"] == "10"
+
+
+def test_exactly_once_tasks_on_another_cluster_keep_offsets_there() -> None:
+    """Under exactly-once a task's offsets commit in its own transaction, so on its producer's cluster:
+    with no offsets.storage.topic, a topic named like the worker's, there (the reference does the same)."""
+    config = WorkerConfig.from_properties({
+        "bootstrap.servers": "a:9092", "group.id": "g", "config.storage.topic": "configs",
+        "offset.storage.topic": "offsets", "status.storage.topic": "status",
+        "exactly.once.source.support": "enabled",
+    })
+    eos = OffsetStoreFactory(config, cast(KafkaOffsetBackingStore, object()))
+    remote = _cfg(**{"producer.override.bootstrap.servers": "other:9092"})
+    assert eos.connector_topic(remote) == "offsets"
+    assert eos.uses_connector_store(remote)
+    assert not eos.uses_connector_store(_cfg())  # same cluster, same topic: the worker's store
+
+
+def test_at_least_once_tasks_on_another_cluster_write_through_the_worker(factory: OffsetStoreFactory) -> None:
+    remote = _cfg(**{"producer.override.bootstrap.servers": "other:9092"})
+    assert factory.connector_topic(remote) is None
+    assert not factory.uses_connector_store(remote)
