@@ -66,7 +66,7 @@ def commit_transaction(producer: Producer, timeout_s: float) -> None:
             producer.commit_transaction(min(COMMIT_SLICE_S, max(deadline - time.monotonic(), 0.1)))
             return
         except KafkaException as e:
-            err = e.args[0] if e.args and isinstance(e.args[0], KafkaError) else None
+            err = kafka_error(e)
             if err is None or not err.retriable() or time.monotonic() >= deadline:
                 raise
 
@@ -98,8 +98,8 @@ def is_transient(error: BaseException) -> bool:
     transient = False
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if isinstance(current, KafkaException) and current.args and isinstance(current.args[0], KafkaError):
-            err: KafkaError = current.args[0]
+        err = kafka_error(current)
+        if err is not None:
             if err.code() in _FATAL_CODES or err.fatal():
                 return False
             if err.retriable() or err.code() in _TRANSIENT_CODES:

@@ -105,7 +105,7 @@ class ConfigTopicWriter:
                 producer.produce(self._topic, key=key.encode(), value=value)
             clients.commit_transaction(producer, timeout_s)
         except (KafkaException, BufferError) as e:
-            err = e.args[0] if e.args and isinstance(e.args[0], KafkaError) else None
+            err = clients.kafka_error(e)
             fenced = is_fenced(err)
             logger.warning("Config topic write failed (fenced=%s): %s", fenced, e)
             self._abandon(producer, fenced)

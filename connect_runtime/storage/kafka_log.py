@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from confluent_kafka import Consumer, IsolationLevel, KafkaError, KafkaException, Message, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
-from connect_runtime.clients import ErrorKind, classify_error, client_config
+from connect_runtime.clients import ErrorKind, classify_error, client_config, kafka_error
 from connect_runtime.logging_util import RateLimitedLogger
 
 logger = logging.getLogger(__name__)
@@ -68,8 +68,9 @@ def _offsets_of(futures: Mapping[TopicPartition, Future[Any]]) -> dict[int, int]
 def _describe(error: BaseException | KafkaError) -> str:
     if isinstance(error, KafkaError):
         return f"{error.name()}: {error.str()}"
-    if isinstance(error, KafkaException) and error.args and isinstance(error.args[0], KafkaError):
-        return _describe(error.args[0])
+    err = kafka_error(error)
+    if err is not None:
+        return _describe(err)
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 

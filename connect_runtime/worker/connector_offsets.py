@@ -31,7 +31,7 @@ from confluent_kafka import KafkaException, Producer
 from connect_runtime.api.connector import SourceConnector
 from connect_runtime.api.errors import ConnectException, DataException
 from connect_runtime.api.storage import freeze_partition
-from connect_runtime.clients import producer_config
+from connect_runtime.clients import commit_transaction, producer_config
 from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import BadRequestError
@@ -213,7 +213,7 @@ class SourceConnectorOffsets:
         try:
             for key, value in entries.items():
                 producer.produce(store.topic, key=key, value=value)
-            producer.commit_transaction(_remaining(deadline))
+            commit_transaction(producer, _remaining(deadline))
         except Exception:
             # Never leave an open transaction on the offsets topic: it would hold every reader back.
             with contextlib.suppress(KafkaException):

@@ -24,7 +24,7 @@ from confluent_kafka import KafkaError, KafkaException
 from connect_runtime.api.errors import ConnectException, RetriableException
 from connect_runtime.api.record import SourceRecord
 from connect_runtime.api.transaction import TransactionContext
-from connect_runtime.clients import COMMIT_SLICE_S, commit_transaction
+from connect_runtime.clients import COMMIT_SLICE_S, commit_transaction, kafka_error
 from connect_runtime.config.connector_config import TransactionBoundary
 from connect_runtime.storage import formats
 from connect_runtime.types import TargetState
@@ -52,11 +52,6 @@ _TIMEOUT_CODES = frozenset({KafkaError.INVALID_PRODUCER_EPOCH, KafkaError._TIMED
 _SIZE_CODES = frozenset({KafkaError.MSG_SIZE_TOO_LARGE, KafkaError.RECORD_LIST_TOO_LARGE})
 
 
-def _error_code(error: KafkaException) -> int | None:
-    err = error.args[0] if error.args and isinstance(error.args[0], KafkaError) else None
-    return None if err is None else int(err.code())
-
-
 class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
     """``poll`` boundary: one transaction per poll (empty polls still call ``commit()``);
     ``interval`` boundary: commit at the end of the first batch after the interval has passed.
@@ -77,8 +72,6 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self._txn_open = False
         #: Records sent in the open transaction (the reference's transaction-size metric).
         self.txn_size = 0
-        #: One entry per committed transaction: its number of records (bounded: recent ones only).
-        self.committed_sizes: list[int] = []
         self._timeout_s = transaction_timeout_s
         self._interval_s = interval_ms / 1000.0 if boundary is TransactionBoundary.INTERVAL else 0.0
         self._next_commit = 0.0
@@ -156,17 +149,10 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             self._txn_open = False
             raise self._commit_failed(e) from e
         self._txn_open = False
-        self._record_size(self.txn_size)
         self.txn_size = 0
         pending.clear()
         store.mirror(entries)
         self.report_committed()
-
-    def _record_size(self, size: int) -> None:
-        sizes = self.committed_sizes
-        sizes.append(size)
-        if len(sizes) > 1000:
-            del sizes[:500]
 
     def abort(self) -> None:
         """Abort the open transaction: its records are never visible; their offsets stay pending, so
@@ -186,7 +172,8 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
 
     def send_failed(self, error: KafkaException) -> Exception:
         cause: BaseException = error
-        if _error_code(error) == KafkaError._STATE:
+        err = kafka_error(error)
+        if err is not None and err.code() == KafkaError._STATE:
             # The transaction already failed (librdkafka refuses further sends); a commit attempt
             # reports why (e.g. a record the broker refused). It cannot succeed in this state.
             try:
@@ -199,8 +186,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
     def _commit_failed(self, error: BaseException,
                        what: str = "Failed to flush offsets and/or records for task") -> ConnectException:
         """Abort what can be aborted and drop every queued record at once; the error for the task."""
-        err = error.args[0] if isinstance(error, KafkaException) and error.args \
-            and isinstance(error.args[0], KafkaError) else None
+        err = kafka_error(error)
         self._close_producer()
         hint = ""
         if err is not None:

@@ -104,8 +104,9 @@ class WorkerSourceTask(ABC):
         self._wants_metadata = type(task).commit_record is not SourceTask.commit_record
         # Records awaiting commit_record: (record, metadata slot) pairs, only when the plugin cares.
         self._uncommitted: list[tuple[SourceRecord, list[RecordMetadata | None]]] = []
-        # Records of aborted transactions: commit_record(record, None) at the next successful commit.
-        self._aborted: list[SourceRecord] = []
+        # Records of aborted transactions, with no metadata (a late delivery report must not give them
+        # any): commit_record(record, None) at the next successful commit.
+        self._aborted: list[tuple[SourceRecord, list[RecordMetadata | None]]] = []
         self._last_partition: Any = None
         self._last_partition_key = b""
 
@@ -278,15 +279,9 @@ class WorkerSourceTask(ABC):
 
     def report_committed(self) -> None:
         """After a successful commit: ``commit_record`` for every buffered record, then ``commit``."""
-        if self._aborted:
-            aborted, self._aborted = self._aborted, []
-            for rec in aborted:
-                try:
-                    self.task.commit_record(rec, None)
-                except Exception:
-                    logger.exception("Task %s threw in commit_record", self.id)
-        if self._uncommitted:
-            done, self._uncommitted = self._uncommitted, []
+        if self._aborted or self._uncommitted:
+            done = self._aborted + self._uncommitted
+            self._aborted, self._uncommitted = [], []
             for rec, slot in done:
                 try:
                     self.task.commit_record(rec, slot[0])
@@ -334,7 +329,7 @@ class WorkerSourceTask(ABC):
         """The records sent so far will never be committed (aborted transaction): their
         ``commit_record`` gets None metadata."""
         if self._uncommitted:
-            self._aborted.extend(rec for rec, _ in self._uncommitted)
+            self._aborted.extend((rec, [None]) for rec, _ in self._uncommitted)
             self._uncommitted = []
 
     @abstractmethod
