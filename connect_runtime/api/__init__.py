@@ -18,6 +18,7 @@ from connect_runtime.api.config_def import (
 )
 from connect_runtime.api.connector import Connector, ConnectorContext, SourceConnector, SourceConnectorContext
 from connect_runtime.api.converter import Converter
+from connect_runtime.api.delegated_delivery import DelegatedDelivery
 from connect_runtime.api.errors import ConfigException, ConnectException, DataException, RetriableException
 from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from connect_runtime.api.record import RecordMetadata, SourceRecord
@@ -39,6 +40,7 @@ __all__ = [
     "ConnectorTransactionBoundaries",
     "Converter",
     "DataException",
+    "DelegatedDelivery",
     "ExactlyOnceSupport",
     "Importance",
     "OffsetStorageReader",

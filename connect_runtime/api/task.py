@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 
+from connect_runtime.api.delegated_delivery import DelegatedDelivery
 from connect_runtime.api.record import RecordMetadata, SourceRecord
 from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.api.transaction import TransactionContext
@@ -26,6 +27,12 @@ class SourceTaskContext(ABC):
     @property
     def transaction_context(self) -> TransactionContext | None:
         """Set only for connectors run with ``transaction.boundary=connector``."""
+        return None
+
+    @property
+    def delegated_delivery(self) -> DelegatedDelivery | None:
+        """For tasks whose records are written by other processes (see :class:`DelegatedDelivery`);
+        None when the runtime cannot describe one."""
         return None
 
 
@@ -65,6 +72,15 @@ class SourceTask(ABC):
         transaction. Overriding this costs a delivery callback per record: leave it alone unless
         you need it.
         """
+
+    def on_pause(self) -> None:
+        """Called on the task's thread when its connector is paused, before the runtime stops calling
+        :meth:`poll`. A task that works outside ``poll`` (a child process, a remote job) stops that
+        work here; the default does nothing."""
+
+    def on_resume(self) -> None:
+        """Called on the task's thread when its paused connector is resumed, before ``poll`` is called
+        again; the default does nothing."""
 
     @abstractmethod
     def stop(self) -> None:

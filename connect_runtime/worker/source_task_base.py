@@ -19,6 +19,7 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from connect_runtime.api.converter import Converter
+from connect_runtime.api.delegated_delivery import DelegatedDelivery
 from connect_runtime.api.errors import ConnectException, RetriableException
 from connect_runtime.api.record import RecordMetadata, SourceRecord
 from connect_runtime.api.storage import OffsetStorageReader
@@ -39,10 +40,11 @@ PendingOffsets = dict[bytes, Mapping[str, Any] | None]
 
 class _TaskContext(SourceTaskContext):
     def __init__(self, configs: Mapping[str, str], reader: OffsetStorageReader,
-                 transaction_context: TransactionContext | None) -> None:
+                 transaction_context: TransactionContext | None, delegated: DelegatedDelivery | None) -> None:
         self._configs = configs
         self._reader = reader
         self._txn = transaction_context
+        self._delegated = delegated
 
     @property
     def configs(self) -> Mapping[str, str]:
@@ -55,6 +57,10 @@ class _TaskContext(SourceTaskContext):
     @property
     def transaction_context(self) -> TransactionContext | None:
         return self._txn
+
+    @property
+    def delegated_delivery(self) -> DelegatedDelivery | None:
+        return self._delegated
 
 
 class TaskCancelled(Exception):
@@ -77,6 +83,8 @@ class TaskSetup:
     offset_store: ConnectorOffsetBackingStore
     status: TaskStatusListener
     initial_state: TargetState
+    #: What the task may hand to processes that deliver its records outside the worker.
+    delegated_delivery: DelegatedDelivery | None = None
 
 
 class WorkerSourceTask(ABC):
@@ -94,6 +102,7 @@ class WorkerSourceTask(ABC):
         self._offset_reader = setup.offset_reader
         self._offset_store = setup.offset_store
         self._status = setup.status
+        self._delegated = setup.delegated_delivery
         self._target_state = setup.initial_state
         self._state_cv = threading.Condition()
         self._stopping = False
@@ -150,7 +159,8 @@ class WorkerSourceTask(ABC):
             self.prepare()
             if self._stopping:
                 return
-            self.task.initialize(_TaskContext(self.task_config, self._offset_reader, self.transaction_context()))
+            self.task.initialize(_TaskContext(self.task_config, self._offset_reader, self.transaction_context(),
+                                              self._delegated))
             self.task.start(self.task_config)
             self._status.on_startup(self.id)
             self._execute()
@@ -180,12 +190,14 @@ class WorkerSourceTask(ABC):
                 return
             if self._paused():
                 self.before_pause()
+                self.task.on_pause()
                 self._status.on_pause(self.id)
                 with self._state_cv:
                     while self._paused() and not self._stopping:
                         self._state_cv.wait(1.0)
                 if self._stopping:
                     return
+                self.task.on_resume()
                 self._status.on_resume(self.id)
             try:
                 records = self.task.poll()

@@ -14,6 +14,7 @@ from confluent_kafka import Producer
 
 from connect_runtime.api.connector import Connector, SourceConnectorContext
 from connect_runtime.api.converter import Converter
+from connect_runtime.api.delegated_delivery import DelegatedDelivery
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.api.task import SourceTask
@@ -258,7 +259,7 @@ class Worker:
                 errors = DeliveryErrors()
                 producer = Producer(producer_config(at_least_once_producer_config(base, errors)))
             setup = TaskSetup(task_id, task, task_props, key_conv, value_conv, (), producer, reader,
-                              offsets, self, state)
+                              offsets, self, state, self._delegated_delivery(connector_config, base))
             if self.eos_enabled:
                 boundary = connector_config.transaction_boundary
                 if boundary is TransactionBoundary.CONNECTOR:
@@ -287,9 +288,37 @@ class Worker:
         conf.setdefault("client.id", f"connector-producer-{connector_config.name}")
         return conf
 
-    def _converter(self, connector_config: SourceConnectorConfig, kind: str) -> Converter:
+    def _delegated_delivery(self, connector_config: SourceConnectorConfig,
+                            producer_base: Mapping[str, Any]) -> DelegatedDelivery:
+        """The connector's producer, offsets topic and converters, for tasks whose records other
+        processes deliver (see :class:`~connect_runtime.api.DelegatedDelivery`)."""
+        stores, cfg = self.offset_stores, self.config
+        producer = {k: str(v) for k, v in producer_base.items() if k != "transactional.id"}
+        worker_consumer = {k: str(v) for k, v in cfg.client_props("consumer.").items()}
+        worker_consumer.setdefault("bootstrap.servers", cfg.bootstrap_servers)
+        own = stores.uses_connector_store(connector_config)
+        topic = stores.connector_topic(connector_config) if own else None
+        return DelegatedDelivery(
+            connector=connector_config.name,
+            transactional_id_prefix=f"{cfg.group_id}-{connector_config.name}",
+            producer_config=producer,
+            offsets_topic=topic or cfg.offset_storage_topic,
+            offsets_consumer_config=(
+                {k: str(v) for k, v in stores.client_settings(connector_config, "consumer").items()}
+                if own else worker_consumer),
+            fallback_offsets_topic=cfg.offset_storage_topic if own else None,
+            fallback_consumer_config=worker_consumer if own else None,
+            key_converter=self._converter_spec(connector_config, "key"),
+            value_converter=self._converter_spec(connector_config, "value"),
+            exactly_once=self.eos_enabled,
+        )
+
+    def _converter_spec(self, connector_config: SourceConnectorConfig, kind: str) -> tuple[str, dict[str, str]]:
         own = connector_config.converter_settings(kind)
-        name, settings = own if own is not None else self.config.converter_settings(kind)
+        return own if own is not None else self.config.converter_settings(kind)
+
+    def _converter(self, connector_config: SourceConnectorConfig, kind: str) -> Converter:
+        name, settings = self._converter_spec(connector_config, kind)
         conv = self.plugins.converter(name)()
         conv.configure(settings, kind == "key")
         return conv

@@ -1,0 +1,284 @@
+"""Executor side: one Spark partition per delivery slot writes its rows into Kafka exactly once.
+
+Why this shape (see docs/spark.md):
+
+* Every deliverer of a slot uses the slot's transactional id, so ``init_transactions()`` fences every
+  older deliverer of the same files: a failed attempt Spark retries, a speculative twin, the
+  application of a task that moved to another worker. Only the newest can commit.
+* After fencing, the deliverer re-reads the slot's committed positions from where the driver stopped
+  reading: whatever an older deliverer committed in between is skipped, never written twice.
+* Rows reach the executor in file order (each file is read whole, in one partition), so a row's
+  position is its index in its file. A transaction ends with the offsets records of the files it
+  advanced, so a row is visible iff its position is committed (``read_committed``).
+* Transactions are bounded in rows and bytes so that a large file never meets
+  ``transaction.timeout.ms``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import itertools
+import logging
+import signal
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from confluent_kafka import KafkaException, Producer
+
+from connect_runtime.api import DataException, DelegatedDelivery
+from connect_runtime.clients import commit_transaction, kafka_error, producer_config
+from connectors.spark.positions import FILE, FilePosition, PositionReader, transactional_id
+
+logger = logging.getLogger(__name__)
+
+#: The columns every delivery partition carries (built by the driver).
+KEY, VALUE, PATH = "__key", "__value", "__file"
+SUMMARY_SCHEMA = "slot LONG, files LONG, rows LONG, skipped LONG, transactions LONG"
+_COMMIT_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True)
+class SlotPlan:
+    """What one slot delivers in one Spark job: its files as listed, and where the driver read to."""
+
+    slot: int
+    #: uri -> (size, modified) of the listing this delivery is based on.
+    files: dict[str, tuple[int, int]]
+    #: uri -> rows already committed (as the driver read them).
+    committed: dict[str, int]
+
+
+@dataclass(frozen=True)
+class DeliveryPlan:
+    delivery: DelegatedDelivery
+    topic: str
+    slots_total: int
+    transaction_rows: int
+    transaction_bytes: int
+    #: The primary offsets topic partitions the driver read to (the executors continue from there).
+    offsets_start: dict[int, int]
+    #: One per Spark partition, in partition order.
+    slots: list[SlotPlan]
+
+
+class Stopped(Exception):
+    """The executor was asked to stop (SIGTERM/SIGHUP): the open transaction is aborted."""
+
+
+def deliver(plan: DeliveryPlan) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """The ``mapInArrow`` function: deliver this partition's slot, yield one summary row.
+
+    The slot is found from the partition's first row (Spark does not promise partition order across a
+    union); a partition without rows yields nothing and the driver closes its slot's files itself."""
+
+    def run(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        from connectors.spark.positions import canonical_uri, slot_of
+
+        first = next((b for b in batches if b.num_rows), None)
+        if first is None:
+            return
+        uri = canonical_uri(first.column(PATH)[0].as_py())
+        slot = next((s for s in plan.slots if s.slot == slot_of(uri, plan.slots_total)), None)
+        if slot is None:
+            raise DataException(f"Spark returned rows of {uri}, which no slot of this task delivers")
+        summary = SlotDeliverer(plan, slot).run(itertools.chain([first], batches))
+        yield pa.RecordBatch.from_pylist([summary])
+
+    return run
+
+
+class SlotDeliverer:
+    def __init__(self, plan: DeliveryPlan, slot: SlotPlan) -> None:
+        self._plan = plan
+        self._slot = slot
+        self._producer: Producer | None = None
+        self._delivery_error: str | None = None
+
+    def run(self, batches: Iterator[Any]) -> dict[str, Any]:
+        previous = _install_handlers(self._on_signal)
+        try:
+            producer = self._fence()
+            committed = self._committed_after_fencing()
+            return self._deliver(producer, committed, batches)
+        except BaseException:
+            self._abort()
+            raise
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            if self._producer is not None:
+                self._producer.flush(5)
+
+    def _on_delivery_error(self, err: Any, msg: Any) -> None:
+        if err is not None and self._delivery_error is None:
+            self._delivery_error = f"{err.str()} (topic {msg.topic()})"
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        raise Stopped(f"delivery slot {self._slot.slot} stopped by signal {signum}")
+
+    def _fence(self) -> Producer:
+        """Become the only deliverer of the slot: ``init_transactions`` fences every older one (and waits
+        for their open transaction to be aborted or committed)."""
+        conf: dict[str, Any] = dict(self._plan.delivery.producer_config)
+        conf.setdefault("linger.ms", 20)
+        conf.setdefault("queue.buffering.max.messages", 500000)
+        conf.setdefault("acks", "all")
+        conf["enable.idempotence"] = True
+        conf["transactional.id"] = transactional_id(self._plan.delivery, self._slot.slot)
+        # Only failed records get a report (no per-record callback); the first one explains a failed commit.
+        conf["delivery.report.only.error"] = True
+        conf["on_delivery"] = self._on_delivery_error
+        producer = Producer(producer_config(conf))
+        self._producer = producer
+        producer.init_transactions(60)
+        return producer
+
+    def _committed_after_fencing(self) -> dict[str, int]:
+        """The slot's positions including anything an older deliverer committed after the driver's read."""
+        plan, slot = self._plan, self._slot
+        committed = dict(slot.committed)
+        reader = PositionReader(plan.delivery, [(plan.delivery.offsets_topic,
+                                                 plan.delivery.offsets_consumer_config)])
+        try:
+            partitions = {reader.partition_of(uri) for uri in slot.files}
+            for uri, position in reader.read(120.0, partitions, plan.offsets_start).items():
+                if uri in slot.files:
+                    committed[uri] = position.rows if position is not None else 0
+        finally:
+            reader.close()
+        return committed
+
+    def _deliver(self, producer: Producer, committed: dict[str, int], batches: Iterator[Any]) -> dict[str, Any]:
+        import pyarrow.compute as pc
+
+        plan, slot = self._plan, self._slot
+        topic = plan.topic
+        produce = producer.produce
+        seen: dict[str, int] = {}  # rows of each file passed so far in this pass
+        advanced: dict[str, int] = {}  # files whose position moved in the open transaction
+        txn_rows = txn_bytes = 0
+        delivered = skipped = transactions = 0
+        max_rows, max_bytes = plan.transaction_rows, plan.transaction_bytes
+        producer.begin_transaction()
+        for batch in batches:
+            files = batch.column(PATH)
+            runs = pc.run_end_encode(files)
+            ends = runs.run_ends.to_pylist()
+            names = runs.values.to_pylist()
+            keys_col = batch.column(KEY)
+            values = batch.column(VALUE).to_pylist()
+            keys = keys_col.to_pylist() if keys_col.null_count < len(keys_col) else None
+            lengths = pc.binary_length(batch.column(VALUE))
+            if keys is not None:
+                lengths = pc.add(lengths, pc.fill_null(pc.binary_length(keys_col), 0))
+            cumulative = pc.cumulative_sum(lengths).to_pylist()
+            start = 0
+            for name, end in zip(names, ends, strict=True):
+                uri = _known(name, slot.files)
+                first = seen.get(uri, 0)
+                seen[uri] = first + (end - start)
+                # Rows of this run at positions below the committed one are already in Kafka.
+                lo = start + max(0, committed.get(uri, 0) - first)
+                skipped += lo - start
+                i = lo
+                while i < end:
+                    hi = min(end, i + max_rows - txn_rows)
+                    before = cumulative[i - 1] if i else 0
+                    # The rows that fit in the byte budget; always at least one.
+                    hi = max(i + 1, bisect.bisect_right(cumulative, before + max_bytes - txn_bytes, i, hi))
+                    txn_bytes += cumulative[hi - 1] - before
+                    _produce_range(producer, produce, topic, keys, values, i, hi)
+                    txn_rows += hi - i
+                    delivered += hi - i
+                    advanced[uri] = first + (hi - start)
+                    i = hi
+                    if txn_rows >= max_rows or txn_bytes >= max_bytes:
+                        self._commit(producer, advanced, eof=set())
+                        transactions += 1
+                        advanced = {}
+                        txn_rows = txn_bytes = 0
+                        producer.begin_transaction()
+                start = end
+        # Every file of the slot ends with an eof record, including files with no (new) rows.
+        for uri in slot.files:
+            rows = seen.get(uri, 0)
+            if rows < committed.get(uri, 0):
+                raise DataException(f"{uri} now has {rows} rows but {committed[uri]} were already delivered: it "
+                                    "was rewritten or truncated while being read")
+            advanced[uri] = max(rows, committed.get(uri, 0))
+        self._commit(producer, advanced, eof=set(slot.files))
+        transactions += 1
+        return {"slot": slot.slot, "files": len(slot.files), "rows": delivered, "skipped": skipped,
+                "transactions": transactions}
+
+    def _commit(self, producer: Producer, advanced: dict[str, int], eof: set[str]) -> None:
+        plan, slot = self._plan, self._slot
+        offsets_topic = plan.delivery.offsets_topic
+        for uri, rows in advanced.items():
+            size, modified = slot.files[uri]
+            position = FilePosition(rows, uri in eof, size, modified, plan.slots_total)
+            key, value = plan.delivery.offset_record({FILE: uri}, position.as_offset())
+            producer.produce(offsets_topic, value, key)
+        try:
+            commit_transaction(producer, _COMMIT_TIMEOUT_S)
+        except KafkaException as e:
+            if self._delivery_error is None:
+                raise
+            raise KafkaException(kafka_error(e)) from DataException(
+                f"Slot {slot.slot} could not deliver to Kafka: {self._delivery_error}")
+
+    def _abort(self) -> None:
+        producer = self._producer
+        if producer is None:
+            return
+        try:
+            producer.abort_transaction(10)
+        except KafkaException as e:
+            err = kafka_error(e)
+            logger.info("Could not abort slot %d's transaction (%s); it is aborted when the next deliverer "
+                        "starts or after transaction.timeout.ms", self._slot.slot, err)
+
+
+def _known(name: str, files: dict[str, tuple[int, int]]) -> str:
+    from connectors.spark.positions import canonical_uri
+
+    if name in files:
+        return name
+    uri = canonical_uri(name)
+    if uri in files:
+        return uri
+    raise DataException(f"Spark returned rows of {name!r}, which is not one of this slot's files: each file must "
+                        "be read whole in one partition (is transform.sql row by row?)")
+
+
+def _produce_range(producer: Producer, produce: Callable[..., None], topic: str, keys: list[Any] | None,
+                   values: list[Any], lo: int, hi: int) -> None:
+    """Send rows ``lo:hi``; a full local queue waits for deliveries instead of failing."""
+    i = lo
+    while i < hi:
+        try:
+            if keys is None:
+                for i in range(i, hi):  # noqa: B020 - resumes at the row that did not fit
+                    produce(topic, values[i])
+            else:
+                for i in range(i, hi):  # noqa: B020
+                    produce(topic, values[i], keys[i])
+            i = hi
+        except BufferError:
+            producer.poll(0.05)
+    producer.poll(0)
+
+
+def _install_handlers(handler: Callable[[int, Any], None]) -> dict[int, Any]:
+    """Stop (and abort the open transaction) on SIGTERM/SIGHUP: Spark's Python daemon sends SIGHUP to
+    its workers when the executor goes away, and a stopped local application gets SIGTERM. Aborting
+    at once keeps ``read_committed`` readers from waiting for ``transaction.timeout.ms``."""
+    previous: dict[int, Any] = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(ValueError):  # not the main thread: Spark's own handling applies
+            previous[sig] = signal.signal(sig, handler)
+    return previous
