@@ -1,5 +1,6 @@
 """Console entry points: ``connect-distributed`` (a worker) and ``connect-runtime`` (tools: the local
-Kafka broker and the demo). This is the composition root: nothing else wires components together."""
+Kafka broker, the local Spark cluster and the demo). This is the composition root: nothing else wires
+components together."""
 
 from __future__ import annotations
 
@@ -73,17 +74,22 @@ def distributed_main(argv: Sequence[str] | None = None) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``connect-runtime local-kafka start|stop|status`` and ``connect-runtime demo``."""
+    """``connect-runtime local-kafka|local-spark start|stop|status`` and ``connect-runtime demo``."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
-        print("usage: connect-runtime {local-kafka,demo} ...\n\n"
+        print("usage: connect-runtime {local-kafka,local-spark,demo} ...\n\n"
               "  local-kafka start|stop|status   run a single-node Apache Kafka for development and tests\n"
+              "  local-spark start|stop|status   run a Spark standalone master + workers from the installed pyspark\n"
               "  demo                            local Kafka + one worker + an exactly-once demo connector")
         return 0 if args else 2
     if args[0] == "local-kafka":
         from connect_runtime.testing.local_kafka import cli
 
         return cli(args[1:])
+    if args[0] == "local-spark":
+        from connect_runtime.testing import spark_cluster
+
+        return spark_cluster.cli(args[1:])
     if args[0] == "demo":
         from connect_runtime.demo import demo_main
 

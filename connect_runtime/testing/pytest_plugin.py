@@ -1,4 +1,4 @@
-"""pytest plugin: test connectors against a real Apache Kafka broker.
+"""pytest plugin: test connectors against a real Apache Kafka broker (and Spark jobs on a real cluster).
 
 Shipped with connect-runtime so that plugin authors can test their connectors the same way the
 runtime is tested: against a real broker, never a mock. It is registered automatically (through
@@ -13,6 +13,11 @@ Fixtures
         fetch the jars into ``~/.cache/connect-runtime``) and stopped at its end.
     ``topic_name`` (function)
         a unique, valid topic name derived from the test's name; nothing is created.
+    ``spark_cluster`` (session)
+        a :class:`~connect_runtime.testing.spark_cluster.LocalSparkCluster` (a Spark standalone
+        master and 2 workers of 1 core and 1g each on 127.0.0.1, from the installed pyspark; needs
+        Java 17+), started the first time a test asks for it and stopped, executors included, at the
+        end of the session. Submit with its ``submit_command()`` and ``submit_env()``.
 
 Helpers
     :func:`new_topic` creates a topic and waits until it is usable.
@@ -40,6 +45,7 @@ from typing import Any
 import pytest
 
 from connect_runtime.testing.local_kafka import LocalKafka, LocalKafkaError
+from connect_runtime.testing.spark_cluster import LocalSparkCluster, LocalSparkError
 
 BOOTSTRAP_ENV = "KAFKA_BOOTSTRAP_SERVERS"
 """Environment variable naming an existing cluster to use instead of a local broker."""
@@ -49,8 +55,9 @@ _INVALID_TOPIC_CHARS = re.compile(r"[^a-zA-Z0-9._-]+")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the ``kafka`` marker (so ``--strict-markers`` accepts it)."""
+    """Register the ``kafka`` and ``spark`` markers (so ``--strict-markers`` accepts it)."""
     config.addinivalue_line("markers", "kafka: needs a real Kafka broker (the kafka_bootstrap fixture)")
+    config.addinivalue_line("markers", "spark: runs real PySpark (e.g. on the spark_cluster fixture)")
 
 
 def unique_topic_name(prefix: str = "test") -> str:
@@ -137,6 +144,26 @@ def kafka_bootstrap(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield bootstrap
     finally:
         kafka.stop()
+
+
+@pytest.fixture(scope="session")
+def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSparkCluster]:
+    """A real Spark standalone cluster (master + 2 workers, 1 core and 1g each) for the session.
+
+    Started lazily, only when a test asks for it (start-up takes 10-20 s), and stopped at the end of
+    the session together with every executor and Python worker it launched.
+    """
+    cluster = LocalSparkCluster(tmp_path_factory.mktemp("local-spark"), workers=2, cores_per_worker=1,
+                                worker_memory="1g")
+    try:
+        cluster.start()
+    except LocalSparkError as exc:
+        cluster.stop()
+        pytest.fail(f"could not start a local Spark cluster: {exc}", pytrace=False)
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
 
 
 @pytest.fixture
