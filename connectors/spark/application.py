@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
@@ -32,6 +33,7 @@ from connectors.spark import job
 logger = logging.getLogger(__name__)
 
 _PR_SET_PDEATHSIG = 1
+_TOKEN_ENV = "CONNECT_SPARK_SOURCE_APP"
 _STDERR_TAIL = 60
 
 
@@ -66,6 +68,7 @@ class SparkApplication:
         self._dir = Path(tempfile.mkdtemp(prefix="spark-source-"))
         self._stderr: deque[str] = deque(maxlen=_STDERR_TAIL)
         self._readers: list[threading.Thread] = []
+        self._token = uuid.uuid4().hex
 
     def command(self) -> list[str]:
         conf = {
@@ -98,6 +101,9 @@ class SparkApplication:
         env["PYSPARK_PYTHON"] = sys.executable
         env["PYSPARK_DRIVER_PYTHON"] = sys.executable
         env["PYTHONPATH"] = os.pathsep.join(p for p in [_package_root(), env.get("PYTHONPATH", "")] if p)
+        # Inherited by every local process of the application, including PySpark's daemon, which leaves
+        # the process group: stop() finds them all by it.
+        env[_TOKEN_ENV] = self._token
         cmd = self.command()
         logger.info("Launching Spark application %s on %s", self.name, self.master)
         self._process = subprocess.Popen(
@@ -151,7 +157,10 @@ class SparkApplication:
                 process.wait(timeout_s)
             except subprocess.TimeoutExpired:
                 logger.warning("Spark application %s did not stop in %.0f s; killing it", self.name, timeout_s)
-        _signal_group(process.pid, signal.SIGKILL)  # local executors' Python workers, anything left
+        _signal_group(process.pid, signal.SIGKILL)
+        for pid in _pids_with_token(self._token):  # PySpark's daemon and workers, in their own group
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
         try:
             process.wait(5)
         except subprocess.TimeoutExpired:
@@ -180,6 +189,19 @@ class SparkApplication:
 def _signal_group(pid: int, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, sig)
+
+
+def _pids_with_token(token: str) -> list[int]:
+    """Live processes whose environment carries ``token`` (Linux /proc; empty elsewhere)."""
+    needle = f"{_TOKEN_ENV}={token}".encode()
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if needle in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:  # gone, or not ours
+            continue
+    return found
 
 
 def _package_root() -> str:

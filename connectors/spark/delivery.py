@@ -21,11 +21,12 @@ import contextlib
 import itertools
 import logging
 import signal
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from confluent_kafka import KafkaException, Producer
+from confluent_kafka import KafkaError, KafkaException, Producer
 
 from connect_runtime.api import DataException, DelegatedDelivery
 from connect_runtime.clients import commit_transaction, kafka_error, producer_config
@@ -61,6 +62,20 @@ class DeliveryPlan:
     offsets_start: dict[int, int]
     #: One per Spark partition, in partition order.
     slots: list[SlotPlan]
+
+
+#: Fenced by a newer producer with the slot's transactional id.
+_FENCED = frozenset({KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH})
+#: A newer deliverer that commits nothing for this long is presumed gone (a live one commits at least
+#: every _MAX_TRANSACTION_S).
+_TAKEOVER_S = 60.0
+#: A transaction commits after this long even below its row and byte budgets, so that a slow input
+#: never reaches transaction.timeout.ms and a watching twin sees progress.
+_MAX_TRANSACTION_S = 10.0
+
+
+class SlotTakenOver(Exception):
+    """This attempt was fenced by a newer deliverer of its slot that then stopped making progress."""
 
 
 class Stopped(Exception):
@@ -104,6 +119,16 @@ class SlotDeliverer:
             producer = self._fence()
             committed = self._committed_after_fencing()
             return self._deliver(producer, committed, batches)
+        except KafkaException as e:
+            err = kafka_error(e)
+            if err is None or err.code() not in _FENCED:
+                self._abort()
+                raise
+            self._producer = None  # fenced: nothing of ours is open any more
+            self._watch_newer_deliverer()
+            raise SlotTakenOver(f"Delivery slot {self._slot.slot} was taken over by a newer deliverer, which then "
+                                f"made no progress for {_TAKEOVER_S:.0f} s; this attempt fails so that Spark "
+                                "runs the slot again") from e
         except BaseException:
             self._abort()
             raise
@@ -112,6 +137,26 @@ class SlotDeliverer:
                 signal.signal(sig, handler)
             if self._producer is not None:
                 self._producer.flush(5)
+
+    def _watch_newer_deliverer(self) -> None:
+        """A newer deliverer of this slot fenced us: a speculative twin, a retry Spark started while it
+        thought we were lost, or the application of the task's new owner. Failing at once would make
+        Spark retry the slot and fence the newer one in turn; succeeding would let Spark kill the newer
+        one before it is done. So wait while its positions advance: when it finishes, Spark kills this
+        attempt (its twin succeeded) or nobody needs it. If it stops advancing, it is gone: fail, and
+        Spark's retry (a fresh read of the files) takes over."""
+        plan, slot = self._plan, self._slot
+        logger.info("Delivery slot %d: fenced by a newer deliverer; watching its progress", slot.slot)
+        reader = PositionReader(plan.delivery, [(plan.delivery.offsets_topic, plan.delivery.offsets_consumer_config)])
+        try:
+            partitions = {reader.partition_of(uri) for uri in slot.files}
+            last_progress = time.monotonic()
+            while time.monotonic() - last_progress < _TAKEOVER_S:
+                if any(uri in slot.files for uri in reader.read(120.0, partitions, plan.offsets_start)):
+                    last_progress = time.monotonic()
+                time.sleep(1.0)
+        finally:
+            reader.close()
 
     def _on_delivery_error(self, err: Any, msg: Any) -> None:
         if err is not None and self._delivery_error is None:
@@ -164,6 +209,7 @@ class SlotDeliverer:
         delivered = skipped = transactions = 0
         max_rows, max_bytes = plan.transaction_rows, plan.transaction_bytes
         producer.begin_transaction()
+        txn_started = time.monotonic()
         for batch in batches:
             files = batch.column(PATH)
             runs = pc.run_end_encode(files)
@@ -196,12 +242,14 @@ class SlotDeliverer:
                     delivered += hi - i
                     advanced[uri] = first + (hi - start)
                     i = hi
-                    if txn_rows >= max_rows or txn_bytes >= max_bytes:
+                    if txn_rows >= max_rows or txn_bytes >= max_bytes or \
+                            time.monotonic() - txn_started >= _MAX_TRANSACTION_S:
                         self._commit(producer, advanced, eof=set())
                         transactions += 1
                         advanced = {}
                         txn_rows = txn_bytes = 0
                         producer.begin_transaction()
+                        txn_started = time.monotonic()
                 start = end
         # Every file of the slot ends with an eof record, including files with no (new) rows.
         for uri in slot.files:
