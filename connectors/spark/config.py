@@ -171,15 +171,22 @@ JAVA_MISSING = ("No Java runtime found (java on PATH or JAVA_HOME): Spark needs 
 def environment_errors() -> list[str]:
     """What this worker lacks to launch Spark applications."""
     errors = []
-    if importlib.util.find_spec("pyspark") is None:
+    if not _installed("pyspark"):
         errors.append(SPARK_EXTRA_MISSING)
-    if importlib.util.find_spec("pyarrow") is None:
+    elif not _installed("pyarrow"):
         errors.append("pyarrow is not installed in this worker's Python environment; install the connector's "
                       "extra on every worker: pip install 'connect-runtime[spark]'")
     java_home = os.environ.get("JAVA_HOME")
     if not (shutil.which("java") or (java_home and os.path.exists(os.path.join(java_home, "bin", "java")))):
         errors.append(JAVA_MISSING)
     return errors
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def local_path(path: str) -> str | None:

@@ -28,6 +28,7 @@ EVENT_PREFIX = "@@spark-source "
 #: index in its partition is its index in its file.
 NO_SPLIT = str(1 << 62)
 CORRUPT = "__corrupt_record"
+ROW = "__row_in_file"
 
 
 def emit(event: str, **fields: Any) -> None:
@@ -285,17 +286,21 @@ class Driver:
 
         settings = self.settings
         header = 1 if str(settings.source_options.get("header", "false")).lower() == "true" else 0
-        # Each file is its own scan partition, so the row's index in its partition is its index in its file.
-        row = F.monotonically_increasing_id().bitwiseAND(F.lit((1 << 33) - 1))
+        # Each file is its own scan partition, so the row's index in its partition is its index in its file
+        # (computed in a projection of its own: in the filter it would count only the rows evaluated).
+        df = df.select("*", F.monotonically_increasing_id().bitwiseAND(F.lit((1 << 33) - 1)).alias(ROW))
+        row = F.col(ROW)
         bad = F.col(CORRUPT).isNotNull()
         if settings.tolerate_errors:
+            # Every column, as delivery reads them: csv parses only the columns a query references, so a
+            # narrower query would find fewer malformed rows.
+            data = [F.col(f"`{c}`") for c in df.columns if c not in (CORRUPT, ROW)]
             rejected = df.where(bad).select(F.input_file_name().alias("file"), row.alias("row"),
-                                            F.col(CORRUPT).alias("record")).cache()
+                                            F.col(CORRUPT).alias("record"), *data).cache()
             count = rejected.count()
             if count:
-                samples = [r.asDict() for r in rejected.limit(20).collect()]
-                for s in samples:
-                    s["line"] = s["row"] + 1 + header
+                samples = [{"file": r["file"], "row": r["row"], "line": r["row"] + 1 + header, "record": r["record"]}
+                           for r in rejected.limit(20).collect()]
                 emit("malformed", count=count, samples=samples)
             rejected.unpersist()
             checked = df.where(~bad)
@@ -303,7 +308,7 @@ class Driver:
             message = F.format_string("Malformed row %s (line %s) in %s: %s", row, row + 1 + header,
                                       F.input_file_name(), F.col(CORRUPT))
             checked = df.where(F.when(bad, F.raise_error(message)).otherwise(F.lit(True)))
-        return checked.drop(CORRUPT)
+        return checked.drop(CORRUPT, ROW)
 
 
 def _json_bytes(struct: Any, converter: tuple[str, Mapping[str, str]]) -> Any:

@@ -33,8 +33,8 @@ def workers(kafka_bootstrap: str, tmp_path: Path) -> Iterator[WorkerFactory]:
     group = f"spark-{uuid.uuid4().hex[:8]}"
     started: list[WorkerProcess] = []
 
-    def start(extra: dict[str, str] | None = None) -> WorkerProcess:
-        w = WorkerProcess(kafka_bootstrap, tmp_path, group, eos="enabled", extra={**FAST, **(extra or {})})
+    def start(extra: dict[str, str] | None = None, env: dict[str, str] | None = None) -> WorkerProcess:
+        w = WorkerProcess(kafka_bootstrap, tmp_path, group, eos="enabled", extra={**FAST, **(extra or {})}, env=env)
         started.append(w)
         return w
 
