@@ -63,3 +63,31 @@ def create_topic(bootstrap: str, topic: str, partitions: int = 3) -> str:
     for future in admin.create_topics([NewTopic(topic, partitions, 1)]).values():
         future.result(30)
     return topic
+
+
+TOKEN_ENV = b"CONNECT_SPARK_SOURCE_APP="
+
+
+def _environ(pid: int) -> list[bytes]:
+    try:
+        return Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return []
+
+
+def app_tokens(worker_pid: int) -> set[bytes]:
+    """The tokens of the Spark applications a worker process runs now (its spark-submit children)."""
+    tokens = set()
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == worker_pid:
+            tokens.update(v for v in _environ(int(entry.name)) if v.startswith(TOKEN_ENV))
+    return tokens
+
+
+def pids_with_tokens(tokens: set[bytes]) -> list[int]:
+    """Every live process of those applications (driver, local executors, PySpark daemon and workers)."""
+    return [int(e.name) for e in Path("/proc").glob("[0-9]*") if tokens & set(_environ(int(e.name)))]

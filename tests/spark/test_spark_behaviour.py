@@ -9,7 +9,16 @@ from pathlib import Path
 from typing import Any
 
 from conftest import WorkerFactory
-from spark_helpers import assert_not_failed, create_topic, file_offsets, rows_by_id, wait_files_complete, write_csv
+from spark_helpers import (
+    app_tokens,
+    assert_not_failed,
+    create_topic,
+    file_offsets,
+    pids_with_tokens,
+    rows_by_id,
+    wait_files_complete,
+    write_csv,
+)
 
 from connect_runtime.testing.cluster import ConnectClient, read_committed, wait_until
 
@@ -114,6 +123,16 @@ def test_continuous_mode_picks_up_new_files_and_appended_rows_once(
     _connector(client, "cont", {"topic": topic, "source.path": str(data), "mode": "continuous",
                                 "poll.interval.ms": "1000", "source.schema": "id BIGINT, name STRING, amount DOUBLE"})
     wait_files_complete(client, "cont", 1, timeout_s=180, rows=1000)
+    # Pausing stops the application, every process of it; resuming starts a new one.
+    assert worker.proc is not None
+    tokens = app_tokens(worker.proc.pid)
+    assert tokens and pids_with_tokens(tokens)
+    assert client.request("PUT", "/connectors/cont/pause").status_code == 202
+    wait_until(lambda: not pids_with_tokens(tokens) and client.status("cont")["tasks"][0]["state"] == "PAUSED",
+               timeout_s=60, message="application stopped on pause")
+    assert client.request("PUT", "/connectors/cont/resume").status_code == 202
+    pid = worker.proc.pid
+    wait_until(lambda: app_tokens(pid) - tokens, timeout_s=60, message="a new application on resume")
     # A new file, written under a hidden name and renamed (as writers should), and rows appended.
     hidden = write_csv(data / ".second.csv.tmp", 1000, 500)
     os.rename(hidden, data / "second.csv")
