@@ -86,6 +86,11 @@ _FATAL_CODES = frozenset({KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaE
                           KafkaError.CLUSTER_AUTHORIZATION_FAILED})
 
 
+def is_transient_code(code: int) -> bool:
+    """Whether a Kafka client error code means Kafka is unavailable or moving right now."""
+    return code in _TRANSIENT_CODES
+
+
 def is_transient(error: BaseException) -> bool:
     """Whether ``error`` (or what caused it) says Kafka was unavailable, so trying again later may work:
     a Kafka client error of that kind, or a :class:`RetriableException` (which the runtime raises when,

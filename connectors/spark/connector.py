@@ -14,6 +14,7 @@ from connect_runtime.api import (
     ConfigValue,
     ConnectException,
     ExactlyOnceSupport,
+    RetriableException,
     SourceConnector,
     SourceRecord,
     SourceTask,
@@ -178,8 +179,12 @@ class SparkSourceTask(SourceTask):
 
     def _failure(self, app: SparkApplication, event: dict[str, Any] | None) -> ConnectException:
         if event is not None:
-            return ConnectException(f"Spark application {app.app_id or app.name} failed: {event.get('message')}\n"
-                                    f"{event.get('trace', '')}")
+            failure = ConnectException(f"Spark application {app.app_id or app.name} failed: "
+                                       f"{event.get('message')}\n{event.get('trace', '')}")
+            if event.get("transient"):
+                # Kafka was unreachable: the runtime restarts the task (a new application) with backoff.
+                failure.__cause__ = RetriableException(str(event.get("message")))
+            return failure
         return ConnectException(f"Spark application {app.app_id or app.name} exited with code {app.exit_code()}. "
                                 f"Last lines of spark-submit:\n{app.stderr_tail()}")
 

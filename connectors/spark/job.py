@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -64,8 +65,23 @@ def main(argv: list[str]) -> int:
     try:
         return Driver(spec).run()
     except Exception as e:
-        emit("error", message=_one_line(e), trace=traceback.format_exc())
+        trace = traceback.format_exc()
+        emit("error", message=_one_line(e), trace=trace, transient=_transient(e, trace))
         return 1
+
+
+def _transient(error: BaseException, trace: str) -> bool:
+    """Whether the application failed because Kafka was unreachable or moving (the task is then
+    restarted with backoff, as the runtime restarts any task that failed that way). Executor errors
+    reach the driver as text, so the Kafka error codes are read from the trace."""
+    from confluent_kafka import KafkaError
+
+    from connect_runtime.clients import is_transient_code
+
+    if isinstance(error, TimeoutError):
+        return True
+    codes = [getattr(KafkaError, name, None) for name in re.findall(r"KafkaError\{code=(\w+)", trace)]
+    return bool(codes) and all(c is not None and is_transient_code(c) for c in codes)
 
 
 def _one_line(e: BaseException) -> str:

@@ -124,3 +124,20 @@ def test_alter_offsets_accepts_rows_and_resets_only() -> None:
         connector.alter_offsets(BASE, {(("path", "x"),): {"rows": 1}})
     with pytest.raises(ConnectException, match="offsets are"):
         connector.alter_offsets(BASE, {(("file", "file:///a"),): {"rows": -1}})
+
+
+def test_applications_that_lost_kafka_are_restarted_not_failed_for_good() -> None:
+    from connect_runtime.clients import is_transient
+    from connectors.spark.application import SparkApplication
+    from connectors.spark.connector import SparkSourceTask
+    from connectors.spark.job import _transient
+
+    outage = 'cimpl.KafkaException: KafkaError{code=_TRANSPORT,val=-195,str="Broker: transport failure"}'
+    assert _transient(RuntimeError("job aborted"), outage)
+    assert _transient(TimeoutError("Reading offsets topic took over 60 s"), "")
+    assert not _transient(RuntimeError("x"), 'KafkaError{code=_FENCED,val=-144,str="fenced"}')
+    assert not _transient(RuntimeError("Malformed row 3 (line 5)"), "")
+    app = SparkApplication("c-task-0", "local[1]", {}, {})
+    task = SparkSourceTask()
+    assert is_transient(task._failure(app, {"event": "error", "message": "lost Kafka", "transient": True}))
+    assert not is_transient(task._failure(app, {"event": "error", "message": "Malformed row", "transient": False}))
