@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -169,6 +170,7 @@ class SparkApplication:
             logger.error("Spark application %s (pid %d) survived SIGKILL", self.name, process.pid)
         for t in self._readers:
             t.join(2)
+        shutil.rmtree(self._dir, ignore_errors=True)
 
     def wait_started(self, timeout_s: float, stopping: threading.Event) -> dict[str, Any] | None:
         """The first event (``started`` or ``error``), or None if the process ended first or we stopped."""

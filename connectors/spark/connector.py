@@ -154,7 +154,7 @@ class SparkSourceTask(SourceTask):
         if code is not None and app.events.empty() and not self._stopping.is_set():
             if code == 0 and self._settings.mode != CONTINUOUS:
                 logger.info("Task %s: Spark application %s finished; the task stays idle", self._name, app.app_id)
-                self._app = None
+                self._stop_app()
                 return None
             raise self._failure(app, None)
         return None
