@@ -80,6 +80,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from connect_runtime.processes import cmdline, env_value, parent_pid, pid_alive, proc_pids
 from connect_runtime.testing.local_kafka import free_port
 
 logger = logging.getLogger(__name__)
@@ -149,66 +150,25 @@ def spark_home() -> Path:
 # /proc helpers
 
 
-def _proc_pids() -> list[int]:
-    try:
-        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
-    except OSError:
-        return []
-
-
-def _pid_alive(pid: int) -> bool:
-    """True when ``pid`` is a live (non-zombie) process."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True  # no procfs, or the process just went away: os.kill said it was there
-    return state not in ("Z", "X")
-
-
-def _ppid(pid: int) -> int | None:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def _cmdline(pid: int) -> list[str]:
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return []
-    return [arg.decode(errors="replace") for arg in raw.split(b"\0") if arg]
-
-
 def _has_token(pid: int, token: str) -> bool:
-    try:
-        env = Path(f"/proc/{pid}/environ").read_bytes()
-    except OSError:  # gone, or another user's process
-        return False
-    return f"{TOKEN_ENV}={token}".encode() in env.split(b"\0")
+    return env_value(pid, TOKEN_ENV) == token
 
 
 def _descendants(roots: Iterable[int]) -> set[int]:
     """``roots`` (those alive) and every live process below them, from one scan of ``/proc``."""
     children: dict[int, list[int]] = {}
-    for pid in _proc_pids():
-        parent = _ppid(pid)
+    for pid in proc_pids():
+        parent = parent_pid(pid)
         if parent is not None:
             children.setdefault(parent, []).append(pid)
     found: set[int] = set()
-    todo = [pid for pid in roots if _pid_alive(pid)]
+    todo = [pid for pid in roots if pid_alive(pid)]
     while todo:
         pid = todo.pop()
         if pid not in found:
             found.add(pid)
             todo.extend(children.get(pid, ()))
-    return {pid for pid in found if _pid_alive(pid)}
+    return {pid for pid in found if pid_alive(pid)}
 
 
 def _app_id_of(cmdline: list[str]) -> str | None:
@@ -230,7 +190,7 @@ def _wait_gone(pids: Iterable[int], timeout: float) -> set[int]:
     left = set(pids)
     deadline = time.monotonic() + timeout
     while True:
-        left = {pid for pid in left if _pid_alive(pid)}
+        left = {pid for pid in left if pid_alive(pid)}
         if not left or time.monotonic() >= deadline:
             return left
         time.sleep(0.1)
@@ -420,7 +380,7 @@ class LocalSparkCluster:
         if token is None:
             return []
         roots = [*self.daemon_pids().values(), *(p.pid for p in self._procs)]
-        marked = [pid for pid in _proc_pids() if _has_token(pid, token)]
+        marked = [pid for pid in proc_pids() if _has_token(pid, token)]
         return sorted(_descendants([*roots, *marked]))
 
     def executor_pids(self, app_id: str | None = None) -> list[int]:
@@ -433,13 +393,13 @@ class LocalSparkCluster:
         token = self._recorded_token()
         below_workers = _descendants(pid for name, pid in self.daemon_pids().items() if name != "master")
         found = []
-        for pid in _proc_pids():
-            cmdline = _cmdline(pid)
-            if EXECUTOR_CLASS not in cmdline or (app_id is not None and _app_id_of(cmdline) != app_id):
+        for pid in proc_pids():
+            args = cmdline(pid)
+            if EXECUTOR_CLASS not in args or (app_id is not None and _app_id_of(args) != app_id):
                 continue
             if (token is not None and _has_token(pid, token)) or pid in below_workers or self._runs_in_work_dir(pid):
                 found.append(pid)
-        return sorted(pid for pid in found if _pid_alive(pid))
+        return sorted(pid for pid in found if pid_alive(pid))
 
     def kill_executor(self, pid: int) -> None:
         """SIGKILL one executor JVM of this cluster (its tasks are lost and Spark must retry them)."""
@@ -595,7 +555,7 @@ class LocalSparkCluster:
                 pid = int(pid_file.read_text().strip())
             except (OSError, ValueError):
                 continue
-            if token is not None and _pid_alive(pid) and _has_token(pid, token):
+            if token is not None and pid_alive(pid) and _has_token(pid, token):
                 pids[pid_file.stem] = pid
         return pids
 

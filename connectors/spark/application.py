@@ -29,12 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from connect_runtime.api import ConnectException
+from connect_runtime.processes import pids_with_env
 from connectors.spark import job
 
 logger = logging.getLogger(__name__)
 
 _PR_SET_PDEATHSIG = 1
-_TOKEN_ENV = "CONNECT_SPARK_SOURCE_APP"
+#: Set in every local process of an application, to find them all when it stops.
+TOKEN_ENV = "CONNECT_SPARK_SOURCE_APP"
 _STDERR_TAIL = 60
 
 
@@ -106,7 +108,7 @@ class SparkApplication:
         env["PYTHONPATH"] = os.pathsep.join(p for p in [_package_root(), env.get("PYTHONPATH", "")] if p)
         # Inherited by every local process of the application, including PySpark's daemon, which leaves
         # the process group: stop() finds them all by it.
-        env[_TOKEN_ENV] = self._token
+        env[TOKEN_ENV] = self._token
         cmd = self.command()
         logger.info("Launching Spark application %s on %s", self.name, self.master)
         self._process = subprocess.Popen(
@@ -161,7 +163,7 @@ class SparkApplication:
             except subprocess.TimeoutExpired:
                 logger.warning("Spark application %s did not stop in %.0f s; killing it", self.name, timeout_s)
         _signal_group(process.pid, signal.SIGKILL)
-        for pid in _pids_with_token(self._token):  # PySpark's daemon and workers, in their own group
+        for pid in pids_with_env(TOKEN_ENV, self._token):  # PySpark's daemon and workers, in their own group
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
         try:
@@ -193,19 +195,6 @@ class SparkApplication:
 def _signal_group(pid: int, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, sig)
-
-
-def _pids_with_token(token: str) -> list[int]:
-    """Live processes whose environment carries ``token`` (Linux /proc; empty elsewhere)."""
-    needle = f"{_TOKEN_ENV}={token}".encode()
-    found = []
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            if needle in (entry / "environ").read_bytes().split(b"\0"):
-                found.append(int(entry.name))
-        except OSError:  # gone, or not ours
-            continue
-    return found
 
 
 def _package_root() -> str:

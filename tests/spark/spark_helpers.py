@@ -8,7 +8,9 @@ from typing import Any
 
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from connect_runtime.processes import env_value, parent_pid, proc_pids
 from connect_runtime.testing.cluster import ConnectClient, read_committed, wait_until
+from connectors.spark.application import TOKEN_ENV
 
 
 def write_csv(path: Path, first_id: int, rows: int, header: bool = True) -> Path:
@@ -65,29 +67,12 @@ def create_topic(bootstrap: str, topic: str, partitions: int = 3) -> str:
     return topic
 
 
-TOKEN_ENV = b"CONNECT_SPARK_SOURCE_APP="
-
-
-def _environ(pid: int) -> list[bytes]:
-    try:
-        return Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-    except OSError:
-        return []
-
-
-def app_tokens(worker_pid: int) -> set[bytes]:
+def app_tokens(worker_pid: int) -> set[str]:
     """The tokens of the Spark applications a worker process runs now (its spark-submit children)."""
-    tokens = set()
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        if ppid == worker_pid:
-            tokens.update(v for v in _environ(int(entry.name)) if v.startswith(TOKEN_ENV))
-    return tokens
+    tokens = {env_value(pid, TOKEN_ENV) for pid in proc_pids() if parent_pid(pid) == worker_pid}
+    return {t for t in tokens if t is not None}
 
 
-def pids_with_tokens(tokens: set[bytes]) -> list[int]:
+def pids_with_tokens(tokens: set[str]) -> list[int]:
     """Every live process of those applications (driver, local executors, PySpark daemon and workers)."""
-    return [int(e.name) for e in Path("/proc").glob("[0-9]*") if tokens & set(_environ(int(e.name)))]
+    return [pid for pid in proc_pids() if env_value(pid, TOKEN_ENV) in tokens]
