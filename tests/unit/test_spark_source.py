@@ -141,3 +141,18 @@ def test_applications_that_lost_kafka_are_restarted_not_failed_for_good() -> Non
     task = SparkSourceTask()
     assert is_transient(task._failure(app, {"event": "error", "message": "lost Kafka", "transient": True}))
     assert not is_transient(task._failure(app, {"event": "error", "message": "Malformed row", "transient": False}))
+
+
+def test_the_example_in_docs_spark_md_validates(tmp_path: Path) -> None:
+    import json
+    import re
+
+    docs = (Path(__file__).parents[2] / "docs" / "spark.md").read_text()
+    body = json.loads(re.search(r"-d '(\{.*?\})'", docs, re.S).group(1))  # type: ignore[union-attr]
+    config = body["config"]
+    (tmp_path / "day-1.csv").write_text("id,region,amount\n1,eu,9.5\n")
+    config["source.path"] = str(tmp_path)
+    values = SparkSourceConnector().validate(config)
+    assert [(cv.name, cv.errors) for cv in values if cv.errors] == []
+    assert set(config) - {"connector.class", "tasks.max", "value.converter", "value.converter.schemas.enable"} <= {
+        cv.name for cv in values}
