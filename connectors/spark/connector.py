@@ -195,8 +195,15 @@ class SparkSourceTask(SourceTask):
         self._launch()
 
     def stop(self) -> None:
+        """Called from the runtime's thread, which must not wait for Spark: the application is stopped
+        (SIGTERM, then SIGKILL after a grace period) on a thread of its own."""
         self._stopping.set()
-        self._stop_app()
+        with self._lock:
+            app, self._app = self._app, None
+        if app is not None:
+            logger.info("Task %s: stopping Spark application %s", self._name, app.app_id or app.name)
+            # Not a daemon: a worker shutting down waits for its applications to be gone.
+            threading.Thread(target=app.stop, name=f"{self._name}-stop").start()
 
     def _stop_app(self) -> None:
         with self._lock:
