@@ -227,8 +227,9 @@ class SlotDeliverer:
                 uri = _known(name, slot.files)
                 first = seen.get(uri, 0)
                 seen[uri] = first + (end - start)
-                # Rows of this run at positions below the committed one are already in Kafka.
-                lo = start + max(0, committed.get(uri, 0) - first)
+                # Rows of this run at positions below the committed one are already in Kafka (possibly all
+                # of them: the committed position can lie beyond this run).
+                lo = start + min(end - start, max(0, committed.get(uri, 0) - first))
                 skipped += lo - start
                 i = lo
                 while i < end:
