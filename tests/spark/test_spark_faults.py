@@ -224,6 +224,15 @@ def _pids_with_tokens(tokens: set[str]) -> list[int]:
     return [pid for pid in _all_pids() if alive(pid) and _app_tokens([pid]) & tokens]
 
 
+def _gone(tokens: set[str]) -> bool:
+    """True when no process carries one of ``tokens``; else an error naming them (for wait_until)."""
+    left = {pid: Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")[:200].decode(errors="replace")
+            for pid in _pids_with_tokens(tokens)}
+    if left:
+        raise RuntimeError(f"still running: {left}")
+    return True
+
+
 # -- the tests --------------------------------------------------------------------------------------
 def test_executor_killed_mid_job_on_the_cluster(workers: WorkerFactory, kafka_bootstrap: str, tmp_path: Path,
                                                 spark_cluster: LocalSparkCluster) -> None:
@@ -299,6 +308,9 @@ def test_worker_killed_mid_job_task_moves_and_its_application_ends(
     dead_tokens = _app_tokens(_descendants(victim.proc.pid))  # spark-submit, the driver, PySpark's daemon...
     assert dead_tokens, "the task's Spark application runs under its worker"
     victim.kill()
+    # Nothing of the dead worker's application is left: not the JVM, not the Python driver, not
+    # PySpark's daemon or its workers (which leave the process group).
+    wait_until(lambda: _gone(dead_tokens), 5, 0.1, message="the killed worker's Spark application to end")
 
     client = ConnectClient(survivor.url)
     _complete(client, "worker-kill", files, rows)
@@ -306,10 +318,7 @@ def test_worker_killed_mid_job_task_moves_and_its_application_ends(
     _assert_exactly_once(kafka_bootstrap, topic, sum(rows))
     delivered, skipped = _deliveries(survivor)["worker-kill-task-0"]
     assert skipped > 0 and delivered + skipped == sum(rows), (delivered, skipped)
-    # Nothing of the dead worker's application is left: not the JVM, not the Python driver, not
-    # PySpark's daemon or its workers (which leave the process group).
-    wait_until(lambda: not _pids_with_tokens(dead_tokens), 30, 0.5,
-               message=f"the processes {_pids_with_tokens(dead_tokens)} of the killed worker's application to end")
+    assert not _pids_with_tokens(dead_tokens)
 
 
 def test_tasks_max_raised_mid_job(workers: WorkerFactory, kafka_bootstrap: str, tmp_path: Path) -> None:
