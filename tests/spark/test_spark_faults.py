@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 from conftest import WorkerFactory
-from spark_helpers import assert_not_failed, create_topic, file_offsets, rows_by_id, wait_files_complete, write_csv
+from spark_helpers import assert_not_failed, create_topic, file_offsets, rows_by_id, write_csv
 
 from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, wait_until
 from connect_runtime.testing.local_kafka import free_port
@@ -117,8 +117,17 @@ def _assert_exactly_once(bootstrap: str, topic: str, total: int) -> None:
 
 
 def _complete(client: ConnectClient, name: str, files: list[Path], rows: list[int], timeout_s: float = 300.0) -> None:
-    offsets = wait_files_complete(client, name, len(files), timeout_s, rows=sum(rows))
-    assert {f: o["rows"] for f, o in offsets.items()} == {f.as_uri(): n for f, n in zip(files, rows, strict=True)}
+    """Wait until every file's offset says complete; fail at once if one is complete short of its rows."""
+    expected = {f.as_uri(): n for f, n in zip(files, rows, strict=True)}
+
+    def complete() -> bool:
+        assert_not_failed(client, name)
+        offsets = file_offsets(client, name)
+        done = {f: o["rows"] for f, o in offsets.items() if o.get("eof")}
+        assert all(expected.get(f) == n for f, n in done.items()), f"files complete short of their rows: {offsets}"
+        return done == expected
+
+    wait_until(complete, timeout_s, 0.5, message=f"the {len(files)} files of {name} complete")
 
 
 def _deliveries(worker: WorkerProcess) -> dict[str, tuple[int, int]]:
