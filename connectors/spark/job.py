@@ -20,6 +20,7 @@ import threading
 import time
 import traceback
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,8 @@ EVENT_PREFIX = "@@spark-source "
 #: index in its partition is its index in its file.
 NO_SPLIT = str(1 << 62)
 CORRUPT = "__corrupt_record"
+#: How many slots the driver closes at once after a round.
+_CLOSING_THREADS = 16
 
 
 def emit(event: str, **fields: Any) -> None:
@@ -221,8 +224,8 @@ class Driver:
                             [SlotPlan(s, dict(work[s]["files"]), dict(work[s]["committed"])) for s in slots])
         started = time.monotonic()
         reported = {r["slot"]: r.asDict() for r in union.mapInArrow(deliver(plan), SUMMARY_SCHEMA).collect()}
-        summaries = []
-        for slot_plan in plan.slots:
+
+        def close(slot_plan: SlotPlan) -> dict[str, Any]:
             # Spark reported the slot's partition done, so its summary counts every row of the slot's files
             # (none if no row survived: empty files, all filtered). Mark them complete from here, as a
             # deliverer of the slot (fencing, re-reading positions): an executor cannot tell its input was
@@ -232,7 +235,11 @@ class Driver:
             if summary is not None:
                 closed.update({k: summary[k] for k in ("rows", "skipped")},
                               transactions=summary["transactions"] + closed["transactions"])
-            summaries.append(closed)
+            return closed
+
+        # One producer per slot (its transactional id), each waiting for Kafka: close the slots side by side.
+        with ThreadPoolExecutor(min(len(plan.slots), _CLOSING_THREADS), thread_name_prefix="close") as pool:
+            summaries = list(pool.map(close, plan.slots))
         rows = sum(s["rows"] for s in summaries)
         emit("delivered", rows=rows, skipped=sum(s["skipped"] for s in summaries),
              files=sum(s["files"] for s in summaries), transactions=sum(s["transactions"] for s in summaries),
