@@ -245,7 +245,7 @@ def _gone(tokens: set[str]) -> bool:
 # -- the tests --------------------------------------------------------------------------------------
 def test_executor_killed_mid_job_on_the_cluster(workers: WorkerFactory, kafka_bootstrap: str, tmp_path: Path,
                                                 spark_cluster: LocalSparkCluster) -> None:
-    rows = [4000] * 3
+    rows = [3000] * 3
     files = _files_in_slots(tmp_path / "in", {1: rows[0], 4: rows[1], 6: rows[2]})
     worker = workers().start_ready()
     client = ConnectClient(worker.url)
@@ -301,7 +301,7 @@ def test_speculative_twin_of_a_slow_slot(workers: WorkerFactory, kafka_bootstrap
 
 def test_worker_killed_mid_job_task_moves_and_its_application_ends(
         workers: WorkerFactory, kafka_bootstrap: str, tmp_path: Path) -> None:
-    rows = [4000] * 3
+    rows = [3000] * 3
     files = _files_in_slots(tmp_path / "in", {0: rows[0], 3: rows[1], 7: rows[2]})
     pair = [workers().start_ready(), workers().start_ready()]
     client = ConnectClient(pair[0].url)
@@ -331,7 +331,7 @@ def test_worker_killed_mid_job_task_moves_and_its_application_ends(
 
 
 def test_tasks_max_raised_mid_job(workers: WorkerFactory, kafka_bootstrap: str, tmp_path: Path) -> None:
-    rows = [3000] * 6
+    rows = [2000] * 6
     # Slot s goes to task s mod 3 once there are three tasks: two files for each.
     files = _files_in_slots(tmp_path / "in", dict(zip(range(6), rows, strict=True)))
     worker = workers().start_ready()
