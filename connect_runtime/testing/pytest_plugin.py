@@ -15,7 +15,8 @@ Fixtures
         a unique, valid topic name derived from the test's name; nothing is created.
     ``spark_cluster`` (session)
         a :class:`~connect_runtime.testing.spark_cluster.LocalSparkCluster` (a Spark standalone
-        master and 2 workers of 1 core and 1g each on 127.0.0.1, from the installed pyspark; needs
+        master and 2 workers of 1 core and 1g each on 127.0.0.1 and, on Linux, 127.0.0.2: two hosts
+        for Spark, so that speculative tasks can run; from the installed pyspark; needs
         Java 17+), started the first time a test asks for it and stopped, executors included, at the
         end of the session. Submit with its ``submit_command()`` and ``submit_env()``.
 
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -151,10 +153,11 @@ def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSpa
     """A real Spark standalone cluster (master + 2 workers, 1 core and 1g each) for the session.
 
     Started lazily, only when a test asks for it (start-up takes 10-20 s), and stopped at the end of
-    the session together with every executor and Python worker it launched.
+    the session together with every executor and Python worker it launched. On Linux each worker is
+    a host of its own (127.0.0.1, 127.0.0.2), so that speculative tasks can run.
     """
     cluster = LocalSparkCluster(tmp_path_factory.mktemp("local-spark"), workers=2, cores_per_worker=1,
-                                worker_memory="1g")
+                                worker_memory="1g", distinct_hosts=sys.platform.startswith("linux"))
     try:
         cluster.start()
     except LocalSparkError as exc:

@@ -41,6 +41,12 @@ share this machine: on a remote cluster, ship the Python environment with the ap
 (``spark.archives`` with a packed virtualenv, e.g. ``venv-pack``, and ``PYSPARK_PYTHON`` pointing into
 the unpacked archive) or pre-install the same environment on every node.
 
+Hosts: by default every daemon binds to 127.0.0.1, so Spark sees one host. With ``distinct_hosts=True``
+worker ``i`` binds to ``127.0.0.<i>`` instead (Linux routes all of 127.0.0.0/8 to the loopback device;
+other systems usually have only 127.0.0.1), so that Spark sees a host per worker as on a real cluster:
+it never launches a speculative copy of a task on a host where the task already runs, so speculation
+(``spark.speculation``) only ever happens with distinct hosts.
+
 Memory: an executor asks for ``spark.executor.memory`` (default ``1g``) and is only launched on a
 worker offering at least that much, so with ``worker_memory="512m"`` an application with default
 settings waits forever for resources. Each daemon JVM gets ``SPARK_DAEMON_MEMORY`` (default here
@@ -86,7 +92,7 @@ from connect_runtime.testing.local_kafka import free_port
 logger = logging.getLogger(__name__)
 
 HOST = "127.0.0.1"
-"""The only address the cluster's daemons bind to and advertise."""
+"""The address the master binds to and advertises, and the workers too unless ``distinct_hosts``."""
 
 MASTER_CLASS = "org.apache.spark.deploy.master.Master"
 WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
@@ -232,16 +238,21 @@ class LocalSparkCluster:
     """
 
     def __init__(
-        self, work_dir: Path | str, workers: int = 2, cores_per_worker: int = 1, worker_memory: str = "1g"
+        self, work_dir: Path | str, workers: int = 2, cores_per_worker: int = 1, worker_memory: str = "1g",
+        distinct_hosts: bool = False,
     ) -> None:
         """Prepare (but do not start) a cluster; each worker offers ``cores_per_worker`` cores and
-        ``worker_memory`` (a JVM size such as ``"1g"`` or ``"512m"``) to executors."""
+        ``worker_memory`` (a JVM size such as ``"1g"`` or ``"512m"``) to executors. ``distinct_hosts``:
+        worker ``i`` binds to ``127.0.0.<i>`` (Linux), a host of its own for Spark."""
         if workers < 1 or cores_per_worker < 1:
             raise ValueError("a cluster needs at least one worker with at least one core")
+        if distinct_hosts and workers > 254:
+            raise ValueError("distinct_hosts allows at most 254 workers")
         self.work_dir = Path(work_dir).expanduser().resolve()
         self.workers = workers
         self.cores_per_worker = cores_per_worker
         self.worker_memory = worker_memory
+        self.distinct_hosts = distinct_hosts
         self._procs: list[subprocess.Popen[bytes]] = []
         self._state: dict[str, Any] | None = None
 
@@ -260,6 +271,10 @@ class LocalSparkCluster:
     def web_ui_url(self) -> str:
         """The master's web UI; ``<web_ui_url>/json/`` is its machine-readable status."""
         return f"http://{HOST}:{self._recorded('webui_port')}"
+
+    def worker_host(self, index: int) -> str:
+        """The address worker ``index`` (1-based) binds to and Spark knows it by."""
+        return f"127.0.0.{index}" if self.distinct_hosts else HOST
 
     # -- lifecycle --------------------------------------------------------------------------------
     def start(self, timeout_s: float = DEFAULT_START_TIMEOUT) -> str:
@@ -292,6 +307,7 @@ class LocalSparkCluster:
                 "workers": self.workers,
                 "cores_per_worker": self.cores_per_worker,
                 "worker_memory": self.worker_memory,
+                "worker_hosts": [self.worker_host(i) for i in range(1, self.workers + 1)],
             }
             (self.work_dir / _STATE_FILE).write_text(json.dumps(self._state, indent=1) + "\n")
             env = self._daemon_env(home)
@@ -312,12 +328,13 @@ class LocalSparkCluster:
                     worker_dir.mkdir(exist_ok=True)
                     self._launch(
                         f"worker-{i}",
-                        [str(spark_class), WORKER_CLASS, "--host", HOST, "--webui-port", str(webui),
+                        [str(spark_class), WORKER_CLASS, "--host", self.worker_host(i), "--webui-port", str(webui),
                          "--cores", str(self.cores_per_worker), "--memory", self.worker_memory,
                          "--work-dir", str(worker_dir), self.master_url],
-                        env,
+                        # Its executors inherit the address too.
+                        {**env, "SPARK_LOCAL_IP": self.worker_host(i), "SPARK_LOCAL_HOSTNAME": self.worker_host(i)},
                     )
-                expected = {f"http://{HOST}:{port}" for port in ports[2:]}
+                expected = {f"http://{self.worker_host(i)}:{port}" for i, port in enumerate(ports[2:], start=1)}
                 self._wait_until(
                     lambda: expected <= {w.get("webuiaddress") for w in self.status().get("workers", [])
                                          if w.get("state") == "ALIVE"},

@@ -12,6 +12,9 @@ Why this shape (see docs/spark.md):
   advanced, so a row is visible iff its position is committed (``read_committed``).
 * Transactions are bounded in rows and bytes so that a large file never meets
   ``transaction.timeout.ms``.
+* Only the driver marks a file complete (``eof``), once Spark reported that the partition that read it
+  succeeded (:meth:`SlotDeliverer.close`): an attempt whose executor dies, or whose task is killed, can
+  see its input end between two Arrow batches exactly as if it were complete.
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ from __future__ import annotations
 import bisect
 import contextlib
 import itertools
+import json
 import logging
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +40,8 @@ logger = logging.getLogger(__name__)
 
 #: The columns every delivery partition carries (built by the driver).
 KEY, VALUE, PATH = "__key", "__value", "__file"
-SUMMARY_SCHEMA = "slot LONG, files LONG, rows LONG, skipped LONG, transactions LONG"
+#: ``seen``: JSON of the rows of each file of the slot the attempt read (all of them if Spark reports it done).
+SUMMARY_SCHEMA = "slot LONG, files LONG, rows LONG, skipped LONG, transactions LONG, seen STRING"
 _COMMIT_TIMEOUT_S = 60.0
 
 
@@ -86,7 +91,7 @@ def deliver(plan: DeliveryPlan) -> Callable[[Iterator[Any]], Iterator[Any]]:
     """The ``mapInArrow`` function: deliver this partition's slot, yield one summary row.
 
     The slot is found from the partition's first row (Spark does not promise partition order across a
-    union); a partition without rows yields nothing and the driver closes its slot's files itself."""
+    union); a partition without rows yields nothing. The driver closes every slot's files afterwards."""
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
@@ -114,11 +119,21 @@ class SlotDeliverer:
         self._delivery_error: str | None = None
 
     def run(self, batches: Iterator[Any]) -> dict[str, Any]:
+        """Deliver the rows of ``batches`` (this slot's partition), every file up to its last row, but
+        mark none complete: the input may have ended early without an error (see :meth:`close`)."""
+        return self._as_only_deliverer(lambda producer, committed: self._deliver(producer, committed, batches))
+
+    def close(self, seen: Mapping[str, int]) -> dict[str, Any]:
+        """The driver's last step of a slot, once Spark reported its partition done (or it had no rows):
+        ``seen`` holds every row of each file, all delivered, so write each file's ``eof`` record."""
+        return self._as_only_deliverer(lambda producer, committed: self._close(producer, committed, seen))
+
+    def _as_only_deliverer(self, work: Callable[[Producer, dict[str, int]], dict[str, Any]]) -> dict[str, Any]:
         previous = _install_handlers(self._on_signal)
         try:
             producer = self._fence()
             committed = self._committed_after_fencing()
-            return self._deliver(producer, committed, batches)
+            return work(producer, committed)
         except KafkaException as e:
             err = kafka_error(e)
             if err is None or err.code() not in _FENCED:
@@ -227,8 +242,9 @@ class SlotDeliverer:
                 uri = _known(name, slot.files)
                 first = seen.get(uri, 0)
                 seen[uri] = first + (end - start)
-                # Rows of this run at positions below the committed one are already in Kafka.
-                lo = start + max(0, committed.get(uri, 0) - first)
+                # Rows of this run at positions below the committed one are already in Kafka (possibly all
+                # of them: the committed position can lie beyond this run).
+                lo = start + min(end - start, max(0, committed.get(uri, 0) - first))
                 skipped += lo - start
                 i = lo
                 while i < end:
@@ -251,17 +267,30 @@ class SlotDeliverer:
                         producer.begin_transaction()
                         txn_started = time.monotonic()
                 start = end
-        # Every file of the slot ends with an eof record, including files with no (new) rows.
         for uri in slot.files:
-            rows = seen.get(uri, 0)
-            if rows < committed.get(uri, 0):
-                raise DataException(f"{uri} now has {rows} rows but {committed[uri]} were already delivered: it "
-                                    "was rewritten or truncated while being read")
-            advanced[uri] = max(rows, committed.get(uri, 0))
-        self._commit(producer, advanced, eof=set(slot.files))
-        transactions += 1
+            _check_not_shrunk(uri, seen.get(uri, 0), committed.get(uri, 0))
+        if advanced:
+            self._commit(producer, advanced, eof=set())
+            transactions += 1
+        else:
+            producer.abort_transaction(10)  # empty
         return {"slot": slot.slot, "files": len(slot.files), "rows": delivered, "skipped": skipped,
-                "transactions": transactions}
+                "transactions": transactions, "seen": json.dumps({uri: seen.get(uri, 0) for uri in slot.files})}
+
+    def _close(self, producer: Producer, committed: dict[str, int], seen: Mapping[str, int]) -> dict[str, Any]:
+        """Every file of the slot gets its eof record, including files with no (new) rows."""
+        slot = self._slot
+        for uri in slot.files:
+            rows, done = seen.get(uri, 0), committed.get(uri, 0)
+            _check_not_shrunk(uri, rows, done)
+            if rows > done:
+                raise DataException(f"Slot {slot.slot}'s deliverer read {rows} rows of {uri} but only {done} are "
+                                    "committed: the file is not marked complete (the task's next application "
+                                    "delivers the rest)")
+        producer.begin_transaction()
+        self._commit(producer, {uri: seen.get(uri, 0) for uri in slot.files}, eof=set(slot.files))
+        return {"slot": slot.slot, "files": len(slot.files), "rows": 0, "skipped": 0, "transactions": 1,
+                "seen": json.dumps({uri: seen.get(uri, 0) for uri in slot.files})}
 
     def _commit(self, producer: Producer, advanced: dict[str, int], eof: set[str]) -> None:
         plan, slot = self._plan, self._slot
@@ -289,6 +318,12 @@ class SlotDeliverer:
             err = kafka_error(e)
             logger.info("Could not abort slot %d's transaction (%s); it is aborted when the next deliverer "
                         "starts or after transaction.timeout.ms", self._slot.slot, err)
+
+
+def _check_not_shrunk(uri: str, rows: int, committed: int) -> None:
+    if rows < committed:
+        raise DataException(f"{uri} now has {rows} rows but {committed} were already delivered: it was rewritten or "
+                            "truncated while being read")
 
 
 def _known(name: str, files: dict[str, tuple[int, int]]) -> str:

@@ -21,6 +21,7 @@ import threading
 import time
 import traceback
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,8 @@ EVENT_PREFIX = "@@spark-source "
 NO_SPLIT = str(1 << 62)
 CORRUPT = "__corrupt_record"
 ROW = "__row_in_file"
+#: How many slots the driver closes at once after a round.
+_CLOSING_THREADS = 16
 
 
 def emit(event: str, **fields: Any) -> None:
@@ -237,13 +240,23 @@ class Driver:
                             settings.transaction_bytes, dict(offsets_start),
                             [SlotPlan(s, dict(work[s]["files"]), dict(work[s]["committed"])) for s in slots])
         started = time.monotonic()
-        summaries = [r.asDict() for r in union.mapInArrow(deliver(plan), SUMMARY_SCHEMA).collect()]
-        reported = {s["slot"] for s in summaries}
-        for slot_plan in plan.slots:
-            if slot_plan.slot not in reported:
-                # No row of this slot's files survived (empty files, all filtered): close them from here,
-                # as a deliverer of the slot (fencing, re-reading positions) with nothing to send.
-                summaries.append(SlotDeliverer(plan, slot_plan).run(iter(())))
+        reported = {r["slot"]: r.asDict() for r in union.mapInArrow(deliver(plan), SUMMARY_SCHEMA).collect()}
+
+        def close(slot_plan: SlotPlan) -> dict[str, Any]:
+            # Spark reported the slot's partition done, so its summary counts every row of the slot's files
+            # (none if no row survived: empty files, all filtered). Mark them complete from here, as a
+            # deliverer of the slot (fencing, re-reading positions): an executor cannot tell its input was
+            # complete, as one that was cut off between two batches sees the same clean end.
+            summary = reported.get(slot_plan.slot)
+            closed = SlotDeliverer(plan, slot_plan).close(json.loads(summary["seen"]) if summary else {})
+            if summary is not None:
+                closed.update({k: summary[k] for k in ("rows", "skipped")},
+                              transactions=summary["transactions"] + closed["transactions"])
+            return closed
+
+        # One producer per slot (its transactional id), each waiting for Kafka: close the slots side by side.
+        with ThreadPoolExecutor(min(len(plan.slots), _CLOSING_THREADS), thread_name_prefix="close") as pool:
+            summaries = list(pool.map(close, plan.slots))
         rows = sum(s["rows"] for s in summaries)
         emit("delivered", rows=rows, skipped=sum(s["skipped"] for s in summaries),
              files=sum(s["files"] for s in summaries), transactions=sum(s["transactions"] for s in summaries),

@@ -6,7 +6,8 @@ listed it::
 
     {"rows": 1200, "eof": true, "size": 48211, "modified": 1763900000000, "slots": 8}
 
-``eof`` marks the record written when a delivery reached the end of the file; ``slots`` is
+``eof`` marks the record the driver writes once Spark reported that the task that read the whole file
+succeeded (executors write positions without it); ``slots`` is
 ``spark.delivery.slots``, which must never change (the slot of a file names its deliverers'
 transactional id).
 """
