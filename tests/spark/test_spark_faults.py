@@ -353,8 +353,10 @@ def test_tasks_max_raised_mid_job(workers: WorkerFactory, kafka_bootstrap: str, 
     assert len(client.status("scale-out")["tasks"]) == 3
     _assert_exactly_once(kafka_bootstrap, topic, sum(rows))
     deliveries = _deliveries(worker)
-    # The three new tasks' applications each delivered rows of their slots, one of them the rest of a
-    # file the first application had begun (stopped before it reached the end, that one never reports).
+    # The three new tasks' applications each delivered rows of their slots, and between them went over
+    # every file (the first application, stopped before it reached the end, marked none complete and
+    # never reports), skipping what it had committed.
     assert sorted(deliveries) == [f"scale-out-task-{t}" for t in range(3)], deliveries
     assert all(delivered > 0 for delivered, _ in deliveries.values()), deliveries
     assert sum(skipped for _, skipped in deliveries.values()) > 0, deliveries
+    assert sum(delivered + skipped for delivered, skipped in deliveries.values()) == sum(rows), deliveries
