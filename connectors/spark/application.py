@@ -151,21 +151,24 @@ class SparkApplication:
         return None if self._process is None else self._process.pid
 
     def stop(self, timeout_s: float = 15.0) -> None:
-        """Stop the whole application: SIGTERM to its process group (deliverers abort their open
-        transaction), then SIGKILL whatever is left."""
+        """Stop the whole application: SIGTERM to its process group and to PySpark's daemon and workers
+        (which left the group; deliverers abort their open transaction on it), then SIGKILL whatever
+        is left after ``timeout_s``."""
         process = self._process
         if process is None:
             return
+        deadline = time.monotonic() + timeout_s
         if process.poll() is None:
             _signal_group(process.pid, signal.SIGTERM)
+            self._signal_marked(signal.SIGTERM)
             try:
                 process.wait(timeout_s)
             except subprocess.TimeoutExpired:
                 logger.warning("Spark application %s did not stop in %.0f s; killing it", self.name, timeout_s)
         _signal_group(process.pid, signal.SIGKILL)
-        for pid in pids_with_env(TOKEN_ENV, self._token):  # PySpark's daemon and workers, in their own group
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+        while pids_with_env(TOKEN_ENV, self._token) and time.monotonic() < deadline:
+            time.sleep(0.1)  # deliverers aborting their transaction
+        self._signal_marked(signal.SIGKILL)
         try:
             process.wait(5)
         except subprocess.TimeoutExpired:
@@ -173,6 +176,11 @@ class SparkApplication:
         for t in self._readers:
             t.join(2)
         shutil.rmtree(self._dir, ignore_errors=True)
+
+    def _signal_marked(self, sig: int) -> None:
+        for pid in pids_with_env(TOKEN_ENV, self._token):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
 
     def wait_started(self, timeout_s: float, stopping: threading.Event) -> dict[str, Any] | None:
         """The first event (``started`` or ``error``), or None if the process ended first or we stopped."""

@@ -15,7 +15,6 @@ re-reading positions those rows would be in the topic twice.
 from __future__ import annotations
 
 import json
-import os
 import re
 import uuid
 from collections.abc import Iterable
@@ -26,9 +25,10 @@ import httpx
 from conftest import WorkerFactory
 from spark_helpers import assert_not_failed, create_topic, file_offsets, rows_by_id, write_csv
 
+from connect_runtime.processes import env_value, proc_pids
 from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, wait_until
 from connect_runtime.testing.spark_cluster import LocalSparkCluster
-from connectors.spark.application import _TOKEN_ENV
+from connectors.spark.application import TOKEN_ENV
 from connectors.spark.positions import canonical_uri, slot_of
 
 JSON = "org.apache.kafka.connect.json.JsonConverter"
@@ -197,24 +197,12 @@ def _executor_with_committed_rows(cluster: LocalSparkCluster, worker: WorkerProc
 
 def _app_tokens(pids: Iterable[int]) -> set[str]:
     """The SparkSource application tokens in the environments of ``pids``."""
-    prefix = f"{_TOKEN_ENV}=".encode()
-    tokens = set()
-    for pid in pids:
-        try:
-            env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        tokens |= {v[len(prefix):].decode() for v in env if v.startswith(prefix)}
-    return tokens
-
-
-def _all_pids() -> list[int]:
-    return [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    return {t for t in (env_value(pid, TOKEN_ENV) for pid in pids) if t is not None}
 
 
 def _descendants(root: int) -> set[int]:
     children: dict[int, list[int]] = {}
-    for pid in _all_pids():
+    for pid in proc_pids():
         try:
             ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
         except (OSError, IndexError, ValueError):
@@ -236,7 +224,7 @@ def _pids_with_tokens(tokens: set[str]) -> list[int]:
         except (OSError, IndexError):
             return False
 
-    return [pid for pid in _all_pids() if alive(pid) and _app_tokens([pid]) & tokens]
+    return [pid for pid in proc_pids() if alive(pid) and _app_tokens([pid]) & tokens]
 
 
 def _gone(tokens: set[str]) -> bool:
