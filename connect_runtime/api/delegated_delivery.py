@@ -44,8 +44,6 @@ class DelegatedDelivery:
     #: The connector's effective key and value converters: class name and settings.
     key_converter: tuple[str, Mapping[str, str]] = ("org.apache.kafka.connect.json.JsonConverter", {})
     value_converter: tuple[str, Mapping[str, str]] = ("org.apache.kafka.connect.json.JsonConverter", {})
-    #: Whether the worker runs exactly-once source support (``exactly.once.source.support=enabled``).
-    exactly_once: bool = True
 
     def offset_record(self, partition: Mapping[str, Any],
                       offset: Mapping[str, Any] | None) -> tuple[bytes, bytes | None]:

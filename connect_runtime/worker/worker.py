@@ -310,7 +310,6 @@ class Worker:
             fallback_consumer_config=worker_consumer if own else None,
             key_converter=self._converter_spec(connector_config, "key"),
             value_converter=self._converter_spec(connector_config, "value"),
-            exactly_once=self.eos_enabled,
         )
 
     def _converter_spec(self, connector_config: SourceConnectorConfig, kind: str) -> tuple[str, dict[str, str]]:
