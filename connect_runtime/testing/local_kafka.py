@@ -55,6 +55,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from connect_runtime.processes import pid_alive
+
 logger = logging.getLogger(__name__)
 
 KAFKA_VERSION = "4.1.1"
@@ -337,28 +339,9 @@ def _tail(path: Path, lines: int = _LOG_TAIL_LINES) -> str:
     return "\n".join(data.splitlines()[-lines:])
 
 
-def _pid_alive(pid: int) -> bool:
-    """True when ``pid`` is a live (non-zombie) process."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    stat = Path(f"/proc/{pid}/stat")
-    if stat.exists():
-        try:
-            # state is the field after the parenthesised command name
-            state = stat.read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            return True
-        return state not in ("Z", "X")
-    return True
-
-
 def _is_our_broker(pid: int, data_dir: Path) -> bool:
     """Guard against pid reuse: is ``pid`` a Kafka broker of ``data_dir`` (best effort)?"""
-    if not _pid_alive(pid):
+    if not pid_alive(pid):
         return False
     cmdline = Path(f"/proc/{pid}/cmdline")
     if not cmdline.exists():  # no procfs: trust the pid file
@@ -702,7 +685,7 @@ logger.statechange.level = WARN
             if self._proc is not None and self._proc.pid == pid:
                 if self._proc.poll() is not None:
                     return True
-            elif not _pid_alive(pid):
+            elif not pid_alive(pid):
                 return True
             if time.monotonic() >= deadline:
                 return False
