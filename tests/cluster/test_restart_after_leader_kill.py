@@ -5,6 +5,7 @@ asked a dead URL for fencing. Nothing here restarts failed tasks: a FAILED task 
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from typing import Any
 
@@ -39,19 +40,25 @@ def _latest_assignment(bootstrap: str, config_topic: str) -> dict[str, Any]:
 def _status_records_since(bootstrap: str, topic: str, start: dict[int, int]) -> list[formats.StatusRecord]:
     """Every connector and task status written to ``topic`` at or after the ``start`` offsets."""
     ends = end_offsets(bootstrap, topic)
+    # A partition with nothing new since ``start`` is never fetched, so its position stays unset.
+    behind = {p: end for p, end in ends.items() if end > start.get(p, 0)}
+    out: list[formats.StatusRecord] = []
+    if not behind:
+        return out
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"verify-{uuid.uuid4()}",
                          "enable.auto.commit": False})
-    consumer.assign([TopicPartition(topic, p, start.get(p, 0)) for p in ends])
-    out: list[formats.StatusRecord] = []
+    consumer.assign([TopicPartition(topic, p, start.get(p, 0)) for p in behind])
+    deadline = time.monotonic() + 120
     try:
         while True:
             for m in consumer.consume(1000, 0.5):
                 key = m.key()
                 if m.error() is None and key is not None and not key.startswith(b"status-worker-"):
                     out.append(formats.parse_status_record(key.decode(), m.value()))
-            positions = consumer.position([TopicPartition(topic, p) for p in ends])
-            if all(tp.offset >= ends[tp.partition] or ends[tp.partition] == 0 for tp in positions):
+            positions = consumer.position([TopicPartition(topic, p) for p in behind])
+            if all(tp.offset >= behind[tp.partition] for tp in positions):
                 return out
+            assert time.monotonic() < deadline, f"reading {topic} from {start} to {ends} took over 120 s"
     finally:
         consumer.close()
 

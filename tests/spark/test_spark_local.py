@@ -9,7 +9,7 @@ from pathlib import Path
 from conftest import WorkerFactory
 from spark_helpers import create_topic, rows_by_id, wait_files_complete, write_csv
 
-from connect_runtime.testing.cluster import ConnectClient, end_offsets
+from connect_runtime.testing.cluster import ConnectClient, end_offsets, read_committed
 
 
 def _expected_total(bootstrap: str, topic: str, total: int) -> None:
@@ -50,3 +50,27 @@ def test_three_csv_files_land_exactly_once_with_keys_and_per_file_offsets(
     assert row == {"id": row["id"], "name": f"name-{row['id']}", "amount": row["id"] % 1000 + 0.5}
     status = client.status("spark-local")
     assert status["tasks"][0]["state"] == "RUNNING", status
+
+
+def test_a_connector_offsets_topic_holds_the_positions(workers: WorkerFactory, kafka_bootstrap: str,
+                                                      tmp_path: Path) -> None:
+    data = tmp_path / "in"
+    data.mkdir()
+    write_csv(data / "a.csv", 0, 2000)
+    write_csv(data / "b.csv", 2000, 2000)
+    client = ConnectClient(workers().start_ready().url)
+    topic = create_topic(kafka_bootstrap, f"spark-own-{uuid.uuid4().hex[:8]}")
+    own = f"spark-own-offsets-{uuid.uuid4().hex[:8]}"
+    client.create_connector("own", {
+        "connector.class": "SparkSource", "tasks.max": "2", "topic": topic, "offsets.storage.topic": own,
+        "source.path": str(data), "source.options.header": "true", "spark.master": "local[2]",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter", "value.converter.schemas.enable": "false",
+    })
+    offsets = wait_files_complete(client, "own", 2)
+    assert {o["rows"] for o in offsets.values()} == {2000}
+    counts, _ = rows_by_id(kafka_bootstrap, topic)
+    assert sorted(counts) == list(range(4000)) and set(counts.values()) == {1}
+    # The positions are in the connector's own offsets topic, in Kafka Connect's format.
+    keys = {json.loads(k or b"")[1]["file"] for k, _ in read_committed(kafka_bootstrap, own)
+            if json.loads(k or b"")[0] == "own"}
+    assert keys == set(offsets)
