@@ -7,9 +7,11 @@ from __future__ import annotations
 import argparse
 import faulthandler
 import logging
+import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -70,7 +72,32 @@ def distributed_main(argv: Sequence[str] | None = None) -> int:
     logger.info("Shutting down")
     worker.stop()
     logger.info("Worker stopped cleanly")
-    return 0
+    return _exit_when_threads_end(0)
+
+
+#: After a clean stop, how long the process waits for threads still finishing (a Spark application
+#: being stopped, a cancelled task blocked in a Kafka call) before it exits anyway.
+_EXIT_GRACE_S = 20.0
+
+
+def _exit_when_threads_end(code: int) -> int:
+    """Exit with ``code`` once the remaining non-daemon threads end, or after :data:`_EXIT_GRACE_S`.
+
+    The interpreter would otherwise wait for every thread-pool worker, and a task cancelled after the
+    graceful timeout may be blocked for minutes in a call to an unreachable Kafka: the worker has
+    committed and left the group already, so an operator's SIGTERM must end the process.
+    """
+    deadline = time.monotonic() + _EXIT_GRACE_S
+    for thread in threading.enumerate():
+        if thread is not threading.main_thread() and not thread.daemon:
+            thread.join(max(0.0, deadline - time.monotonic()))
+    left = [t.name for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon and t.is_alive()]
+    if left:
+        logger.warning("Exiting with threads still running after %.0f s: %s", _EXIT_GRACE_S, ", ".join(left))
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
