@@ -128,11 +128,6 @@ class Driver:
                 work = self.plan(listing, committed)
                 if work:
                     self.deliver(spark, work, reader.end_offsets())
-                    for uri, p in reader.read().items():
-                        if p is None:
-                            committed.pop(uri, None)
-                        else:
-                            committed[uri] = p
                 if self.settings.mode != "continuous":
                     emit("done", files=len(listing))
                     return 0
