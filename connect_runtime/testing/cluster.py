@@ -56,6 +56,29 @@ def wait_until(condition: Callable[[], T | None], timeout_s: float = 60.0, inter
         time.sleep(interval_s)
 
 
+def assert_settles(read: Callable[[], T], settle_s: float = 15.0, window_s: float = 2.5,
+                   message: str = "value") -> T:
+    """Wait until ``read()`` stops changing (two readings half a second apart agree, within
+    ``settle_s``: work in flight, such as a stopping task's final commit, may still land), then assert
+    it stays the same for ``window_s``. Returns the settled value.
+
+    For "nothing more is written": comparing against a reading taken once is racy, since a single
+    commit that lands just after it (a transaction marker counts) never lets the two agree again.
+    """
+    def settled() -> tuple[T] | None:
+        first = read()
+        time.sleep(0.5)  # part of the polled condition: two readings half a second apart
+        return (first,) if read() == first else None
+
+    (value,) = wait_until(settled, settle_s, interval_s=0.1, message=f"{message} to stop changing")
+    deadline = time.monotonic() + window_s
+    while time.monotonic() < deadline:
+        now = read()
+        assert now == value, f"{message} changed after it had settled: {value!r} -> {now!r}"
+        time.sleep(0.25)
+    return value
+
+
 def python_path(*dirs: str | Path) -> dict[str, str]:
     """``env`` for a :class:`WorkerProcess` that imports plugins from ``dirs`` (put before ``$PYTHONPATH``),
     e.g. ``WorkerProcess(..., env=python_path(Path(__file__).parent / "plugins"))``."""

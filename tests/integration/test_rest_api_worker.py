@@ -19,7 +19,14 @@ import httpx
 import pytest
 from confluent_kafka.admin import AdminClient
 
-from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, python_path, read_committed, wait_until
+from connect_runtime.testing.cluster import (
+    ConnectClient,
+    WorkerProcess,
+    assert_settles,
+    python_path,
+    read_committed,
+    wait_until,
+)
 from connect_runtime.testing.pytest_plugin import new_topic
 from connectors.verifiable.connector import VERSION as VERIFIABLE_VERSION
 
@@ -138,20 +145,9 @@ def _wait_records(bootstrap: str, topic: str, more_than: int, task: int | None =
 
 
 def _assert_no_new_records(bootstrap: str, topic: str, settle_s: float = 10.0, window_s: float = 2.5) -> int:
-    """Once the committed record count stops moving (in-flight work may finish within ``settle_s``),
-    it must stay put for ``window_s``. Returns the count."""
-
-    def settled() -> tuple[int] | None:
-        before = len(_committed(bootstrap, topic))
-        time.sleep(0.5)  # part of the polled condition: compare two readings half a second apart
-        return (before,) if len(_committed(bootstrap, topic)) == before else None
-
-    (count,) = wait_until(settled, settle_s, interval_s=0.1, message=f"no more records committed to {topic}")
-    deadline = time.monotonic() + window_s
-    while time.monotonic() < deadline:
-        assert len(_committed(bootstrap, topic)) == count, f"records were committed to {topic}"
-        time.sleep(0.25)
-    return count
+    """The committed record count settles (in-flight work may finish) and stays put; returns it."""
+    return assert_settles(lambda: len(_committed(bootstrap, topic)), settle_s, window_s,
+                          message=f"committed records of {topic}")
 
 
 def _worker_id(worker: WorkerProcess) -> str:
