@@ -1,0 +1,298 @@
+"""Helpers shared by the built-in single message transforms.
+
+Schemaless record data here is plain Python (dict, list, str, int, float, bool, bytes, None). Error
+messages name the Java class a Kafka Connect worker would have seen for the same data (a JSON integer
+is a ``java.lang.Long``, an object a ``java.util.HashMap``), so they read as the reference's do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import decimal
+import json
+import math
+import re
+from collections.abc import Callable, Sequence
+from enum import Enum
+from typing import Any
+
+from connect_runtime.api import ConfigDef, ConfigException, ConfigType, DataException, Importance, SourceRecord
+
+#: Java's Long range: schemaless integers are Longs in Kafka Connect.
+LONG_MIN = -(2**63)
+LONG_MAX = 2**63 - 1
+
+REPLACE_NULL_WITH_DEFAULT_CONFIG = "replace.null.with.default"
+REPLACE_NULL_WITH_DEFAULT_DOC = (
+    "Whether to replace fields that have a default value and that are null to the default value. When set to true, "
+    "the default value is used, otherwise null is used.")
+
+
+def java_class_name(value: object) -> str:
+    """The Java class name Kafka Connect would report for the schemaless ``value``."""
+    if isinstance(value, bool):
+        return "java.lang.Boolean"
+    if isinstance(value, int):
+        return "java.lang.Long" if LONG_MIN <= value <= LONG_MAX else "java.math.BigInteger"
+    if isinstance(value, float):
+        return "java.lang.Double"
+    if isinstance(value, str):
+        return "java.lang.String"
+    if isinstance(value, bytes | bytearray | memoryview):
+        return "[B"
+    if isinstance(value, dict):
+        return "java.util.HashMap"
+    if isinstance(value, list | tuple):
+        return "java.util.ArrayList"
+    if isinstance(value, decimal.Decimal):
+        return "java.math.BigDecimal"
+    if isinstance(value, datetime.datetime | datetime.date | datetime.time):
+        return "java.util.Date"
+    cls = type(value)
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def java_class(value: object) -> str:
+    """``value.getClass()`` as Java prints it in a message: ``class java.lang.String``."""
+    return "class " + java_class_name(value)
+
+
+def null_safe_class_name(value: object) -> str:
+    """The class name of ``value``, or ``null``."""
+    return "null" if value is None else java_class_name(value)
+
+
+def require_map(value: object, purpose: str) -> dict[str, Any]:
+    """``value`` if it is a map, else the reference's DataException for schemaless data."""
+    if not isinstance(value, dict):
+        raise DataException(
+            f"Only Map objects supported in absence of schema for [{purpose}], found: {null_safe_class_name(value)}")
+    return value
+
+
+def require_map_or_null(value: object, purpose: str) -> dict[str, Any] | None:
+    """None for None, else :func:`require_map`."""
+    return None if value is None else require_map(value, purpose)
+
+
+def java_split(text: str, sep: str) -> list[str]:
+    """``String.split`` with a literal one-character separator: trailing empty strings are dropped."""
+    if sep not in text:
+        return [text]
+    parts = text.split(sep)
+    while parts and parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+def java_list(values: Sequence[Any]) -> str:
+    """A list as Java's ``List.toString`` prints it: ``[a, b]``."""
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def non_empty_list(name: str, value: Any) -> None:
+    """Validator: the list has at least one element (the reference's NonEmptyListValidator)."""
+    if value is None or len(value) == 0:
+        raise ConfigException(name, java_list(value or []), "Empty list")
+
+
+def non_null(name: str, value: Any) -> None:
+    """Validator: a value must be given (the reference's NonNullValidator)."""
+    if value is None:
+        raise ConfigException(name, value, "entry must be non null")
+
+
+def case_insensitive_one_of(*allowed: str) -> Callable[[str, Any], None]:
+    """Validator: one of ``allowed`` in any case (the reference's CaseInsensitiveValidString)."""
+    folded = {a.upper() for a in allowed}
+
+    def check(name: str, value: Any) -> None:
+        if value is not None and str(value).upper() not in folded:
+            raise ConfigException(name, value, "String must be one of (case insensitive): " + ", ".join(allowed))
+
+    return check
+
+
+def define_replace_null_with_default(config_def: ConfigDef) -> ConfigDef:
+    """Add ``replace.null.with.default``.
+
+    It only matters for fields with schema default values; schemaless data has none, so every value of
+    it behaves the same here, exactly as in the reference for schemaless records.
+    """
+    return config_def.define(REPLACE_NULL_WITH_DEFAULT_CONFIG, ConfigType.BOOLEAN, True, None, Importance.MEDIUM,
+                             REPLACE_NULL_WITH_DEFAULT_DOC)
+
+
+class FieldSyntaxVersion(Enum):
+    """How field paths are read (KIP-821): V1 top-level names only, V2 dotted paths with backticks."""
+
+    V1 = "V1"
+    V2 = "V2"
+
+
+FIELD_SYNTAX_VERSION_CONFIG = "field.syntax.version"
+FIELD_SYNTAX_VERSION_DOC = (
+    "Defines the version of the syntax to access fields. If set to `V1`, then the field paths are limited to access "
+    "the elements at the root level of the struct or map. If set to `V2`, the syntax will support accessing nested "
+    "elements. To access nested elements, dotted notation is used. If dots are already included in the field name, "
+    "then backtick pairs can be used to wrap field names containing dots. E.g. to access the subfield `baz` from a "
+    "field named \"foo.bar\" in a struct/map the following format can be used to access its elements: "
+    "\"`foo.bar`.baz\".")
+
+
+def define_field_syntax_version(config_def: ConfigDef) -> ConfigDef:
+    """Add ``field.syntax.version`` (default V1, case-insensitive)."""
+    return config_def.define(FIELD_SYNTAX_VERSION_CONFIG, ConfigType.STRING, "V1", case_insensitive_one_of("V1", "V2"),
+                             Importance.HIGH, FIELD_SYNTAX_VERSION_DOC)
+
+
+class SingleFieldPath:
+    """A path to one field: a top-level name (V1) or dotted steps with backtick quoting (V2)."""
+
+    def __init__(self, path: str, version: FieldSyntaxVersion) -> None:
+        self.version = version
+        self.steps: tuple[str, ...] = (path,) if version is FieldSyntaxVersion.V1 else tuple(_parse_v2(path))
+
+    def value_from(self, value: dict[str, Any] | None) -> Any:
+        """The value at this path in a schemaless map, or None where any step is missing."""
+        if value is None:
+            return None
+        current: dict[str, Any] | None = value
+        for step in self.steps[:-1]:
+            assert current is not None
+            current = require_map_or_null(current.get(step), "nested field access")
+            if current is None:
+                return None
+        assert current is not None
+        return current.get(self.steps[-1])
+
+
+def _incomplete_backtick(path: str, at: int) -> ConfigException:
+    return ConfigException(f"Incomplete backtick pair in path: [{path}], consider adding a backslash before backtick "
+                           f"at position {at} to escape it")
+
+
+def _parse_v2(path: str) -> list[str]:
+    """Split a V2 path into steps as the reference does (dots separate; `...` quotes; \\` escapes)."""
+    steps: list[str] = []
+    idx = 0
+    n = len(path)
+    while 0 <= idx < n:
+        if path[idx] != "`":
+            start = idx
+            idx = path.find(".", idx)
+            if idx >= 0:
+                steps.append(path[start:idx])
+                idx += 1
+            else:
+                steps.append(path[start:])
+        else:
+            backtick_at = idx
+            idx += 1
+            field: list[str] = []
+            start = idx
+            while True:
+                idx = path.find("`", idx)
+                if idx == -1:
+                    raise _incomplete_backtick(path, backtick_at)
+                escaped = path[idx - 1] == "\\"
+                if idx >= n - 1:
+                    if escaped:
+                        raise _incomplete_backtick(path, backtick_at)
+                    field.append(path[start:idx])
+                    steps.append("".join(field))
+                    idx += 1
+                    break
+                if path[idx + 1] != ".":
+                    idx += 1
+                    continue
+                if escaped:
+                    field.append(path[start:idx - 1])
+                    field.append("`")
+                    idx += 1
+                    start = idx
+                    continue
+                field.append(path[start:idx])
+                steps.append("".join(field))
+                idx += 2
+                break
+    if path.endswith("."):
+        steps.append("")
+    return steps
+
+
+def java_double_str(value: float) -> str:
+    """``Double.toString``: ``1.0``, ``1.0E10``, ``1.0E-5``, ``NaN``, ``Infinity``."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    sign = "-" if math.copysign(1.0, value) < 0 else ""
+    if value == 0:
+        return sign + "0.0"
+    # repr gives the shortest digits that round-trip, as Java's Double.toString does (JDK 19+)
+    digits_tuple = decimal.Decimal(repr(abs(value))).normalize().as_tuple()
+    digits = "".join(str(d) for d in digits_tuple.digits)
+    exponent = int(digits_tuple.exponent) + len(digits) - 1  # value == d.ddd * 10**exponent
+    if -3 <= exponent < 7:
+        if exponent >= 0:
+            int_part = (digits[:exponent + 1]).ljust(exponent + 1, "0")
+            frac_part = digits[exponent + 1:] or "0"
+        else:
+            int_part = "0"
+            frac_part = "0" * (-exponent - 1) + digits
+        return f"{sign}{int_part}.{frac_part}"
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{exponent}"
+
+
+def header_value(value: Any) -> bytes | str | None:
+    """A header value the producer can send, rendered as the reference's SimpleHeaderConverter would.
+
+    Strings and bytes stay as they are; booleans are ``true``/``false``; numbers their decimal form;
+    lists and maps JSON.
+    """
+    if value is None or isinstance(value, str | bytes):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return java_double_str(value)
+    if isinstance(value, int | decimal.Decimal):
+        return str(value)
+    if isinstance(value, bytearray | memoryview):
+        return bytes(value)
+    if isinstance(value, dict | list | tuple):
+        return json.dumps(value, separators=(",", ":"), default=str)
+    return str(value)
+
+
+def operand(record: SourceRecord, key: bool) -> Any:
+    """The record's key (``key`` True) or value: what a ``$Key`` or ``$Value`` transform works on."""
+    return record.key if key else record.value
+
+
+def with_operand(record: SourceRecord, key: bool, new: Any) -> SourceRecord:
+    """A copy of ``record`` with its key (``key`` True) or value replaced by ``new``."""
+    return dataclasses.replace(record, key=new) if key else dataclasses.replace(record, value=new)
+
+
+def non_empty_string(name: str, value: Any) -> None:
+    """Validator: if set, the string must not be empty (the reference's NonEmptyString)."""
+    if value is not None and value == "":
+        raise ConfigException(name, value, "String must be non-empty")
+
+
+_JAVA_BIG_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def parse_java_big_decimal(text: str) -> decimal.Decimal | None:
+    """``new BigDecimal(text)``, or None where Java throws NumberFormatException."""
+    if not _JAVA_BIG_DECIMAL.fullmatch(text):
+        return None
+    return decimal.Decimal(text)
+
+
+def wrap_long(value: int) -> int:
+    """Keep the low 64 bits as a signed long, as Java's narrowing ``longValue()`` does."""
+    return (value + 2**63) % 2**64 - 2**63

@@ -1,0 +1,273 @@
+"""Cast: cast fields of a schemaless map, or the whole key or value, to another primitive type.
+
+Java's ``Cast$Key`` / ``$Value`` on schemaless data. ``spec`` is either ``field:type,...`` or a
+single ``type`` for the whole operand; types are ``int8 int16 int32 int64 float32 float64 boolean
+string`` (any case). Input types follow Java's inference for schemaless values: a Python bool is a
+Boolean, an int a Long, a float a Double, a str a String, bytes a byte[] (castable to string only:
+base64, as in Java). Lists and maps cannot be cast (DataException, as for Java's ARRAY and MAP);
+Decimal, datetime and ints beyond the Long range are not Connect schemaless types (DataException, as
+Java's BigDecimal, Date and BigInteger). A null operand passes through; a field named in the spec but
+absent from the map is added as null, as Java does.
+
+Casts narrow exactly as Java does: integer casts keep the low bits (300 to int8 is 44), floats are
+truncated toward zero and saturate at the int or long range, strings are parsed strictly (``"1.5"`` to
+int32 is a DataException), ``boolean`` is true for a non-zero integer part or the string ``true`` in any
+case, and ``float32`` rounds to single precision (the result is a Python float holding that value).
+Casting to ``string`` renders booleans ``true``/``false`` and doubles as Java's ``Double.toString``.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import re
+import struct
+from collections.abc import Mapping
+from typing import Any
+
+from connect_runtime.api import (
+    ConfigDef,
+    ConfigException,
+    ConfigType,
+    DataException,
+    Importance,
+    SourceRecord,
+    Transformation,
+)
+from connect_runtime.api.config_def import NO_DEFAULT
+from connect_runtime.transforms._util import (
+    LONG_MAX,
+    LONG_MIN,
+    define_replace_null_with_default,
+    java_class,
+    java_double_str,
+    java_list,
+    java_split,
+    operand,
+    require_map,
+    with_operand,
+)
+
+SPEC = "spec"
+_PURPOSE = "cast types"
+_ALL_TYPES = ("INT8", "INT16", "INT32", "INT64", "FLOAT32", "FLOAT64", "BOOLEAN", "STRING", "BYTES", "ARRAY", "MAP",
+              "STRUCT")
+_INPUT_TYPES = ("INT8", "INT16", "INT32", "INT64", "FLOAT32", "FLOAT64", "BOOLEAN", "STRING", "BYTES")
+_OUTPUT_TYPES = ("INT8", "INT16", "INT32", "INT64", "FLOAT32", "FLOAT64", "BOOLEAN", "STRING")
+_BITS = {"INT8": 8, "INT16": 16, "INT32": 32, "INT64": 64}
+_JAVA_INT = re.compile(r"[+-]?[0-9]+")
+_JAVA_FLOAT = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
+
+
+def _parse_type(text: str) -> str:
+    name = text.strip().upper()
+    if name not in _ALL_TYPES:
+        raise ConfigException(f"Invalid type found in casting spec: {text.strip()}")
+    if name not in _OUTPUT_TYPES:
+        raise ConfigException(f"Cast transformation does not support casting to {name}; supported types are "
+                              f"{java_list(_OUTPUT_TYPES)}")
+    return name
+
+
+def parse_field_types(mappings: list[str]) -> tuple[dict[str, str], str | None]:
+    """The per-field casts and the whole-value cast type of a ``spec``, checked as the reference does."""
+    casts: dict[str, str] = {}
+    whole: str | None = None
+    for mapping in mappings:
+        parts = java_split(mapping, ":")
+        if len(parts) > 2:
+            # the reference names the ReplaceField key here; kept for identical messages
+            raise ConfigException("renames", java_list(mappings), f"Invalid rename mapping: {mapping}")
+        if len(parts) == 1:
+            whole = _parse_type(parts[0])
+        else:
+            casts[parts[0].strip()] = _parse_type(parts[1])
+    if whole is not None and len(mappings) > 1:
+        raise ConfigException("Cast transformations that specify a type to cast the entire value to may only "
+                              "specify a single cast in their spec")
+    return casts, whole
+
+
+def _validate_spec(name: str, value: Any) -> None:
+    if not value:
+        raise ConfigException("Must specify at least one field to cast.")
+    parse_field_types(list(value))
+
+
+def _inferred_type(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "BOOLEAN"
+    if isinstance(value, int):
+        return "INT64" if LONG_MIN <= value <= LONG_MAX else None
+    if isinstance(value, float):
+        return "FLOAT64"
+    if isinstance(value, str):
+        return "STRING"
+    if isinstance(value, bytes | bytearray):
+        return "BYTES"
+    if isinstance(value, list | tuple):
+        return "ARRAY"
+    if isinstance(value, dict):
+        return "MAP"
+    return None
+
+
+def _wrap(value: int, bits: int) -> int:
+    half = 1 << (bits - 1)
+    return (value + half) % (1 << bits) - half
+
+
+def _double_to_int(value: float, bits: int) -> int:
+    """Java's ``(int) d`` / ``(long) d``: truncate, NaN to 0, saturate at the type's range."""
+    if math.isnan(value):
+        return 0
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    if math.isinf(value):
+        return hi if value > 0 else lo
+    return max(lo, min(hi, int(value)))
+
+
+def _to_float32(value: float) -> float:
+    """``Double.floatValue()``: round to single precision; beyond its range, an infinity."""
+    try:
+        return float(struct.unpack("f", struct.pack("f", value))[0])
+    except OverflowError:
+        return math.copysign(math.inf, value)
+
+
+def _parse_java_double(text: str) -> float:
+    stripped = text.strip()
+    if not _JAVA_FLOAT.fullmatch(stripped):
+        raise ValueError(text)
+    if stripped[-1] in "fFdD" and not stripped.endswith("Infinity"):
+        stripped = stripped[:-1]
+    return float(stripped)
+
+
+def _out_of_range(value: Any) -> DataException:
+    return DataException(f"Value ({value}) was out of range for requested data type")
+
+
+def _unexpected(value: Any) -> DataException:
+    return DataException(f"Unexpected type in Cast transformation: {java_class(value)}")
+
+
+def _cast_to_integer(value: Any, target: str) -> int:
+    bits = _BITS[target]
+    if isinstance(value, bool):
+        return 1 if value else 0
+    if isinstance(value, int):
+        return _wrap(value, bits)
+    if isinstance(value, float):
+        # byteValue()/shortValue() of a Double narrow through int
+        return _wrap(_double_to_int(value, 32), bits) if bits < 32 else _double_to_int(value, bits)
+    if isinstance(value, str):
+        if not _JAVA_INT.fullmatch(value):
+            raise _out_of_range(value)
+        number = int(value)
+        if _wrap(number, bits) != number:
+            raise _out_of_range(value)
+        return number
+    raise _unexpected(value)
+
+
+def _cast_to_float(value: Any, target: str) -> float:
+    if isinstance(value, bool):
+        result = 1.0 if value else 0.0
+    elif isinstance(value, int | float):
+        result = float(value)
+    elif isinstance(value, str):
+        try:
+            result = _parse_java_double(value)
+        except ValueError:
+            raise _out_of_range(value) from None
+    else:
+        raise _unexpected(value)
+    return _to_float32(result) if target == "FLOAT32" else result
+
+
+def _cast_to_boolean(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value != 0
+    if isinstance(value, float):
+        return _double_to_int(value, 64) != 0
+    if isinstance(value, str):
+        return value.lower() == "true"
+    raise _unexpected(value)
+
+
+def _cast_to_string(value: Any) -> str:
+    if isinstance(value, bytes | bytearray):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return java_double_str(value)
+    return str(value)
+
+
+def cast_value(value: Any, target: str) -> Any:
+    """Cast one schemaless value to ``target`` (an upper-case Connect type name) as the reference does."""
+    if value is None:
+        return None
+    inferred = _inferred_type(value)
+    if inferred is None:
+        raise DataException(f"Cast transformation was passed a value of type {java_class(value)} which is not "
+                            "supported by Connect's data API")
+    if inferred not in _INPUT_TYPES:
+        raise DataException(f"Cast transformation does not support casting from {inferred}; supported types are "
+                            f"{java_list(_INPUT_TYPES)}")
+    if target in _BITS:
+        return _cast_to_integer(value, target)
+    if target in ("FLOAT32", "FLOAT64"):
+        return _cast_to_float(value, target)
+    if target == "BOOLEAN":
+        return _cast_to_boolean(value)
+    return _cast_to_string(value)
+
+
+class Cast(Transformation):
+    """Cast fields of, or the whole, key (:class:`CastKey`) or value (:class:`CastValue`)."""
+
+    _KEY = False
+
+    CONFIG_DEF = define_replace_null_with_default(
+        ConfigDef().define(
+            SPEC, ConfigType.LIST, NO_DEFAULT, _validate_spec, Importance.HIGH,
+            "List of fields and the type to cast them to of the form field1:type,field2:type to cast fields of Maps or "
+            "Structs. A single type to cast the entire value. Valid types are int8, int16, int32, int64, float32, "
+            "float64, boolean, and string. Note that binary fields can only be cast to string."))
+
+    def __init__(self) -> None:
+        self._casts: dict[str, str] = {}
+        self._whole: str | None = None
+
+    def config_def(self) -> ConfigDef:
+        return self.CONFIG_DEF
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        self._casts, self._whole = parse_field_types(self.CONFIG_DEF.parse(configs)[SPEC])
+
+    def apply(self, record: SourceRecord) -> SourceRecord | None:
+        value = operand(record, self._KEY)
+        if value is None:
+            return record
+        if self._whole is not None:
+            return with_operand(record, self._KEY, cast_value(value, self._whole))
+        fields = require_map(value, _PURPOSE)
+        updated = dict(fields)
+        for name, target in self._casts.items():
+            updated[name] = cast_value(fields.get(name), target)
+        return with_operand(record, self._KEY, updated)
+
+
+class CastKey(Cast):
+    """Cast on the record key (``Cast$Key``)."""
+
+    _KEY = True
+
+
+class CastValue(Cast):
+    """Cast on the record value (``Cast$Value``)."""
