@@ -100,7 +100,7 @@ def non_empty_list(name: str, value: Any) -> None:
 def non_null(name: str, value: Any) -> None:
     """Validator: a value must be given (the reference's NonNullValidator)."""
     if value is None:
-        raise ConfigException(name, value, "entry must be non null")
+        raise ConfigException(name, "null", "entry must be non null")
 
 
 def case_insensitive_one_of(*allowed: str) -> Callable[[str, Any], None]:

@@ -46,6 +46,12 @@ def test_insert_header_requires_both_keys(missing: str) -> None:
         InsertHeader().configure(config)
 
 
+def test_insert_header_null_literal_is_refused() -> None:
+    with pytest.raises(ConfigException) as e:
+        InsertHeader().configure({"header": "h", "value.literal": None})
+    assert str(e.value) == "Invalid value null for configuration value.literal: entry must be non null"
+
+
 def test_drop_headers() -> None:
     xf = DropHeaders()
     xf.configure({"headers": "dropped, also"})
