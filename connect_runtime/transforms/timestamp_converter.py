@@ -13,6 +13,8 @@ Python representation: Java represents Date, Time and Timestamp alike as ``java.
 three are a timezone-aware ``datetime.datetime`` in UTC with millisecond precision: a Date is midnight
 of its day, a Time is that time of day on 1970-01-01, a Timestamp the instant. A naive datetime given
 as input is read as UTC; sub-millisecond parts are dropped, as Java's millisecond Date does.
+Like Java's schemaless ``java.util.Date``, such a value is for a following transform to use: the
+JSON converter refuses it ("does not have corresponding schema type"), as Java's does.
 
 Differences from Java: ``format`` patterns using the week-based letters ``Y w W F`` are refused with a
 ConfigException naming them (see ``_simple_date_format``); dates must fall within the years 1 to 9999
