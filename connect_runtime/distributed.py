@@ -61,11 +61,11 @@ class DistributedWorker:
 
     def start(self) -> None:
         cfg = self.config
-        admin = AdminClient(client_config(cfg.client_props("admin.")))
+        admin = AdminClient(client_config(cfg.client_settings("admin")))
         cluster_id = _cluster_id(admin)
         self._create_topics(admin)
-        consumer_conf = cfg.client_props("consumer.")
-        producer_conf: dict[str, Any] = dict(cfg.client_props("producer."))
+        consumer_conf = cfg.client_settings("consumer")
+        producer_conf: dict[str, Any] = cfg.client_settings("producer")
         producer_conf.update({"enable.idempotence": True, "acks": "all"})
         shared_producer = Producer(producer_config(producer_conf))
         worker_id = cfg.worker_id()
