@@ -336,7 +336,7 @@ def _one(t: _Translation, key: str) -> None:
         t.put(key, "none" if value == "" else value, key)
     elif key == "ssl.enabled.protocols":
         protocols = {p.strip() for p in value.split(",") if p.strip()}
-        if not _TLS_DEFAULT_PROTOCOLS <= protocols:
+        if not protocols >= _TLS_DEFAULT_PROTOCOLS:
             t.refuse(key, "librdkafka negotiates TLS 1.2 or 1.3 with OpenSSL and cannot be restricted to "
                           "fewer protocols; remove it")
     elif key == "ssl.cipher.suites":

@@ -174,7 +174,7 @@ def test_worker_refuses_a_java_only_setting_by_its_full_name() -> None:
         WorkerConfig.from_properties({**BASE, "producer.interceptor.classes": "com.example.I"})
     assert str(e.value).startswith("Unsupported Kafka client setting producer.interceptor.classes: ")
     assert e.value.key == "producer.interceptor.classes"
-    with pytest.raises(WorkerConfigError, match="^Unsupported Kafka client setting sasl.login.class: "):
+    with pytest.raises(WorkerConfigError, match=r"^Unsupported Kafka client setting sasl\.login\.class: "):
         WorkerConfig.from_properties({**BASE, "sasl.login.class": "com.example.L"})
 
 
@@ -188,5 +188,5 @@ def test_worker_client_settings_translate_top_level_and_prefixed_keys_and_overri
     assert cfg.client_settings("consumer")["fetch.wait.max.ms"] == "10"
     assert cfg.client_settings("admin")["socket.timeout.ms"] == "5"
     assert cfg.client_settings("producer", {"max.request.size": "10"})["message.max.bytes"] == "10"
-    with pytest.raises(ClientSettingError, match="producer.override.max.block.ms: "):
+    with pytest.raises(ClientSettingError, match=r"producer\.override\.max\.block\.ms: "):
         cfg.client_settings("producer", {"max.block.ms": "1"})
