@@ -281,7 +281,9 @@ class _Translation:
         if self.kind in kinds:
             return False
         names = " and ".join(sorted(k.value + "s" for k in kinds))
-        self.refuse(key, f"applies to {names} only and has no effect on a {self.kind.value}; remove it")
+        article = "an" if self.kind is ClientKind.ADMIN else "a"
+        self.refuse(key, f"applies to {names} only and has no effect on {article} {self.kind.value} client; "
+                         "remove it")
         return True
 
 

@@ -190,3 +190,36 @@ def test_worker_client_settings_translate_top_level_and_prefixed_keys_and_overri
     assert cfg.client_settings("producer", {"max.request.size": "10"})["message.max.bytes"] == "10"
     with pytest.raises(ClientSettingError, match=r"producer\.override\.max\.block\.ms: "):
         cfg.client_settings("producer", {"max.block.ms": "1"})
+
+
+def test_connector_clients_and_delegated_delivery_get_translated_settings() -> None:
+    """The task producer, the connector's offsets readers and the settings a DelegatedDelivery hands to
+    other processes (the Spark connector's producer and readers) are all librdkafka settings."""
+    from typing import cast
+
+    from connect_runtime.config.connector_config import SourceConnectorConfig
+    from connect_runtime.plugins.registry import PluginRegistry
+    from connect_runtime.storage.offset_store import KafkaOffsetBackingStore
+    from connect_runtime.storage.status_store import KafkaStatusBackingStore
+    from connect_runtime.worker.worker import Worker
+
+    cfg = WorkerConfig.from_properties({
+        **BASE, "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN", "sasl.jaas.config": PLAIN_JAAS,
+        "producer.buffer.memory": "4096", "consumer.fetch.max.wait.ms": "10"})
+    worker = Worker(cfg, "w", PluginRegistry(), cast(KafkaOffsetBackingStore, object()),
+                    cast(KafkaStatusBackingStore, object()), lambda c: None)
+    connector = SourceConnectorConfig.parse({
+        "name": "c", "connector.class": "VerifiableSource", "topic": "t", "offsets.storage.topic": "mine",
+        "producer.override.max.request.size": "2048", "consumer.override.fetch.max.wait.ms": "20"})
+    base = worker._producer_base(connector)
+    delivery = worker._delegated_delivery(connector, base)
+    login = {"sasl.mechanisms": "PLAIN", "sasl.username": "connect", "sasl.password": 's3cr"et'}
+    assert login.items() <= base.items() and "sasl.jaas.config" not in base
+    assert base["queue.buffering.max.kbytes"] == "4" and base["message.max.bytes"] == "2048"
+    assert login.items() <= delivery.producer_config.items()
+    assert delivery.producer_config["message.max.bytes"] == "2048"
+    assert delivery.offsets_consumer_config["fetch.wait.max.ms"] == "20"
+    assert delivery.fallback_consumer_config is not None
+    assert delivery.fallback_consumer_config["fetch.wait.max.ms"] == "10"
+    assert login.items() <= delivery.offsets_consumer_config.items()
+    assert worker.offset_stores.client_settings(connector, "admin")["sasl.username"] == "connect"
