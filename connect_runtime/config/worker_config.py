@@ -73,8 +73,14 @@ _HMAC_BY_FOLDED_NAME = {name.lower(): name for name in HMAC_ALGORITHMS}
 # Java's HMAC key generators refuse keys shorter than this many bits.
 _MIN_HMAC_KEY_BITS = 40
 
-# Client settings every Kafka client of the worker inherits from the top level of the worker file.
-_CLIENT_BASE_KEYS = frozenset({"bootstrap.servers", "security.protocol"})
+# Client settings every Kafka client of the worker inherits from the top level of the worker file: the
+# connection and security settings Java's DistributedConfig defines for the worker's own clients.
+_CLIENT_BASE_KEYS = frozenset({
+    "bootstrap.servers", "security.protocol", "metadata.max.age.ms", "send.buffer.bytes", "receive.buffer.bytes",
+    "reconnect.backoff.ms", "reconnect.backoff.max.ms", "socket.connection.setup.timeout.ms",
+    "socket.connection.setup.timeout.max.ms", "retry.backoff.ms", "retry.backoff.max.ms", "request.timeout.ms",
+    "connections.max.idle.ms",
+})
 _CLIENT_BASE_PREFIXES = ("sasl.", "ssl.")
 # Worker keys that start like a client prefix but are not client settings.
 _NOT_CLIENT_PREFIXES = ("admin.listeners",)
@@ -601,10 +607,12 @@ class WorkerConfig(BaseModel):
     def client_props(self, prefix: str) -> dict[str, str]:
         """Settings for one kind of the worker's Kafka clients: ``producer.``, ``consumer.``, ``admin.``.
 
-        The base is what every client shares: ``bootstrap.servers``, ``security.protocol`` and the
-        ``sasl.*`` / ``ssl.*`` keys of the worker file. Keys starting with ``prefix`` are laid over it
-        with the prefix stripped (``producer.linger.ms=5`` -> ``linger.ms=5``). The names are as written
-        (Java's or librdkafka's); :meth:`client_settings` translates them for librdkafka.
+        The base is what every client shares: ``bootstrap.servers``, ``security.protocol``, the
+        ``sasl.*`` / ``ssl.*`` keys and the connection settings of Java's ``DistributedConfig``
+        (``request.timeout.ms``, ``retry.backoff.ms``, ``reconnect.backoff.ms``, ...) of the worker
+        file. Keys starting with ``prefix`` are laid over it with the prefix stripped
+        (``producer.linger.ms=5`` -> ``linger.ms=5``). The names are as written (Java's or
+        librdkafka's); :meth:`client_settings` translates them for librdkafka.
         """
         if not prefix.endswith("."):
             prefix += "."

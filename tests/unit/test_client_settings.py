@@ -223,3 +223,15 @@ def test_connector_clients_and_delegated_delivery_get_translated_settings() -> N
     assert delivery.fallback_consumer_config["fetch.wait.max.ms"] == "10"
     assert login.items() <= delivery.offsets_consumer_config.items()
     assert worker.offset_stores.client_settings(connector, "admin")["sasl.username"] == "connect"
+
+
+def test_top_level_connection_settings_reach_every_client() -> None:
+    cfg = WorkerConfig.from_properties({**BASE, "request.timeout.ms": "40000", "retry.backoff.ms": "500",
+                                        "send.buffer.bytes": "-1", "producer.retry.backoff.ms": "50"})
+    assert cfg.client_settings("producer")["request.timeout.ms"] == "40000"
+    assert cfg.client_settings("producer")["retry.backoff.ms"] == "50"
+    assert cfg.client_settings("consumer")["socket.timeout.ms"] == "40000"
+    assert cfg.client_settings("admin")["retry.backoff.ms"] == "500"
+    assert cfg.client_settings("admin")["socket.send.buffer.bytes"] == "0"
+    with pytest.raises(WorkerConfigError, match=r"^Unsupported Kafka client setting socket\.connection\.setup"):
+        WorkerConfig.from_properties({**BASE, "socket.connection.setup.timeout.max.ms": "30000"})
