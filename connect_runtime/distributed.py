@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from confluent_kafka import Producer
+from confluent_kafka import KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient
 
+from connect_runtime.api.errors import ConnectException
 from connect_runtime.clients import client_config, producer_config
 from connect_runtime.cluster.herder import DistributedHerder
 from connect_runtime.cluster.membership import Membership
@@ -61,11 +63,13 @@ class DistributedWorker:
 
     def start(self) -> None:
         cfg = self.config
-        admin = AdminClient(client_config(cfg.client_props("admin.")))
-        cluster_id = _cluster_id(admin)
+        auth_failures: list[KafkaError] = []
+        admin = AdminClient(client_config({**cfg.client_settings("admin"),
+                                           "error_cb": _collect_auth_failures(auth_failures)}))
+        cluster_id = _cluster_id(admin, auth_failures)
         self._create_topics(admin)
-        consumer_conf = cfg.client_props("consumer.")
-        producer_conf: dict[str, Any] = dict(cfg.client_props("producer."))
+        consumer_conf = cfg.client_settings("consumer")
+        producer_conf: dict[str, Any] = cfg.client_settings("producer")
         producer_conf.update({"enable.idempotence": True, "acks": "all"})
         shared_producer = Producer(producer_config(producer_conf))
         worker_id = cfg.worker_id()
@@ -160,6 +164,33 @@ class DistributedWorker:
                 logger.exception("Failed to stop %s", c)
 
 
-def _cluster_id(admin: AdminClient) -> str:
-    md = admin.list_topics(timeout=30)
-    return str(md.cluster_id or "")
+#: How long the worker waits at start-up for the Kafka cluster to answer.
+_CLUSTER_ID_TIMEOUT_S = 30.0
+_AUTH_CODES = frozenset({KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED})
+
+
+def _collect_auth_failures(into: list[KafkaError]) -> Callable[[KafkaError], None]:
+    def on_error(err: KafkaError) -> None:
+        if err.code() in _AUTH_CODES:
+            into.append(err)
+
+    return on_error
+
+
+def _cluster_id(admin: AdminClient, auth_failures: list[KafkaError]) -> str:
+    """The cluster's id, asked in short slices: librdkafka retries a refused login for ever and the
+    metadata request then only times out as a transport failure, so a login the broker refused ends
+    start-up at once, with the broker's reason."""
+    deadline = time.monotonic() + _CLUSTER_ID_TIMEOUT_S
+    while True:
+        try:
+            md = admin.list_topics(timeout=1.0)
+            return str(md.cluster_id or "")
+        except KafkaException:
+            admin.poll(0.1)  # serves error_cb
+            if auth_failures:
+                raise ConnectException(
+                    f"Kafka refused the worker's login: {auth_failures[0].str()}; check security.protocol, "
+                    "sasl.mechanism and sasl.jaas.config (or the ssl.* settings)") from None
+            if time.monotonic() >= deadline:
+                raise

@@ -31,7 +31,7 @@ class DelegatedDelivery:
     #: input must use the same full id, so that ``init_transactions()`` fences the older one.
     transactional_id_prefix: str
     #: librdkafka settings of the connector's producer (worker ``producer.*`` with the connector's
-    #: ``producer.override.*``), without ``transactional.id``.
+    #: ``producer.override.*``, translated from Java's names), without ``transactional.id``.
     producer_config: Mapping[str, str]
     #: The topic the deliverers write source offsets to, on the producer's cluster.
     offsets_topic: str

@@ -572,7 +572,7 @@ class DistributedHerder:
         try:
             cfg = SourceConnectorConfig.parse(connector_props)
         except ConfigException:
-            return dict(self.config.client_props("producer."))
+            return self.config.client_settings("producer")
         return self.worker.offset_stores.client_settings(cfg, "producer")
 
     # -- restarts ---------------------------------------------------------------------------------

@@ -11,7 +11,12 @@ from connect_runtime.api.config_def import ConfigDef, ConfigKey, ConfigValue
 from connect_runtime.api.connector import Connector, SourceConnector
 from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from connect_runtime.cluster.herder_api import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo, PluginDesc
-from connect_runtime.config.connector_config import connector_config_def, source_connector_config_def
+from connect_runtime.config.client_settings import client_setting_problems
+from connect_runtime.config.connector_config import (
+    CLIENT_OVERRIDE_PREFIXES,
+    connector_config_def,
+    source_connector_config_def,
+)
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.errors import BadRequestError
 from connect_runtime.plugins.registry import PluginRegistry, plugin_type, qualified_name
@@ -72,7 +77,33 @@ class ConnectorValidator:
         if isinstance(connector, SourceConnector):
             self._preflight(connector, props, values)
         merged = common.merge(plugin_def)
-        return self._infos(qualified_name(cls), merged, values)
+        infos = self._infos(qualified_name(cls), merged, values)
+        for info in self._client_override_infos(props):
+            infos.configs.append(info)
+            infos.error_count += len(info.value.errors)
+        return infos
+
+    def _client_override_infos(self, props: Mapping[str, str]) -> list[ConfigInfo]:
+        """A ``<kind>.override.*`` key librdkafka cannot be given: an error on that key.
+
+        Checked on the worker's settings with the connector's overrides over them (some settings are
+        translated together, e.g. ``ssl.truststore.type`` with ``ssl.truststore.location``); the
+        worker's own keys were checked at its start-up, so every problem is an override's.
+        """
+        out: list[ConfigInfo] = []
+        for kind, prefix in CLIENT_OVERRIDE_PREFIXES.items():
+            overrides = {k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix) and k != prefix}
+            if not overrides:
+                continue
+            settings = dict(self._config.client_props(kind + "."))
+            settings.update(overrides)
+            for problem in client_setting_problems(settings, kind):
+                name = prefix + problem.key
+                out.append(ConfigInfo(
+                    ConfigKeyInfo(name=name, type="STRING", required=False, default_value=None, importance="LOW",
+                                  documentation="", group=None, order=-1, width="NONE", display_name=name),
+                    ConfigValueInfo(name, None, [], [f"{name}: {problem.message}"], True)))
+        return out
 
     def _preflight(self, connector: SourceConnector, props: Mapping[str, str], values: dict[str, ConfigValue]) -> None:
         eos = values.get(EXACTLY_ONCE_SUPPORT)

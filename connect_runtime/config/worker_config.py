@@ -31,6 +31,12 @@ from pydantic import (
 
 from connect_runtime.api.config_values import InvalidValue, parse_bool, parse_integer, parse_list, parse_string
 from connect_runtime.api.errors import ConfigException
+from connect_runtime.config.client_settings import (
+    ClientKind,
+    ClientSettingError,
+    client_setting_problems,
+    translate_client_settings,
+)
 from connect_runtime.config.properties import PropertiesError, load_properties
 
 __all__ = [
@@ -67,8 +73,14 @@ _HMAC_BY_FOLDED_NAME = {name.lower(): name for name in HMAC_ALGORITHMS}
 # Java's HMAC key generators refuse keys shorter than this many bits.
 _MIN_HMAC_KEY_BITS = 40
 
-# Client settings every Kafka client of the worker inherits from the top level of the worker file.
-_CLIENT_BASE_KEYS = frozenset({"bootstrap.servers", "security.protocol"})
+# Client settings every Kafka client of the worker inherits from the top level of the worker file: the
+# connection and security settings Java's DistributedConfig defines for the worker's own clients.
+_CLIENT_BASE_KEYS = frozenset({
+    "bootstrap.servers", "security.protocol", "metadata.max.age.ms", "send.buffer.bytes", "receive.buffer.bytes",
+    "reconnect.backoff.ms", "reconnect.backoff.max.ms", "socket.connection.setup.timeout.ms",
+    "socket.connection.setup.timeout.max.ms", "retry.backoff.ms", "retry.backoff.max.ms", "request.timeout.ms",
+    "connections.max.idle.ms",
+})
 _CLIENT_BASE_PREFIXES = ("sasl.", "ssl.")
 # Worker keys that start like a client prefix but are not client settings.
 _NOT_CLIENT_PREFIXES = ("admin.listeners",)
@@ -544,7 +556,16 @@ class WorkerConfig(BaseModel):
             _raise_first(e)
         config._originals = dict(props)
         config._warn_ignored_settings()
+        config._check_client_settings()
         return config
+
+    def _check_client_settings(self) -> None:
+        """Refuse, at start-up, a client setting librdkafka cannot be given (one line naming it)."""
+        for kind in ClientKind:
+            prefix = f"{kind.value}."
+            for problem in client_setting_problems(self.client_props(prefix), kind):
+                key = prefix + problem.key if prefix + problem.key in self._originals else problem.key
+                raise WorkerConfigError(f"Unsupported Kafka client setting {key}: {problem.message}", key=key)
 
     def _warn_ignored_settings(self) -> None:
         partitions = self._originals.get("config.storage.partitions")
@@ -586,10 +607,12 @@ class WorkerConfig(BaseModel):
     def client_props(self, prefix: str) -> dict[str, str]:
         """Settings for one kind of the worker's Kafka clients: ``producer.``, ``consumer.``, ``admin.``.
 
-        The base is what every client shares: ``bootstrap.servers``, ``security.protocol`` and the
-        ``sasl.*`` / ``ssl.*`` keys of the worker file. Keys starting with ``prefix`` are laid over it
-        with the prefix stripped (``producer.linger.ms=5`` -> ``linger.ms=5``). The names are Kafka's;
-        translating Java-only client settings for librdkafka is the client factory's job.
+        The base is what every client shares: ``bootstrap.servers``, ``security.protocol``, the
+        ``sasl.*`` / ``ssl.*`` keys and the connection settings of Java's ``DistributedConfig``
+        (``request.timeout.ms``, ``retry.backoff.ms``, ``reconnect.backoff.ms``, ...) of the worker
+        file. Keys starting with ``prefix`` are laid over it with the prefix stripped
+        (``producer.linger.ms=5`` -> ``linger.ms=5``). The names are as written (Java's or
+        librdkafka's); :meth:`client_settings` translates them for librdkafka.
         """
         if not prefix.endswith("."):
             prefix += "."
@@ -602,6 +625,26 @@ class WorkerConfig(BaseModel):
             if key.startswith(prefix) and len(key) > len(prefix) and not key.startswith(_NOT_CLIENT_PREFIXES):
                 props[key[len(prefix):]] = value
         return props
+
+    def client_settings(self, kind: str, overrides: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """The librdkafka settings of one kind of client (``"producer"``, ``"consumer"``, ``"admin"``).
+
+        :meth:`client_props` with a connector's ``<kind>.override.*`` settings (prefix stripped) laid
+        over them, translated from Java's names (see :mod:`connect_runtime.config.client_settings`).
+        Raises :class:`~connect_runtime.config.client_settings.ClientSettingError` (a
+        :class:`ConfigException`) naming a setting that cannot be honoured; the worker's own settings
+        were checked at start-up, so that can only be an override.
+        """
+        kind = kind.rstrip(".")
+        props: dict[str, Any] = dict(self.client_props(kind + "."))
+        if overrides:
+            props.update(overrides)
+        try:
+            return translate_client_settings(props, kind)
+        except ClientSettingError as e:
+            if overrides and e.problem.key in overrides:
+                raise ClientSettingError(e.problem, f"{kind}.override.") from None
+            raise
 
     def topic_settings(self, prefix: str) -> dict[str, str]:
         """Topic configs for an internal topic, from its ``<prefix><setting>`` keys.

@@ -10,14 +10,19 @@ Everything about one broker lives in its *data dir*:
 ``server.properties``, ``log4j2.properties``
     written on every start;
 ``ports.json``
-    the broker and controller ports, chosen once and reused so that a restart (without an explicit
-    port) gives the same ``bootstrap.servers`` and the same controller quorum;
+    the broker, SASL and controller ports, chosen once and reused so that a restart (without an
+    explicit port) gives the same ``bootstrap.servers`` and the same controller quorum;
 ``log/``
     the Kafka log dirs (formatted on first start, reused afterwards: a restart keeps the data);
 ``logs/server.log``, ``logs/stdout.log``
     the broker's log4j output and the JVM's stdout/stderr;
 ``kafka.pid``
     the pid of the running broker.
+
+Besides its PLAINTEXT listener (the ``bootstrap.servers`` :meth:`LocalKafka.start` returns) the broker
+has a SASL_PLAINTEXT listener with the PLAIN mechanism on a port of its own
+(:attr:`LocalKafka.sasl_bootstrap`), where :data:`SASL_USERNAME` / :data:`SASL_PASSWORD` log in: it lets
+tests check that SASL client settings reach every client.
 
 Library use::
 
@@ -76,6 +81,15 @@ MIN_JAVA_VERSION = 17
 
 DEFAULT_DATA_DIR = Path(".local-kafka")
 """Default data dir of the command line, relative to the working directory."""
+
+SASL_USERNAME = "connect"
+"""The user the SASL_PLAINTEXT listener (PLAIN mechanism) accepts."""
+
+SASL_PASSWORD = "connect-secret"
+""":data:`SASL_USERNAME`'s password."""
+
+SASL_LISTENER = "SASL_PLAINTEXT"
+"""The name (and security protocol) of the broker's SASL listener."""
 
 DEFAULT_START_TIMEOUT = 90.0
 """Seconds to wait for a starting broker to serve metadata."""
@@ -422,10 +436,10 @@ class LocalKafka:
                 )
             self.pid_file.unlink(missing_ok=True)
             java = _find_java()
-            broker_port, controller_port = self._choose_ports(port)
+            broker_port, sasl_port, controller_port = self._choose_ports(port)
             libs = ensure_jars(self.cache_dir)
             classpath = str(libs / "*")
-            self._write_configs(broker_port, controller_port)
+            self._write_configs(broker_port, sasl_port, controller_port)
             if not (self.log_dir / "meta.properties").exists():
                 self._format(java, classpath)
             else:
@@ -464,6 +478,12 @@ class LocalKafka:
         """``"127.0.0.1:PORT"`` recorded for this data dir (running or not), if any."""
         return self._recorded_bootstrap()
 
+    @property
+    def sasl_bootstrap(self) -> str | None:
+        """``"127.0.0.1:PORT"`` of the SASL_PLAINTEXT (PLAIN) listener recorded for this data dir, if any."""
+        port = self._read_ports().get("sasl_port")
+        return None if port is None else f"{HOST}:{port}"
+
     # -- internals --------------------------------------------------------------------------------
     def _read_ports(self) -> dict[str, int]:
         try:
@@ -487,9 +507,10 @@ class LocalKafka:
             return None
         return pid if _is_our_broker(pid, self.data_dir) else None
 
-    def _choose_ports(self, requested: int | None) -> tuple[int, int]:
+    def _choose_ports(self, requested: int | None) -> tuple[int, int, int]:
         recorded = self._read_ports()
         controller_port = recorded.get("controller_port")
+        sasl_port = recorded.get("sasl_port")
         broker_port = requested if requested is not None else recorded.get("port")
         if broker_port is not None and port_in_use(broker_port):
             raise LocalKafkaError(
@@ -506,26 +527,38 @@ class LocalKafka:
                     f"controller port {controller_port} on {HOST} (fixed for {self.data_dir}) is already "
                     "in use; free it or use another --data-dir"
                 )
+        if sasl_port is not None and (sasl_port in (broker_port, controller_port) or port_in_use(sasl_port)):
+            sasl_port = None  # only tests use it: a fresh one is fine
         if broker_port is None:
             broker_port = free_port()
         while controller_port is None or controller_port == broker_port:
             controller_port = free_port()
+        while sasl_port is None or sasl_port in (broker_port, controller_port):
+            sasl_port = free_port()
         (self.data_dir / _PORTS_FILE).write_text(
-            json.dumps({"port": broker_port, "controller_port": controller_port}, indent=1) + "\n"
+            json.dumps({"port": broker_port, "controller_port": controller_port, "sasl_port": sasl_port},
+                       indent=1) + "\n"
         )
-        return broker_port, controller_port
+        return broker_port, sasl_port, controller_port
 
-    def _write_configs(self, broker_port: int, controller_port: int) -> None:
+    def _write_configs(self, broker_port: int, sasl_port: int, controller_port: int) -> None:
         (self.data_dir / "logs").mkdir(parents=True, exist_ok=True)
+        sasl = SASL_LISTENER.lower()
         props = {
             "process.roles": "broker,controller",
             "node.id": str(NODE_ID),
             "controller.quorum.voters": f"{NODE_ID}@{HOST}:{controller_port}",
-            "listeners": f"PLAINTEXT://{HOST}:{broker_port},CONTROLLER://{HOST}:{controller_port}",
-            "advertised.listeners": f"PLAINTEXT://{HOST}:{broker_port}",
+            "listeners": f"PLAINTEXT://{HOST}:{broker_port},{SASL_LISTENER}://{HOST}:{sasl_port},"
+                         f"CONTROLLER://{HOST}:{controller_port}",
+            "advertised.listeners": f"PLAINTEXT://{HOST}:{broker_port},{SASL_LISTENER}://{HOST}:{sasl_port}",
             "inter.broker.listener.name": "PLAINTEXT",
             "controller.listener.names": "CONTROLLER",
-            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "listener.security.protocol.map":
+                f"PLAINTEXT:PLAINTEXT,{SASL_LISTENER}:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT",
+            f"listener.name.{sasl}.sasl.enabled.mechanisms": "PLAIN",
+            f"listener.name.{sasl}.plain.sasl.jaas.config":
+                "org.apache.kafka.common.security.plain.PlainLoginModule required "
+                f'user_{SASL_USERNAME}="{SASL_PASSWORD}";',
             "log.dirs": str(self.log_dir),
             "num.partitions": "1",
             "default.replication.factor": "1",

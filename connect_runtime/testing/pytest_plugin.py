@@ -11,6 +11,12 @@ Fixtures
         single-node broker started for the test session (see
         :mod:`connect_runtime.testing.local_kafka`; needs Java 17+, and ``mvn`` the first time to
         fetch the jars into ``~/.cache/connect-runtime``) and stopped at its end.
+    ``kafka_sasl_bootstrap`` (session)
+        ``bootstrap.servers`` of the same local broker's SASL_PLAINTEXT listener (PLAIN mechanism; log
+        in as :data:`~connect_runtime.testing.local_kafka.SASL_USERNAME` with
+        :data:`~connect_runtime.testing.local_kafka.SASL_PASSWORD`). A cluster named by
+        ``$KAFKA_BOOTSTRAP_SERVERS`` has no such listener that the plugin knows of: a test asking for
+        this fixture then fails, saying so, rather than being skipped.
     ``topic_name`` (function)
         a unique, valid topic name derived from the test's name; nothing is created.
     ``spark_cluster`` (session)
@@ -46,13 +52,14 @@ from typing import Any
 
 import pytest
 
-from connect_runtime.testing.local_kafka import LocalKafka, LocalKafkaError
+from connect_runtime.testing.local_kafka import SASL_LISTENER, LocalKafka, LocalKafkaError
 from connect_runtime.testing.spark_cluster import LocalSparkCluster, LocalSparkError
 
 BOOTSTRAP_ENV = "KAFKA_BOOTSTRAP_SERVERS"
 """Environment variable naming an existing cluster to use instead of a local broker."""
 
 _MAX_TOPIC_LEN = 249
+_LOCAL_KAFKA = pytest.StashKey[LocalKafka]()
 _INVALID_TOPIC_CHARS = re.compile(r"[^a-zA-Z0-9._-]+")
 
 
@@ -125,7 +132,7 @@ def new_topic(
 
 
 @pytest.fixture(scope="session")
-def kafka_bootstrap(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def kafka_bootstrap(tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config) -> Iterator[str]:
     """``bootstrap.servers`` of a real Kafka broker for the whole test session.
 
     Uses ``$KAFKA_BOOTSTRAP_SERVERS`` when set (the cluster is left alone); otherwise starts a
@@ -142,10 +149,23 @@ def kafka_bootstrap(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     except LocalKafkaError as exc:
         kafka.stop()
         pytest.fail(f"could not start a local Kafka broker: {exc}", pytrace=False)
+    pytestconfig.stash[_LOCAL_KAFKA] = kafka
     try:
         yield bootstrap
     finally:
+        del pytestconfig.stash[_LOCAL_KAFKA]
         kafka.stop()
+
+
+@pytest.fixture(scope="session")
+def kafka_sasl_bootstrap(kafka_bootstrap: str, pytestconfig: pytest.Config) -> str:
+    """``bootstrap.servers`` of the session broker's SASL_PLAINTEXT listener (PLAIN mechanism)."""
+    kafka = pytestconfig.stash.get(_LOCAL_KAFKA, None)
+    sasl = kafka.sasl_bootstrap if kafka is not None else None
+    if sasl is None:
+        pytest.fail(f"this test needs a {SASL_LISTENER} listener with the PLAIN mechanism, which only the "
+                    f"broker the plugin starts has; unset {BOOTSTRAP_ENV} to run it", pytrace=False)
+    return sasl
 
 
 @pytest.fixture(scope="session")

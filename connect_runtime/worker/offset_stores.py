@@ -59,10 +59,9 @@ class OffsetStoreFactory:
         return not (topic == self._config.offset_storage_topic and same_cluster)
 
     def client_settings(self, connector: SourceConnectorConfig, kind: str) -> dict[str, Any]:
-        """Worker ``<kind>.*`` settings with the connector's ``<kind>.override.*`` over them, aimed at the
-        connector's producer cluster (its offsets topic lives there)."""
-        conf: dict[str, Any] = dict(self._config.client_props(f"{kind}."))
-        conf.update(connector.client_overrides(kind))
+        """Worker ``<kind>.*`` settings with the connector's ``<kind>.override.*`` over them, translated for
+        librdkafka and aimed at the connector's producer cluster (its offsets topic lives there)."""
+        conf = self._config.client_settings(kind, connector.client_overrides(kind))
         conf["bootstrap.servers"] = self.producer_bootstrap(connector)
         return conf
 

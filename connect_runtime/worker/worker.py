@@ -283,8 +283,7 @@ class Worker:
         return True
 
     def _producer_base(self, connector_config: SourceConnectorConfig) -> dict[str, Any]:
-        conf: dict[str, Any] = dict(self.config.client_props("producer."))
-        conf.update(connector_config.client_overrides("producer"))
+        conf = self.config.client_settings("producer", connector_config.client_overrides("producer"))
         conf.setdefault("client.id", f"connector-producer-{connector_config.name}")
         return conf
 
@@ -294,7 +293,7 @@ class Worker:
         processes deliver (see :class:`~connect_runtime.api.DelegatedDelivery`)."""
         stores, cfg = self.offset_stores, self.config
         producer = {k: str(v) for k, v in producer_base.items() if k != "transactional.id"}
-        worker_consumer = {k: str(v) for k, v in cfg.client_props("consumer.").items()}
+        worker_consumer = {k: str(v) for k, v in cfg.client_settings("consumer").items()}
         worker_consumer.setdefault("bootstrap.servers", cfg.bootstrap_servers)
         own = stores.uses_connector_store(connector_config)
         topic = stores.connector_topic(connector_config) if own else None

@@ -307,7 +307,7 @@ def test_client_props() -> None:
         "ssl.ca.location": "/etc/ca.pem",
         "producer.linger.ms": "5",
         "producer.sasl.mechanism": "SCRAM-SHA-512",
-        "consumer.max.poll.records": "10",
+        "consumer.fetch.min.bytes": "10",
         "admin.request.timeout.ms": "1000",
         "admin.listeners": "http://localhost:9093",
         "admin.listeners.https.ssl.keystore.location": "/etc/ks",
@@ -321,7 +321,7 @@ def test_client_props() -> None:
         "ssl.ca.location": "/etc/ca.pem",
     }
     assert c.client_props("producer.") == {**base, "linger.ms": "5", "sasl.mechanism": "SCRAM-SHA-512"}
-    assert c.client_props("consumer.") == {**base, "max.poll.records": "10"}
+    assert c.client_props("consumer.") == {**base, "fetch.min.bytes": "10"}
     assert c.client_props("admin.") == {**base, "request.timeout.ms": "1000"}
     assert c.client_props("admin") == c.client_props("admin.")
 
