@@ -11,7 +11,11 @@ from connect_runtime.api.config_def import ConfigDef, ConfigKey, ConfigValue
 from connect_runtime.api.connector import Connector, SourceConnector
 from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from connect_runtime.cluster.herder_api import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo, PluginDesc
-from connect_runtime.config.connector_config import connector_config_def, source_connector_config_def
+from connect_runtime.config.connector_config import (
+    connector_config_def,
+    source_connector_config_def,
+    validate_topic_creation,
+)
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.errors import BadRequestError
 from connect_runtime.plugins.registry import PluginRegistry, plugin_type, qualified_name
@@ -41,6 +45,15 @@ def key_info(key: ConfigKey) -> ConfigKeyInfo:
         display_name=key.display_name or key.name, dependents=list(key.dependents))
 
 
+def _merge_values(values: dict[str, ConfigValue], more: list[ConfigValue]) -> None:
+    """Add ``more`` to ``values``; a key already there gets the new errors only."""
+    for cv in more:
+        if cv.name in values:
+            values[cv.name].errors.extend(e for e in cv.errors if e not in values[cv.name].errors)
+        else:
+            values[cv.name] = cv
+
+
 class ConnectorValidator:
     """Validates connector configs against the plugin and this worker's settings."""
 
@@ -57,6 +70,10 @@ class ConnectorValidator:
         is_source = isinstance(connector, SourceConnector)
         common = source_connector_config_def() if is_source else connector_config_def()
         values = {cv.name: cv for cv in common.validate(props)}
+        if is_source:
+            creation_def, creation_values = validate_topic_creation(props, self._config.topic_creation_enable)
+            common = common.merge(creation_def)
+            _merge_values(values, creation_values)
         plugin_def = connector.config_def()
         try:
             plugin_values = connector.validate(props)
