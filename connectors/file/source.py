@@ -39,6 +39,8 @@ POSITION_FIELD = "position"
 _READ_SIZE = 64 * 1024
 #: At most this much is read in one poll, so a poll stays short even on a huge backlog.
 _MAX_READ_PER_POLL = 1024 * 1024
+#: Standard input's file descriptor (read when ``file`` is not set).
+_STDIN_FD = 0
 #: How long an idle poll waits for the file to grow (or to appear); stop() ends the wait at once.
 _IDLE_WAIT_S = 0.5
 
@@ -162,7 +164,7 @@ class FileStreamSourceTask(SourceTask):
         # One partition object for every record: the runtime serializes its key once.
         self._partition = {FILENAME_FIELD: self._filename}
         if self._filename is None:
-            self._fd = 0  # standard input; offsets are not tracked
+            self._fd = _STDIN_FD  # offsets are not tracked
             self._position = None
 
     def _open(self) -> bool:
@@ -221,11 +223,12 @@ class FileStreamSourceTask(SourceTask):
         """Read what is available (up to a cap) and turn complete lines into records."""
         fd = self._fd
         assert fd is not None
+        stdin = self._filename is None
         chunks = [self._buffer] if self._buffer else []
         total = 0
         while total < _MAX_READ_PER_POLL:
-            if fd == 0 and not select.select([fd], [], [], 0)[0]:
-                break  # standard input: nothing more without blocking
+            if stdin and not select.select([fd], [], [], 0)[0]:
+                break  # nothing more without blocking
             try:
                 data = os.read(fd, _READ_SIZE)
             except OSError as e:
@@ -234,7 +237,7 @@ class FileStreamSourceTask(SourceTask):
                 break
             chunks.append(data)
             total += len(data)
-            if fd == 0:
+            if stdin:
                 break  # a pipe may have more only after another select
         if not total:
             return
@@ -263,6 +266,6 @@ class FileStreamSourceTask(SourceTask):
     def stop(self) -> None:
         self._stop.set()
         with self._io_lock:
-            if self._fd is not None and self._fd != 0:
+            if self._fd is not None and self._filename is not None:
                 os.close(self._fd)
             self._fd = None

@@ -11,7 +11,13 @@ from typing import Any
 
 import pytest
 
-from connect_runtime.api import ConnectException, ExactlyOnceSupport, OffsetStorageReader, freeze_partition
+from connect_runtime.api import (
+    ConnectException,
+    ConnectorTransactionBoundaries,
+    ExactlyOnceSupport,
+    OffsetStorageReader,
+    freeze_partition,
+)
 from connect_runtime.api.task import SourceTaskContext
 from connect_runtime.plugins.registry import PluginRegistry
 from connectors.file import FileStreamSourceConnector, FileStreamSourceTask
@@ -128,6 +134,9 @@ def test_exactly_once_support_and_one_task() -> None:
     assert c.exactly_once_support({"file": "/x", "topic": "t"}) is ExactlyOnceSupport.SUPPORTED
     assert c.exactly_once_support({"topic": "t"}) is ExactlyOnceSupport.UNSUPPORTED
     assert c.exactly_once_support({"file": "", "topic": "t"}) is ExactlyOnceSupport.UNSUPPORTED
+    # Java's default: tasks cannot define transaction boundaries.
+    assert c.can_define_transaction_boundaries({"file": "/x", "topic": "t"}) is \
+        ConnectorTransactionBoundaries.UNSUPPORTED
     c.start({"file": "/x", "topic": "t"})
     assert c.task_configs(5) == [{"file": "/x", "topic": "t"}]
 
@@ -168,3 +177,29 @@ def test_resolves_by_java_and_short_names(name: str) -> None:
 
 def test_task_class_resolves_by_java_name() -> None:
     assert PluginRegistry().resolve("org.apache.kafka.connect.file.FileStreamSourceTask") is FileStreamSourceTask
+
+
+def test_standard_input_without_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from connectors.file import source
+
+    read_end, write_end = os.pipe()
+    monkeypatch.setattr(source, "_STDIN_FD", read_end)
+    try:
+        task = FileStreamSourceTask()
+        task.initialize(_Context(_Reader({})))
+        task.start({"topic": "t"})
+        os.write(write_end, b"one\ntw")
+        records = task.poll()
+        assert records is not None
+        # No offsets are tracked for standard input: Java's {"filename": null} / {"position": null}.
+        assert [(r.value, r.source_partition, r.source_offset) for r in records] == [
+            ("one", {"filename": None}, {"position": None})]
+        os.write(write_end, b"o\n")
+        assert [r.value for r in task.poll() or []] == ["two"]
+        task.stop()
+        os.fstat(read_end)  # standard input is not closed by stop()
+    finally:
+        os.close(read_end)
+        os.close(write_end)
