@@ -250,10 +250,10 @@ class WorkerSourceTask(ABC):
                 raise ConnectException(
                     "Source tasks may not produce to their own offsets topics when exactly-once support "
                     "is enabled")
-            if topic not in known_topics:
-                self._first_record_to(topic)
             key = key_conv(topic, transformed.key)
             value = value_conv(topic, transformed.value)
+            if topic not in known_topics:
+                self._first_record_to(topic)
             partition = -1 if transformed.kafka_partition is None else transformed.kafka_partition
             timestamp = transformed.timestamp or 0
             headers = list(transformed.headers) if transformed.headers else None
