@@ -64,7 +64,7 @@ def test_topics_are_created_with_the_first_matching_group(kafka_bootstrap: str, 
         "topic.creation.compacted.include": "tc-compacted-.*",
         "topic.creation.compacted.partitions": "2",
         "topic.creation.compacted.cleanup.policy": "compact",
-        "topic.creation.default.replication.factor": "1",
+        "topic.creation.default.replication.factor": "-1",  # the broker's default (1 on the test broker)
         "topic.creation.default.partitions": "3",
         "topic.creation.default.retention.ms": "3600000",
     })
