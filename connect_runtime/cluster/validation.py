@@ -16,6 +16,7 @@ from connect_runtime.config.connector_config import (
     CLIENT_OVERRIDE_PREFIXES,
     connector_config_def,
     source_connector_config_def,
+    validate_topic_creation,
 )
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.errors import BadRequestError
@@ -46,6 +47,15 @@ def key_info(key: ConfigKey) -> ConfigKeyInfo:
         display_name=key.display_name or key.name, dependents=list(key.dependents))
 
 
+def _merge_values(values: dict[str, ConfigValue], more: list[ConfigValue]) -> None:
+    """Add ``more`` to ``values``; a key already there gets the new errors only."""
+    for cv in more:
+        if cv.name in values:
+            values[cv.name].errors.extend(e for e in cv.errors if e not in values[cv.name].errors)
+        else:
+            values[cv.name] = cv
+
+
 class ConnectorValidator:
     """Validates connector configs against the plugin and this worker's settings."""
 
@@ -62,6 +72,10 @@ class ConnectorValidator:
         is_source = isinstance(connector, SourceConnector)
         common = source_connector_config_def() if is_source else connector_config_def()
         values = {cv.name: cv for cv in common.validate(props)}
+        if is_source:
+            creation_def, creation_values = validate_topic_creation(props, self._config.topic_creation_enable)
+            common = common.merge(creation_def)
+            _merge_values(values, creation_values)
         plugin_def = connector.config_def()
         try:
             plugin_values = connector.validate(props)
@@ -69,11 +83,7 @@ class ConnectorValidator:
             logger.exception("Connector %s failed to validate", class_name)
             plugin_values = [ConfigValue("connector.class", class_name,
                                          errors=[f"An unexpected error occurred during validation: {e}"])]
-        for cv in plugin_values:
-            if cv.name in values:
-                values[cv.name].errors.extend(e for e in cv.errors if e not in values[cv.name].errors)
-            else:
-                values[cv.name] = cv
+        _merge_values(values, plugin_values)
         if isinstance(connector, SourceConnector):
             self._preflight(connector, props, values)
         merged = common.merge(plugin_def)

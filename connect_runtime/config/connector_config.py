@@ -10,6 +10,7 @@ works with.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -19,11 +20,13 @@ from connect_runtime.api.config_def import (
     NO_DEFAULT,
     ConfigDef,
     ConfigType,
+    ConfigValue,
     Importance,
     Range,
     Validator,
     ValidString,
     Width,
+    parse_value,
 )
 from connect_runtime.api.errors import ConfigException
 
@@ -32,10 +35,12 @@ __all__ = [
     "ExactlyOnceSupportLevel",
     "SourceConnectorConfig",
     "ToleranceType",
+    "TopicCreationGroupConfig",
     "TransactionBoundary",
     "connector_config_def",
     "source_connector_config_def",
     "uses_topic_creation",
+    "validate_topic_creation",
 ]
 
 log = logging.getLogger(__name__)
@@ -277,21 +282,172 @@ def source_connector_config_def() -> ConfigDef:
     )
 
 
-def _topic_creation_default_group_def() -> ConfigDef:
-    """The ``topic.creation.default.*`` keys, required once a connector uses topic creation (KIP-158)."""
-    prefix = TOPIC_CREATION_PREFIX + _DEFAULT_TOPIC_CREATION_GROUP + "."
-    group = TOPIC_CREATION_GROUP + ": " + _DEFAULT_TOPIC_CREATION_GROUP
+_INCLUDE_DOC = (
+    "A list of regular expression literals used to match the topic names used by the source connector. This "
+    "list is used to include topics that should be created using the topic settings defined by this group.")
+_EXCLUDE_DOC = (
+    "A list of regular expression literals used to match the topic names used by the source connector. This "
+    "list is used to exclude topics from being created with the topic settings defined by this group. Note "
+    "that exclusion rules have precedent and override any inclusion rules for the topics.")
+_REPLICATION_FACTOR_DOC = (
+    "The replication factor for new topics created for this connector using this group. This value may be -1 "
+    "to use the broker's default replication factor, or may be a positive number not larger than the number "
+    "of brokers in the Kafka cluster. A value larger than the number of brokers in the Kafka cluster will "
+    "result in an error when the new topic is created. For the default group this configuration is required. "
+    "For any other group defined in topic.creation.groups this config is optional and if it's missing it gets "
+    "the value of the default group")
+_PARTITIONS_DOC = (
+    "The number of partitions new topics created for this connector. This value may be -1 to use the broker's "
+    "default number of partitions, or a positive number representing the desired number of partitions. For "
+    "the default group this configuration is required. For any other group defined in topic.creation.groups "
+    "this config is optional and if it's missing it gets the value of the default group")
+#: A group's own keys; every other ``topic.creation.<group>.<key>`` is a config of the topics it creates.
+_GROUP_KEYS: Final = frozenset({"include", "exclude", "replication.factor", "partitions"})
+
+
+def _regex_list(name: str, value: Any) -> None:
+    """Java's ``REGEX_VALIDATOR``: every item compiles as a regular expression."""
+    for pattern in value or ():
+        try:
+            re.compile(pattern)
+        except re.error as e:
+            raise ConfigException(name, value, f"Syntax error in regular expression: {e}") from None
+
+
+def _replication_factor(name: str, value: Any) -> None:
+    if value is not None and value != -1 and value < 1:
+        raise ConfigException(
+            name, value, "Replication factor must be positive and not larger than the number of brokers in the "
+            "Kafka cluster, or -1 to use the broker's default")
+
+
+def _topic_creation_group_def(group: str, replication_factor: Any = NO_DEFAULT,
+                              partitions: Any = NO_DEFAULT) -> ConfigDef:
+    """The keys of one topic creation group (Java's ``TopicCreationConfig``). The ``default`` group's
+    replication factor and partitions are required; another group's default to the default group's."""
+    prefix = TOPIC_CREATION_PREFIX + group + "."
+    display = TOPIC_CREATION_GROUP + ": " + group
+    is_default = group == _DEFAULT_TOPIC_CREATION_GROUP
     return (
         ConfigDef()
-        .define(prefix + "replication.factor", ConfigType.SHORT, NO_DEFAULT,
-                _broker_default_or_at_least_one("Replication factor"), Importance.LOW,
-                "Replication factor of the topics created by this connector; -1 for the broker's default.",
-                group, 1, Width.LONG, "Replication Factor")
-        .define(prefix + "partitions", ConfigType.INT, NO_DEFAULT,
-                _broker_default_or_at_least_one("Number of partitions"), Importance.LOW,
-                "Number of partitions of the topics created by this connector; -1 for the broker's default.",
-                group, 2, Width.LONG, "Partition Count")
+        .define(prefix + "include", ConfigType.LIST, [".*"] if is_default else [],
+                None if is_default else _regex_list, Importance.LOW, _INCLUDE_DOC, display, 1, Width.LONG,
+                "Inclusion Topic Pattern for " + group)
+        .define(prefix + "exclude", ConfigType.LIST, [], None if is_default else _regex_list, Importance.LOW,
+                _EXCLUDE_DOC, display, 2, Width.LONG, "Exclusion Topic Pattern for " + group)
+        .define(prefix + "replication.factor", ConfigType.SHORT, replication_factor, _replication_factor,
+                Importance.LOW, _REPLICATION_FACTOR_DOC, display, 3, Width.LONG,
+                "Replication Factor for Topics in " + group)
+        .define(prefix + "partitions", ConfigType.INT, partitions,
+                _broker_default_or_at_least_one("Number of partitions"), Importance.LOW, _PARTITIONS_DOC, display,
+                4, Width.LONG, "Partition Count for Topics in " + group)
     )
+
+
+def _listed_topic_creation_groups(props: Mapping[str, Any]) -> list[str]:
+    """``topic.creation.groups`` without ``default`` (it always exists); [] when unset or invalid."""
+    try:
+        groups = source_connector_config_def().keys["topic.creation.groups"]
+        listed = parse_value(groups, props.get("topic.creation.groups")) or []
+    except ConfigException:
+        return []
+    return list(dict.fromkeys(g for g in listed if g != _DEFAULT_TOPIC_CREATION_GROUP))
+
+
+def _stray_topic_creation_keys(props: Mapping[str, Any], groups: list[str]) -> list[str]:
+    """``topic.creation.*`` keys of no group: they would configure nothing."""
+    prefixes = tuple(TOPIC_CREATION_PREFIX + g + "." for g in (_DEFAULT_TOPIC_CREATION_GROUP, *groups))
+    return sorted(k for k in props if k.startswith(TOPIC_CREATION_PREFIX) and k != "topic.creation.groups"
+                  and not k.startswith(prefixes))
+
+
+def _stray_keys_error(keys: list[str]) -> str:
+    return (f"Topic creation settings of no topic creation group: {', '.join(keys)}. List the group in "
+            "topic.creation.groups (the 'default' group always exists and is not listed).")
+
+
+_CREATION_DISABLED_ERROR = (
+    "Topic creation is disabled on this worker (topic.creation.enable=false), so the topic.creation.* settings "
+    "would have no effect: remove them, or enable topic creation on the workers.")
+
+
+def validate_topic_creation(props: Mapping[str, Any], worker_enabled: bool) -> tuple[ConfigDef, list[ConfigValue]]:
+    """Validation of the topic creation groups (KIP-158) of a source connector config.
+
+    Returns the groups' key definitions and their values; problems that belong to no single group key
+    (topic creation disabled on the worker, keys of unlisted groups) are reported on
+    ``topic.creation.groups``. Nothing when ``props`` use no topic creation.
+    """
+    if not uses_topic_creation(props):
+        return ConfigDef(), []
+    if not worker_enabled:
+        return ConfigDef(), [ConfigValue("topic.creation.groups", errors=[_CREATION_DISABLED_ERROR])]
+    default_def = _topic_creation_group_def(_DEFAULT_TOPIC_CREATION_GROUP)
+    values = default_def.validate(props)
+    by_name = {v.name: v for v in values}
+    prefix = TOPIC_CREATION_PREFIX + _DEFAULT_TOPIC_CREATION_GROUP + "."
+    rf, partitions = (by_name[prefix + k] for k in ("replication.factor", "partitions"))
+    definition = default_def
+    groups = _listed_topic_creation_groups(props)
+    for group in groups:
+        group_def = _topic_creation_group_def(group, None if rf.errors else rf.value,
+                                              None if partitions.errors else partitions.value)
+        definition = definition.merge(group_def)
+        values.extend(group_def.validate(props))
+    stray = _stray_topic_creation_keys(props, groups)
+    if stray:
+        values.append(ConfigValue("topic.creation.groups", errors=[_stray_keys_error(stray)]))
+    return definition, values
+
+
+@dataclass(frozen=True, slots=True)
+class TopicCreationGroupConfig:
+    """One topic creation group: which topics it matches and how it creates them."""
+
+    name: str
+    include: tuple[str, ...]
+    """Regular expressions (full match) of the topics the group creates."""
+    exclude: tuple[str, ...]
+    """Regular expressions of topics it does not create; they win over ``include``."""
+    replication_factor: int
+    """-1: the broker's default."""
+    partitions: int
+    """-1: the broker's default."""
+    topic_configs: Mapping[str, str]
+    """Topic-level configs of the topics it creates (e.g. ``cleanup.policy``)."""
+
+
+def _topic_creation_groups(props: Mapping[str, str]) -> tuple[TopicCreationGroupConfig, ...]:
+    """The listed groups in order, then ``default`` (which matches every topic); raises ConfigException."""
+    default = _DEFAULT_TOPIC_CREATION_GROUP
+    prefix = TOPIC_CREATION_PREFIX + default + "."
+    values = _topic_creation_group_def(default).parse(props)
+    rf, partitions = values[prefix + "replication.factor"], values[prefix + "partitions"]
+    groups = _listed_topic_creation_groups(props)
+    stray = _stray_topic_creation_keys(props, groups)
+    if stray:
+        raise ConfigException(_stray_keys_error(stray))
+    ignored = [prefix + k for k in ("include", "exclude") if prefix + k in props]
+    if ignored:
+        # As in Kafka Connect: the default group takes every topic no other group matched.
+        log.warning("%s ignored: the '%s' topic creation group matches every topic no other group matches",
+                    " and ".join(ignored), default)
+    out: list[TopicCreationGroupConfig] = []
+    for group in [*groups, default]:
+        group_prefix = TOPIC_CREATION_PREFIX + group + "."
+        if group == default:
+            include, exclude = (".*",), ()
+        else:
+            parsed = _topic_creation_group_def(group, rf, partitions).parse(props)
+            include = tuple(parsed[group_prefix + "include"])
+            exclude = tuple(parsed[group_prefix + "exclude"])
+            rf_g, partitions_g = parsed[group_prefix + "replication.factor"], parsed[group_prefix + "partitions"]
+        configs = {k[len(group_prefix):]: str(v) for k, v in props.items()
+                   if k.startswith(group_prefix) and k[len(group_prefix):] not in _GROUP_KEYS}
+        out.append(TopicCreationGroupConfig(
+            group, include, exclude, rf if group == default else rf_g,
+            partitions if group == default else partitions_g, configs))
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,6 +480,9 @@ class SourceConnectorConfig:
     topic_creation_groups: tuple[str, ...]
     originals: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False, hash=False)
     """Every raw key the connector was configured with (may contain secrets, hence not in repr)."""
+    topic_creation: tuple[TopicCreationGroupConfig, ...] = ()
+    """The topic creation groups (listed ones first, ``default`` last) when the worker creates topics for
+    this connector (KIP-158); empty when it does not."""
 
     @classmethod
     def parse(
@@ -336,8 +495,13 @@ class SourceConnectorConfig:
         ``topic.creation.default.partitions`` are required, as in Kafka (KIP-158).
         """
         values = source_connector_config_def().parse(props)
-        if topic_creation_enabled and uses_topic_creation(props):
-            _topic_creation_default_group_def().parse(props)
+        creation: tuple[TopicCreationGroupConfig, ...] = ()
+        if uses_topic_creation(props):
+            if topic_creation_enabled:
+                creation = _topic_creation_groups(props)
+            else:
+                log.warning("Connector %s has topic.creation.* settings but topic creation is disabled on this "
+                            "worker (topic.creation.enable=false): it will not create topics", props.get("name"))
         groups = tuple(values["topic.creation.groups"])
         if _DEFAULT_TOPIC_CREATION_GROUP in groups:
             log.warning("'%s' topic creation group always exists and does not need to be listed explicitly",
@@ -364,6 +528,7 @@ class SourceConnectorConfig:
             offsets_storage_topic=values["offsets.storage.topic"],
             topic_creation_groups=groups,
             originals=dict(props),
+            topic_creation=creation,
         )
 
     def client_overrides(self, kind: str) -> dict[str, str]:

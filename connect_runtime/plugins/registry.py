@@ -56,6 +56,13 @@ class PluginRegistry:
 
         for name, cls in BUILTIN_CONVERTERS.items():
             self._register(cls, extra=(name,))
+        # Built-in connectors, found without reinstalling the package; they also answer to the Java
+        # class names of their Apache Kafka counterparts, so task configs a Java cluster wrote start here.
+        from connectors.file import FileStreamSourceConnector, FileStreamSourceTask
+
+        self._register(FileStreamSourceConnector, extra=("org.apache.kafka.connect.file.FileStreamSourceConnector",))
+        # A task class is found by name (``task.class``) but is no plugin of its own to list.
+        self._by_name.setdefault("org.apache.kafka.connect.file.FileStreamSourceTask", FileStreamSourceTask)
 
     def _load_entry_points(self) -> None:
         for ep in entry_points(group=ENTRY_POINT_GROUP):

@@ -170,6 +170,10 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self.txn_size = 0
         self.abandon_uncommitted()
 
+    def abort_open_transaction(self) -> None:
+        self._txn_open = False
+        self._close_producer()
+
     def send_failed(self, error: KafkaException) -> Exception:
         cause: BaseException = error
         err = kafka_error(error)

@@ -31,6 +31,7 @@ from connect_runtime.storage import formats
 from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker.task_status import TaskStatusListener
+from connect_runtime.worker.topic_creation import TaskTopics
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +86,8 @@ class TaskSetup:
     initial_state: TargetState
     #: What the task may hand to processes that deliver its records outside the worker.
     delegated_delivery: DelegatedDelivery | None = None
+    #: Makes sure each topic exists (or is created) before the task's first record to it; None: no check.
+    topics: TaskTopics | None = None
 
 
 class WorkerSourceTask(ABC):
@@ -118,6 +121,9 @@ class WorkerSourceTask(ABC):
         self._aborted: list[tuple[SourceRecord, list[RecordMetadata | None]]] = []
         self._last_partition: Any = None
         self._last_partition_key = b""
+        self._topics = setup.topics
+        # Topics this task has written to (or checked): the only per-record cost of topic checks.
+        self._known_topics: set[str] = set()
 
     # -- lifecycle driven by the worker ---------------------------------------------------------
     def start(self) -> None:
@@ -221,6 +227,7 @@ class WorkerSourceTask(ABC):
         transforms = self._transformations
         wants_metadata = self._wants_metadata
         forbidden_topic = self.forbidden_topic()
+        known_topics = self._known_topics
         # Record-level hook only when a subclass defines it (connector-defined boundaries).
         record_sent = self.on_record_sent if type(self).on_record_sent is not WorkerSourceTask.on_record_sent else None
         dropped = 0
@@ -245,6 +252,8 @@ class WorkerSourceTask(ABC):
                     "is enabled")
             key = key_conv(topic, transformed.key)
             value = value_conv(topic, transformed.value)
+            if topic not in known_topics:
+                self._first_record_to(topic)
             partition = -1 if transformed.kafka_partition is None else transformed.kafka_partition
             timestamp = transformed.timestamp or 0
             headers = list(transformed.headers) if transformed.headers else None
@@ -280,6 +289,18 @@ class WorkerSourceTask(ABC):
                 record_sent(rec, False)
         producer.poll(0)
         return len(records) - dropped
+
+    def _first_record_to(self, topic: str) -> None:
+        """The task's first record to ``topic``: make sure the topic exists (KIP-158), once per task."""
+        if self._topics is not None:
+            try:
+                self._topics.ensure(topic, self.producer)
+            except Exception:
+                # Fail with nothing left open: an open transaction would hold back the fencing and the
+                # offsets reads of the connector's other tasks until it timed out.
+                self.abort_open_transaction()
+                raise
+        self._known_topics.add(topic)
 
     def _transform(self, rec: SourceRecord) -> SourceRecord | None:
         current: SourceRecord | None = rec
@@ -328,6 +349,9 @@ class WorkerSourceTask(ABC):
 
     def begin_batch(self) -> None:
         """Called before the records of a poll are sent."""
+
+    def abort_open_transaction(self) -> None:
+        """The task is about to fail: abort its open transaction, if it has one, so it fails clean."""
 
     def send_failed(self, error: KafkaException) -> Exception:
         """The producer refused a record: the error that fails the task."""

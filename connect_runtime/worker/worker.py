@@ -41,6 +41,7 @@ from connect_runtime.worker.exactly_once_source_task import (
 )
 from connect_runtime.worker.offset_stores import OffsetStoreFactory
 from connect_runtime.worker.source_task_base import TaskSetup, WorkerSourceTask
+from connect_runtime.worker.topic_creation import TaskTopics
 
 logger = logging.getLogger(__name__)
 
@@ -259,7 +260,8 @@ class Worker:
                 errors = DeliveryErrors()
                 producer = Producer(producer_config(at_least_once_producer_config(base, errors)))
             setup = TaskSetup(task_id, task, task_props, key_conv, value_conv, (), producer, reader,
-                              offsets, self, state, self._delegated_delivery(connector_config, base))
+                              offsets, self, state, self._delegated_delivery(connector_config, base),
+                              topics=self._task_topics(connector_config))
             if self.eos_enabled:
                 boundary = connector_config.transaction_boundary
                 if boundary is TransactionBoundary.CONNECTOR:
@@ -281,6 +283,13 @@ class Worker:
         self._task_generations[task_id] = self.generation
         runner.start()
         return True
+
+    def _task_topics(self, connector_config: SourceConnectorConfig) -> TaskTopics:
+        """What a task checks (and creates, KIP-158) before its first record to a topic."""
+        stores = self.offset_stores
+        return TaskTopics(connector_config.name, connector_config.topic_creation,
+                          lambda: stores.client_settings(connector_config, "admin"),
+                          self.config.topic_creation_enable)
 
     def _producer_base(self, connector_config: SourceConnectorConfig) -> dict[str, Any]:
         conf = self.config.client_settings("producer", connector_config.client_overrides("producer"))

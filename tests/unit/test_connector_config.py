@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 
 import pytest
 
@@ -17,6 +18,7 @@ from connect_runtime.config.connector_config import (
     connector_config_def,
     source_connector_config_def,
     uses_topic_creation,
+    validate_topic_creation,
 )
 
 BASE = {"name": "orders", "connector.class": "VerifiableSource"}
@@ -310,7 +312,8 @@ def test_topic_creation_requires_default_group_settings_when_enabled() -> None:
 @pytest.mark.parametrize(
     ("key", "value", "expected"),
     [
-        ("topic.creation.default.replication.factor", "0", "Replication factor must be positive, or -1"),
+        ("topic.creation.default.replication.factor", "0",
+         "Replication factor must be positive and not larger than the number of brokers in the Kafka cluster, or -1"),
         ("topic.creation.default.partitions", "-2", "Number of partitions must be positive, or -1"),
         ("topic.creation.default.partitions", "x", "Not a number of type INT"),
     ],
@@ -329,3 +332,56 @@ def test_default_topic_creation_group_is_dropped_with_a_warning(caplog: pytest.L
         c = SourceConnectorConfig.parse({**BASE, "topic.creation.groups": "default,big"})
     assert c.topic_creation_groups == ("big",)
     assert "'default' topic creation group always exists" in caplog.text
+
+
+def test_topic_creation_groups_are_parsed_in_order_with_the_default_last() -> None:
+    props = {
+        **BASE, "topic.creation.groups": "compacted,big",
+        "topic.creation.default.replication.factor": "3", "topic.creation.default.partitions": "6",
+        "topic.creation.default.retention.ms": "1000",
+        "topic.creation.compacted.include": "a.*,b", "topic.creation.compacted.exclude": "ab",
+        "topic.creation.compacted.cleanup.policy": "compact",
+        "topic.creation.big.include": "big-.*", "topic.creation.big.partitions": "60",
+        "topic.creation.big.replication.factor": "-1",
+    }
+    compacted, big, default = SourceConnectorConfig.parse(props, topic_creation_enabled=True).topic_creation
+    assert (compacted.name, compacted.include, compacted.exclude) == ("compacted", ("a.*", "b"), ("ab",))
+    # Replication factor and partitions default to the default group's; topic configs are the group's own.
+    assert (compacted.replication_factor, compacted.partitions) == (3, 6)
+    assert compacted.topic_configs == {"cleanup.policy": "compact"}
+    assert (big.replication_factor, big.partitions, big.topic_configs) == (-1, 60, {})
+    assert (default.name, default.include, default.exclude) == ("default", (".*",), ())
+    assert default.topic_configs == {"retention.ms": "1000"}
+    # Not created by this worker: nothing to create with.
+    assert SourceConnectorConfig.parse(props).topic_creation == ()
+    assert SourceConnectorConfig.parse(BASE, topic_creation_enabled=True).topic_creation == ()
+
+
+def test_topic_creation_keys_of_unlisted_groups_are_refused() -> None:
+    props = {**BASE, "topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "1",
+             "topic.creation.big.partitions": "60"}
+    with pytest.raises(ConfigException, match=re.escape("topic.creation.big.partitions. List the group in")):
+        SourceConnectorConfig.parse(props, topic_creation_enabled=True)
+    _, values = validate_topic_creation(props, True)
+    assert [v.errors for v in values if v.name == "topic.creation.groups"] == [[
+        "Topic creation settings of no topic creation group: topic.creation.big.partitions. List the group in "
+        "topic.creation.groups (the 'default' group always exists and is not listed)."]]
+
+
+def test_topic_creation_bad_group_regex_is_a_validation_error() -> None:
+    props = {**BASE, "topic.creation.groups": "g", "topic.creation.default.replication.factor": "1",
+             "topic.creation.default.partitions": "1", "topic.creation.g.include": "a(b"}
+    definition, values = validate_topic_creation(props, True)
+    assert "topic.creation.g.include" in definition.keys
+    errors = {v.name: v.errors for v in values if v.errors}
+    assert list(errors) == ["topic.creation.g.include"]
+    assert "Syntax error in regular expression" in errors["topic.creation.g.include"][0]
+
+
+def test_topic_creation_settings_on_a_worker_without_topic_creation_are_refused_at_validation() -> None:
+    props = {**BASE, "topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "1"}
+    _, values = validate_topic_creation(props, False)
+    assert [(v.name, v.errors) for v in values] == [("topic.creation.groups", [
+        "Topic creation is disabled on this worker (topic.creation.enable=false), so the topic.creation.* settings "
+        "would have no effect: remove them, or enable topic creation on the workers."])]
+    assert validate_topic_creation(BASE, False)[1] == []
