@@ -158,6 +158,7 @@ class DistributedWorker:
                 c.stop()
             except Exception:
                 logger.exception("Failed to stop %s", c)
+        self.config.close_plugins()
 
 
 def _cluster_id(admin: AdminClient) -> str:

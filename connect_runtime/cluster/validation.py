@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from connect_runtime.api.config_def import ConfigDef, ConfigKey, ConfigValue
 from connect_runtime.api.connector import Connector, SourceConnector
+from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from connect_runtime.cluster.herder_api import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo, PluginDesc
+from connect_runtime.config.config_providers import ResolvedConfig, has_placeholder
 from connect_runtime.config.connector_config import connector_config_def, source_connector_config_def
+from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.errors import BadRequestError
 from connect_runtime.plugins.registry import PluginRegistry, plugin_type, qualified_name
@@ -49,6 +53,31 @@ class ConnectorValidator:
         self._plugins = plugins
 
     def validate(self, props: Mapping[str, str]) -> ConfigInfos:
+        """Validate the config with provider placeholders resolved; the result shows only raw values."""
+        raw = props
+        try:
+            resolved = self._config.config_transformer.transform(raw)
+        except ConfigException as e:
+            return self._unresolvable(raw, e)
+        infos = self._validate_resolved(resolved.data)
+        return _with_raw_values(infos, raw, resolved) if resolved.has_placeholders else infos
+
+    def _unresolvable(self, raw: Mapping[str, str], error: ConfigException) -> ConfigInfos:
+        """A provider refused a lookup: validate the raw config, with the refusal on each key that asked."""
+        infos = self._validate_resolved(raw)
+        message = str(error)
+        wanted = [k for k, v in raw.items() if has_placeholder(v)]
+        configs = list(infos.configs)
+        seen = set()
+        for i, c in enumerate(configs):
+            if c.value.name in wanted:
+                seen.add(c.value.name)
+                configs[i] = ConfigInfo(c.definition, replace(c.value, errors=[*c.value.errors, message]))
+        configs.extend(ConfigInfo(_override_key_info(k), ConfigValueInfo(k, raw[k], [], [message], True))
+                       for k in wanted if k not in seen)
+        return ConfigInfos(infos.name, infos.error_count + len(wanted), infos.groups, configs)
+
+    def _validate_resolved(self, props: Mapping[str, str]) -> ConfigInfos:
         class_name = props.get("connector.class")
         if not class_name:
             raise BadRequestError("Connector config " + str(dict(props)) + " contains no connector type")
@@ -72,7 +101,20 @@ class ConnectorValidator:
         if isinstance(connector, SourceConnector):
             self._preflight(connector, props, values)
         merged = common.merge(plugin_def)
-        return self._infos(qualified_name(cls), merged, values)
+        infos = self._infos(qualified_name(cls), merged, values)
+        return self._with_override_policy(infos, cls, props)
+
+    def _with_override_policy(self, infos: ConfigInfos, cls: type, props: Mapping[str, str]) -> ConfigInfos:
+        """Add the ``*.override.*`` keys with the worker's policy verdict (reference
+        ``AbstractHerder.validateClientOverrides``): an error on each key the policy disallows."""
+        verdicts = validate_client_overrides(self._config.override_policy, props.get("name", ""), cls, props)
+        if not verdicts:
+            return infos
+        extra = [ConfigInfo(_override_key_info(cv.name), ConfigValueInfo(
+            cv.name, _HIDDEN if _is_password(cv.name) else _str(cv.value),
+            [str(v) for v in cv.recommended_values], list(cv.errors), cv.visible)) for cv in verdicts]
+        errors = sum(1 for cv in verdicts if cv.errors)
+        return ConfigInfos(infos.name, infos.error_count + errors, infos.groups, [*infos.configs, *extra])
 
     def _preflight(self, connector: SourceConnector, props: Mapping[str, str], values: dict[str, ConfigValue]) -> None:
         eos = values.get(EXACTLY_ONCE_SUPPORT)
@@ -153,3 +195,36 @@ class ConnectorValidator:
         if issubclass(cls, Connector):
             return [key_info(k) for k in cls().config_def().keys.values()]
         return []
+
+
+_HIDDEN = "[hidden]"
+# Client settings Kafka types PASSWORD (their values are shown as "[hidden]"), and librdkafka's own.
+_PASSWORD_SETTINGS = frozenset({
+    "sasl.jaas.config", "ssl.key.password", "ssl.keystore.password", "ssl.truststore.password", "ssl.keystore.key",
+    "ssl.keystore.certificate.chain", "ssl.truststore.certificates", "sasl.password", "ssl.key.pem",
+})
+
+
+def _is_password(name: str) -> bool:
+    return name.partition(".override.")[2] in _PASSWORD_SETTINGS
+
+
+def _override_key_info(name: str) -> ConfigKeyInfo:
+    """A definition for a key outside the connector's ConfigDef (a ``*.override.*`` client setting)."""
+    return ConfigKeyInfo(
+        name=name, type="PASSWORD" if _is_password(name) else "STRING", required=False, default_value=None,
+        importance="LOW", documentation="", group=None, order=-1, width="NONE", display_name=name, dependents=[])
+
+
+def _with_raw_values(infos: ConfigInfos, raw: Mapping[str, str], resolved: ResolvedConfig) -> ConfigInfos:
+    """``infos`` of a resolved config, showing the values as given: a key with a placeholder echoes the
+    placeholder, and no error message or recommended value shows a resolved value."""
+    configs = []
+    for c in infos.configs:
+        v = c.value
+        value = raw[v.name] if v.name in raw and has_placeholder(raw[v.name]) else v.value
+        configs.append(ConfigInfo(c.definition, replace(
+            v, value=None if value is None else resolved.redact(value),
+            recommended_values=[resolved.redact(r) for r in v.recommended_values],
+            errors=[resolved.redact(e) for e in v.errors])))
+    return ConfigInfos(infos.name, infos.error_count, infos.groups, configs)

@@ -98,6 +98,10 @@ class SourceConnectorOffsets:
         # Two threads: a slow read of one connector's topic should not hold up a request for another.
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="connector-offsets")
 
+    def _resolved(self, props: Mapping[str, str]) -> dict[str, str]:
+        """The connector's overrides may name their cluster through a config provider."""
+        return self._config.config_transformer.transform(props).data
+
     def close(self) -> None:
         """Abandon queued requests; one in progress finishes on its own (bounded by its timeout)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -105,7 +109,7 @@ class SourceConnectorOffsets:
     # -- GET ------------------------------------------------------------------------------------
     def read(self, connector: str, props: Mapping[str, str]) -> Future[ConnectorOffsets]:
         """Every partition with a committed offset, in the combined view, read to the end."""
-        return self._pool.submit(self._read, connector, dict(props))
+        return self._pool.submit(self._read, connector, self._resolved(props))
 
     def _read(self, connector: str, props: Mapping[str, str]) -> ConnectorOffsets:
         try:
@@ -132,7 +136,7 @@ class SourceConnectorOffsets:
         The caller has made sure the connector is stopped and, under exactly-once, fenced.
         The result is the reference's success message.
         """
-        return self._pool.submit(self._modify, connector, dict(props), offsets)
+        return self._pool.submit(self._modify, connector, self._resolved(props), offsets)
 
     def _modify(self, connector: str, props: Mapping[str, str], requested: NormalizedOffsets | None) -> str:
         deadline = time.monotonic() + _TIMEOUT_S
