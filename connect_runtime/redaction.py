@@ -31,7 +31,7 @@ class SecretRedactor:
     def register(self, owner: Hashable, resolved: ResolvedConfig) -> None:
         """Redact ``resolved``'s values from now on, until :meth:`unregister` of ``owner``."""
         with self._lock:
-            if resolved.has_placeholders:
+            if resolved.has_secrets:
                 self._configs[owner] = resolved
             else:
                 self._configs.pop(owner, None)

@@ -60,7 +60,7 @@ class ConnectorValidator:
         except ConfigException as e:
             return self._unresolvable(raw, e)
         infos = self._validate_resolved(resolved.data)
-        return _with_raw_values(infos, raw, resolved) if resolved.has_placeholders else infos
+        return _with_raw_values(infos, raw, resolved) if resolved.resolved_any else infos
 
     def _unresolvable(self, raw: Mapping[str, str], error: ConfigException) -> ConfigInfos:
         """A provider refused a lookup: validate the raw config, with the refusal on each key that asked."""

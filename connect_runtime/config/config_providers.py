@@ -41,12 +41,14 @@ from connect_runtime.config.properties import PropertiesError, load_properties
 __all__ = [
     "BUILTIN_CONFIG_PROVIDERS",
     "CONFIG_PROVIDERS_CONFIG",
+    "MIN_REDACTED_LENGTH",
     "PLACEHOLDER_PATTERN",
     "ConfigTransformer",
     "DirectoryConfigProvider",
     "EnvVarConfigProvider",
     "FileConfigProvider",
     "ResolvedConfig",
+    "has_placeholder",
     "load_config_providers",
     "reverse_transform",
 ]
@@ -190,30 +192,44 @@ BUILTIN_CONFIG_PROVIDERS: Final[Mapping[str, type[ConfigProvider]]] = {
 }
 
 
+#: Resolved values shorter than this are not taken out of messages: "1" or "true" would garble every
+#: line (a secret this short is no secret). Longer ones are replaced where they stand alone, not
+#: inside a longer word or number.
+MIN_REDACTED_LENGTH: Final = 6
+
+
 @dataclass(frozen=True)
 class ResolvedConfig:
     """A configuration with its placeholders resolved, and what it takes to hide them again."""
 
     data: dict[str, str]
     """Every key, with placeholders replaced where the provider had a value."""
-    _secrets: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    secrets: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Each resolved value (at least :data:`MIN_REDACTED_LENGTH` long) and the placeholder it came from."""
+    resolved_any: bool = False
+    """Whether any placeholder was resolved (however short its value)."""
+    _pattern: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.secrets:
+            # Longest first: a secret that contains another is put back whole.
+            alternatives = "|".join(re.escape(v) for v in sorted(self.secrets, key=len, reverse=True))
+            object.__setattr__(self, "_pattern", re.compile(f"(?<![A-Za-z0-9])(?:{alternatives})(?![A-Za-z0-9])"))
 
     def redact(self, text: str) -> str:
         """``text`` with every resolved value put back as the placeholder it came from."""
-        for secret, placeholder in self._secrets:
-            text = text.replace(secret, placeholder)
-        return text
+        if self._pattern is None:
+            return text
+        return self._pattern.sub(lambda m: self.secrets[m.group(0)], text)
 
     def then(self, later: ResolvedConfig) -> ResolvedConfig:
         """``later``'s data, redacting what either resolved (a task resolves two configs)."""
-        secrets = dict(self._secrets)
-        secrets.update(later._secrets)
-        return ResolvedConfig(later.data, tuple(sorted(secrets.items(), key=lambda item: -len(item[0]))))
+        return ResolvedConfig(later.data, {**self.secrets, **later.secrets}, self.resolved_any or later.resolved_any)
 
     @property
-    def has_placeholders(self) -> bool:
-        """Whether any placeholder was resolved."""
-        return bool(self._secrets)
+    def has_secrets(self) -> bool:
+        """Whether :meth:`redact` has anything to take out."""
+        return self._pattern is not None
 
 
 class ConfigTransformer:
@@ -245,20 +261,21 @@ class ConfigTransformer:
             for path, keys in by_path.items():
                 found[(provider, path)] = self._lookup(provider, path, keys)
         secrets: dict[str, str] = {}
+        resolved_any = False
 
         def replace(m: re.Match[str]) -> str:
+            nonlocal resolved_any
             value = found.get((m.group(1), m.group(3) or ""), {}).get(m.group(4))
             if value is None:
                 return m.group(0)
-            if value:
+            resolved_any = True
+            if len(value) >= MIN_REDACTED_LENGTH:
                 secrets[value] = m.group(0)
             return value
 
         data = {k: (PLACEHOLDER_PATTERN.sub(replace, v) if isinstance(v, str) and "${" in v else v)
                 for k, v in configs.items()}
-        # Longest first: a secret that contains another is put back whole.
-        ordered = tuple(sorted(secrets.items(), key=lambda item: -len(item[0])))
-        return ResolvedConfig(data, ordered)
+        return ResolvedConfig(data, secrets, resolved_any)
 
     def _lookup(self, provider: str, path: str, keys: set[str]) -> Mapping[str, str]:
         try:

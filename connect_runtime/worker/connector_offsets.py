@@ -33,6 +33,7 @@ from connect_runtime.api.errors import ConnectException, DataException
 from connect_runtime.api.storage import freeze_partition
 from connect_runtime.clients import commit_transaction, producer_config
 from connect_runtime.config.connector_config import SourceConnectorConfig
+from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import BadRequestError
 from connect_runtime.plugins.registry import PluginRegistry
@@ -186,6 +187,8 @@ class SourceConnectorOffsets:
         cls = self._plugins.connector_class(props.get("connector.class", ""))
         if not issubclass(cls, SourceConnector):
             raise BadRequestError(f"Connector {connector} is not a source connector")
+        # Its offsets are read and written with its client overrides: only those the policy allows.
+        check_client_overrides(self._config.override_policy, connector, cls, props)
         return cls()
 
     def _alter_offsets(self, connector: str, plugin: SourceConnector, props: Mapping[str, str],

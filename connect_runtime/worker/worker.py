@@ -173,7 +173,7 @@ class Worker:
 
     def _register_resolved(self, owner: str | ConnectorTaskId, resolved: ResolvedConfig) -> None:
         previous = self._resolved.get(owner)
-        if previous is not None and resolved.has_placeholders:
+        if previous is not None and previous.resolved_any:
             # A task resolves its connector's and its own config: keep both sets of values hidden.
             resolved = previous.then(resolved)
         self._resolved[owner] = resolved
@@ -426,12 +426,13 @@ class Worker:
 
     def stop(self) -> None:
         """Stop every task (final commits) and connector."""
-        self.stop_and_await_tasks(list(self._tasks))
+        self.stop_and_await_tasks([*self._tasks, *self._failed_tasks])
         with self._lock:
             stopping = list(self._stopping.values())
         for r in stopping:
             r.join(self.config.task_shutdown_graceful_timeout_ms / 1000.0)
-        for name in list(self._connectors):
+            self._forget_resolved(r.id)
+        for name in self.connector_names():
             self.stop_connector(name)
 
     # -- status (TaskStatusListener) ------------------------------------------------------------

@@ -154,6 +154,18 @@ def test_transformer_grammar_unknown_providers_and_missing_keys() -> None:
     # One lookup per provider and path, with every key wanted there.
     assert sorted(provider.lookups) == [("", frozenset({"key"})), ("/db", frozenset({"host", "port", "missing"}))]
     assert resolved.redact("failed to reach /DB/HOST:/DB/PORT") == "failed to reach ${rec:/db:host}:${rec:/db:port}"
+    assert resolved.redact("/DB/HOSTNAME") == "/DB/HOSTNAME"  # only where the value stands alone
+
+
+def test_short_values_are_resolved_but_not_redacted() -> None:
+    class Short(ConfigProvider):
+        def get(self, path: str, keys: Set[str]) -> Mapping[str, str]:
+            return {"n": "1", "word": "secret"}
+
+    resolved = ConfigTransformer({"s": Short()}).transform({"tasks.max": "${s:n}", "p": "${s:word}"})
+    assert resolved.data == {"tasks.max": "1", "p": "secret"}
+    assert resolved.resolved_any
+    assert resolved.redact("line 1: secret, secrets") == "line 1: ${s:word}, secrets"
 
 
 def test_reverse_transform_puts_placeholders_back_into_task_configs() -> None:

@@ -6,6 +6,7 @@ these tests see exactly which settings a task would be built with.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from connect_runtime.cluster.validation import ConnectorValidator
 from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig, WorkerConfigError
 from connect_runtime.plugins.registry import PluginRegistry
+from connect_runtime.redaction import redactor
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker import worker as worker_module
 from connect_runtime.worker.worker import TASK_CLASS_CONFIG, Worker
@@ -27,6 +29,7 @@ BASE = {
 }
 SECRET_TOPIC = "topic-from-the-secret-file"
 SECRET_SERVERS = "secret-broker:9093"
+SECRET_TASKS = "not-a-number-1234"
 
 
 class _Statuses:
@@ -58,6 +61,12 @@ class _RecordingRunner:
     def start(self) -> None:
         pass
 
+    def stop(self) -> None:
+        pass
+
+    def join(self, timeout_s: float) -> bool:
+        return True
+
 
 class OnlyLingerPolicy(ConnectorClientConfigOverridePolicy):
     """A plugin author's policy, named by dotted path in the worker file."""
@@ -75,8 +84,19 @@ class NotAPolicy:
 @pytest.fixture
 def secrets(tmp_path: Path) -> Path:
     path = tmp_path / "secrets.properties"
-    path.write_text(f"topic={SECRET_TOPIC}\nservers={SECRET_SERVERS}\ntasks=many\n")
+    path.write_text(f"topic={SECRET_TOPIC}\nservers={SECRET_SERVERS}\ntasks={SECRET_TASKS}\n")
     return path
+
+
+_started: list[Worker] = []
+
+
+@pytest.fixture(autouse=True)
+def _stop_workers() -> Iterator[None]:
+    """Stopped workers forget the values they resolved (the process-wide log redaction included)."""
+    yield
+    while _started:
+        _started.pop().stop()
 
 
 def _worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, **extra: str) -> Worker:
@@ -87,7 +107,9 @@ def _worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, **extra: str) -> Wo
     config = WorkerConfig.from_properties({
         **BASE, "config.providers": "file", "config.providers.file.class": "FileConfigProvider",
         "config.providers.file.param.allowed.paths": str(tmp_path), **extra})
-    return Worker(config, "w1:8083", PluginRegistry(), None, _Statuses(), lambda name: None)  # type: ignore[arg-type]
+    worker = Worker(config, "w1:8083", PluginRegistry(), None, _Statuses(), lambda name: None)  # type: ignore[arg-type]
+    _started.append(worker)
+    return worker
 
 
 def _connector(secrets: Path, **extra: str) -> dict[str, str]:
@@ -124,7 +146,11 @@ def test_a_failure_trace_shows_the_placeholder_not_the_value(
     assert not worker.start_connector("c", connector, TargetState.STARTED)
     (status,) = worker.status_store.connectors  # type: ignore[attr-defined]
     assert "Invalid value" in status.trace and f"${{file:{secrets}:tasks}}" in status.trace
-    assert "many" not in status.trace
+    assert SECRET_TASKS not in status.trace
+    assert "line 1" in redactor.redact("line 1")  # short resolved values ("1") are left alone
+    assert redactor.redact(SECRET_TASKS) != SECRET_TASKS
+    worker.stop()
+    assert redactor.redact(SECRET_TASKS) == SECRET_TASKS  # forgotten once the worker stopped the connector
 
 
 def test_a_path_outside_allowed_paths_fails_the_task(
@@ -201,9 +227,10 @@ def test_validation_checks_resolved_values_and_echoes_raw_ones(
     infos = validator.validate(props)
     values = _by_name(infos)
     assert values["topic"].value == props["topic"] and values["topic"].errors == []
-    # The resolved "many" is what is checked; the response shows the placeholder, in value and message.
+    # The resolved value is what is checked; the response shows the placeholder, in value and message.
     assert values["tasks.max"].value == props["tasks.max"]
-    assert values["tasks.max"].errors and all("many" not in e for e in values["tasks.max"].errors)
+    assert values["tasks.max"].errors and all(SECRET_TASKS not in e for e in values["tasks.max"].errors)
+    assert any(props["tasks.max"] in e for e in values["tasks.max"].errors)
     assert values["producer.override.bootstrap.servers"].errors == [
         "The 'None' policy does not allow 'bootstrap.servers' to be overridden in the connector configuration."]
     assert infos.error_count == len(values["tasks.max"].errors) + 1
