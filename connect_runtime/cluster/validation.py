@@ -53,29 +53,29 @@ class ConnectorValidator:
         self._plugins = plugins
 
     def validate(self, props: Mapping[str, str]) -> ConfigInfos:
-        """Validate the config with provider placeholders resolved; the result shows only raw values."""
-        raw = props
-        try:
-            resolved = self._config.config_transformer.transform(raw)
-        except ConfigException as e:
-            return self._unresolvable(raw, e)
-        infos = self._validate_resolved(resolved.data)
-        return _with_raw_values(infos, raw, resolved) if resolved.resolved_any else infos
+        """Validate the config with provider placeholders resolved; the result shows only raw values.
 
-    def _unresolvable(self, raw: Mapping[str, str], error: ConfigException) -> ConfigInfos:
-        """A provider refused a lookup: validate the raw config, with the refusal on each key that asked."""
-        infos = self._validate_resolved(raw)
-        message = str(error)
-        wanted = [k for k, v in raw.items() if has_placeholder(v)]
-        configs = list(infos.configs)
-        seen = set()
-        for i, c in enumerate(configs):
-            if c.value.name in wanted:
-                seen.add(c.value.name)
-                configs[i] = ConfigInfo(c.definition, replace(c.value, errors=[*c.value.errors, message]))
-        configs.extend(ConfigInfo(_override_key_info(k), ConfigValueInfo(k, raw[k], [], [message], True))
-                       for k in wanted if k not in seen)
-        return ConfigInfos(infos.name, infos.error_count + len(wanted), infos.groups, configs)
+        A placeholder a provider refuses (a path outside ``allowed.paths``) is an error on its key.
+        """
+        transformer = self._config.config_transformer
+        failures: dict[str, str] = {}
+        try:
+            resolved = transformer.transform(props)
+        except ConfigException:
+            resolved = ResolvedConfig(dict(props))
+            for key, value in props.items():  # one by one, to tell which keys the refusal is about
+                if not has_placeholder(value):
+                    continue
+                try:
+                    one = transformer.transform({key: value})
+                except ConfigException as e:
+                    failures[key] = str(e)
+                    continue
+                resolved = resolved.then(ResolvedConfig({**resolved.data, **one.data}, one.secrets, one.resolved_any))
+        infos = self._validate_resolved(resolved.data)
+        if resolved.resolved_any:
+            infos = _with_raw_values(infos, props, resolved)
+        return _with_errors(infos, props, failures) if failures else infos
 
     def _validate_resolved(self, props: Mapping[str, str]) -> ConfigInfos:
         class_name = props.get("connector.class")
@@ -214,6 +214,16 @@ def _override_key_info(name: str) -> ConfigKeyInfo:
     return ConfigKeyInfo(
         name=name, type="PASSWORD" if _is_password(name) else "STRING", required=False, default_value=None,
         importance="LOW", documentation="", group=None, order=-1, width="NONE", display_name=name, dependents=[])
+
+
+def _with_errors(infos: ConfigInfos, props: Mapping[str, str], errors: Mapping[str, str]) -> ConfigInfos:
+    """``infos`` with one more error on each key of ``errors`` (added for keys it does not list)."""
+    configs = [ConfigInfo(c.definition, replace(c.value, errors=[*c.value.errors, errors[c.value.name]]))
+               if c.value.name in errors else c for c in infos.configs]
+    listed = {c.value.name for c in infos.configs}
+    configs.extend(ConfigInfo(_override_key_info(k), ConfigValueInfo(k, props[k], [], [message], True))
+                   for k, message in errors.items() if k not in listed)
+    return ConfigInfos(infos.name, infos.error_count + len(errors), infos.groups, configs)
 
 
 def _with_raw_values(infos: ConfigInfos, raw: Mapping[str, str], resolved: ResolvedConfig) -> ConfigInfos:

@@ -240,9 +240,15 @@ def test_validation_reports_a_refused_path_on_its_key(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, secrets: Path
 ) -> None:
     (tmp_path / "only-here").mkdir()
+    allowed = tmp_path / "only-here" / "tasks.properties"
+    allowed.write_text("tasks=2\n")
     worker = _worker(monkeypatch, tmp_path / "only-here")
-    infos = ConnectorValidator(worker.config, PluginRegistry()).validate(_connector(secrets))
+    infos = ConnectorValidator(worker.config, PluginRegistry()).validate(
+        _connector(secrets, **{"tasks.max": f"${{file:{allowed}:tasks}}"}))
     topic = _by_name(infos)["topic"]
     assert topic.value == f"${{file:{secrets}:topic}}"
     assert topic.errors == [f"The path {secrets} is not allowed to be accessed"]
+    # The other placeholder still resolves (and is shown raw): the refusal is on its own key only.
+    assert _by_name(infos)["tasks.max"].errors == []
+    assert _by_name(infos)["tasks.max"].value == f"${{file:{allowed}:tasks}}"
     assert infos.error_count == 1
