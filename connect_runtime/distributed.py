@@ -162,6 +162,7 @@ class DistributedWorker:
                 c.stop()
             except Exception:
                 logger.exception("Failed to stop %s", c)
+        self.config.close_plugins()
 
 
 #: How long the worker waits at start-up for the Kafka cluster to answer.

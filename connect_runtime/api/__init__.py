@@ -16,11 +16,17 @@ from connect_runtime.api.config_def import (
     Width,
     non_empty_string,
 )
+from connect_runtime.api.config_provider import ConfigProvider
 from connect_runtime.api.connector import Connector, ConnectorContext, SourceConnector, SourceConnectorContext
 from connect_runtime.api.converter import Converter
 from connect_runtime.api.delegated_delivery import DelegatedDelivery
 from connect_runtime.api.errors import ConfigException, ConnectException, DataException, RetriableException
 from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
+from connect_runtime.api.override_policy import (
+    ClientType,
+    ConnectorClientConfigOverridePolicy,
+    ConnectorClientConfigRequest,
+)
 from connect_runtime.api.record import RecordMetadata, SourceRecord
 from connect_runtime.api.storage import OffsetStorageReader, freeze_partition
 from connect_runtime.api.task import SourceTask, SourceTaskContext
@@ -29,13 +35,17 @@ from connect_runtime.api.transformation import Predicate, Transformation
 
 __all__ = [
     "NO_DEFAULT",
+    "ClientType",
     "ConfigDef",
     "ConfigException",
     "ConfigKey",
+    "ConfigProvider",
     "ConfigType",
     "ConfigValue",
     "ConnectException",
     "Connector",
+    "ConnectorClientConfigOverridePolicy",
+    "ConnectorClientConfigRequest",
     "ConnectorContext",
     "ConnectorTransactionBoundaries",
     "Converter",

@@ -51,6 +51,7 @@ from connect_runtime.cluster.membership import Heartbeat, Membership
 from connect_runtime.cluster.request_signature import generate_key
 from connect_runtime.cluster.validation import ConnectorValidator
 from connect_runtime.config.connector_config import SourceConnectorConfig
+from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import (
     AlreadyExistsError,
@@ -568,11 +569,14 @@ class DistributedHerder:
         return self._fencer.fence_zombies(name)
 
     def _fencing_producer_settings(self, connector_props: Mapping[str, str]) -> dict[str, Any]:
-        """The task producers' cluster: ``producer.override.bootstrap.servers`` may name another one."""
+        """The task producers' cluster: ``producer.override.bootstrap.servers`` may name another one
+        (a provider placeholder resolved; refused when the override policy disallows it, as at task start)."""
         try:
-            cfg = SourceConnectorConfig.parse(connector_props)
+            cfg = SourceConnectorConfig.parse(self.config.config_transformer.transform(connector_props).data)
         except ConfigException:
             return self.config.client_settings("producer")
+        check_client_overrides(self.config.override_policy, cfg.name,
+                               self.plugins.connector_class(cfg.connector_class), cfg.originals)
         return self.worker.offset_stores.client_settings(cfg, "producer")
 
     # -- restarts ---------------------------------------------------------------------------------

@@ -5,19 +5,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from connect_runtime.api.config_def import ConfigDef, ConfigKey, ConfigValue
 from connect_runtime.api.connector import Connector, SourceConnector
+from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from connect_runtime.cluster.herder_api import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo, PluginDesc
 from connect_runtime.config.client_settings import client_setting_problems
+from connect_runtime.config.config_providers import ResolvedConfig, has_placeholder
 from connect_runtime.config.connector_config import (
     CLIENT_OVERRIDE_PREFIXES,
     connector_config_def,
     source_connector_config_def,
     validate_topic_creation,
 )
+from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.errors import BadRequestError
 from connect_runtime.plugins.registry import PluginRegistry, plugin_type, qualified_name
@@ -64,6 +68,31 @@ class ConnectorValidator:
         self._plugins = plugins
 
     def validate(self, props: Mapping[str, str]) -> ConfigInfos:
+        """Validate the config with provider placeholders resolved; the result shows only raw values.
+
+        A placeholder a provider refuses (a path outside ``allowed.paths``) is an error on its key.
+        """
+        transformer = self._config.config_transformer
+        failures: dict[str, str] = {}
+        try:
+            resolved = transformer.transform(props)
+        except ConfigException:
+            resolved = ResolvedConfig(dict(props))
+            for key, value in props.items():  # one by one, to tell which keys the refusal is about
+                if not has_placeholder(value):
+                    continue
+                try:
+                    one = transformer.transform({key: value})
+                except ConfigException as e:
+                    failures[key] = str(e)
+                    continue
+                resolved = resolved.then(ResolvedConfig({**resolved.data, **one.data}, one.secrets, one.resolved_any))
+        infos = self._validate_resolved(resolved.data)
+        if resolved.resolved_any:
+            infos = _with_raw_values(infos, props, resolved)
+        return _with_errors(infos, props, failures) if failures else infos
+
+    def _validate_resolved(self, props: Mapping[str, str]) -> ConfigInfos:
         class_name = props.get("connector.class")
         if not class_name:
             raise BadRequestError("Connector config " + str(dict(props)) + " contains no connector type")
@@ -88,19 +117,15 @@ class ConnectorValidator:
             self._preflight(connector, props, values)
         merged = common.merge(plugin_def)
         infos = self._infos(qualified_name(cls), merged, values)
-        for info in self._client_override_infos(props):
-            infos.configs.append(info)
-            infos.error_count += len(info.value.errors)
-        return infos
+        return self._with_client_overrides(infos, cls, props)
 
-    def _client_override_infos(self, props: Mapping[str, str]) -> list[ConfigInfo]:
-        """A ``<kind>.override.*`` key librdkafka cannot be given: an error on that key.
-
-        Checked on the worker's settings with the connector's overrides over them (some settings are
-        translated together, e.g. ``ssl.truststore.type`` with ``ssl.truststore.location``); the
-        worker's own keys were checked at its start-up, so every problem is an override's.
-        """
-        out: list[ConfigInfo] = []
+    def _with_client_overrides(self, infos: ConfigInfos, cls: type, props: Mapping[str, str]) -> ConfigInfos:
+        """Add the ``*.override.*`` keys with their verdicts: an error on each key the worker's policy
+        disallows (reference ``AbstractHerder.validateClientOverrides``), and on each that librdkafka cannot
+        be given (checked on the worker's settings with the overrides laid over them: some settings are
+        translated together, e.g. ``ssl.truststore.type`` with ``ssl.truststore.location``)."""
+        verdicts = {cv.name: cv for cv in
+                    validate_client_overrides(self._config.override_policy, props.get("name", ""), cls, props)}
         for kind, prefix in CLIENT_OVERRIDE_PREFIXES.items():
             overrides = {k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix) and k != prefix}
             if not overrides:
@@ -109,11 +134,15 @@ class ConnectorValidator:
             settings.update(overrides)
             for problem in client_setting_problems(settings, kind):
                 name = prefix + problem.key
-                out.append(ConfigInfo(
-                    ConfigKeyInfo(name=name, type="STRING", required=False, default_value=None, importance="LOW",
-                                  documentation="", group=None, order=-1, width="NONE", display_name=name),
-                    ConfigValueInfo(name, None, [], [f"{name}: {problem.message}"], True)))
-        return out
+                cv = verdicts.setdefault(name, ConfigValue(name, props.get(name)))
+                cv.errors.append(f"{name}: {problem.message}")
+        if not verdicts:
+            return infos
+        extra = [ConfigInfo(_override_key_info(cv.name), ConfigValueInfo(
+            cv.name, _HIDDEN if _is_password(cv.name) else _str(cv.value),
+            [str(v) for v in cv.recommended_values], list(cv.errors), cv.visible)) for cv in verdicts.values()]
+        errors = sum(len(cv.errors) for cv in verdicts.values())
+        return ConfigInfos(infos.name, infos.error_count + errors, infos.groups, [*infos.configs, *extra])
 
     def _preflight(self, connector: SourceConnector, props: Mapping[str, str], values: dict[str, ConfigValue]) -> None:
         eos = values.get(EXACTLY_ONCE_SUPPORT)
@@ -194,3 +223,46 @@ class ConnectorValidator:
         if issubclass(cls, Connector):
             return [key_info(k) for k in cls().config_def().keys.values()]
         return []
+
+
+_HIDDEN = "[hidden]"
+# Client settings Kafka types PASSWORD (their values are shown as "[hidden]"), and librdkafka's own.
+_PASSWORD_SETTINGS = frozenset({
+    "sasl.jaas.config", "ssl.key.password", "ssl.keystore.password", "ssl.truststore.password", "ssl.keystore.key",
+    "ssl.keystore.certificate.chain", "ssl.truststore.certificates", "sasl.password", "ssl.key.pem",
+})
+
+
+def _is_password(name: str) -> bool:
+    return name.partition(".override.")[2] in _PASSWORD_SETTINGS
+
+
+def _override_key_info(name: str) -> ConfigKeyInfo:
+    """A definition for a key outside the connector's ConfigDef (a ``*.override.*`` client setting)."""
+    return ConfigKeyInfo(
+        name=name, type="PASSWORD" if _is_password(name) else "STRING", required=False, default_value=None,
+        importance="LOW", documentation="", group=None, order=-1, width="NONE", display_name=name, dependents=[])
+
+
+def _with_errors(infos: ConfigInfos, props: Mapping[str, str], errors: Mapping[str, str]) -> ConfigInfos:
+    """``infos`` with one more error on each key of ``errors`` (added for keys it does not list)."""
+    configs = [ConfigInfo(c.definition, replace(c.value, errors=[*c.value.errors, errors[c.value.name]]))
+               if c.value.name in errors else c for c in infos.configs]
+    listed = {c.value.name for c in infos.configs}
+    configs.extend(ConfigInfo(_override_key_info(k), ConfigValueInfo(k, props[k], [], [message], True))
+                   for k, message in errors.items() if k not in listed)
+    return ConfigInfos(infos.name, infos.error_count + len(errors), infos.groups, configs)
+
+
+def _with_raw_values(infos: ConfigInfos, raw: Mapping[str, str], resolved: ResolvedConfig) -> ConfigInfos:
+    """``infos`` of a resolved config, showing the values as given: a key with a placeholder echoes the
+    placeholder, and no error message or recommended value shows a resolved value."""
+    configs = []
+    for c in infos.configs:
+        v = c.value
+        value = raw[v.name] if v.name in raw and has_placeholder(raw[v.name]) else v.value
+        configs.append(ConfigInfo(c.definition, replace(
+            v, value=None if value is None else resolved.redact(value),
+            recommended_values=[resolved.redact(r) for r in v.recommended_values],
+            errors=[resolved.redact(e) for e in v.errors])))
+    return ConfigInfos(infos.name, infos.error_count, infos.groups, configs)

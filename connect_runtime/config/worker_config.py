@@ -29,14 +29,23 @@ from pydantic import (
     model_validator,
 )
 
+from connect_runtime.api.config_provider import ConfigProvider
 from connect_runtime.api.config_values import InvalidValue, parse_bool, parse_integer, parse_list, parse_string
 from connect_runtime.api.errors import ConfigException
+from connect_runtime.api.override_policy import ConnectorClientConfigOverridePolicy as OverridePolicyPlugin
 from connect_runtime.config.client_settings import (
     ClientKind,
     ClientSettingError,
     client_setting_problems,
     translate_client_settings,
 )
+from connect_runtime.config.config_providers import (
+    CONFIG_PROVIDERS_CONFIG,
+    ConfigTransformer,
+    load_config_providers,
+)
+from connect_runtime.config.override_policies import BUILTIN_POLICIES
+from connect_runtime.config.plugin_classes import load_plugin_class
 from connect_runtime.config.properties import PropertiesError, load_properties
 
 __all__ = [
@@ -236,15 +245,20 @@ def _parse_eos_support(value: object) -> ExactlyOnceSourceSupport:
         raise _Invalid(f"must be one of {allowed}") from None
 
 
-def _parse_override_policy(value: object) -> ConnectorClientConfigOverridePolicy:
+def _parse_override_policy(value: object) -> ConnectorClientConfigOverridePolicy | str:
+    """A built-in policy's name (any spelling), or the dotted path of a policy class."""
     if isinstance(value, ConnectorClientConfigOverridePolicy):
         return value
-    s = parse_string(value).lower()
-    policy = _OVERRIDE_POLICY_NAMES.get(s)
-    if policy is None:
+    s = parse_string(value)
+    policy = _OVERRIDE_POLICY_NAMES.get(s.lower())
+    if policy is not None:
+        return policy
+    cls = load_plugin_class(s)
+    if cls is None or not issubclass(cls, OverridePolicyPlugin):
         allowed = ", ".join(p.value for p in ConnectorClientConfigOverridePolicy)
-        raise _Invalid(f"must be one of {allowed}")
-    return policy
+        raise _Invalid(f"must be one of {allowed}, or the dotted path of a "
+                       "connect_runtime.api.ConnectorClientConfigOverridePolicy subclass")
+    return s
 
 
 def _hmac_name(value: str) -> str:
@@ -510,9 +524,10 @@ class WorkerConfig(BaseModel):
         description="Comma-separated names of ConfigProvider classes, loaded and used in the order "
         "specified.")
     connector_client_config_override_policy: Annotated[
-        ConnectorClientConfigOverridePolicy, BeforeValidator(_parse_override_policy)] = Field(
+        ConnectorClientConfigOverridePolicy | str, BeforeValidator(_parse_override_policy)] = Field(
         ConnectorClientConfigOverridePolicy.ALL, alias="connector.client.config.override.policy",
-        description="Which client configurations connectors may override: All, None or Principal.")
+        description="Which client configurations connectors may override: All, None, Principal, or the "
+        "dotted path of a connect_runtime.api.ConnectorClientConfigOverridePolicy subclass.")
 
     # --- topics ------------------------------------------------------------------------------
     topic_creation_enable: _Bool = Field(
@@ -528,6 +543,8 @@ class WorkerConfig(BaseModel):
         "connector.")
 
     _originals: dict[str, str] = PrivateAttr(default_factory=dict)
+    _transformer: ConfigTransformer | None = PrivateAttr(default=None)
+    _policy: OverridePolicyPlugin | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _check_across_keys(self) -> WorkerConfig:
@@ -548,13 +565,28 @@ class WorkerConfig(BaseModel):
     def from_properties(cls, props: Mapping[str, str]) -> WorkerConfig:
         """Parse and validate raw worker properties; the first problem raises :class:`WorkerConfigError`.
 
-        Unknown keys are allowed and kept in :attr:`originals`.
+        Unknown keys are allowed and kept in :attr:`originals`. The config providers named in
+        ``config.providers`` are created first and resolve ``${provider:[path:]key}`` placeholders in
+        the other values (as Kafka's ``AbstractConfig`` does); a provider that cannot be created, and
+        a policy class that cannot be, raise :class:`WorkerConfigError` naming its key.
         """
+        transformer = ConfigTransformer(_create_providers(props))
         try:
-            config = cls.model_validate(dict(props))
-        except ValidationError as e:
-            _raise_first(e)
-        config._originals = dict(props)
+            resolved = transformer.transform(
+                {k: v for k, v in props.items() if not k.startswith(CONFIG_PROVIDERS_CONFIG)}).data
+            resolved.update({k: v for k, v in props.items() if k.startswith(CONFIG_PROVIDERS_CONFIG)})
+            try:
+                config = cls.model_validate(resolved)
+            except ValidationError as e:
+                _raise_first(e)
+            config._originals = resolved
+            config._transformer = transformer
+            config._policy = config._create_policy()
+        except ConfigException as e:
+            transformer.close()
+            if isinstance(e, WorkerConfigError):
+                raise
+            raise WorkerConfigError(str(e)) from None
         config._warn_ignored_settings()
         config._check_client_settings()
         return config
@@ -566,6 +598,20 @@ class WorkerConfig(BaseModel):
             for problem in client_setting_problems(self.client_props(prefix), kind):
                 key = prefix + problem.key if prefix + problem.key in self._originals else problem.key
                 raise WorkerConfigError(f"Unsupported Kafka client setting {key}: {problem.message}", key=key)
+
+    def _create_policy(self) -> OverridePolicyPlugin:
+        name = self.connector_client_config_override_policy
+        cls = BUILTIN_POLICIES.get(str(name)) or load_plugin_class(str(name))
+        if cls is None or not issubclass(cls, OverridePolicyPlugin):  # checked when parsed; here for mypy
+            raise WorkerConfigError(f"Invalid value {name} for configuration connector.client.config.override.policy",
+                                    key="connector.client.config.override.policy", value=name)
+        try:
+            policy = cls()
+            policy.configure(dict(self._originals))
+        except Exception as e:
+            raise WorkerConfigError(f"connector.client.config.override.policy={name} failed to configure: {e}",
+                                    key="connector.client.config.override.policy", value=name) from e
+        return policy
 
     def _warn_ignored_settings(self) -> None:
         partitions = self._originals.get("config.storage.partitions")
@@ -579,6 +625,30 @@ class WorkerConfig(BaseModel):
                             prefix, policy)
 
     # --- derived views ---------------------------------------------------------------------------
+
+    @property
+    def config_transformer(self) -> ConfigTransformer:
+        """Resolves ``${provider:[path:]key}`` placeholders with the worker's config providers."""
+        if self._transformer is None:  # built without from_properties (tests, embedding)
+            self._transformer = ConfigTransformer(_create_providers(self._originals))
+        return self._transformer
+
+    @property
+    def override_policy(self) -> OverridePolicyPlugin:
+        """The ``connector.client.config.override.policy`` instance, configured."""
+        if self._policy is None:
+            self._policy = self._create_policy()
+        return self._policy
+
+    def close_plugins(self) -> None:
+        """Close the config providers and the override policy (when the worker stops)."""
+        if self._transformer is not None:
+            self._transformer.close()
+        if self._policy is not None:
+            try:
+                self._policy.close()
+            except Exception:
+                log.exception("The connector client config override policy failed to close")
 
     @property
     def originals(self) -> dict[str, str]:
@@ -711,6 +781,15 @@ class WorkerConfig(BaseModel):
         if self.rest_advertised_port is not None:
             port = self.rest_advertised_port
         return scheme, host, port
+
+
+def _create_providers(props: Mapping[str, str]) -> dict[str, ConfigProvider]:
+    try:
+        return dict(load_config_providers(props))
+    except WorkerConfigError:
+        raise
+    except ConfigException as e:
+        raise WorkerConfigError(str(e)) from None
 
 
 def _url_host(host: str) -> str:

@@ -33,6 +33,7 @@ from connect_runtime.api.errors import ConnectException, DataException
 from connect_runtime.api.storage import freeze_partition
 from connect_runtime.clients import commit_transaction, producer_config
 from connect_runtime.config.connector_config import SourceConnectorConfig
+from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import BadRequestError
 from connect_runtime.plugins.registry import PluginRegistry
@@ -98,6 +99,10 @@ class SourceConnectorOffsets:
         # Two threads: a slow read of one connector's topic should not hold up a request for another.
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="connector-offsets")
 
+    def _resolved(self, props: Mapping[str, str]) -> dict[str, str]:
+        """The connector's overrides may name their cluster through a config provider."""
+        return self._config.config_transformer.transform(props).data
+
     def close(self) -> None:
         """Abandon queued requests; one in progress finishes on its own (bounded by its timeout)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -105,7 +110,7 @@ class SourceConnectorOffsets:
     # -- GET ------------------------------------------------------------------------------------
     def read(self, connector: str, props: Mapping[str, str]) -> Future[ConnectorOffsets]:
         """Every partition with a committed offset, in the combined view, read to the end."""
-        return self._pool.submit(self._read, connector, dict(props))
+        return self._pool.submit(self._read, connector, self._resolved(props))
 
     def _read(self, connector: str, props: Mapping[str, str]) -> ConnectorOffsets:
         try:
@@ -132,7 +137,7 @@ class SourceConnectorOffsets:
         The caller has made sure the connector is stopped and, under exactly-once, fenced.
         The result is the reference's success message.
         """
-        return self._pool.submit(self._modify, connector, dict(props), offsets)
+        return self._pool.submit(self._modify, connector, self._resolved(props), offsets)
 
     def _modify(self, connector: str, props: Mapping[str, str], requested: NormalizedOffsets | None) -> str:
         deadline = time.monotonic() + _TIMEOUT_S
@@ -182,6 +187,8 @@ class SourceConnectorOffsets:
         cls = self._plugins.connector_class(props.get("connector.class", ""))
         if not issubclass(cls, SourceConnector):
             raise BadRequestError(f"Connector {connector} is not a source connector")
+        # Its offsets are read and written with its client overrides: only those the policy allows.
+        check_client_overrides(self._config.override_policy, connector, cls, props)
         return cls()
 
     def _alter_offsets(self, connector: str, plugin: SourceConnector, props: Mapping[str, str],

@@ -19,9 +19,12 @@ from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.api.task import SourceTask
 from connect_runtime.clients import producer_config
+from connect_runtime.config.config_providers import ResolvedConfig, reverse_transform
 from connect_runtime.config.connector_config import SourceConnectorConfig, TransactionBoundary
+from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.plugins.registry import PluginRegistry
+from connect_runtime.redaction import redactor
 from connect_runtime.storage.offset_store import (
     ConnectorOffsetBackingStore,
     ConnectorOffsetReader,
@@ -77,6 +80,8 @@ class _RunningConnector:
     state: TargetState
     started: bool
     offsets: ConnectorOffsetBackingStore | None = None
+    raw: Mapping[str, str] | None = None
+    """The config as stored: placeholders unresolved (task configs get them back)."""
 
 
 class Worker:
@@ -114,6 +119,8 @@ class Worker:
         self._retry_task = retry_task
         # Consecutive failures of a task on transient (Kafka unavailable) errors: the retry backoff.
         self._transient_failures: dict[ConnectorTaskId, int] = {}
+        # What the providers resolved for each running connector and task (to redact it from traces).
+        self._resolved: dict[str | ConnectorTaskId, ResolvedConfig] = {}
 
     @property
     def eos_enabled(self) -> bool:
@@ -128,15 +135,16 @@ class Worker:
         self._failed_connectors.discard(name)
         offsets: ConnectorOffsetBackingStore | None = None
         try:
-            config = self._parse_connector_config(props)
+            config = self._parse_connector_config(self._resolve(name, props))
             cls = self.plugins.connector_class(config.connector_class)
+            check_client_overrides(self.config.override_policy, name, cls, config.originals)
             connector = cls()
             offsets = self.offset_stores.for_connector(config)
             offsets.start()
             reader = ConnectorOffsetReader(name, offsets, read_to_end=True)
             connector.initialize(_ConnectorContext(name, reader, self._request_reconfiguration,
                                                    self._connector_failed))
-            running = _RunningConnector(name, connector, config, state, False, offsets)
+            running = _RunningConnector(name, connector, config, state, False, offsets, dict(props))
             self._connectors[name] = running
             if state is TargetState.STARTED:
                 connector.start(config.originals)
@@ -156,6 +164,29 @@ class Worker:
     def _connector_failed(self, name: str, error: BaseException) -> None:
         logger.error("Connector %s raised an error", name, exc_info=error)
         self._put_connector_status(name, State.FAILED, _trace(error))
+
+    def _resolve(self, owner: str | ConnectorTaskId, props: Mapping[str, str]) -> dict[str, str]:
+        """``props`` with provider placeholders resolved; the values are redacted from logs and traces
+        for as long as ``owner`` runs."""
+        resolved = self.config.config_transformer.transform(props)
+        self._register_resolved(owner, resolved)
+        return resolved.data
+
+    def _register_resolved(self, owner: str | ConnectorTaskId, resolved: ResolvedConfig) -> None:
+        previous = self._resolved.get(owner)
+        if previous is not None and previous.resolved_any:
+            # A task resolves its connector's and its own config: keep both sets of values hidden.
+            resolved = previous.then(resolved)
+        self._resolved[owner] = resolved
+        redactor.register((id(self), owner), resolved)
+
+    def _forget_resolved(self, owner: str | ConnectorTaskId) -> None:
+        self._resolved.pop(owner, None)
+        redactor.unregister((id(self), owner))
+
+    def _redact(self, owner: str | ConnectorTaskId, text: str | None) -> str | None:
+        resolved = self._resolved.get(owner)
+        return text if text is None or resolved is None else redactor.redact(resolved.redact(text))
 
     def _parse_connector_config(self, props: Mapping[str, str]) -> SourceConnectorConfig:
         return SourceConnectorConfig.parse(props, topic_creation_enabled=self.config.topic_creation_enable)
@@ -182,11 +213,14 @@ class Worker:
             raise ConnectException(f"Connector {name} generated {len(configs)} task configs, more than "
                                    f"tasks.max={max_tasks}")
         qualified = f"{task_cls.__module__}.{task_cls.__qualname__}"
-        return [{**{k: str(v) for k, v in c.items()}, TASK_CLASS_CONFIG: qualified} for c in configs]
+        out = [{**{k: str(v) for k, v in c.items()}, TASK_CLASS_CONFIG: qualified} for c in configs]
+        # Resolved values a connector copied into its task configs must not reach the config topic.
+        return reverse_transform(rc.raw, out) if rc.raw is not None else out
 
     def stop_connector(self, name: str) -> None:
         self._failed_connectors.discard(name)
         rc = self._connectors.pop(name, None)
+        self._forget_resolved(name)
         if rc is None:
             return
         if rc.started:
@@ -239,13 +273,19 @@ class Worker:
         if task_id in self._tasks or self.is_stopping(task_id):
             raise ConnectException(f"Task already exists in this worker: {task_id}")
         self._failed_tasks.discard(task_id)
+        self._forget_resolved(task_id)
         producer: Producer | None = None
         try:
+            connector_props = self._resolve(task_id, connector_props)
+            task_props = self._resolve(task_id, task_props)
             task_cls = self.plugins.resolve(task_props[TASK_CLASS_CONFIG])
             if not issubclass(task_cls, SourceTask):
                 raise ConnectException(f"{task_cls} is not a SourceTask")
             task = task_cls()
             connector_config = self._parse_connector_config(connector_props)
+            check_client_overrides(self.config.override_policy, task_id.connector,
+                                   self.plugins.connector_class(connector_config.connector_class),
+                                   connector_config.originals)
             key_conv = self._converter(connector_config, "key")
             value_conv = self._converter(connector_config, "value")
             # Each task reads a connector-specific offsets topic itself (started in its start-up steps).
@@ -361,6 +401,8 @@ class Worker:
     def _take_for_stop(self, ids: list[ConnectorTaskId]) -> list[WorkerSourceTask]:
         self._failed_tasks.difference_update(ids)
         runners = [r for r in (self._tasks.pop(i, None) for i in ids) if r is not None]
+        for i in set(ids) - {r.id for r in runners}:
+            self._forget_resolved(i)  # failed to start: no thread to wait for
         for r in runners:
             r.stop()
         return runners
@@ -374,6 +416,7 @@ class Worker:
                 r.cancel()
         for r in runners:
             r.join(1.0)
+            self._forget_resolved(r.id)
 
     def is_stopping(self, task: ConnectorTaskId) -> bool:
         """Whether an instance of ``task`` is still stopping (a new one must not start yet)."""
@@ -391,16 +434,18 @@ class Worker:
 
     def stop(self) -> None:
         """Stop every task (final commits) and connector."""
-        self.stop_and_await_tasks(list(self._tasks))
+        self.stop_and_await_tasks([*self._tasks, *self._failed_tasks])
         with self._lock:
             stopping = list(self._stopping.values())
         for r in stopping:
             r.join(self.config.task_shutdown_graceful_timeout_ms / 1000.0)
-        for name in list(self._connectors):
+            self._forget_resolved(r.id)
+        for name in self.connector_names():
             self.stop_connector(name)
 
     # -- status (TaskStatusListener) ------------------------------------------------------------
     def _put_connector_status(self, name: str, state: str, trace: str | None = None) -> None:
+        trace = self._redact(name, trace)
         self.status_store.put_connector(ConnectorStatus(name, state, trace, self.worker_id, self.generation))
 
     def _put_task_status(self, task: ConnectorTaskId, state: str, trace: str | None = None,
@@ -408,6 +453,7 @@ class Worker:
         # Stamped with the generation the task instance started in, not the worker's current one: a
         # zombie instance that wakes up after newer assignments must not look newer than its successor.
         generation = self._task_generations.get(task, self.generation)
+        trace = self._redact(task, trace)
         self.status_store.put_task(TaskStatus(task, state, trace, self.worker_id, generation), safe=safe)
 
     def on_startup(self, task: ConnectorTaskId) -> None:

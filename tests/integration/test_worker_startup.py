@@ -37,6 +37,13 @@ BASE = ("bootstrap.servers=127.0.0.1:1\ngroup.id=g\nconfig.storage.topic=c\noffs
         ("exactly.once.source.support=maybe\n", 'Invalid value "maybe" for configuration exactly.once.source.support'),
         ("offset.flush.interval.ms=soon\n", "offset.flush.interval.ms"),
         ("config.storage.replication.factor=0\n", "config.storage.replication.factor"),
+        ("config.providers=vault\nconfig.providers.vault.class=no.such.VaultProvider\n",
+         "Invalid value no.such.VaultProvider for configuration config.providers.vault.class"),
+        ("config.providers=env\nconfig.providers.env.class=EnvVarConfigProvider\n"
+         "config.providers.env.param.allowlist.pattern=(\n",
+         "Config provider env (config.providers.env.class=EnvVarConfigProvider) failed to configure"),
+        ("connector.client.config.override.policy=Some\n",
+         'Invalid value "Some" for configuration connector.client.config.override.policy'),
     ],
 )
 def test_invalid_value_names_the_key(tmp_path: Path, extra: str, needle: str) -> None:

@@ -72,7 +72,8 @@ def test_bool_inputs(raw: Any) -> None:
 
 @pytest.mark.parametrize("raw", ["a, b ,c", "a", "", "  ", "a,,b", ("x ", " y"), ["p"], 5])
 def test_list_inputs(raw: Any) -> None:
-    _check_same(parse_list, ConfigType.LIST, "config.providers", raw)
+    # plugin.path: config.providers would need a class for each name listed.
+    _check_same(parse_list, ConfigType.LIST, "plugin.path", raw)
 
 
 def test_list_items_are_trimmed_whatever_the_input() -> None:

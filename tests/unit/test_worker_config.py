@@ -99,6 +99,8 @@ def test_values_are_parsed_from_strings() -> None:
         "topic.tracking.allow.reset": "True",
         "plugin.path": " /opt/a , /opt/b,/opt/c ",
         "config.providers": "file, env",
+        "config.providers.file.class": "FileConfigProvider",
+        "config.providers.env.class": "org.apache.kafka.common.config.provider.EnvVarConfigProvider",
         "listeners": "http://localhost:8084, https://0.0.0.0:8443",
         "inter.worker.key.size": "256",
         "rest.advertised.port": "9000",

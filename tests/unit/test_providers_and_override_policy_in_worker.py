@@ -1,0 +1,254 @@
+"""The worker and the validator with config providers and an override policy (no broker).
+
+The producer and the task loop are replaced by recorders, as in ``test_worker_connector_config``, so
+these tests see exactly which settings a task would be built with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from connect_runtime.api import ConnectorClientConfigOverridePolicy, ConnectorClientConfigRequest
+from connect_runtime.cluster.validation import ConnectorValidator
+from connect_runtime.config.override_policies import validate_client_overrides
+from connect_runtime.config.worker_config import WorkerConfig, WorkerConfigError
+from connect_runtime.plugins.registry import PluginRegistry
+from connect_runtime.redaction import redactor
+from connect_runtime.types import ConnectorTaskId, TargetState
+from connect_runtime.worker import worker as worker_module
+from connect_runtime.worker.worker import TASK_CLASS_CONFIG, Worker
+
+TASK = ConnectorTaskId("c", 0)
+BASE = {
+    "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c",
+    "offset.storage.topic": "o", "status.storage.topic": "s", "exactly.once.source.support": "disabled",
+}
+SECRET_TOPIC = "topic-from-the-secret-file"
+SECRET_SERVERS = "secret-broker:9093"
+SECRET_TASKS = "not-a-number-1234"
+
+
+class _Statuses:
+    def __init__(self) -> None:
+        self.connectors: list[Any] = []
+        self.tasks: list[Any] = []
+
+    def put_connector(self, status: Any, safe: bool = False) -> None:
+        self.connectors.append(status)
+
+    def put_task(self, status: Any, safe: bool = False) -> None:
+        self.tasks.append(status)
+
+
+class _RecordingProducer:
+    confs: list[dict[str, Any]] = []
+
+    def __init__(self, conf: dict[str, Any]) -> None:
+        _RecordingProducer.confs.append(conf)
+
+
+class _RecordingRunner:
+    setups: list[Any] = []
+
+    def __init__(self, setup: Any, *args: Any) -> None:
+        _RecordingRunner.setups.append(setup)
+        self.id = setup.task_id
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+    def join(self, timeout_s: float) -> bool:
+        return True
+
+
+class OnlyLingerPolicy(ConnectorClientConfigOverridePolicy):
+    """A plugin author's policy, named by dotted path in the worker file."""
+
+    policy_name = "OnlyLinger"
+
+    def is_allowed(self, name: str, value: str, request: ConnectorClientConfigRequest) -> bool:
+        return name == "linger.ms"
+
+
+class NotAPolicy:
+    pass
+
+
+@pytest.fixture
+def secrets(tmp_path: Path) -> Path:
+    path = tmp_path / "secrets.properties"
+    path.write_text(f"topic={SECRET_TOPIC}\nservers={SECRET_SERVERS}\ntasks={SECRET_TASKS}\n")
+    return path
+
+
+_started: list[Worker] = []
+
+
+@pytest.fixture(autouse=True)
+def _stop_workers() -> Iterator[None]:
+    """Stopped workers forget the values they resolved (the process-wide log redaction included)."""
+    yield
+    while _started:
+        _started.pop().stop()
+
+
+def _worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, **extra: str) -> Worker:
+    _RecordingProducer.confs = []
+    _RecordingRunner.setups = []
+    monkeypatch.setattr(worker_module, "Producer", _RecordingProducer)
+    monkeypatch.setattr(worker_module, "AtLeastOnceWorkerSourceTask", _RecordingRunner)
+    config = WorkerConfig.from_properties({
+        **BASE, "config.providers": "file", "config.providers.file.class": "FileConfigProvider",
+        "config.providers.file.param.allowed.paths": str(tmp_path), **extra})
+    worker = Worker(config, "w1:8083", PluginRegistry(), None, _Statuses(), lambda name: None)  # type: ignore[arg-type]
+    _started.append(worker)
+    return worker
+
+
+def _connector(secrets: Path, **extra: str) -> dict[str, str]:
+    return {"name": "c", "connector.class": "VerifiableSource", "tasks.max": "1",
+            "topic": f"${{file:{secrets}:topic}}", **extra}
+
+
+def _start_task(worker: Worker, connector: dict[str, str], task: dict[str, str]) -> bool:
+    return worker.start_task(TASK, connector, task, TargetState.STARTED, fence=lambda: None,
+                             verify_generation=lambda: None)
+
+
+def test_placeholders_resolve_at_start_and_task_configs_keep_them(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, secrets: Path
+) -> None:
+    worker = _worker(monkeypatch, tmp_path)
+    connector = _connector(secrets, **{"producer.override.bootstrap.servers": f"${{file:{secrets}:servers}}"})
+    assert worker.start_connector("c", connector, TargetState.STARTED)
+    assert worker.connector_config("c").originals["topic"] == SECRET_TOPIC  # the connector sees the value
+    (task_config,) = worker.connector_task_configs("c", 1)
+    assert task_config["topic"] == connector["topic"]  # ... but its task configs keep the placeholder
+
+    assert _start_task(worker, connector, task_config)
+    (setup,) = _RecordingRunner.setups
+    assert setup.task_config["topic"] == SECRET_TOPIC  # the task starts with the value
+    assert _RecordingProducer.confs[0]["bootstrap.servers"] == SECRET_SERVERS
+
+
+def test_a_failure_trace_shows_the_placeholder_not_the_value(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, secrets: Path
+) -> None:
+    worker = _worker(monkeypatch, tmp_path)
+    connector = _connector(secrets, **{"tasks.max": f"${{file:{secrets}:tasks}}"})
+    assert not worker.start_connector("c", connector, TargetState.STARTED)
+    (status,) = worker.status_store.connectors  # type: ignore[attr-defined]
+    assert "Invalid value" in status.trace and f"${{file:{secrets}:tasks}}" in status.trace
+    assert SECRET_TASKS not in status.trace
+    assert "line 1" in redactor.redact("line 1")  # short resolved values ("1") are left alone
+    assert redactor.redact(SECRET_TASKS) != SECRET_TASKS
+    worker.stop()
+    assert redactor.redact(SECRET_TASKS) == SECRET_TASKS  # forgotten once the worker stopped the connector
+
+
+def test_a_path_outside_allowed_paths_fails_the_task(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, secrets: Path
+) -> None:
+    (tmp_path / "only-here").mkdir()  # allowed.paths: the secrets file is outside
+    worker = _worker(monkeypatch, tmp_path / "only-here")
+    task = {**_connector(secrets), TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
+    assert not _start_task(worker, _connector(secrets), task)
+    (status,) = worker.status_store.tasks  # type: ignore[attr-defined]
+    assert f"The path {secrets} is not allowed to be accessed" in status.trace
+    assert _RecordingProducer.confs == []
+
+
+@pytest.mark.parametrize(
+    "policy", ["None", "org.apache.kafka.connect.connector.policy.NoneConnectorClientConfigOverridePolicy"])
+def test_policy_none_fails_a_task_with_a_stored_override(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, secrets: Path, policy: str
+) -> None:
+    worker = _worker(monkeypatch, tmp_path, **{"connector.client.config.override.policy": policy})
+    connector = {**_connector(secrets), "producer.override.bootstrap.servers": "elsewhere:9092"}
+    task = {**connector, TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
+    assert not _start_task(worker, connector, task)
+    assert _RecordingProducer.confs == []
+    (status,) = worker.status_store.tasks  # type: ignore[attr-defined]
+    assert ("Client Config Overrides not allowed [producer.override.bootstrap.servers: The 'None' policy does "
+            "not allow 'bootstrap.servers' to be overridden in the connector configuration.]") in status.trace
+    assert not worker.start_connector("c", connector, TargetState.STARTED)
+
+
+def test_policy_all_and_principal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, secrets: Path) -> None:
+    worker = _worker(monkeypatch, tmp_path, **{"connector.client.config.override.policy": "Principal"})
+    ok = {**_connector(secrets), "producer.override.sasl.mechanism": "PLAIN",
+          "producer.override.security.protocol": "PLAINTEXT"}
+    task = {**ok, TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
+    assert _start_task(worker, ok, task)
+    assert _RecordingProducer.confs[0]["sasl.mechanism"] == "PLAIN"
+    policy = worker.config.override_policy
+    verdicts = validate_client_overrides(policy, "c", object, {**ok, "admin.override.retries": "1",
+                                                                "consumer.override.sasl.jaas.config": "x"})
+    assert {cv.name: cv.errors for cv in verdicts} == {
+        "producer.override.sasl.mechanism": [],
+        "producer.override.security.protocol": [],
+        "consumer.override.sasl.jaas.config": [],
+        "admin.override.retries": ["The 'Principal' policy does not allow 'retries' to be overridden in the "
+                                   "connector configuration."],
+    }
+
+
+def test_a_policy_class_by_dotted_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    policy = f"{__name__}.OnlyLingerPolicy"
+    worker = _worker(monkeypatch, tmp_path, **{"connector.client.config.override.policy": policy})
+    verdicts = validate_client_overrides(worker.config.override_policy, "c", object,
+                                         {"producer.override.linger.ms": "5", "producer.override.acks": "1"})
+    assert [cv.errors for cv in verdicts] == [
+        [], ["The 'OnlyLinger' policy does not allow 'acks' to be overridden in the connector configuration."]]
+    for bad in ("Everything", f"{__name__}.NotAPolicy"):
+        with pytest.raises(WorkerConfigError) as info:
+            WorkerConfig.from_properties({**BASE, "connector.client.config.override.policy": bad})
+        assert f'Invalid value "{bad}" for configuration connector.client.config.override.policy' in str(info.value)
+
+
+def _by_name(infos: Any) -> dict[str, Any]:
+    return {c.value.name: c.value for c in infos.configs}
+
+
+def test_validation_checks_resolved_values_and_echoes_raw_ones(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, secrets: Path
+) -> None:
+    worker = _worker(monkeypatch, tmp_path, **{"connector.client.config.override.policy": "None"})
+    validator = ConnectorValidator(worker.config, PluginRegistry())
+    props = _connector(secrets, **{"tasks.max": f"${{file:{secrets}:tasks}}",
+                                   "producer.override.bootstrap.servers": "elsewhere:9092"})
+    infos = validator.validate(props)
+    values = _by_name(infos)
+    assert values["topic"].value == props["topic"] and values["topic"].errors == []
+    # The resolved value is what is checked; the response shows the placeholder, in value and message.
+    assert values["tasks.max"].value == props["tasks.max"]
+    assert values["tasks.max"].errors and all(SECRET_TASKS not in e for e in values["tasks.max"].errors)
+    assert any(props["tasks.max"] in e for e in values["tasks.max"].errors)
+    assert values["producer.override.bootstrap.servers"].errors == [
+        "The 'None' policy does not allow 'bootstrap.servers' to be overridden in the connector configuration."]
+    assert infos.error_count == len(values["tasks.max"].errors) + 1
+
+
+def test_validation_reports_a_refused_path_on_its_key(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, secrets: Path
+) -> None:
+    (tmp_path / "only-here").mkdir()
+    allowed = tmp_path / "only-here" / "tasks.properties"
+    allowed.write_text("tasks=2\n")
+    worker = _worker(monkeypatch, tmp_path / "only-here")
+    infos = ConnectorValidator(worker.config, PluginRegistry()).validate(
+        _connector(secrets, **{"tasks.max": f"${{file:{allowed}:tasks}}"}))
+    topic = _by_name(infos)["topic"]
+    assert topic.value == f"${{file:{secrets}:topic}}"
+    assert topic.errors == [f"The path {secrets} is not allowed to be accessed"]
+    # The other placeholder still resolves (and is shown raw): the refusal is on its own key only.
+    assert _by_name(infos)["tasks.max"].errors == []
+    assert _by_name(infos)["tasks.max"].value == f"${{file:{allowed}:tasks}}"
+    assert infos.error_count == 1
