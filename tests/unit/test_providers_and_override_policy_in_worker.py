@@ -187,7 +187,7 @@ def test_policy_all_and_principal(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
           "producer.override.security.protocol": "PLAINTEXT"}
     task = {**ok, TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
     assert _start_task(worker, ok, task)
-    assert _RecordingProducer.confs[0]["sasl.mechanism"] == "PLAIN"
+    assert _RecordingProducer.confs[0]["sasl.mechanisms"] == "PLAIN"  # the override, translated for librdkafka
     policy = worker.config.override_policy
     verdicts = validate_client_overrides(policy, "c", object, {**ok, "admin.override.retries": "1",
                                                                 "consumer.override.sasl.jaas.config": "x"})
