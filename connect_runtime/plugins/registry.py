@@ -5,6 +5,7 @@ paths, and Kafka Connect's aliases (the simple class name, and the simple name w
 from __future__ import annotations
 
 import importlib
+import inspect
 import logging
 from importlib.metadata import entry_points
 from typing import Any
@@ -53,9 +54,13 @@ class PluginRegistry:
 
     def _load_builtins(self) -> None:
         from connect_runtime.converters import BUILTIN_CONVERTERS
+        from connect_runtime.transforms import BUILTIN_PREDICATES, BUILTIN_TRANSFORMS
 
         for name, cls in BUILTIN_CONVERTERS.items():
             self._register(cls, extra=(name,))
+        # Java class name and its simple name (``RegexRouter``, ``InsertField$Value``).
+        for java_name, smt in (*BUILTIN_TRANSFORMS.items(), *BUILTIN_PREDICATES.items()):
+            self._register(smt, extra=(java_name, java_name.rpartition(".")[2]))
 
     def _load_entry_points(self) -> None:
         for ep in entry_points(group=ENTRY_POINT_GROUP):
@@ -114,5 +119,14 @@ class PluginRegistry:
     def connectors(self) -> list[type[Connector]]:
         return [c for c in self._classes if isinstance(c, type) and issubclass(c, Connector)]
 
+    def transformations(self) -> list[type[Transformation]]:
+        """The concrete transformations known (for the ``transforms.<alias>.type`` recommendations)."""
+        return [c for c in self._classes if issubclass(c, Transformation) and not inspect.isabstract(c)]
+
+    def predicates(self) -> list[type[Predicate]]:
+        """The concrete predicates known (for the ``predicates.<alias>.type`` recommendations)."""
+        return [c for c in self._classes if issubclass(c, Predicate) and not inspect.isabstract(c)]
+
     def all_plugins(self) -> list[type]:
-        return list(self._classes)
+        """Every plugin class that can be instantiated (abstract bases are only known by name)."""
+        return [c for c in self._classes if not inspect.isabstract(c)]

@@ -98,6 +98,7 @@ class WorkerSourceTask(ABC):
         self._key_converter = setup.key_converter
         self._value_converter = setup.value_converter
         self._transformations = tuple(setup.transformations)
+        self._applies = tuple(t.apply for t in self._transformations)  # bound once, called per record
         self.producer = setup.producer
         self._offset_reader = setup.offset_reader
         self._offset_store = setup.offset_store
@@ -283,10 +284,10 @@ class WorkerSourceTask(ABC):
 
     def _transform(self, rec: SourceRecord) -> SourceRecord | None:
         current: SourceRecord | None = rec
-        for t in self._transformations:
+        for apply in self._applies:
+            current = apply(current)  # type: ignore[arg-type]  # None returns before the next one
             if current is None:
                 return None
-            current = t.apply(current)
         return current
 
     def report_committed(self) -> None:
@@ -309,6 +310,11 @@ class WorkerSourceTask(ABC):
             self.close_resources()
         except Exception:
             logger.exception("Task %s failed to release its resources", self.id)
+        for transformation in self._transformations:
+            try:
+                transformation.close()  # a predicated one closes its predicate too
+            except Exception:
+                logger.exception("Task %s failed to close transformation %r", self.id, transformation)
         try:
             self._offset_store.stop()
         except Exception:

@@ -18,6 +18,7 @@ from connect_runtime.api.delegated_delivery import DelegatedDelivery
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.api.task import SourceTask
+from connect_runtime.api.transformation import Transformation
 from connect_runtime.clients import producer_config
 from connect_runtime.config.connector_config import SourceConnectorConfig, TransactionBoundary
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
@@ -41,6 +42,7 @@ from connect_runtime.worker.exactly_once_source_task import (
 )
 from connect_runtime.worker.offset_stores import OffsetStoreFactory
 from connect_runtime.worker.source_task_base import TaskSetup, WorkerSourceTask
+from connect_runtime.worker.transformation_chain import build_transformation_chain, close_quietly
 
 logger = logging.getLogger(__name__)
 
@@ -239,12 +241,14 @@ class Worker:
             raise ConnectException(f"Task already exists in this worker: {task_id}")
         self._failed_tasks.discard(task_id)
         producer: Producer | None = None
+        transformations: list[Transformation] = []
         try:
             task_cls = self.plugins.resolve(task_props[TASK_CLASS_CONFIG])
             if not issubclass(task_cls, SourceTask):
                 raise ConnectException(f"{task_cls} is not a SourceTask")
             task = task_cls()
             connector_config = self._parse_connector_config(connector_props)
+            transformations = build_transformation_chain(connector_props, self.plugins)
             key_conv = self._converter(connector_config, "key")
             value_conv = self._converter(connector_config, "value")
             # Each task reads a connector-specific offsets topic itself (started in its start-up steps).
@@ -258,7 +262,7 @@ class Worker:
             else:
                 errors = DeliveryErrors()
                 producer = Producer(producer_config(at_least_once_producer_config(base, errors)))
-            setup = TaskSetup(task_id, task, task_props, key_conv, value_conv, (), producer, reader,
+            setup = TaskSetup(task_id, task, task_props, key_conv, value_conv, transformations, producer, reader,
                               offsets, self, state, self._delegated_delivery(connector_config, base))
             if self.eos_enabled:
                 boundary = connector_config.transaction_boundary
@@ -274,6 +278,8 @@ class Worker:
                                                      self.config.offset_flush_timeout_ms)
         except Exception as e:
             logger.exception("Failed to start task %s", task_id)
+            for built in transformations:
+                close_quietly(built)
             self._failed_tasks.add(task_id)  # owned and FAILED until restarted or revoked
             self.on_failure(task_id, _trace(e))
             return False
