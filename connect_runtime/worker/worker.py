@@ -41,6 +41,7 @@ from connect_runtime.worker.exactly_once_source_task import (
     eos_producer_config,
 )
 from connect_runtime.worker.offset_stores import OffsetStoreFactory
+from connect_runtime.worker.retry_with_tolerance import RetryWithToleranceOperator
 from connect_runtime.worker.source_task_base import TaskSetup, WorkerSourceTask
 from connect_runtime.worker.transformation_chain import build_transformation_chain, close_quietly
 
@@ -263,7 +264,8 @@ class Worker:
                 errors = DeliveryErrors()
                 producer = Producer(producer_config(at_least_once_producer_config(base, errors)))
             setup = TaskSetup(task_id, task, task_props, key_conv, value_conv, transformations, producer, reader,
-                              offsets, self, state, self._delegated_delivery(connector_config, base))
+                              offsets, self, state, self._delegated_delivery(connector_config, base),
+                              _error_handler(task_id, connector_config))
             if self.eos_enabled:
                 boundary = connector_config.transaction_boundary
                 if boundary is TransactionBoundary.CONNECTOR:
@@ -439,6 +441,14 @@ class Worker:
 def _state_name(state: TargetState) -> str:
     return {TargetState.STARTED: State.RUNNING, TargetState.PAUSED: State.PAUSED,
             TargetState.STOPPED: State.STOPPED}[state]
+
+
+def _error_handler(task_id: ConnectorTaskId, config: SourceConnectorConfig) -> RetryWithToleranceOperator:
+    """The task's handling of failed transforms and conversions, from the connector's ``errors.*``."""
+    return RetryWithToleranceOperator(
+        task_id, retry_timeout_ms=config.errors_retry_timeout, retry_max_delay_ms=config.errors_retry_delay_max_ms,
+        tolerance=config.errors_tolerance, log_errors=config.errors_log_enable,
+        log_messages=config.errors_log_include_messages)
 
 
 def _trace(e: BaseException) -> str:
