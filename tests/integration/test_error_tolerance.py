@@ -85,3 +85,36 @@ def test_tolerance_all_skips_and_none_fails(kafka_bootstrap: str, worker: Worker
     assert ("Error encountered in task tolerant-0. Executing stage 'TRANSFORMATION' with class "
             "'connect_runtime.transforms.insert_field.InsertFieldValue'") in log
     assert "Only Map objects supported in absence of schema for [field insertion], found: int" in log
+
+
+def test_at_least_once_delivery_errors_skipped_under_all(
+        kafka_bootstrap: str, tmp_path: Path, group_id: str) -> None:
+    """At-least-once (no exactly-once): a record the broker refuses is logged and skipped under
+    ``all``, as the reference's WorkerSourceTask does; under ``none`` it fails the task."""
+    worker = WorkerProcess(kafka_bootstrap, tmp_path, group_id, eos="disabled",
+                           env=python_path(PLUGINS_DIR)).start_ready()
+    small = {"max.message.bytes": "2048"}
+    skip_topic = new_topic(kafka_bootstrap, config=small)
+    fail_topic = new_topic(kafka_bootstrap, config=small)
+    client = ConnectClient(worker.url)
+    try:
+        common = {"connector.class": POISON, "poison.every": "1000000", "big.every": "20",
+                  "value.converter": "org.apache.kafka.connect.storage.StringConverter"}
+        client.create_connector("tolerant", {**common, "topic": skip_topic, "errors.tolerance": "all"})
+        client.create_connector("intolerant", {**common, "topic": fail_topic})
+
+        def failed() -> str | None:
+            task = client.status("intolerant")["tasks"]
+            return task[0].get("trace") if task and task[0]["state"] == "FAILED" else None
+
+        trace = wait_until(failed, 60, message="the intolerant task FAILED")
+        assert "Failed to send a record of task intolerant-0" in trace
+        wait_until(lambda: sum(end_offsets(kafka_bootstrap, skip_topic).values()) > 150, 60,
+                   message=f"records in {skip_topic}")
+        assert client.status("tolerant")["tasks"][0]["state"] == "RUNNING"
+        assert "Task tolerant-0 failed to send" in worker.log_path.read_text()
+    finally:
+        client.close()
+        worker.kill()
+    values = [v for _, v in read_committed(kafka_bootstrap, skip_topic)]
+    assert values and all(v is not None and len(v) < 100 for v in values)

@@ -6,7 +6,9 @@ Loaded by worker subprocesses through ``PYTHONPATH`` (this directory) as
 VerifiableSource (key: the task id, source partition ``{"id": <task>}``, offset ``{"seqno": n}``); the
 value of seqno ``n`` is ``n``, or ``{n}`` when ``n % poison.every == poison.every - 1``. With
 ``boom.every`` set, other records with ``n % boom.every == boom.every - 1`` carry a ``boom`` header (for
-a transform applied through ``HasHeaderKey`` that fails on them).
+a transform applied through ``HasHeaderKey`` that fails on them). With ``big.every`` set, other records
+with ``n % big.every == big.every - 1`` have a 4 KiB string value (more than a topic with a small
+``max.message.bytes`` accepts: the broker refuses it).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ VERSION = "0.0.1"
 TOPIC = "topic"
 EVERY = "poison.every"
 BOOM_EVERY = "boom.every"
+BIG_EVERY = "big.every"
 TASK_ID = "task.id"
 _BATCH = 10
 _POLL_INTERVAL_S = 0.05
@@ -41,6 +44,8 @@ CONFIG_DEF = (
             documentation="Every how many records one has a value the converter rejects.")
     .define(BOOM_EVERY, ConfigType.INT, 0, importance=Importance.MEDIUM,
             documentation="Every how many records one has a 'boom' header (0: none).")
+    .define(BIG_EVERY, ConfigType.INT, 0, importance=Importance.MEDIUM,
+            documentation="Every how many records one has a 4 KiB value (0: none).")
 )
 
 
@@ -81,6 +86,7 @@ class PoisonSourceTask(SourceTask):
         self._topic = ""
         self._every = 10
         self._boom = 0
+        self._big = 0
         self._task_id = 0
         self._seqno = 0
 
@@ -90,6 +96,7 @@ class PoisonSourceTask(SourceTask):
     def start(self, props: Mapping[str, str]) -> None:
         values = CONFIG_DEF.parse(props)
         self._topic, self._every, self._boom = values[TOPIC], values[EVERY], values[BOOM_EVERY]
+        self._big = values[BIG_EVERY]
         self._task_id = int(props[TASK_ID])
         stored = self.context.offset_storage_reader.offset({"id": self._task_id})
         self._seqno = int(stored["seqno"]) + 1 if stored and stored.get("seqno") is not None else 0
@@ -99,11 +106,13 @@ class PoisonSourceTask(SourceTask):
             return None
         start, self._seqno = self._seqno, self._seqno + _BATCH
         partition = {"id": self._task_id}
-        every, boom = self._every, self._boom
+        every, boom, big = self._every, self._boom, self._big
         out = []
         for s in range(start, start + _BATCH):
             if s % every == every - 1:
                 out.append(SourceRecord(partition, {"seqno": s}, self._topic, None, self._task_id, {s}))
+            elif big and s % big == big - 1:
+                out.append(SourceRecord(partition, {"seqno": s}, self._topic, None, self._task_id, "x" * 4096))
             else:
                 headers: Any = [("boom", b"1")] if boom and s % boom == boom - 1 else None
                 out.append(SourceRecord(partition, {"seqno": s}, self._topic, None, self._task_id, s, headers))
