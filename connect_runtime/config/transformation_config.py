@@ -5,7 +5,8 @@ For every alias listed in ``transforms`` (``predicates``) the connector's config
 ``transforms.<alias>.type`` (``predicates.<alias>.type``), validated as Kafka Connect does (missing, a
 class that cannot be found, not a Transformation/Predicate, abstract), and the plugin's own keys under
 the alias' prefix in group ``Transforms: <alias>`` (``Predicates: <alias>``), so validation reports
-them in ConfigInfos as Java does. Each transform also gets the implicit ``predicate`` and ``negate``.
+them in ConfigInfos as Java does. Each alias also gets ``plugin.version`` (KIP-891; only the installed
+version is accepted) and each transform the implicit ``predicate`` and ``negate``.
 
 This module knows plugins only through the ``resolve`` callable it is given (the plugin registry's),
 so it stays below the plugin and worker layers.
@@ -26,6 +27,7 @@ from connect_runtime.api.transformation import Predicate, Transformation
 
 __all__ = [
     "NEGATE",
+    "PLUGIN_VERSION",
     "PREDICATE",
     "PREDICATES",
     "TRANSFORMS",
@@ -42,6 +44,8 @@ PREDICATES: Final = "predicates"
 #: The implicit per-transform keys naming its predicate and whether to negate it.
 PREDICATE: Final = "predicate"
 NEGATE: Final = "negate"
+#: The plugin version key of each alias (KIP-891); only the installed version is accepted.
+PLUGIN_VERSION: Final = "plugin.version"
 
 #: Finds a plugin class by name; raises (any exception) when there is none.
 Resolve = Callable[[str], type]
@@ -138,8 +142,12 @@ def _alias_keys(kind: _Kind, alias: str, props: Mapping[str, Any], resolve: Reso
     try:
         cls = resolve(str(props[type_key]))
         own = plugin_config_def(type_key, props[type_key], cls, kind.base)
+        installed = str(cls().version())
     except Exception:
         return keys  # the type key's validation says what is wrong
+    keys.append(ConfigKey(prefix + PLUGIN_VERSION, ConfigType.STRING, installed, _installed_version(cls, installed),
+                          Importance.HIGH, f"Version of the '{alias}' {kind.noun}.", group, 1, Width.LONG,
+                          f"{kind.base.__name__} version for {alias}", (), lambda _props: [installed]))
     child: list[ConfigKey] = []
     if kind is _TRANSFORMATION:
         child.append(ConfigKey(PREDICATE, ConfigType.STRING, None, None, Importance.MEDIUM,
@@ -148,11 +156,11 @@ def _alias_keys(kind: _Kind, alias: str, props: Mapping[str, Any], resolve: Reso
         child.append(ConfigKey(NEGATE, ConfigType.BOOLEAN, False, None, Importance.MEDIUM,
                                "Whether the configured predicate should be negated.", display_name=NEGATE))
     for key in own.keys.values():
-        if kind is _TRANSFORMATION and key.name in (PREDICATE, NEGATE):
+        if key.name == PLUGIN_VERSION or (kind is _TRANSFORMATION and key.name in (PREDICATE, NEGATE)):
             log.warning("Transformer config %s is masked by implicit config of that name", key.name)
             continue
         child.append(key)
-    embedded = _embed(prefix, group, 1, child)
+    embedded = _embed(prefix, group, 2, child)
     if kind is _TRANSFORMATION:
         # Stricter than Kafka, which fails only when the task starts: a transform's predicate must be
         # one of the connector's `predicates`.
@@ -160,6 +168,17 @@ def _alias_keys(kind: _Kind, alias: str, props: Mapping[str, Any], resolve: Reso
         embedded = [replace(k, validator=_predicate_defined(defined_predicates)) if k.name == predicate_key else k
                     for k in embedded]
     return keys + embedded
+
+
+def _installed_version(cls: type, installed: str) -> Callable[[str, Any], None]:
+    """Only the installed version of a plugin can be loaded here: any other is refused, not ignored."""
+
+    def check(name: str, value: Any) -> None:
+        if value is not None and str(value) != installed:
+            raise ConfigException(name, value, f"Version {value} of {cls.__module__}.{cls.__qualname__} is not "
+                                  f"installed; this worker has version {installed}")
+
+    return check
 
 
 def _predicate_defined(defined: set[str]) -> Callable[[str, Any], None]:

@@ -13,6 +13,7 @@ from connect_runtime.api.record import SourceRecord
 from connect_runtime.api.transformation import Predicate, Transformation
 from connect_runtime.config.transformation_config import (
     NEGATE,
+    PLUGIN_VERSION,
     PREDICATE,
     PREDICATES,
     TRANSFORMS,
@@ -76,8 +77,8 @@ def build_transformation_chain(props: Mapping[str, str], plugins: PluginRegistry
         for alias in transform_aliases:
             prefix = f"{TRANSFORMS}.{alias}."
             configs = {k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix)}
-            configs.pop(PREDICATE, None)
-            configs.pop(NEGATE, None)
+            for implicit in (PREDICATE, NEGATE, PLUGIN_VERSION):
+                configs.pop(implicit, None)
             transform_cls = plugins.resolve(values[prefix + "type"])
             if not issubclass(transform_cls, Transformation):  # validated above; narrows the type
                 raise ConfigException(prefix + "type", values[prefix + "type"], "Not a Transformation")
@@ -90,6 +91,7 @@ def build_transformation_chain(props: Mapping[str, str], plugins: PluginRegistry
                 predicate_prefix = f"{PREDICATES}.{predicate_alias}."
                 predicate_configs = {k[len(predicate_prefix):]: v for k, v in props.items()
                                      if k.startswith(predicate_prefix)}
+                predicate_configs.pop(PLUGIN_VERSION, None)
                 predicate_cls = plugins.resolve(values[predicate_prefix + "type"])
                 if not issubclass(predicate_cls, Predicate):
                     raise ConfigException(predicate_prefix + "type", values[predicate_prefix + "type"],

@@ -79,12 +79,13 @@ def test_valid_chain_adds_each_alias_keys_in_its_group(validator: ConnectorValid
     by_name = {c.definition.name: c for c in infos.configs}
     route = [(c.definition.name, c.definition.group, c.definition.order) for c in infos.configs
              if c.definition.name.startswith("transforms.route.")]
-    # Java's order: type first, then the embedded keys sorted (required, importance, name).
+    # Java's order: type, version, then the embedded keys sorted (required, importance, name).
     assert route == [("transforms.route.type", "Transforms: route", 0),
-                     ("transforms.route.regex", "Transforms: route", 1),
-                     ("transforms.route.replacement", "Transforms: route", 2),
-                     ("transforms.route.negate", "Transforms: route", 3),
-                     ("transforms.route.predicate", "Transforms: route", 4)]
+                     ("transforms.route.plugin.version", "Transforms: route", 1),
+                     ("transforms.route.regex", "Transforms: route", 2),
+                     ("transforms.route.replacement", "Transforms: route", 3),
+                     ("transforms.route.negate", "Transforms: route", 4),
+                     ("transforms.route.predicate", "Transforms: route", 5)]
     t = by_name["transforms.route.type"]
     assert (t.definition.type, t.definition.required, t.definition.importance, t.definition.display_name,
             t.definition.documentation) == ("CLASS", True, "HIGH", "Transformation type for route",
@@ -95,6 +96,22 @@ def test_valid_chain_adds_each_alias_keys_in_its_group(validator: ConnectorValid
     assert by_name["predicates.isOrders.pattern"].definition.group == "Predicates: isOrders"
     assert by_name["predicates.isOrders.type"].definition.display_name == "Predicate type for isOrders"
     assert "Transforms: route" in infos.groups and "Predicates: isOrders" in infos.groups
+
+
+def test_plugin_version_is_the_installed_one(validator: ConnectorValidator) -> None:
+    props = {**BASE, "transforms": "f", "transforms.f.type": "Filter", "predicates": "p",
+             "predicates.p.type": "RecordIsTombstone"}
+    infos = validator.validate(props)
+    by_name = {c.definition.name: c for c in infos.configs}
+    installed = by_name["transforms.f.plugin.version"].definition.default_value
+    assert installed and installed != "undefined"
+    assert by_name["predicates.p.plugin.version"].value.recommended_values == [installed]
+    infos = validator.validate({**props, "transforms.f.plugin.version": "0.0.0-other"})
+    assert errors(infos) == {"transforms.f.plugin.version": [
+        f"Invalid value 0.0.0-other for configuration transforms.f.plugin.version: Version 0.0.0-other of "
+        f"connect_runtime.transforms.filter.Filter is not installed; this worker has version {installed}"]}
+    chain = build_transformation_chain({**props, "transforms.f.plugin.version": installed}, PluginRegistry())
+    assert len(chain) == 1
 
 
 def test_missing_type_of_a_listed_alias(validator: ConnectorValidator) -> None:
@@ -183,7 +200,7 @@ def _rec(n: int, value: list[str] | None = None) -> SourceRecord:
 def test_chain_applies_in_order_with_predicates_and_closes() -> None:
     CLOSED.clear()
     props = {**BASE, "transforms": "one,two,three", "predicates": "even",
-             "transforms.one.type": TAGGING, "transforms.one.tag": "1",
+             "transforms.one.type": TAGGING, "transforms.one.tag": "1", "transforms.one.plugin.version": "undefined",
              "transforms.two.type": TAGGING, "transforms.two.tag": "2", "transforms.two.predicate": "even",
              "transforms.three.type": TAGGING, "transforms.three.tag": "3", "transforms.three.predicate": "even",
              "transforms.three.negate": "true",
@@ -192,7 +209,7 @@ def test_chain_applies_in_order_with_predicates_and_closes() -> None:
     assert [type(t) for t in chain] == [Tagging, PredicatedTransformation, PredicatedTransformation]
     first = chain[0]
     assert isinstance(first, Tagging)
-    assert first.configs == {"type": TAGGING, "tag": "1"}  # predicate/negate removed, as Java does
+    assert first.configs == {"type": TAGGING, "tag": "1"}  # predicate/negate/plugin.version removed
 
     def run(rec: SourceRecord) -> Any:
         out: SourceRecord | None = rec
