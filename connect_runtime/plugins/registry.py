@@ -43,6 +43,24 @@ def qualified_name(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+def _import_class(name: str) -> type | None:
+    """The class a dotted path names: ``pkg.module.Class``, or a nested ``pkg.module.Outer.Inner``
+    (also written ``pkg.module.Outer$Inner``, as Java names nested classes)."""
+    parts = name.replace("$", ".").split(".")
+    for split in range(len(parts) - 1, 0, -1):
+        try:
+            found: Any = importlib.import_module(".".join(parts[:split]))
+        except (ImportError, ValueError, TypeError):
+            continue
+        try:
+            for attr in parts[split:]:
+                found = getattr(found, attr)
+        except AttributeError:
+            return None
+        return found if isinstance(found, type) else None
+    return None
+
+
 class PluginRegistry:
     """All known plugins and their aliases."""
 
@@ -91,15 +109,10 @@ class PluginRegistry:
         cls = self._by_name.get(name)
         if cls is not None:
             return cls
-        module, _, attr = name.rpartition(".")
-        if module:
-            try:
-                found: Any = getattr(importlib.import_module(module), attr)
-            except (ImportError, AttributeError, ValueError):
-                found = None
-            if isinstance(found, type):
-                self._register(found)
-                return found
+        found = _import_class(name)
+        if found is not None:
+            self._register(found)
+            return found
         raise PluginNotFoundError(
             f"Failed to find any class that implements Connector and which name matches {name}, available "
             f"connectors are: {', '.join(sorted(qualified_name(c) for c in self.connectors()))}")

@@ -12,6 +12,7 @@ from typing import Any
 
 from confluent_kafka import Producer
 
+from connect_runtime.api.config_def import ConfigDef
 from connect_runtime.api.connector import Connector, SourceConnectorContext
 from connect_runtime.api.converter import Converter
 from connect_runtime.api.delegated_delivery import DelegatedDelivery
@@ -21,6 +22,7 @@ from connect_runtime.api.task import SourceTask
 from connect_runtime.api.transformation import Transformation
 from connect_runtime.clients import producer_config
 from connect_runtime.config.connector_config import SourceConnectorConfig, TransactionBoundary
+from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage.offset_store import (
@@ -160,7 +162,11 @@ class Worker:
         self._put_connector_status(name, State.FAILED, _trace(error))
 
     def _parse_connector_config(self, props: Mapping[str, str]) -> SourceConnectorConfig:
-        return SourceConnectorConfig.parse(props, topic_creation_enabled=self.config.topic_creation_enable)
+        config = SourceConnectorConfig.parse(props, topic_creation_enabled=self.config.topic_creation_enable)
+        # The transforms' and predicates' settings too, as Kafka's ConnectorConfig does: a connector
+        # whose chain could never be built fails itself, not only its tasks.
+        enrich(ConfigDef(), props, self.plugins.resolve).parse(props)
+        return config
 
     def is_running(self, name: str) -> bool:
         rc = self._connectors.get(name)

@@ -235,3 +235,29 @@ def test_chain_refuses_invalid_config_and_closes_what_it_built() -> None:
     with pytest.raises(ConfigException, match=r'Missing required configuration "transforms\.x\.type"'):
         build_transformation_chain({**BASE, "transforms": "x"}, PluginRegistry())
     assert build_transformation_chain(BASE, PluginRegistry()) == []
+
+
+class Outer:
+    """Holds a nested transformation, as Java's InsertField holds Key and Value."""
+
+    class Inner(Transformation):
+        def apply(self, record: SourceRecord) -> SourceRecord | None:
+            return record
+
+
+def test_plugin_classes_by_dotted_path_including_nested_ones() -> None:
+    plugins = PluginRegistry()
+    assert plugins.resolve(f"{__name__}.Outer$Inner") is Outer.Inner
+    assert plugins.resolve(f"{__name__}.Outer.Inner") is Outer.Inner
+    assert plugins.resolve(TAGGING) is Tagging
+    with pytest.raises(Exception, match="Failed to find any class"):
+        plugins.resolve(f"{__name__}.Outer.Missing")
+
+
+def test_full_parse_of_the_enriched_config_refuses_an_invalid_chain() -> None:
+    """What the worker runs before starting a connector (Java's ConnectorConfig with a full config)."""
+    from connect_runtime.config.transformation_config import enrich
+
+    props = {**BASE, "transforms": "r", "transforms.r.type": "RegexRouter", "transforms.r.regex": "x"}
+    with pytest.raises(ConfigException, match=r'Missing required configuration "transforms\.r\.replacement"'):
+        enrich(ConfigDef(), props, PluginRegistry().resolve).parse(props)
