@@ -252,7 +252,7 @@ class WorkerSourceTask(ABC):
                 key = key_conv(topic, transformed.key)
             except Exception as e:
                 key = self._error_handler.failed(Stage.KEY_CONVERTER, self._key_converter, key_conv,
-                                          (topic, transformed.key), rec, e)
+                                                 (topic, transformed.key), rec, e)
                 if key is SKIP:
                     dropped += 1
                     self._dropped(rec, wants_metadata, record_sent)
@@ -261,7 +261,7 @@ class WorkerSourceTask(ABC):
                 value = value_conv(topic, transformed.value)
             except Exception as e:
                 value = self._error_handler.failed(Stage.VALUE_CONVERTER, self._value_converter, value_conv,
-                                            (topic, transformed.value), rec, e)
+                                                   (topic, transformed.value), rec, e)
                 if value is SKIP:
                     dropped += 1
                     self._dropped(rec, wants_metadata, record_sent)
