@@ -3,6 +3,7 @@ exactly-once preflight checks (reference §8), rendered as Kafka Connect's Confi
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Mapping
 from dataclasses import replace
@@ -12,6 +13,7 @@ from connect_runtime.api.config_def import ConfigDef, ConfigKey, ConfigValue
 from connect_runtime.api.connector import Connector, SourceConnector
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
+from connect_runtime.api.transformation import Predicate, Transformation
 from connect_runtime.cluster.herder_api import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo, PluginDesc
 from connect_runtime.config.client_settings import client_setting_problems
 from connect_runtime.config.config_providers import ResolvedConfig, has_placeholder
@@ -22,6 +24,7 @@ from connect_runtime.config.connector_config import (
     validate_topic_creation,
 )
 from connect_runtime.config.override_policies import validate_client_overrides
+from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.errors import BadRequestError
 from connect_runtime.plugins.registry import PluginRegistry, plugin_type, qualified_name
@@ -99,7 +102,8 @@ class ConnectorValidator:
         cls = self._plugins.connector_class(class_name)
         connector = cls()
         is_source = isinstance(connector, SourceConnector)
-        common = source_connector_config_def() if is_source else connector_config_def()
+        common = enrich(source_connector_config_def() if is_source else connector_config_def(), props,
+                        self._plugins.resolve, self._recommended_classes)
         values = {cv.name: cv for cv in common.validate(props)}
         if is_source:
             creation_def, creation_values = validate_topic_creation(props, self._config.topic_creation_enable)
@@ -143,6 +147,11 @@ class ConnectorValidator:
             [str(v) for v in cv.recommended_values], list(cv.errors), cv.visible)) for cv in verdicts.values()]
         errors = sum(len(cv.errors) for cv in verdicts.values())
         return ConfigInfos(infos.name, infos.error_count + errors, infos.groups, [*infos.configs, *extra])
+
+    def _recommended_classes(self, base: type) -> list[str]:
+        """The ``transforms.<alias>.type`` / ``predicates.<alias>.type`` recommendations."""
+        found = self._plugins.transformations() if base is Transformation else self._plugins.predicates()
+        return sorted(qualified_name(c) for c in found)
 
     def _preflight(self, connector: SourceConnector, props: Mapping[str, str], values: dict[str, ConfigValue]) -> None:
         eos = values.get(EXACTLY_ONCE_SUPPORT)
@@ -210,7 +219,7 @@ class ConnectorValidator:
             if connectors_only and kind not in ("source", "sink"):
                 continue
             version = "undefined"
-            if issubclass(cls, Connector):
+            if issubclass(cls, Connector | Transformation | Predicate):
                 try:
                     version = cls().version()
                 except Exception:
@@ -221,6 +230,10 @@ class ConnectorValidator:
     def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
         cls = self._plugins.resolve(plugin)
         if issubclass(cls, Connector):
+            return [key_info(k) for k in cls().config_def().keys.values()]
+        if issubclass(cls, Transformation | Predicate):
+            if inspect.isabstract(cls):
+                raise BadRequestError(f"Invalid plugin class {plugin}: the class is abstract and cannot be created.")
             return [key_info(k) for k in cls().config_def().keys.values()]
         return []
 

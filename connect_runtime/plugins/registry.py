@@ -5,6 +5,7 @@ paths, and Kafka Connect's aliases (the simple class name, and the simple name w
 from __future__ import annotations
 
 import importlib
+import inspect
 import logging
 from importlib.metadata import entry_points
 from typing import Any
@@ -42,6 +43,24 @@ def qualified_name(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+def _import_class(name: str) -> type | None:
+    """The class a dotted path names: ``pkg.module.Class``, or a nested ``pkg.module.Outer.Inner``
+    (also written ``pkg.module.Outer$Inner``, as Java names nested classes)."""
+    parts = name.replace("$", ".").split(".")
+    for split in range(len(parts) - 1, 0, -1):
+        try:
+            found: Any = importlib.import_module(".".join(parts[:split]))
+        except (ImportError, ValueError, TypeError):
+            continue
+        try:
+            for attr in parts[split:]:
+                found = getattr(found, attr)
+        except AttributeError:
+            return None
+        return found if isinstance(found, type) else None
+    return None
+
+
 class PluginRegistry:
     """All known plugins and their aliases."""
 
@@ -53,6 +72,7 @@ class PluginRegistry:
 
     def _load_builtins(self) -> None:
         from connect_runtime.converters import BUILTIN_CONVERTERS
+        from connect_runtime.transforms import BUILTIN_PREDICATES, BUILTIN_TRANSFORMS
 
         for name, cls in BUILTIN_CONVERTERS.items():
             self._register(cls, extra=(name,))
@@ -63,6 +83,9 @@ class PluginRegistry:
         self._register(FileStreamSourceConnector, extra=("org.apache.kafka.connect.file.FileStreamSourceConnector",))
         # A task class is found by name (``task.class``) but is no plugin of its own to list.
         self._by_name.setdefault("org.apache.kafka.connect.file.FileStreamSourceTask", FileStreamSourceTask)
+        # Java class name and its simple name (``RegexRouter``, ``InsertField$Value``).
+        for java_name, smt in (*BUILTIN_TRANSFORMS.items(), *BUILTIN_PREDICATES.items()):
+            self._register(smt, extra=(java_name, java_name.rpartition(".")[2]))
 
     def _load_entry_points(self) -> None:
         for ep in entry_points(group=ENTRY_POINT_GROUP):
@@ -93,15 +116,10 @@ class PluginRegistry:
         cls = self._by_name.get(name)
         if cls is not None:
             return cls
-        module, _, attr = name.rpartition(".")
-        if module:
-            try:
-                found: Any = getattr(importlib.import_module(module), attr)
-            except (ImportError, AttributeError, ValueError):
-                found = None
-            if isinstance(found, type):
-                self._register(found)
-                return found
+        found = _import_class(name)
+        if found is not None:
+            self._register(found)
+            return found
         raise PluginNotFoundError(
             f"Failed to find any class that implements Connector and which name matches {name}, available "
             f"connectors are: {', '.join(sorted(qualified_name(c) for c in self.connectors()))}")
@@ -121,5 +139,14 @@ class PluginRegistry:
     def connectors(self) -> list[type[Connector]]:
         return [c for c in self._classes if isinstance(c, type) and issubclass(c, Connector)]
 
+    def transformations(self) -> list[type[Transformation]]:
+        """The concrete transformations known (for the ``transforms.<alias>.type`` recommendations)."""
+        return [c for c in self._classes if issubclass(c, Transformation) and not inspect.isabstract(c)]
+
+    def predicates(self) -> list[type[Predicate]]:
+        """The concrete predicates known (for the ``predicates.<alias>.type`` recommendations)."""
+        return [c for c in self._classes if issubclass(c, Predicate) and not inspect.isabstract(c)]
+
     def all_plugins(self) -> list[type]:
-        return list(self._classes)
+        """Every plugin class that can be instantiated (abstract bases are only known by name)."""
+        return [c for c in self._classes if not inspect.isabstract(c)]

@@ -15,9 +15,19 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from enum import Enum
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from connect_runtime.api import ConfigDef, ConfigException, ConfigType, DataException, Importance, SourceRecord
+from connect_runtime.api import (
+    ConfigDef,
+    ConfigException,
+    ConfigType,
+    DataException,
+    Importance,
+    Predicate,
+    SourceRecord,
+    Transformation,
+)
 
 #: Java's Long range: schemaless integers are Longs in Kafka Connect.
 LONG_MIN = -(2**63)
@@ -296,3 +306,26 @@ def parse_java_big_decimal(text: str) -> decimal.Decimal | None:
 def wrap_long(value: int) -> int:
     """Keep the low 64 bits as a signed long, as Java's narrowing ``longValue()`` does."""
     return (value + 2**63) % 2**64 - 2**63
+
+
+def runtime_version() -> str:
+    """The version the built-in transforms and predicates report (the runtime's, as Java's report
+    Kafka's)."""
+    try:
+        return version("connect-runtime")
+    except PackageNotFoundError:
+        return "undefined"
+
+
+class BuiltinTransformation(Transformation):
+    """Base of the built-in transforms: they report the runtime's version (as Kafka's report Kafka's)."""
+
+    def version(self) -> str:
+        return runtime_version()
+
+
+class BuiltinPredicate(Predicate):
+    """Base of the built-in predicates: they report the runtime's version."""
+
+    def version(self) -> str:
+        return runtime_version()

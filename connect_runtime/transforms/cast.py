@@ -32,12 +32,12 @@ from connect_runtime.api import (
     DataException,
     Importance,
     SourceRecord,
-    Transformation,
 )
 from connect_runtime.api.config_def import NO_DEFAULT
 from connect_runtime.transforms._util import (
     LONG_MAX,
     LONG_MIN,
+    BuiltinTransformation,
     define_replace_null_with_default,
     java_class,
     java_double_str,
@@ -228,7 +228,7 @@ def cast_value(value: Any, target: str) -> Any:
     return _cast_to_string(value)
 
 
-class Cast(Transformation):
+class Cast(BuiltinTransformation):
     """Cast fields of, or the whole, key (:class:`CastKey`) or value (:class:`CastValue`)."""
 
     _KEY = False

@@ -9,14 +9,14 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from connect_runtime.api import ConfigDef, ConfigType, Importance, SourceRecord, Transformation
+from connect_runtime.api import ConfigDef, ConfigType, Importance, SourceRecord
 from connect_runtime.api.config_def import NO_DEFAULT
-from connect_runtime.transforms._util import non_empty_list
+from connect_runtime.transforms._util import BuiltinTransformation, non_empty_list
 
 HEADERS = "headers"
 
 
-class DropHeaders(Transformation):
+class DropHeaders(BuiltinTransformation):
     """Removes one or more headers from each record."""
 
     CONFIG_DEF = ConfigDef().define(HEADERS, ConfigType.LIST, NO_DEFAULT, non_empty_list, Importance.HIGH,

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from connect_runtime.api import ConfigDef, ConfigType, Importance, SourceRecord, Transformation
+from connect_runtime.api import ConfigDef, ConfigType, Importance, SourceRecord
 from connect_runtime.api.config_def import NO_DEFAULT
 from connect_runtime.transforms._util import (
     FIELD_SYNTAX_VERSION_CONFIG,
+    BuiltinTransformation,
     FieldSyntaxVersion,
     SingleFieldPath,
     define_field_syntax_version,
@@ -29,7 +30,7 @@ FIELD = "field"
 _PURPOSE = "field extraction"
 
 
-class ExtractField(Transformation):
+class ExtractField(BuiltinTransformation):
     """Extract a field of the key (:class:`ExtractFieldKey`) or value (:class:`ExtractFieldValue`)."""
 
     _KEY = False

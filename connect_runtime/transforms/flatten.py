@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from connect_runtime.api import ConfigDef, ConfigType, DataException, Importance, SourceRecord, Transformation
-from connect_runtime.transforms._util import java_class, operand, require_map, with_operand
+from connect_runtime.api import ConfigDef, ConfigType, DataException, Importance, SourceRecord
+from connect_runtime.transforms._util import BuiltinTransformation, java_class, operand, require_map, with_operand
 
 DELIMITER = "delimiter"
 _PURPOSE = "flattening"
 _PLAIN = (bool, int, float, str, bytes, bytearray, list, tuple)
 
 
-class Flatten(Transformation):
+class Flatten(BuiltinTransformation):
     """Flatten the key (:class:`FlattenKey`) or value (:class:`FlattenValue`)."""
 
     _KEY = False

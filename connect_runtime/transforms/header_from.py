@@ -23,11 +23,11 @@ from connect_runtime.api import (
     ConfigType,
     Importance,
     SourceRecord,
-    Transformation,
     ValidString,
 )
 from connect_runtime.api.config_def import NO_DEFAULT
 from connect_runtime.transforms._util import (
+    BuiltinTransformation,
     define_replace_null_with_default,
     header_value,
     non_empty_list,
@@ -42,7 +42,7 @@ MOVE = "move"
 COPY = "copy"
 
 
-class HeaderFrom(Transformation):
+class HeaderFrom(BuiltinTransformation):
     """Move or copy fields of the key (:class:`HeaderFromKey`) or value (:class:`HeaderFromValue`) to headers."""
 
     _KEY = False

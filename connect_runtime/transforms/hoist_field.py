@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from connect_runtime.api import ConfigDef, ConfigType, Importance, SourceRecord, Transformation
+from connect_runtime.api import ConfigDef, ConfigType, Importance, SourceRecord
 from connect_runtime.api.config_def import NO_DEFAULT
-from connect_runtime.transforms._util import operand, with_operand
+from connect_runtime.transforms._util import BuiltinTransformation, operand, with_operand
 
 FIELD = "field"
 
 
-class HoistField(Transformation):
+class HoistField(BuiltinTransformation):
     """Wrap the key (:class:`HoistFieldKey`) or value (:class:`HoistFieldValue`) in a one-field map."""
 
     _KEY = False

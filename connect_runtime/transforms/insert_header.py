@@ -15,15 +15,15 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from connect_runtime.api import ConfigDef, ConfigType, Importance, SourceRecord, Transformation
+from connect_runtime.api import ConfigDef, ConfigType, Importance, SourceRecord
 from connect_runtime.api.config_def import NO_DEFAULT
-from connect_runtime.transforms._util import non_null
+from connect_runtime.transforms._util import BuiltinTransformation, non_null
 
 HEADER = "header"
 VALUE_LITERAL = "value.literal"
 
 
-class InsertHeader(Transformation):
+class InsertHeader(BuiltinTransformation):
     """Add a header to each record."""
 
     CONFIG_DEF = (

@@ -18,9 +18,10 @@ import decimal
 from collections.abc import Mapping
 from typing import Any
 
-from connect_runtime.api import ConfigDef, ConfigType, DataException, Importance, SourceRecord, Transformation
+from connect_runtime.api import ConfigDef, ConfigType, DataException, Importance, SourceRecord
 from connect_runtime.api.config_def import NO_DEFAULT
 from connect_runtime.transforms._util import (
+    BuiltinTransformation,
     define_replace_null_with_default,
     java_class,
     non_empty_list,
@@ -75,7 +76,7 @@ def _mask_with_replacement(value: Any, replacement: str) -> Any:
     raise DataException(f"Cannot mask value of type {java_class(value)} with custom replacement.")
 
 
-class MaskField(Transformation):
+class MaskField(BuiltinTransformation):
     """Mask fields of the key (:class:`MaskFieldKey`) or value (:class:`MaskFieldValue`)."""
 
     _KEY = False

@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from connect_runtime.api import ConfigDef, ConfigException, ConfigType, Importance, SourceRecord, Transformation
+from connect_runtime.api import ConfigDef, ConfigException, ConfigType, Importance, SourceRecord
 from connect_runtime.transforms._util import (
+    BuiltinTransformation,
     define_replace_null_with_default,
     java_list,
     java_split,
@@ -46,7 +47,7 @@ def _validate_renames(name: str, value: Any) -> None:
     parse_rename_mappings(list(value or []))
 
 
-class ReplaceField(Transformation):
+class ReplaceField(BuiltinTransformation):
     """Filter or rename fields of the key (:class:`ReplaceFieldKey`) or value (:class:`ReplaceFieldValue`)."""
 
     _KEY = False

@@ -19,15 +19,14 @@ from connect_runtime.api import (
     DataException,
     Importance,
     SourceRecord,
-    Transformation,
 )
-from connect_runtime.transforms._util import define_replace_null_with_default, operand
+from connect_runtime.transforms._util import BuiltinTransformation, define_replace_null_with_default, operand
 
 SCHEMA_NAME = "schema.name"
 SCHEMA_VERSION = "schema.version"
 
 
-class SetSchemaMetadata(Transformation):
+class SetSchemaMetadata(BuiltinTransformation):
     """Set schema metadata of the key (:class:`SetSchemaMetadataKey`) or value (:class:`SetSchemaMetadataValue`)."""
 
     _KEY = False

@@ -35,7 +35,6 @@ from connect_runtime.api import (
     DataException,
     Importance,
     SourceRecord,
-    Transformation,
     ValidString,
 )
 from connect_runtime.api.config_def import NO_DEFAULT
@@ -43,6 +42,7 @@ from connect_runtime.transforms._simple_date_format import PatternError, SimpleD
 from connect_runtime.transforms._util import (
     LONG_MAX,
     LONG_MIN,
+    BuiltinTransformation,
     define_replace_null_with_default,
     java_class,
     operand,
@@ -94,7 +94,7 @@ def millis_to_datetime(millis: int) -> datetime.datetime:
         raise DataException(f"Timestamp {millis} ms is outside the years 1 to 9999") from None
 
 
-class TimestampConverter(Transformation):
+class TimestampConverter(BuiltinTransformation):
     """Convert timestamps of the key (:class:`TimestampConverterKey`) or value (:class:`TimestampConverterValue`)."""
 
     _KEY = False

@@ -22,9 +22,9 @@ from connect_runtime.api import (
     DataException,
     Importance,
     SourceRecord,
-    Transformation,
 )
 from connect_runtime.transforms._simple_date_format import PatternError, SimpleDateFormat
+from connect_runtime.transforms._util import BuiltinTransformation
 
 TOPIC_FORMAT = "topic.format"
 TIMESTAMP_FORMAT = "timestamp.format"
@@ -37,7 +37,7 @@ def _valid_pattern(name: str, value: Any) -> None:
         raise ConfigException(name, value, str(e)) from None
 
 
-class TimestampRouter(Transformation):
+class TimestampRouter(BuiltinTransformation):
     """Update the record's topic as a function of the original topic value and the record timestamp."""
 
     CONFIG_DEF = (

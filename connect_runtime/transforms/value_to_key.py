@@ -11,15 +11,20 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from connect_runtime.api import ConfigDef, ConfigType, Importance, SourceRecord, Transformation
+from connect_runtime.api import ConfigDef, ConfigType, Importance, SourceRecord
 from connect_runtime.api.config_def import NO_DEFAULT
-from connect_runtime.transforms._util import define_replace_null_with_default, non_empty_list, require_map
+from connect_runtime.transforms._util import (
+    BuiltinTransformation,
+    define_replace_null_with_default,
+    non_empty_list,
+    require_map,
+)
 
 FIELDS = "fields"
 _PURPOSE = "copying fields from value to key"
 
 
-class ValueToKey(Transformation):
+class ValueToKey(BuiltinTransformation):
     """Replace the record key with a new key formed from a subset of fields in the record value."""
 
     CONFIG_DEF = define_replace_null_with_default(

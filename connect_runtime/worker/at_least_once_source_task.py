@@ -11,6 +11,7 @@ from typing import Any
 from confluent_kafka import KafkaError, Message
 
 from connect_runtime.api.errors import ConnectException, RetriableException
+from connect_runtime.config.connector_config import ToleranceType
 from connect_runtime.storage import formats
 from connect_runtime.worker.source_task_base import TaskSetup, WorkerSourceTask, monotonic_ms
 
@@ -25,6 +26,13 @@ class DeliveryErrors:
         self._lock = threading.Lock()
         self.first: KafkaError | None = None
         self.count = 0
+
+    def take(self) -> tuple[int, KafkaError | None]:
+        """The failures so far (count, first), and start counting again."""
+        with self._lock:
+            taken = (self.count, self.first)
+            self.count, self.first = 0, None
+        return taken
 
     def __call__(self, err: KafkaError | None, _msg: Message) -> None:
         if err is not None:
@@ -71,9 +79,18 @@ class AtLeastOnceWorkerSourceTask(WorkerSourceTask):
 
     def batch_end(self, sent: int) -> None:
         if self._errors.count:
-            raise ConnectException(f"Failed to send a record of task {self.id}: {self._errors.first}")
+            self._delivery_failed()
         if monotonic_ms() >= self._next_flush:
             self._flush_offsets()
+
+    def _delivery_failed(self) -> None:
+        """Records the producer could not deliver fail the task, unless ``errors.tolerance=all``: then
+        they are logged and skipped, and their offsets committed as the reference does."""
+        if self._error_handler.tolerance is not ToleranceType.ALL:
+            raise ConnectException(f"Failed to send a record of task {self.id}: {self._errors.first}")
+        count, first = self._errors.take()
+        logger.error("Task %s failed to send %d record(s); skipped (errors.tolerance=all). First error: %s",
+                     self.id, count, first)
 
     def before_pause(self) -> None:
         self._flush_offsets()
@@ -87,7 +104,7 @@ class AtLeastOnceWorkerSourceTask(WorkerSourceTask):
         # Every record handed to the producer before the snapshot must be acknowledged first.
         remaining = self.producer.flush(self._flush_timeout_s)
         if self._errors.count:
-            raise ConnectException(f"Failed to send a record of task {self.id}: {self._errors.first}")
+            self._delivery_failed()
         if remaining:
             logger.warning("Task %s: timed out flushing %d records; offsets will be committed later",
                            self.id, remaining)

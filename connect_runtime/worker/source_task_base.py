@@ -30,6 +30,7 @@ from connect_runtime.clients import is_transient
 from connect_runtime.storage import formats
 from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore
 from connect_runtime.types import ConnectorTaskId, TargetState
+from connect_runtime.worker.retry_with_tolerance import SKIP, RetryWithToleranceOperator, Stage
 from connect_runtime.worker.task_status import TaskStatusListener
 from connect_runtime.worker.topic_creation import TaskTopics
 
@@ -88,6 +89,8 @@ class TaskSetup:
     delegated_delivery: DelegatedDelivery | None = None
     #: Makes sure each topic exists (or is created) before the task's first record to it; None: no check.
     topics: TaskTopics | None = None
+    #: The connector's ``errors.*`` handling of failed transforms and conversions (None: fail the task).
+    error_handler: RetryWithToleranceOperator | None = None
 
 
 class WorkerSourceTask(ABC):
@@ -101,6 +104,8 @@ class WorkerSourceTask(ABC):
         self._key_converter = setup.key_converter
         self._value_converter = setup.value_converter
         self._transformations = tuple(setup.transformations)
+        self._applies = tuple(t.apply for t in self._transformations)  # bound once, called per record
+        self._error_handler = setup.error_handler or RetryWithToleranceOperator(setup.task_id)
         self.producer = setup.producer
         self._offset_reader = setup.offset_reader
         self._offset_store = setup.offset_store
@@ -134,6 +139,7 @@ class WorkerSourceTask(ABC):
         with self._state_cv:
             self._stopping = True
             self._state_cv.notify_all()
+        self._error_handler.trigger_stop()
         try:
             self.task.stop()
         except Exception:
@@ -236,12 +242,10 @@ class WorkerSourceTask(ABC):
             if transforms:
                 transformed = self._transform(rec)
                 if transformed is None:
-                    # Its offset is not recorded, but it may still carry a transaction boundary request.
+                    # Dropped (or skipped after a tolerated error): its offset is not recorded, but it
+                    # may still carry a transaction boundary request.
                     dropped += 1
-                    if wants_metadata:
-                        self._uncommitted.append((rec, [None]))
-                    if record_sent is not None:
-                        record_sent(rec, True)
+                    self._dropped(rec, wants_metadata, record_sent)
                     continue
             else:
                 transformed = rec
@@ -250,8 +254,25 @@ class WorkerSourceTask(ABC):
                 raise ConnectException(
                     "Source tasks may not produce to their own offsets topics when exactly-once support "
                     "is enabled")
-            key = key_conv(topic, transformed.key)
-            value = value_conv(topic, transformed.value)
+            # Failures go to the error handler from the except clause only: no cost per good record.
+            try:
+                key = key_conv(topic, transformed.key)
+            except Exception as e:
+                key = self._error_handler.failed(Stage.KEY_CONVERTER, self._key_converter, key_conv,
+                                                 (topic, transformed.key), rec, e)
+                if key is SKIP:
+                    dropped += 1
+                    self._dropped(rec, wants_metadata, record_sent)
+                    continue
+            try:
+                value = value_conv(topic, transformed.value)
+            except Exception as e:
+                value = self._error_handler.failed(Stage.VALUE_CONVERTER, self._value_converter, value_conv,
+                                                   (topic, transformed.value), rec, e)
+                if value is SKIP:
+                    dropped += 1
+                    self._dropped(rec, wants_metadata, record_sent)
+                    continue
             if topic not in known_topics:
                 self._first_record_to(topic)
             partition = -1 if transformed.kafka_partition is None else transformed.kafka_partition
@@ -302,12 +323,28 @@ class WorkerSourceTask(ABC):
                 raise
         self._known_topics.add(topic)
 
+    def _dropped(self, rec: SourceRecord, wants_metadata: bool,
+                 record_sent: Callable[[SourceRecord, bool], None] | None) -> None:
+        """A record that is not sent: ``commit_record`` gets None metadata; boundaries still count it."""
+        if wants_metadata:
+            self._uncommitted.append((rec, [None]))
+        if record_sent is not None:
+            record_sent(rec, True)
+
     def _transform(self, rec: SourceRecord) -> SourceRecord | None:
-        current: SourceRecord | None = rec
-        for t in self._transformations:
-            if current is None:
+        current = rec
+        for apply in self._applies:
+            try:
+                result = apply(current)
+            except Exception as e:
+                stage = apply.__self__  # type: ignore[attr-defined]
+                plugin = getattr(stage, "transformation", stage)  # the transform inside a predicated one
+                result = self._error_handler.failed(Stage.TRANSFORMATION, plugin, apply, (current,), rec, e)
+                if result is SKIP:
+                    return None
+            if result is None:
                 return None
-            current = t.apply(current)
+            current = result
         return current
 
     def report_committed(self) -> None:
@@ -330,6 +367,11 @@ class WorkerSourceTask(ABC):
             self.close_resources()
         except Exception:
             logger.exception("Task %s failed to release its resources", self.id)
+        for transformation in self._transformations:
+            try:
+                transformation.close()  # a predicated one closes its predicate too
+            except Exception:
+                logger.exception("Task %s failed to close transformation %r", self.id, transformation)
         try:
             self._offset_store.stop()
         except Exception:

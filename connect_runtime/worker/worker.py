@@ -12,16 +12,19 @@ from typing import Any
 
 from confluent_kafka import Producer
 
+from connect_runtime.api.config_def import ConfigDef
 from connect_runtime.api.connector import Connector, SourceConnectorContext
 from connect_runtime.api.converter import Converter
 from connect_runtime.api.delegated_delivery import DelegatedDelivery
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.api.task import SourceTask
+from connect_runtime.api.transformation import Transformation
 from connect_runtime.clients import producer_config
 from connect_runtime.config.config_providers import ResolvedConfig, reverse_transform
 from connect_runtime.config.connector_config import SourceConnectorConfig, TransactionBoundary
 from connect_runtime.config.override_policies import check_client_overrides
+from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.redaction import redactor
@@ -43,8 +46,10 @@ from connect_runtime.worker.exactly_once_source_task import (
     eos_producer_config,
 )
 from connect_runtime.worker.offset_stores import OffsetStoreFactory
+from connect_runtime.worker.retry_with_tolerance import RetryWithToleranceOperator
 from connect_runtime.worker.source_task_base import TaskSetup, WorkerSourceTask
 from connect_runtime.worker.topic_creation import TaskTopics
+from connect_runtime.worker.transformation_chain import build_transformation_chain, close_quietly
 
 logger = logging.getLogger(__name__)
 
@@ -189,7 +194,11 @@ class Worker:
         return text if text is None or resolved is None else redactor.redact(resolved.redact(text))
 
     def _parse_connector_config(self, props: Mapping[str, str]) -> SourceConnectorConfig:
-        return SourceConnectorConfig.parse(props, topic_creation_enabled=self.config.topic_creation_enable)
+        config = SourceConnectorConfig.parse(props, topic_creation_enabled=self.config.topic_creation_enable)
+        # The transforms' and predicates' settings too, as Kafka's ConnectorConfig does: a connector
+        # whose chain could never be built fails itself, not only its tasks.
+        enrich(ConfigDef(), props, self.plugins.resolve).parse(props)
+        return config
 
     def is_running(self, name: str) -> bool:
         rc = self._connectors.get(name)
@@ -275,6 +284,7 @@ class Worker:
         self._failed_tasks.discard(task_id)
         self._forget_resolved(task_id)
         producer: Producer | None = None
+        transformations: list[Transformation] = []
         try:
             connector_props = self._resolve(task_id, connector_props)
             task_props = self._resolve(task_id, task_props)
@@ -286,6 +296,7 @@ class Worker:
             check_client_overrides(self.config.override_policy, task_id.connector,
                                    self.plugins.connector_class(connector_config.connector_class),
                                    connector_config.originals)
+            transformations = build_transformation_chain(connector_props, self.plugins)
             key_conv = self._converter(connector_config, "key")
             value_conv = self._converter(connector_config, "value")
             # Each task reads a connector-specific offsets topic itself (started in its start-up steps).
@@ -299,8 +310,9 @@ class Worker:
             else:
                 errors = DeliveryErrors()
                 producer = Producer(producer_config(at_least_once_producer_config(base, errors)))
-            setup = TaskSetup(task_id, task, task_props, key_conv, value_conv, (), producer, reader,
+            setup = TaskSetup(task_id, task, task_props, key_conv, value_conv, transformations, producer, reader,
                               offsets, self, state, self._delegated_delivery(connector_config, base),
+                              error_handler=_error_handler(task_id, connector_config),
                               topics=self._task_topics(connector_config))
             if self.eos_enabled:
                 boundary = connector_config.transaction_boundary
@@ -316,6 +328,8 @@ class Worker:
                                                      self.config.offset_flush_timeout_ms)
         except Exception as e:
             logger.exception("Failed to start task %s", task_id)
+            for built in transformations:
+                close_quietly(built)
             self._failed_tasks.add(task_id)  # owned and FAILED until restarted or revoked
             self.on_failure(task_id, _trace(e))
             return False
@@ -487,6 +501,14 @@ class Worker:
 def _state_name(state: TargetState) -> str:
     return {TargetState.STARTED: State.RUNNING, TargetState.PAUSED: State.PAUSED,
             TargetState.STOPPED: State.STOPPED}[state]
+
+
+def _error_handler(task_id: ConnectorTaskId, config: SourceConnectorConfig) -> RetryWithToleranceOperator:
+    """The task's handling of failed transforms and conversions, from the connector's ``errors.*``."""
+    return RetryWithToleranceOperator(
+        task_id, retry_timeout_ms=config.errors_retry_timeout, retry_max_delay_ms=config.errors_retry_delay_max_ms,
+        tolerance=config.errors_tolerance, log_errors=config.errors_log_enable,
+        log_messages=config.errors_log_include_messages)
 
 
 def _trace(e: BaseException) -> str:

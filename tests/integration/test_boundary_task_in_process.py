@@ -1,6 +1,6 @@
-"""The exactly-once task loop run in-process on a real broker, with a transformation (the worker does
-not wire transforms yet): a record a transform drops still carries its boundary request, its offset is
-never written, and its ``commit_record`` gets None metadata."""
+"""The exactly-once task loop run in-process on a real broker, with a transformation: a record a
+transform drops still carries its boundary request, its offset is never written, and its
+``commit_record`` gets None metadata; the transformation is closed when the task stops."""
 
 from __future__ import annotations
 
@@ -39,8 +39,14 @@ CONNECTOR = "in-process"
 
 
 class _DropOdd(Transformation):
+    def __init__(self) -> None:
+        self.closed = False
+
     def apply(self, record: SourceRecord) -> SourceRecord | None:
         return None if record.value % 2 else record
+
+    def close(self) -> None:
+        self.closed = True
 
 
 class _TenThenIdle(SourceTask):
@@ -112,7 +118,8 @@ def test_dropped_record_carries_its_boundary_and_never_its_offset(kafka_bootstra
     plugin.topic = topic  # type: ignore[attr-defined]
     statuses = _Statuses()
     producer = Producer(producer_config(eos_producer_config(client, f"in-process-{uuid.uuid4().hex[:8]}")))
-    setup = TaskSetup(ConnectorTaskId(CONNECTOR, 0), plugin, {}, _converter(), _converter(), (_DropOdd(),),
+    drop_odd = _DropOdd()
+    setup = TaskSetup(ConnectorTaskId(CONNECTOR, 0), plugin, {}, _converter(), _converter(), (drop_odd,),
                       producer, ConnectorOffsetReader(CONNECTOR, offsets), offsets, statuses, TargetState.STARTED)
     runner = ConnectorBoundaryWorkerSourceTask(setup, fence=lambda: None, verify_generation=lambda: None)
     assert runner.transaction_context() is not None
@@ -127,6 +134,7 @@ def test_dropped_record_carries_its_boundary_and_never_its_offset(kafka_bootstra
         assert runner.join(30)
         store.stop()
     assert statuses.events == [("RUNNING", ""), ("UNASSIGNED", "")], statuses.events
+    assert drop_odd.closed
     # Committed at record 5: 0, 2, 4 are visible; 6 and 8 were in the open transaction, aborted at stop
     # (connector-defined boundaries make no commit the connector did not ask for).
     assert [json.loads(v) for _, v in read_committed(kafka_bootstrap, topic)] == [0, 2, 4]
