@@ -84,7 +84,7 @@ def test_tolerance_all_skips_and_none_fails(kafka_bootstrap: str, worker: Worker
     assert CONVERTER_MESSAGE in log
     assert ("Error encountered in task tolerant-0. Executing stage 'TRANSFORMATION' with class "
             "'connect_runtime.transforms.insert_field.InsertFieldValue'") in log
-    assert "Only Map objects supported in absence of schema for [field insertion], found: int" in log
+    assert "Only Map objects supported in absence of schema for [field insertion], found: java.lang.Long" in log
 
 
 def test_at_least_once_delivery_errors_skipped_under_all(
