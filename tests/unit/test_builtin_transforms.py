@@ -116,8 +116,8 @@ def test_insert_field_key_works_on_the_key_and_passes_null() -> None:
 def test_insert_field_errors() -> None:
     t = InsertFieldValue()
     t.configure({"topic.field": "t"})
-    with pytest.raises(DataException,
-                       match=r"^Only Map objects supported in absence of schema for \[field insertion\], found: java.lang.Long$"):
+    with pytest.raises(DataException, match=r"^Only Map objects supported in absence of schema for "
+                                            r"\[field insertion\], found: java.lang.Long$"):
         t.apply(rec(value=5))
     with pytest.raises(ConfigException, match=r"^No field insertion configured$"):
         InsertFieldValue().configure({})
