@@ -19,7 +19,7 @@ from fastapi.openapi.utils import get_openapi
 from connect_runtime.cluster.herder_api import Herder
 from rest.errors import install_exception_handlers
 from rest.models import ErrorMessage
-from rest.routers import RestContext, connectors, internal, plugins, root
+from rest.routers import RestContext, connectors, internal, loggers, plugins, root
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +63,7 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
     app.include_router(connectors.router)
     app.include_router(internal.router)
     app.include_router(plugins.router)
+    app.include_router(loggers.router)
     logger.debug("REST application created (request timeout %.1f s)", request_timeout_s)
     return app
 

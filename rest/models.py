@@ -171,6 +171,10 @@ class ConnectorConfigBody(RootModel[dict[str, ConfigString]]):
     """Body of ``PUT /connectors/{c}/config`` and ``PUT /connector-plugins/{p}/config/validate``."""
 
 
+class ConnectorConfigPatchBody(RootModel[dict[str, OptionalString]]):
+    """Body of ``PATCH /connectors/{c}/config`` (KIP-477): a null value removes the key."""
+
+
 class CreateConnectorRequest(BaseModel):
     """Body of ``POST /connectors``. Unknown top-level fields are ignored."""
 

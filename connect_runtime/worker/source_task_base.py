@@ -118,6 +118,13 @@ class WorkerSourceTask(ABC):
         self._aborted: list[tuple[SourceRecord, list[RecordMetadata | None]]] = []
         self._last_partition: Any = None
         self._last_partition_key = b""
+        # Active topics (KIP-558): the hot path only tests membership; a topic not in the view is
+        # recorded once (the store adds it to the view). With tracking off, a private dict does the same.
+        topics_view = setup.status.active_topics(task_id.connector)
+        self._own_topics: dict[str, None] | None = None
+        if topics_view is None:
+            topics_view = self._own_topics = {}
+        self._active_topics: Mapping[str, Any] = topics_view
 
     # -- lifecycle driven by the worker ---------------------------------------------------------
     def start(self) -> None:
@@ -221,6 +228,7 @@ class WorkerSourceTask(ABC):
         transforms = self._transformations
         wants_metadata = self._wants_metadata
         forbidden_topic = self.forbidden_topic()
+        active_topics = self._active_topics
         # Record-level hook only when a subclass defines it (connector-defined boundaries).
         record_sent = self.on_record_sent if type(self).on_record_sent is not WorkerSourceTask.on_record_sent else None
         dropped = 0
@@ -243,6 +251,8 @@ class WorkerSourceTask(ABC):
                 raise ConnectException(
                     "Source tasks may not produce to their own offsets topics when exactly-once support "
                     "is enabled")
+            if topic not in active_topics:
+                self._record_active_topic(topic)
             key = key_conv(topic, transformed.key)
             value = value_conv(topic, transformed.value)
             partition = -1 if transformed.kafka_partition is None else transformed.kafka_partition
@@ -280,6 +290,13 @@ class WorkerSourceTask(ABC):
                 record_sent(rec, False)
         producer.poll(0)
         return len(records) - dropped
+
+    def _record_active_topic(self, topic: str) -> None:
+        """The first record to ``topic`` this task's view of active topics has seen (not per record)."""
+        if self._own_topics is None:
+            self._status.on_topic_used(self.id, topic)
+        else:
+            self._own_topics[topic] = None
 
     def _transform(self, rec: SourceRecord) -> SourceRecord | None:
         current: SourceRecord | None = rec

@@ -426,6 +426,16 @@ class Worker:
                            task, delay, failures)
             self._retry_task(task, delay)
 
+    def active_topics(self, connector: str) -> Mapping[str, Any] | None:
+        """The status store's live view of the connector's active topics; None with tracking off."""
+        if not self.config.topic_tracking_enable:
+            return None
+        return self.status_store.active_topics(connector)
+
+    def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
+        """Write the ``status-topic-<topic>:connector-<c>`` record (once per connector and topic)."""
+        self.status_store.put_topic(task.connector, topic, task.task, int(time.time() * 1000))
+
     def on_shutdown(self, task: ConnectorTaskId) -> None:
         self._put_task_status(task, State.UNASSIGNED, safe=True)
 
