@@ -149,6 +149,8 @@ class DistributedHerder:
         # REST reads: answered from the snapshots on the caller's thread (``cluster_view.py``).
         self._view = ClusterView(config_store, status_store, plugins, worker.worker_id)
         self._loggers = Loggers()
+        #: Deleted connectors whose active topics are reset once their tasks here have stopped.
+        self._topics_to_reset: set[str] = set()
         #: The config topic offset read at start-up; cluster logger levels after it are applied.
         self._startup_config_offset: int | None = None
         config_store.logger_listener = self._on_logger_record
@@ -284,6 +286,7 @@ class DistributedHerder:
         state = self.config_store.snapshot()
         self._retry_failed_tasks(state)
         self._apply_assignment(state)
+        self._reset_deleted_connector_topics()
         self._apply_restarts(state)
         for name in list(self._needs_reconfig):
             self._needs_reconfig.discard(name)
@@ -389,6 +392,8 @@ class DistributedHerder:
         stale = [t for t in self.worker.task_ids()
                  if t not in mine.tasks or t not in state.tasks(t.connector)
                  or self._task_generations.get(t) != state.task_config_generation(t.connector)]
+        # A deleted connector's active topics are reset once its tasks here are gone (Java's onRevoked).
+        self._topics_to_reset.update(t.connector for t in stale if not state.contains(t.connector))
         if stale:
             self.worker.stop_tasks(stale)  # in the background; restarted once gone (on_tasks_changed)
             for t in stale:
@@ -846,6 +851,14 @@ class DistributedHerder:
     def connector_active_topics(self, name: str) -> Future[list[str]]:
         self._check_topic_tracking(reset=False)
         return self._view.read(lambda: [t.topic for t in self.status_store.get_all_topics(name)])
+
+    def _reset_deleted_connector_topics(self) -> None:
+        if not self._topics_to_reset:
+            return
+        running = {t.connector for t in self.worker.task_ids()}
+        for name in [n for n in self._topics_to_reset if n not in running]:
+            self._topics_to_reset.discard(name)
+            self._reset_active_topics(name)
 
     def _check_topic_tracking(self, reset: bool) -> None:
         """Java's REST resource answers 403 when tracking (or its reset) is switched off on the worker."""
