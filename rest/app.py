@@ -18,6 +18,7 @@ from fastapi.openapi.utils import get_openapi
 
 from connect_runtime.cluster.herder_api import Herder
 from rest.errors import install_exception_handlers
+from rest.jersey_rules import JerseyRulesMiddleware
 from rest.models import ErrorMessage
 from rest.routers import RestContext, connectors, internal, loggers, plugins, root
 
@@ -55,10 +56,12 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
         version=root.runtime_version(),
         description="The Apache Kafka Connect REST API, served by connect-runtime.",
         lifespan=lifespan,
+        redirect_slashes=False,
     )
     app.state.connect_context = context
     _use_connect_error_schema(app)
     install_exception_handlers(app)
+    app.add_middleware(JerseyRulesMiddleware)
     app.include_router(root.router)
     app.include_router(connectors.router)
     app.include_router(internal.router)

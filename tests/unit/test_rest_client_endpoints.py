@@ -89,3 +89,35 @@ def test_loggers_endpoints(client: TestClient, herder: FakeHerder) -> None:
         assert client.put(f"/admin/loggers/{name}?scope=elsewhere", json={"level": "INFO"}).json() == [name]
     finally:
         logging.getLogger(name).setLevel(logging.NOTSET)
+
+
+def test_trailing_slash_answers_directly(client: TestClient, herder: FakeHerder) -> None:
+    add(herder, "c")
+    for path in ("/connectors/c/", "/connectors/c/config/", "/connectors/", "/connector-plugins/", "/admin/loggers/"):
+        resp = client.get(path, follow_redirects=False)
+        assert resp.status_code == 200, (path, resp.status_code, resp.text)
+    assert client.get("/connectors/c/config/").json() == herder.connectors_by_name["c"].config
+    assert client.get("/nowhere/", follow_redirects=False).status_code == 404
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", "application/xml"])
+def test_a_body_that_is_not_json_is_415(client: TestClient, herder: FakeHerder, content_type: str) -> None:
+    body = b'{"name":"x","config":{"connector.class":"VerifiableSource"}}'
+    resp = client.post("/connectors", content=body, headers={"Content-Type": content_type})
+    assert resp.json() == err(415, "HTTP 415 Unsupported Media Type")
+    add(herder, "c")
+    for method, path in (("PUT", "/connectors/c/config"), ("PATCH", "/connectors/c/config"),
+                         ("PUT", "/admin/loggers/x"), ("PUT", "/connector-plugins/VerifiableSource/config/validate")):
+        resp = client.request(method, path, content=b"{}", headers={"Content-Type": content_type})
+        assert resp.status_code == 415, (method, path, resp.text)
+    assert not any(c[0] == "put_connector_config" for c in herder.calls)
+    # 404 before 415, as Jersey matches the resource first.
+    assert client.post("/nowhere", content=b"{}", headers={"Content-Type": content_type}).status_code == 404
+
+
+def test_json_with_charset_and_no_content_type_are_accepted(client: TestClient, herder: FakeHerder) -> None:
+    body = b'{"name":"x","config":{"connector.class":"' + SOURCE_CLASS.encode() + b'"}}'
+    resp = client.post("/connectors", content=body, headers={"Content-Type": "application/json; charset=UTF-8"})
+    assert resp.status_code == 201, resp.text
+    herder.active_topics["x"] = ["t"]
+    assert client.put("/connectors/x/topics/reset").status_code == 202  # bodiless, no Content-Type
