@@ -23,7 +23,7 @@ UNSUPPORTED_MEDIA_TYPE = "HTTP 415 Unsupported Media Type"
 def _content_type(scope: Scope) -> str | None:
     for name, value in scope.get("headers", ()):
         if name == b"content-type":
-            return value.decode("latin-1")
+            return bytes(value).decode("latin-1")
     return None
 
 

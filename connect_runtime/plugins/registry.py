@@ -18,6 +18,21 @@ logger = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "connect_runtime.plugins"
 
+#: Apache Kafka's class names of plugins we ship a counterpart of -> our class (imported when first
+#: asked for). Connector configs and task configs written by a Java Connect cluster (``connector.class``,
+#: ``task.class``) then start here as they are.
+JAVA_CLASS_NAMES: dict[str, str] = {
+    "org.apache.kafka.connect.tools.VerifiableSourceConnector":
+        "connectors.verifiable.connector.VerifiableSourceConnector",
+    "org.apache.kafka.connect.tools.VerifiableSourceTask": "connectors.verifiable.connector.VerifiableSourceTask",
+}
+
+
+def java_class_name(cls: type) -> str | None:
+    """The Apache Kafka class name ``cls`` stands in for, if it is one of our counterparts."""
+    qualified = qualified_name(cls)
+    return next((java for java, ours in JAVA_CLASS_NAMES.items() if ours == qualified), None)
+
 
 class PluginNotFoundError(ConnectException):
     """No plugin matches the given class name or alias (the REST layer answers 400)."""
@@ -86,6 +101,11 @@ class PluginRegistry:
         cls = self._by_name.get(name)
         if cls is not None:
             return cls
+        counterpart = JAVA_CLASS_NAMES.get(name)
+        if counterpart is not None:
+            found_cls = self.resolve(counterpart)
+            self._by_name[name] = found_cls
+            return found_cls
         module, _, attr = name.rpartition(".")
         if module:
             try:

@@ -21,7 +21,7 @@ from connect_runtime.api.task import SourceTask
 from connect_runtime.clients import producer_config
 from connect_runtime.config.connector_config import SourceConnectorConfig, TransactionBoundary
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
-from connect_runtime.plugins.registry import PluginRegistry
+from connect_runtime.plugins.registry import JAVA_CLASS_NAMES, PluginRegistry, java_class_name
 from connect_runtime.storage.offset_store import (
     ConnectorOffsetBackingStore,
     ConnectorOffsetReader,
@@ -181,6 +181,10 @@ class Worker:
             raise ConnectException(f"Connector {name} generated {len(configs)} task configs, more than "
                                    f"tasks.max={max_tasks}")
         qualified = f"{task_cls.__module__}.{task_cls.__qualname__}"
+        if rc.config.connector_class in JAVA_CLASS_NAMES:
+            # Configured by its Apache Kafka name: task configs name the Java task class, as a Java worker
+            # writes them (the same configs whichever runtime generated them: no rewrite when switching).
+            qualified = java_class_name(task_cls) or qualified
         return [{**{k: str(v) for k, v in c.items()}, TASK_CLASS_CONFIG: qualified} for c in configs]
 
     def stop_connector(self, name: str) -> None:

@@ -19,8 +19,10 @@ from typing import Any
 import httpx
 import pytest
 import requests
+from confluent_kafka import Producer
 from kafka_connect import KafkaConnect
 
+from connect_runtime.storage import formats
 from connect_runtime.testing.cluster import (
     ConnectClient,
     WorkerProcess,
@@ -256,3 +258,39 @@ def test_cluster_scope_logger_levels(worker: WorkerProcess, kafka_bootstrap: str
     finally:
         b.kill()
         requests.put(f"{base_a}/{namespace}", json={"level": "INFO"}, timeout=30)
+
+
+# ---------------------------------------------------------------------------------------------
+# Apache Kafka's class names
+# ---------------------------------------------------------------------------------------------
+
+JAVA_CONNECTOR = "org.apache.kafka.connect.tools.VerifiableSourceConnector"
+JAVA_TASK = "org.apache.kafka.connect.tools.VerifiableSourceTask"
+
+
+def test_configs_written_by_a_java_cluster_start_as_they_are(client: ConnectClient, worker: WorkerProcess,
+                                                              kafka_bootstrap: str) -> None:
+    """The records a Java cluster writes for its VerifiableSourceConnector (connector, task with the Java
+    task class and its ``id`` key, commit) start here, and are not rewritten."""
+    name = _name("java-written")
+    topic = new_topic(kafka_bootstrap)
+    config = {"connector.class": JAVA_CONNECTOR, "name": name, "topic": topic, "tasks.max": "1",
+              "throughput": "20"}
+    task = {**config, "id": "0", "task.class": JAVA_TASK}
+    config_topic = worker.props["config.storage.topic"]
+    producer = Producer({"bootstrap.servers": kafka_bootstrap})
+    for key, value in (formats.connector_config_record(name, config), formats.task_config_record(name, 0, task),
+                       formats.commit_record(name, 1)):
+        producer.produce(config_topic, key=key.encode(), value=value)
+    assert producer.flush(30) == 0
+
+    client.wait_running(name, 1)
+    wait_until(lambda: len(read_committed(kafka_bootstrap, topic)) > 5, 30, message="records from the task")
+    assert _json(client.request("GET", f"/connectors/{name}/tasks"), 200) == [
+        {"id": {"connector": name, "task": 0}, "config": task}]
+    # Our connector generates the same task configs under its Java name: nothing was rewritten.
+    written = [k for k, _ in config_records(kafka_bootstrap, config_topic)
+               if k in (f"task-{name}-0", f"commit-{name}")]
+    assert written == [f"task-{name}-0", f"commit-{name}"]
+    assert _json(client.request("GET", f"/connector-plugins/{JAVA_CONNECTOR}/config"), 200)
+    client.request("DELETE", f"/connectors/{name}")
