@@ -9,12 +9,14 @@ from typing import Any
 
 from connect_runtime.api.config_def import ConfigDef, ConfigKey, ConfigValue
 from connect_runtime.api.connector import Connector, SourceConnector
+from connect_runtime.api.converter import Converter
 from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
+from connect_runtime.cluster.framework_config import framework_config_def
 from connect_runtime.cluster.herder_api import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo, PluginDesc
-from connect_runtime.config.connector_config import connector_config_def, source_connector_config_def
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
-from connect_runtime.errors import BadRequestError
-from connect_runtime.plugins.registry import PluginRegistry, plugin_type, qualified_name
+from connect_runtime.errors import BadRequestError, NotFoundError
+from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, plugin_type, qualified_name
+from connect_runtime.plugins.versions import check_requested_versions
 
 logger = logging.getLogger(__name__)
 
@@ -54,9 +56,9 @@ class ConnectorValidator:
             raise BadRequestError("Connector config " + str(dict(props)) + " contains no connector type")
         cls = self._plugins.connector_class(class_name)
         connector = cls()
-        is_source = isinstance(connector, SourceConnector)
-        common = source_connector_config_def() if is_source else connector_config_def()
+        common = framework_config_def(self._config, self._plugins, connector)
         values = {cv.name: cv for cv in common.validate(props)}
+        check_requested_versions(props, class_name, connector, lambda key, error: values[key].errors.append(error))
         plugin_def = connector.config_def()
         try:
             plugin_values = connector.validate(props)
@@ -72,7 +74,8 @@ class ConnectorValidator:
         if isinstance(connector, SourceConnector):
             self._preflight(connector, props, values)
         merged = common.merge(plugin_def)
-        return self._infos(qualified_name(cls), merged, values)
+        # Java names the result after connector.class as given (an alias stays an alias).
+        return self._infos(class_name, merged, values)
 
     def _preflight(self, connector: SourceConnector, props: Mapping[str, str], values: dict[str, ConfigValue]) -> None:
         eos = values.get(EXACTLY_ONCE_SUPPORT)
@@ -149,7 +152,16 @@ class ConnectorValidator:
         return sorted(out, key=lambda p: p.class_name)
 
     def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
-        cls = self._plugins.resolve(plugin)
+        """Java's ``connectorPluginConfig``: a connector's own keys, then the framework's keys it does not
+        define; a converter's own keys; 404 for an unknown plugin."""
+        try:
+            cls = self._plugins.resolve(plugin)
+        except PluginNotFoundError:
+            raise NotFoundError(f"Unknown plugin {plugin}.") from None
         if issubclass(cls, Connector):
+            connector = cls()
+            keys = connector.config_def().merge(framework_config_def(self._config, self._plugins, connector))
+            return [key_info(k) for k in keys.keys.values()]
+        if issubclass(cls, Converter):
             return [key_info(k) for k in cls().config_def().keys.values()]
         return []

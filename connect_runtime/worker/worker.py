@@ -12,6 +12,7 @@ from typing import Any
 
 from confluent_kafka import Producer
 
+from connect_runtime.api.config_values import parse_bool
 from connect_runtime.api.connector import Connector, SourceConnectorContext
 from connect_runtime.api.converter import Converter
 from connect_runtime.api.delegated_delivery import DelegatedDelivery
@@ -19,9 +20,10 @@ from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.api.task import SourceTask
 from connect_runtime.clients import producer_config
-from connect_runtime.config.connector_config import SourceConnectorConfig, TransactionBoundary
+from connect_runtime.config.connector_config import TASKS_MAX_ENFORCE, SourceConnectorConfig, TransactionBoundary
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.plugins.registry import JAVA_CLASS_NAMES, PluginRegistry, java_class_name
+from connect_runtime.plugins.versions import check_requested_versions
 from connect_runtime.storage.offset_store import (
     ConnectorOffsetBackingStore,
     ConnectorOffsetReader,
@@ -130,6 +132,7 @@ class Worker:
             config = self._parse_connector_config(props)
             cls = self.plugins.connector_class(config.connector_class)
             connector = cls()
+            check_requested_versions(config.originals, config.connector_class, connector, _refuse_version)
             offsets = self.offset_stores.for_connector(config)
             offsets.start()
             reader = ConnectorOffsetReader(name, offsets, read_to_end=True)
@@ -178,8 +181,13 @@ class Worker:
         task_cls = rc.connector.task_class()
         configs = rc.connector.task_configs(max_tasks)
         if len(configs) > max_tasks:
-            raise ConnectException(f"Connector {name} generated {len(configs)} task configs, more than "
-                                   f"tasks.max={max_tasks}")
+            if parse_bool(rc.config.originals.get(TASKS_MAX_ENFORCE, "true")):
+                raise ConnectException(f"Connector {name} generated {len(configs)} task configs, more than "
+                                       f"tasks.max={max_tasks}")
+            # tasks.max.enforce=false (deprecated, KIP-1004): the excess tasks run, with a warning.
+            logger.warning("The connector %s has generated %d tasks, which is greater than %d, the maximum number "
+                           "of tasks it is configured to create; tasks.max.enforce is false, so they all run",
+                           name, len(configs), max_tasks)
         qualified = f"{task_cls.__module__}.{task_cls.__qualname__}"
         if rc.config.connector_class in JAVA_CLASS_NAMES:
             # Configured by its Apache Kafka name: task configs name the Java task class, as a Java worker
@@ -442,6 +450,10 @@ class Worker:
 
     def on_shutdown(self, task: ConnectorTaskId) -> None:
         self._put_task_status(task, State.UNASSIGNED, safe=True)
+
+
+def _refuse_version(key: str, error: str) -> None:
+    raise ConnectException(f"Invalid {key}: {error}")
 
 
 def _state_name(state: TargetState) -> str:
