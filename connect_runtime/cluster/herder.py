@@ -634,9 +634,10 @@ class DistributedHerder:
             info = self._view.status_now(name)
             connector_restarting = not only_failed or info.connector.state == State.FAILED
             if connector_restarting:
-                info.connector = StateInfo(State.RESTARTING, info.connector.worker_id, None)
+                info.connector = StateInfo(State.RESTARTING, info.connector.worker_id, None,
+                                           version=info.connector.version)
             if include_tasks:
-                info.tasks = [TaskStateInfo(State.RESTARTING, t.worker_id, None, t.id)
+                info.tasks = [TaskStateInfo(State.RESTARTING, t.worker_id, None, t.id, version=t.version)
                               if not only_failed or t.state == State.FAILED else t for t in info.tasks]
             self.config_store.refresh()
             return info

@@ -41,6 +41,8 @@ class StateInfo:
     state: str
     worker_id: str
     trace: str | None = None
+    #: The version of the connector or task instance that wrote the state (Java 4.1); None if unknown.
+    version: str | None = field(default=None, kw_only=True)
 
 
 @dataclass(slots=True)

@@ -48,6 +48,7 @@ class ConnectorStatus:
     trace: str | None
     worker_id: str
     generation: int
+    version: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +60,7 @@ class TaskStatus:
     trace: str | None
     worker_id: str
     generation: int
+    version: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +134,7 @@ class KafkaStatusBackingStore:
                     self._connectors.pop(rec.connector, None)
                 else:
                     status = ConnectorStatus(rec.connector, rec.state, rec.trace, rec.worker_id or "",
-                                             rec.generation or 0)
+                                             rec.generation or 0, rec.version)
                     if not _stale(self._connectors.get(rec.connector), status):
                         self._connectors[rec.connector] = status
             elif isinstance(rec, formats.TopicStatusRecord):
@@ -146,7 +148,8 @@ class KafkaStatusBackingStore:
                 if rec.state is None:
                     self._tasks.pop(tid, None)
                 else:
-                    task_status = TaskStatus(tid, rec.state, rec.trace, rec.worker_id or "", rec.generation or 0)
+                    task_status = TaskStatus(tid, rec.state, rec.trace, rec.worker_id or "", rec.generation or 0,
+                                             rec.version)
                     if not _stale(self._tasks.get(tid), task_status):
                         self._tasks[tid] = task_status
 
@@ -203,7 +206,7 @@ class KafkaStatusBackingStore:
         with self._lock:
             self._connectors[status.connector] = status
         key, value = formats.connector_status_record(status.connector, status.state, status.worker_id,
-                                                     status.generation, status.trace)
+                                                     status.generation, status.trace, status.version)
         self._send(key, value)
 
     def put_task(self, status: TaskStatus, safe: bool = False) -> None:
@@ -217,7 +220,7 @@ class KafkaStatusBackingStore:
         with self._lock:
             self._tasks[status.id] = status
         key, value = formats.task_status_record(status.id.connector, status.id.task, status.state,
-                                                status.worker_id, status.generation, status.trace)
+                                                status.worker_id, status.generation, status.trace, status.version)
         self._send(key, value)
 
     def delete_connector(self, connector: str) -> None:

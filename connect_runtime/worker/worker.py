@@ -405,14 +405,19 @@ class Worker:
 
     # -- status (TaskStatusListener) ------------------------------------------------------------
     def _put_connector_status(self, name: str, state: str, trace: str | None = None) -> None:
-        self.status_store.put_connector(ConnectorStatus(name, state, trace, self.worker_id, self.generation))
+        running = self._connectors.get(name)
+        version = _plugin_version(running.connector) if running is not None else None
+        self.status_store.put_connector(ConnectorStatus(name, state, trace, self.worker_id, self.generation,
+                                                        version))
 
     def _put_task_status(self, task: ConnectorTaskId, state: str, trace: str | None = None,
                          safe: bool = False) -> None:
         # Stamped with the generation the task instance started in, not the worker's current one: a
         # zombie instance that wakes up after newer assignments must not look newer than its successor.
         generation = self._task_generations.get(task, self.generation)
-        self.status_store.put_task(TaskStatus(task, state, trace, self.worker_id, generation), safe=safe)
+        runner = self._tasks.get(task) or self._stopping.get(task)
+        version = _plugin_version(runner.task) if runner is not None else None
+        self.status_store.put_task(TaskStatus(task, state, trace, self.worker_id, generation, version), safe=safe)
 
     def on_startup(self, task: ConnectorTaskId) -> None:
         self._transient_failures.pop(task, None)
@@ -450,6 +455,15 @@ class Worker:
 
     def on_shutdown(self, task: ConnectorTaskId) -> None:
         self._put_task_status(task, State.UNASSIGNED, safe=True)
+
+
+def _plugin_version(plugin: Connector | SourceTask) -> str | None:
+    """The version a status record carries (Java 4.1): the instance's ``version()``, None if it has none."""
+    try:
+        version = plugin.version()
+    except Exception:
+        return None
+    return version if isinstance(version, str) and version else None
 
 
 def _refuse_version(key: str, error: str) -> None:

@@ -9,6 +9,7 @@ on PyPI exposes loggers or PATCH config, so those are the exact requests clients
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections.abc import Iterator
@@ -31,6 +32,7 @@ from connect_runtime.testing.cluster import (
     wait_until,
 )
 from connect_runtime.testing.pytest_plugin import new_topic
+from connectors.verifiable.connector import VERSION as VERIFIABLE_VERSION
 
 pytestmark = pytest.mark.kafka
 
@@ -294,3 +296,51 @@ def test_configs_written_by_a_java_cluster_start_as_they_are(client: ConnectClie
     assert written == [f"task-{name}-0", f"commit-{name}"]
     assert _json(client.request("GET", f"/connector-plugins/{JAVA_CONNECTOR}/config"), 200)
     client.request("DELETE", f"/connectors/{name}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Java 4.1 details: status versions, plugin config, trailing slash, media type
+# ---------------------------------------------------------------------------------------------
+
+
+def test_status_carries_versions_and_java_details(client: ConnectClient, worker: WorkerProcess,
+                                                  kafka_bootstrap: str) -> None:
+    name = _name("details")
+    topic = new_topic(kafka_bootstrap)
+    client.create_connector(name, _verifiable(topic))
+    client.wait_running(name, 1)
+    status = client.status(name)
+    assert status["connector"] == {"state": "RUNNING", "worker_id": worker.url.removeprefix("http://"),
+                                   "version": VERIFIABLE_VERSION}
+    assert list(status["tasks"][0]) == ["id", "state", "worker_id", "version"]
+    assert status["tasks"][0]["version"] == VERIFIABLE_VERSION
+    task_status = _json(client.request("GET", f"/connectors/{name}/tasks/0/status/"), 200)  # trailing slash
+    assert task_status == status["tasks"][0]
+    records = dict(_status_records(kafka_bootstrap, worker, f"status-connector-{name}"))
+    assert records[f"status-connector-{name}"] == (
+        b'{"state":"RUNNING","trace":null,"worker_id":"' + worker.url.removeprefix("http://").encode()
+        + b'","generation":' + str(json_generation(records[f"status-connector-{name}"])).encode()
+        + b',"version":"' + VERIFIABLE_VERSION.encode() + b'"}')
+
+    # The trailing slash answers directly (no redirect); a body that is not JSON is 415.
+    resp = client.request("GET", f"/connectors/{name}/", follow_redirects=False)
+    assert resp.status_code == 200 and resp.json()["name"] == name
+    resp = client.request("PUT", f"/connectors/{name}/config", content=b"{}",
+                          headers={"Content-Type": "text/plain"})
+    _error(resp, 415, "HTTP 415 Unsupported Media Type")
+
+    # Plugin config: the connector's keys then the 24 framework keys; a converter's own keys; 404.
+    keys = [k["name"] for k in _json(client.request("GET", "/connector-plugins/VerifiableSource/config"), 200)]
+    assert keys[:3] == ["topic", "throughput", "complete.record.data"] and len(keys) == 3 + 24
+    assert {"tasks.max.enforce", "connector.plugin.version", "value.converter.plugin.version"} <= set(keys)
+    json_keys = _json(client.request("GET", "/connector-plugins/org.apache.kafka.connect.json.JsonConverter/config"),
+                      200)
+    assert [k["name"] for k in json_keys][:2] == ["converter.type", "schemas.enable"]
+    _error(client.request("GET", "/connector-plugins/NoSuchPlugin/config"), 404, "Unknown plugin NoSuchPlugin.")
+    client.request("DELETE", f"/connectors/{name}")
+
+
+def json_generation(value: bytes | None) -> int:
+    generation = json.loads(value or b"{}")["generation"]
+    assert isinstance(generation, int)
+    return generation
