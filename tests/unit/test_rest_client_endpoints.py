@@ -121,3 +121,17 @@ def test_json_with_charset_and_no_content_type_are_accepted(client: TestClient, 
     assert resp.status_code == 201, resp.text
     herder.active_topics["x"] = ["t"]
     assert client.put("/connectors/x/topics/reset").status_code == 202  # bodiless, no Content-Type
+
+
+def test_status_json_carries_versions_in_java_order() -> None:
+    from connect_runtime.cluster.herder_api import ConnectorStateInfo, StateInfo, TaskStateInfo
+    from rest.models import ConnectorStateInfoModel
+
+    info = ConnectorStateInfo("c", StateInfo("RUNNING", "w:1", None, version="1.2"), [
+        TaskStateInfo("FAILED", "w:1", "boom", 0, version="1.2"), TaskStateInfo("UNASSIGNED", "w:1", None, 1)],
+        "source")
+    body = ConnectorStateInfoModel.from_entity(info).to_json()
+    assert body["connector"] == {"state": "RUNNING", "worker_id": "w:1", "version": "1.2"}
+    assert list(body["tasks"][0].items()) == [("id", 0), ("state", "FAILED"), ("worker_id", "w:1"),
+                                              ("version", "1.2"), ("trace", "boom")]
+    assert body["tasks"][1] == {"id": 1, "state": "UNASSIGNED", "worker_id": "w:1"}  # no version: none shown
