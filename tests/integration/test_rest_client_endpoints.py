@@ -28,6 +28,7 @@ from connect_runtime.testing.cluster import (
     ConnectClient,
     WorkerProcess,
     config_records,
+    current_leader,
     read_committed,
     wait_until,
 )
@@ -257,6 +258,17 @@ def test_cluster_scope_logger_levels(worker: WorkerProcess, kafka_bootstrap: str
         for base in (base_a, base_b):
             wait_until(lambda base=base: requests.get(f"{base}/{probe}", timeout=30).json()["level"] == "DEBUG",
                        30, message=f"DEBUG applied at {base}")
+
+        # With two workers: a PATCH sent to the follower is forwarded to the leader.
+        leader = current_leader(kafka_bootstrap, worker.props["config.storage.topic"])
+        assert leader is not None and leader["url"].rstrip("/") == worker.url, leader
+        name = _name("patch-forwarded")
+        requests.post(f"{worker.url}/connectors", json={"name": name, "config": _verifiable("t-forwarded")},
+                      timeout=30).raise_for_status()
+        resp = requests.patch(f"{b.url}/connectors/{name}/config", json={"throughput": "3"}, timeout=30)
+        assert _json(resp, 200)["config"]["throughput"] == "3"
+        assert requests.get(f"{worker.url}/connectors/{name}/config", timeout=30).json()["throughput"] == "3"
+        requests.delete(f"{worker.url}/connectors/{name}", timeout=30)
     finally:
         b.kill()
         requests.put(f"{base_a}/{namespace}", json={"level": "INFO"}, timeout=30)
