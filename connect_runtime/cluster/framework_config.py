@@ -22,6 +22,15 @@ from connect_runtime.plugins.versions import connector_version
 
 #: Kafka's class names of our built-in converters (what a Java worker recommends for ``*.converter``).
 _JAVA_CONVERTER_NAMES = sorted(name for name in BUILTIN_CONVERTERS if name.startswith("org.apache.kafka."))
+_BUILTIN_CLASSES = frozenset(BUILTIN_CONVERTERS.values())
+
+
+def listed_name(cls: type) -> str:
+    """The class name ``GET /connector-plugins`` shows: Kafka's name for a built-in converter (as a Java
+    worker lists it), the Python qualified name otherwise."""
+    if cls in _BUILTIN_CLASSES:
+        return next(n for n in _JAVA_CONVERTER_NAMES if BUILTIN_CONVERTERS[n] is cls)
+    return qualified_name(cls)
 
 
 def converter_names(plugins: PluginRegistry) -> list[str]:

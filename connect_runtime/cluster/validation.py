@@ -11,11 +11,11 @@ from connect_runtime.api.config_def import ConfigDef, ConfigKey, ConfigValue
 from connect_runtime.api.connector import Connector, SourceConnector
 from connect_runtime.api.converter import Converter
 from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
-from connect_runtime.cluster.framework_config import framework_config_def
+from connect_runtime.cluster.framework_config import framework_config_def, listed_name
 from connect_runtime.cluster.herder_api import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo, PluginDesc
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.errors import BadRequestError, NotFoundError
-from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, plugin_type, qualified_name
+from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, plugin_type
 from connect_runtime.plugins.versions import check_requested_versions
 
 logger = logging.getLogger(__name__)
@@ -148,7 +148,7 @@ class ConnectorValidator:
                     version = cls().version()
                 except Exception:
                     version = "undefined"
-            out.append(PluginDesc(qualified_name(cls), kind, version))
+            out.append(PluginDesc(listed_name(cls), kind, version))
         return sorted(out, key=lambda p: p.class_name)
 
     def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:

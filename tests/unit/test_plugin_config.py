@@ -128,3 +128,9 @@ def test_tasks_max_enforce(enforce: str) -> None:
             worker.connector_task_configs("c", 1)
     else:
         assert len(worker.connector_task_configs("c", 1)) == 3
+
+
+def test_built_in_converters_are_listed_by_their_kafka_names(validator: ConnectorValidator) -> None:
+    converters = sorted(p.class_name for p in validator.plugin_descs(False) if p.type == "converter")
+    assert converters == JAVA_CONVERTERS
+    assert all(p.type in ("source", "sink") for p in validator.plugin_descs(True))
