@@ -2,9 +2,10 @@
 ``PATCH /connectors/{c}/config`` (KIP-477), active topics (KIP-558) and ``/admin/loggers`` (KIP-495,
 KIP-976).
 
-The topics calls go through an unmodified third-party client (PyPI ``kafka-connect-py``). No client
-on PyPI exposes loggers or PATCH config, so those are the exact requests clients send (JSON bodies,
-``Content-Type: application/json``), replayed with ``requests``, the HTTP library that client uses.
+Third-party clients, unmodified: PyPI ``kafka-connect-py`` for the topics calls, PyPI
+``kafka-connect-api`` for the loggers calls. No client we found (those two, PyPI ``kafkaconnect``, Maven
+``org.sourcelab:kafka-connect-client``) has a PATCH config call, so that one (and the error cases) are
+plain requests with JSON bodies sent with ``requests``, the HTTP library those clients use.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pytest
 import requests
 from confluent_kafka import Producer
 from kafka_connect import KafkaConnect
+from kafka_connect_api.kafka_connect_api import Api, Cluster
 
 from connect_runtime.storage import formats
 from connect_runtime.testing.cluster import (
@@ -232,6 +234,24 @@ def test_worker_scope_logger_levels(worker: WorkerProcess) -> None:
     _error(requests.put(f"{base}/{herder}", json={"level": "LOUD"}, timeout=30), 404, "invalid log level 'LOUD'.")
     _error(requests.put(f"{base}/{herder}", json={"lvl": "INFO"}, timeout=30), 400,
            "Desired 'level' parameter was not specified in request.")
+
+
+def test_loggers_through_a_third_party_client(worker: WorkerProcess) -> None:
+    namespace = "connect_runtime.storage"
+    base = f"{worker.url}/admin/loggers"
+    # The client only changes loggers the worker lists (those with a level set): set one first.
+    _json(requests.put(f"{base}/{namespace}", json={"level": "WARN"}, timeout=30), 200)
+    cluster = Cluster(Api(url=worker.url))
+    try:
+        loggers = cluster.loggers
+        assert loggers[namespace]["level"] == "WARN" and "root" in loggers
+        assert set(cluster.root_logger) == {"level", "last_modified"}
+        affected = cluster.set_logger_log_level(namespace, "DEBUG")
+        assert namespace in affected and affected == sorted(affected)
+        assert cluster.loggers[namespace]["level"] == "DEBUG"
+        assert requests.get(f"{base}/connect_runtime.storage.status_store", timeout=30).json()["level"] == "DEBUG"
+    finally:
+        requests.put(f"{base}/{namespace}", json={"level": "INFO"}, timeout=30)
 
 
 def test_cluster_scope_logger_levels(worker: WorkerProcess, kafka_bootstrap: str, tmp_path: Path) -> None:
