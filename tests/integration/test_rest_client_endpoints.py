@@ -376,3 +376,23 @@ def json_generation(value: bytes | None) -> int:
     generation = json.loads(value or b"{}")["generation"]
     assert isinstance(generation, int)
     return generation
+
+
+def test_a_plugin_version_the_worker_lacks_fails_the_connector(client: ConnectClient, worker: WorkerProcess,
+                                                               kafka_bootstrap: str) -> None:
+    """Validation refuses it; a config that reaches the worker anyway (written by another cluster, or the plugin
+    was downgraded since) fails the connector with the reason instead of running another version."""
+    name = _name("wrong-version")
+    config = {**_verifiable(new_topic(kafka_bootstrap)), "name": name, "connector.plugin.version": "[9.0,)"}
+    resp = client.request("POST", "/connectors", json={"name": name, "config": config})
+    assert resp.status_code == 400, resp.text
+    assert "Version [9.0,) of plugin VerifiableSource is not installed" in resp.json()["message"]
+    producer = Producer({"bootstrap.servers": kafka_bootstrap})
+    key, value = formats.connector_config_record(name, config)
+    producer.produce(worker.props["config.storage.topic"], key=key.encode(), value=value)
+    assert producer.flush(30) == 0
+    failed = wait_until(lambda: client.status(name) if client.status(name)["connector"]["state"] == "FAILED"
+                        else None, 30, message="the connector FAILED")
+    assert "Invalid connector.plugin.version: Version [9.0,) of plugin VerifiableSource is not installed" \
+        in failed["connector"]["trace"]
+    client.request("DELETE", f"/connectors/{name}")
