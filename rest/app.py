@@ -18,8 +18,9 @@ from fastapi.openapi.utils import get_openapi
 
 from connect_runtime.cluster.herder_api import Herder
 from rest.errors import install_exception_handlers
+from rest.jersey_rules import JerseyRulesMiddleware
 from rest.models import ErrorMessage
-from rest.routers import RestContext, connectors, internal, plugins, root
+from rest.routers import RestContext, connectors, internal, loggers, plugins, root
 
 logger = logging.getLogger(__name__)
 
@@ -55,14 +56,17 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
         version=root.runtime_version(),
         description="The Apache Kafka Connect REST API, served by connect-runtime.",
         lifespan=lifespan,
+        redirect_slashes=False,
     )
     app.state.connect_context = context
     _use_connect_error_schema(app)
     install_exception_handlers(app)
+    app.add_middleware(JerseyRulesMiddleware)
     app.include_router(root.router)
     app.include_router(connectors.router)
     app.include_router(internal.router)
     app.include_router(plugins.router)
+    app.include_router(loggers.router)
     logger.debug("REST application created (request timeout %.1f s)", request_timeout_s)
     return app
 

@@ -171,6 +171,10 @@ class ConnectorConfigBody(RootModel[dict[str, ConfigString]]):
     """Body of ``PUT /connectors/{c}/config`` and ``PUT /connector-plugins/{p}/config/validate``."""
 
 
+class ConnectorConfigPatchBody(RootModel[dict[str, OptionalString]]):
+    """Body of ``PATCH /connectors/{c}/config`` (KIP-477): a null value removes the key."""
+
+
 class CreateConnectorRequest(BaseModel):
     """Body of ``POST /connectors``. Unknown top-level fields are ignored."""
 
@@ -395,20 +399,24 @@ class _StateModel(ConnectModel):
         data: dict[str, Any] = handler(self)
         if not data.get("trace"):
             data.pop("trace", None)
+        # Java 4.1 writes the instance's version only when it has one.
+        if data.get("version") in (None, "", "undefined"):
+            data.pop("version", None)
         return data
 
 
 class ConnectorStateModel(_StateModel):
-    """The ``connector`` part of a status: ``{"state", "worker_id", "trace"?}``."""
+    """The ``connector`` part of a status: ``{"state", "worker_id", "version"?, "trace"?}``."""
 
     state: str
     worker_id: str
+    version: str | None = None
     trace: str | None = None
 
     @classmethod
     def from_entity(cls, state: StateInfo) -> ConnectorStateModel:
         """Build from the herder entity."""
-        return cls(state=state.state, worker_id=state.worker_id, trace=state.trace)
+        return cls(state=state.state, worker_id=state.worker_id, version=state.version, trace=state.trace)
 
 
 class TaskStateModel(_StateModel):
@@ -418,12 +426,14 @@ class TaskStateModel(_StateModel):
     id: int
     state: str
     worker_id: str
+    version: str | None = None
     trace: str | None = None
 
     @classmethod
     def from_entity(cls, state: TaskStateInfo) -> TaskStateModel:
         """Build from the herder entity."""
-        return cls(id=state.id, state=state.state, worker_id=state.worker_id, trace=state.trace)
+        return cls(id=state.id, state=state.state, worker_id=state.worker_id, version=state.version,
+                   trace=state.trace)
 
 
 class ConnectorStateInfoModel(ConnectModel):

@@ -105,13 +105,13 @@ class ClusterView:
         if status is None:
             conn = StateInfo(State.UNASSIGNED, self._worker_id, None)
         else:
-            conn = StateInfo(status.state, status.worker_id, status.trace)
+            conn = StateInfo(status.state, status.worker_id, status.trace, version=status.version)
         count = len(state.tasks(name))
         by_id = {s.id.task: s for s in self._status_store.get_all_tasks(name) if s.id.task < count}
         tasks = []
         for i in range(count):
             s = by_id.get(i)
-            tasks.append(TaskStateInfo(s.state, s.worker_id, s.trace, i) if s is not None
+            tasks.append(TaskStateInfo(s.state, s.worker_id, s.trace, i, version=s.version) if s is not None
                          else TaskStateInfo(State.UNASSIGNED, self._worker_id, None, i))
         return ConnectorStateInfo(name, conn, tasks, self.connector_type(state.connector_configs[name]))
 
@@ -122,7 +122,7 @@ class ClusterView:
         status = self._status_store.get_task(task)
         if status is None:
             return TaskStateInfo(State.UNASSIGNED, self._worker_id, None, task.task)
-        return TaskStateInfo(status.state, status.worker_id, status.trace, task.task)
+        return TaskStateInfo(status.state, status.worker_id, status.trace, task.task, version=status.version)
 
     # -- the reads --------------------------------------------------------------------------------
     def connectors(self) -> Future[list[str]]:

@@ -39,6 +39,7 @@ from connect_runtime.cluster.herder_api import (
     ConnectorInfo,
     ConnectorStateInfo,
     Created,
+    LoggerLevelInfo,
     PluginDesc,
     SessionKeyInfo,
     StateInfo,
@@ -57,10 +58,12 @@ from connect_runtime.errors import (
     AlreadyExistsError,
     BadRequestError,
     ConflictError,
+    ForbiddenError,
     NotAssignedError,
     NotFoundError,
     NotLeaderError,
 )
+from connect_runtime.loggers import Loggers
 from connect_runtime.logging_util import RateLimitedLogger
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage import formats
@@ -146,6 +149,12 @@ class DistributedHerder:
         self._offsets = SourceConnectorOffsets(worker.config, worker.plugins, worker.offset_stores)
         # REST reads: answered from the snapshots on the caller's thread (``cluster_view.py``).
         self._view = ClusterView(config_store, status_store, plugins, worker.worker_id)
+        self._loggers = Loggers()
+        #: Deleted connectors whose active topics are reset once their tasks here have stopped.
+        self._topics_to_reset: set[str] = set()
+        #: The config topic offset read at start-up; cluster logger levels after it are applied.
+        self._startup_config_offset: int | None = None
+        config_store.logger_listener = self._on_logger_record
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> None:
@@ -204,7 +213,7 @@ class DistributedHerder:
 
     def _run(self) -> None:
         try:
-            self.config_store.refresh(120)
+            self._startup_config_offset = self.config_store.refresh(120).offset
             self.status_store.refresh(120)
             self._restarts_applied = len(self.config_store.snapshot().restart_requests)
             self._heartbeats.start()
@@ -278,6 +287,7 @@ class DistributedHerder:
         state = self.config_store.snapshot()
         self._retry_failed_tasks(state)
         self._apply_assignment(state)
+        self._reset_deleted_connector_topics()
         self._apply_restarts(state)
         for name in list(self._needs_reconfig):
             self._needs_reconfig.discard(name)
@@ -383,6 +393,8 @@ class DistributedHerder:
         stale = [t for t in self.worker.task_ids()
                  if t not in mine.tasks or t not in state.tasks(t.connector)
                  or self._task_generations.get(t) != state.task_config_generation(t.connector)]
+        # A deleted connector's active topics are reset once its tasks here are gone (Java's onRevoked).
+        self._topics_to_reset.update(t.connector for t in stale if not state.contains(t.connector))
         if stale:
             self.worker.stop_tasks(stale)  # in the background; restarted once gone (on_tasks_changed)
             for t in stale:
@@ -626,9 +638,10 @@ class DistributedHerder:
             info = self._view.status_now(name)
             connector_restarting = not only_failed or info.connector.state == State.FAILED
             if connector_restarting:
-                info.connector = StateInfo(State.RESTARTING, info.connector.worker_id, None)
+                info.connector = StateInfo(State.RESTARTING, info.connector.worker_id, None,
+                                           version=info.connector.version)
             if include_tasks:
-                info.tasks = [TaskStateInfo(State.RESTARTING, t.worker_id, None, t.id)
+                info.tasks = [TaskStateInfo(State.RESTARTING, t.worker_id, None, t.id, version=t.version)
                               if not only_failed or t.state == State.FAILED else t for t in info.tasks]
             self.config_store.refresh()
             return info
@@ -769,6 +782,12 @@ class DistributedHerder:
 
     def put_connector_config(self, name: str, config: dict[str, str], allow_replace: bool,
                              initial_state: TargetState | None) -> Future[Created]:
+        return self._slow_pool.submit(self._validate_then_write, name, config, allow_replace, initial_state)
+
+    def _validate_then_write(self, name: str, config: dict[str, str], allow_replace: bool,
+                             initial_state: TargetState | None) -> Created:
+        """Validate (plugin validation may be slow: the caller is a pool thread), then write on the herder
+        thread."""
         def write() -> Created:
             self._require_leader()
             state = self.config_store.refresh()
@@ -784,15 +803,30 @@ class DistributedHerder:
             state = self.config_store.refresh()
             return Created(not exists, self._info(state, name))
 
-        def validate_then_write() -> Created:
-            # Plugin validation may be slow: here on a pool thread, the write on the herder thread.
-            self._require_leader()
-            result = self._validator.validate(config)
-            self._validator.raise_if_invalid(result, config)
-            self._check_size([formats.connector_config_record(name, config)])
-            return self._on_herder(write)
+        self._require_leader()
+        result = self._validator.validate(config)
+        self._validator.raise_if_invalid(result, config)
+        self._check_size([formats.connector_config_record(name, config)])
+        return self._on_herder(write)
 
-        return self._slow_pool.submit(validate_then_write)
+    def patch_connector_config(self, name: str, patch: dict[str, str | None]) -> Future[Created]:
+        def patched() -> dict[str, str]:
+            # Leader first, as Java: a follower forwards the patch rather than merging a stale config.
+            self._require_leader()
+            state = self.config_store.refresh()
+            self._require(state, name)
+            config = dict(state.connector_configs[name])
+            for key, value in patch.items():
+                if value is None:
+                    config.pop(key, None)
+                else:
+                    config[key] = value
+            return config
+
+        def run() -> Created:
+            return self._validate_then_write(name, self._on_herder(patched), True, None)
+
+        return self._slow_pool.submit(run)
 
     def _check_size(self, records: list[tuple[str, bytes | None]]) -> None:
         """Refuse a write the config topic would refuse, before anything is written (a 400 naming the
@@ -813,8 +847,69 @@ class DistributedHerder:
                                 formats.target_state_record(name, None)])
             self.config_store.refresh()
             self.status_store.delete_connector(name)
+            # Java resets a deleted connector's active topics (when its workers let it go).
+            self._reset_active_topics(name)
 
         return self._submit(run)
+
+    # -- active topics (KIP-558) ----------------------------------------------------------------
+    def connector_active_topics(self, name: str) -> Future[list[str]]:
+        self._check_topic_tracking(reset=False)
+        return self._view.read(lambda: [t.topic for t in self.status_store.get_all_topics(name)])
+
+    def _reset_deleted_connector_topics(self) -> None:
+        if not self._topics_to_reset:
+            return
+        running = {t.connector for t in self.worker.task_ids()}
+        for name in [n for n in self._topics_to_reset if n not in running]:
+            self._topics_to_reset.discard(name)
+            self._reset_active_topics(name)
+
+    def _check_topic_tracking(self, reset: bool) -> None:
+        """Java's REST resource answers 403 when tracking (or its reset) is switched off on the worker."""
+        if not self.config.topic_tracking_enable:
+            raise ForbiddenError("Topic tracking is disabled.")
+        if reset and not self.config.topic_tracking_allow_reset:
+            raise ForbiddenError("Topic tracking reset is disabled.")
+
+    def _reset_active_topics(self, name: str) -> None:
+        for status in self.status_store.get_all_topics(name):
+            self.status_store.delete_topic(name, status.topic)
+
+    def reset_connector_active_topics(self, name: str) -> Future[None]:
+        self._check_topic_tracking(reset=True)
+        # Any worker may: the tombstones go to the status topic through this worker's producer, as Java.
+        return self._view.read(lambda: self._reset_active_topics(name))
+
+    # -- logger levels (KIP-495, KIP-976) ---------------------------------------------------------
+    def logger_level(self, logger_name: str) -> LoggerLevelInfo | None:
+        found = self._loggers.level(logger_name)
+        return None if found is None else LoggerLevelInfo(*found)
+
+    def all_logger_levels(self) -> dict[str, LoggerLevelInfo]:
+        return {name: LoggerLevelInfo(*level) for name, level in self._loggers.all_levels().items()}
+
+    def set_worker_logger_level(self, namespace: str, level: str) -> list[str]:
+        return self._loggers.set_level(namespace, level)
+
+    def set_cluster_logger_level(self, namespace: str, level: str) -> None:
+        key, value = formats.logger_level_record(namespace, level)
+        # Any worker writes it, outside the leader's transactions (reference §3); every worker applies it
+        # when it reads it back, this one included.
+        self._plain_producer.produce(self.config_store.topic, key=key.encode(), value=value)
+        if self._plain_producer.flush(30):
+            raise ConfigWriteError(TimeoutError("logger level write timed out"), fenced=False)
+
+    def _on_logger_record(self, namespace: str, level: str, offset: int) -> None:
+        """Config reader thread: a ``logger-cluster-*`` record. Only those written after this worker read
+        its config topic at start-up are applied (Java's rule: a worker that starts later keeps its own
+        levels)."""
+        startup = self._startup_config_offset
+        if startup is None or offset <= startup:
+            logger.debug("Ignoring old logging level %s for namespace %s that was written to the config topic "
+                         "before this worker completed startup", level, namespace)
+            return
+        self._loggers.set_level(namespace, level)
 
     def task_configs(self, name: str) -> Future[list[TaskInfo]]:
         return self._view.task_configs(name)

@@ -41,6 +41,8 @@ class StateInfo:
     state: str
     worker_id: str
     trace: str | None = None
+    #: The version of the connector or task instance that wrote the state (Java 4.1); None if unknown.
+    version: str | None = field(default=None, kw_only=True)
 
 
 @dataclass(slots=True)
@@ -116,6 +118,15 @@ class ConfigInfos:
 
 
 @dataclass(frozen=True, slots=True)
+class LoggerLevelInfo:
+    """``GET /admin/loggers/{logger}``: the logger's level (its effective one when not set on it) as a
+    log4j level name, and when this worker last changed it (ms since the epoch; None if never)."""
+
+    level: str
+    last_modified: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class SessionKeyInfo:
     """A KIP-507 signing key; ``key`` is secret: never log or return it."""
 
@@ -170,6 +181,11 @@ class Herder(Protocol):
         self, name: str, config: dict[str, str], allow_replace: bool, initial_state: TargetState | None
     ) -> Future[Created]:
         """Create or update; validates first (BadRequestError with Connect's message if invalid)."""
+        ...
+
+    def patch_connector_config(self, name: str, patch: dict[str, str | None]) -> Future[Created]:
+        """KIP-477 partial update (leader only): the current config with ``patch`` merged in (a None
+        value removes the key), validated and written as a PUT would; NotFoundError if unknown."""
         ...
 
     def delete_connector(self, name: str) -> Future[None]:
@@ -260,4 +276,33 @@ class Herder(Protocol):
 
     def reset_connector_offsets(self, name: str) -> Future[str]:
         """Leader only, connector STOPPED: tombstone every partition the connector has an offset for."""
+        ...
+
+    # -- active topics (KIP-558) ---------------------------------------------------------------------
+    def connector_active_topics(self, name: str) -> Future[list[str]]:
+        """The topics the connector's tasks have produced to since the last reset (from the status topic).
+
+        Like Java, an unknown connector has no topics (an empty list, not a 404)."""
+        ...
+
+    def reset_connector_active_topics(self, name: str) -> Future[None]:
+        """Tombstone every ``status-topic-*`` record of the connector."""
+        ...
+
+    # -- logger levels (KIP-495, KIP-976) -----------------------------------------------------------
+    def logger_level(self, logger_name: str) -> LoggerLevelInfo | None:
+        """The level of an existing logger (``root`` is the root logger); None if no such logger."""
+        ...
+
+    def all_logger_levels(self) -> dict[str, LoggerLevelInfo]:
+        """Every logger with a level set on it, and ``root``, sorted by name."""
+        ...
+
+    def set_worker_logger_level(self, namespace: str, level: str) -> list[str]:
+        """Set ``level`` on this worker for the namespace's logger and every logger whose name starts with
+        it; returns their names, sorted (an invalid level changes nothing and returns [])."""
+        ...
+
+    def set_cluster_logger_level(self, namespace: str, level: str) -> None:
+        """Write a ``logger-cluster-<namespace>`` record: every running worker applies it."""
         ...

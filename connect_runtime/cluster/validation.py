@@ -11,23 +11,21 @@ from typing import Any
 
 from connect_runtime.api.config_def import ConfigDef, ConfigKey, ConfigValue
 from connect_runtime.api.connector import Connector, SourceConnector
+from connect_runtime.api.converter import Converter
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from connect_runtime.api.transformation import Predicate, Transformation
+from connect_runtime.cluster.framework_config import framework_config_def, listed_name
 from connect_runtime.cluster.herder_api import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo, PluginDesc
 from connect_runtime.config.client_settings import client_setting_problems
 from connect_runtime.config.config_providers import ResolvedConfig, has_placeholder
-from connect_runtime.config.connector_config import (
-    CLIENT_OVERRIDE_PREFIXES,
-    connector_config_def,
-    source_connector_config_def,
-    validate_topic_creation,
-)
+from connect_runtime.config.connector_config import CLIENT_OVERRIDE_PREFIXES, validate_topic_creation
 from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
-from connect_runtime.errors import BadRequestError
-from connect_runtime.plugins.registry import PluginRegistry, plugin_type, qualified_name
+from connect_runtime.errors import BadRequestError, NotFoundError
+from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, plugin_type
+from connect_runtime.plugins.versions import check_requested_versions
 
 logger = logging.getLogger(__name__)
 
@@ -101,11 +99,11 @@ class ConnectorValidator:
             raise BadRequestError("Connector config " + str(dict(props)) + " contains no connector type")
         cls = self._plugins.connector_class(class_name)
         connector = cls()
-        is_source = isinstance(connector, SourceConnector)
-        common = enrich(source_connector_config_def() if is_source else connector_config_def(), props,
+        common = enrich(framework_config_def(self._config, self._plugins, connector), props,
                         self._plugins.resolve, self._recommended_classes)
         values = {cv.name: cv for cv in common.validate(props)}
-        if is_source:
+        check_requested_versions(props, class_name, connector, lambda key, error: values[key].errors.append(error))
+        if isinstance(connector, SourceConnector):
             creation_def, creation_values = validate_topic_creation(props, self._config.topic_creation_enable)
             common = common.merge(creation_def)
             _merge_values(values, creation_values)
@@ -120,7 +118,8 @@ class ConnectorValidator:
         if isinstance(connector, SourceConnector):
             self._preflight(connector, props, values)
         merged = common.merge(plugin_def)
-        infos = self._infos(qualified_name(cls), merged, values)
+        # Java names the result after connector.class as given (an alias stays an alias).
+        infos = self._infos(class_name, merged, values)
         return self._with_client_overrides(infos, cls, props)
 
     def _with_client_overrides(self, infos: ConfigInfos, cls: type, props: Mapping[str, str]) -> ConfigInfos:
@@ -151,7 +150,7 @@ class ConnectorValidator:
     def _recommended_classes(self, base: type) -> list[str]:
         """The ``transforms.<alias>.type`` / ``predicates.<alias>.type`` recommendations."""
         found = self._plugins.transformations() if base is Transformation else self._plugins.predicates()
-        return sorted(qualified_name(c) for c in found)
+        return sorted(listed_name(c) for c in found)
 
     def _preflight(self, connector: SourceConnector, props: Mapping[str, str], values: dict[str, ConfigValue]) -> None:
         eos = values.get(EXACTLY_ONCE_SUPPORT)
@@ -224,12 +223,21 @@ class ConnectorValidator:
                     version = cls().version()
                 except Exception:
                     version = "undefined"
-            out.append(PluginDesc(qualified_name(cls), kind, version))
+            out.append(PluginDesc(listed_name(cls), kind, version))
         return sorted(out, key=lambda p: p.class_name)
 
     def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
-        cls = self._plugins.resolve(plugin)
+        """Java's ``connectorPluginConfig``: a connector's own keys, then the framework's keys it does not
+        define; a converter's own keys; 404 for an unknown plugin."""
+        try:
+            cls = self._plugins.resolve(plugin)
+        except PluginNotFoundError:
+            raise NotFoundError(f"Unknown plugin {plugin}.") from None
         if issubclass(cls, Connector):
+            connector = cls()
+            keys = connector.config_def().merge(framework_config_def(self._config, self._plugins, connector))
+            return [key_info(k) for k in keys.keys.values()]
+        if issubclass(cls, Converter):
             return [key_info(k) for k in cls().config_def().keys.values()]
         if issubclass(cls, Transformation | Predicate):
             if inspect.isabstract(cls):

@@ -214,6 +214,21 @@ def _broker_default_or_at_least_one(what: str) -> Validator:
 
 # --- definitions ----------------------------------------------------------------------------------
 
+#: KIP-891: ``<plugin key>.plugin.version`` picks a version of that plugin (unset: the latest installed).
+PLUGIN_VERSION_SUFFIX = ".plugin.version"
+CONNECTOR_PLUGIN_VERSION = "connector" + PLUGIN_VERSION_SUFFIX
+#: KIP-1004: whether a connector generating more task configs than ``tasks.max`` fails.
+TASKS_MAX_ENFORCE = "tasks.max.enforce"
+_TASKS_MAX_ENFORCE_DOC = (
+    "(Deprecated) Whether to enforce that the tasks.max property is respected by the connector. By default, "
+    "connectors that generate too many tasks will fail. If false, the excess tasks are allowed (with a "
+    "warning); this option will be removed in a future release.")
+
+
+def _plugin_version_doc(what: str) -> str:
+    return (f"Version of the {what} to use, as a version or a version range; unset means the latest installed "
+            "version. Only the installed version is accepted (one version of each plugin is installed).")
+
 
 def connector_config_def() -> ConfigDef:
     """The keys common to every connector, as in Kafka's ``ConnectorConfig.configDef()``.
@@ -227,23 +242,33 @@ def connector_config_def() -> ConfigDef:
                 Width.MEDIUM, "Connector name")
         .define("connector.class", ConfigType.STRING, NO_DEFAULT, None, Importance.HIGH, _CONNECTOR_CLASS_DOC,
                 COMMON_GROUP, 2, Width.LONG, "Connector class")
+        .define(CONNECTOR_PLUGIN_VERSION, ConfigType.STRING, None, None, Importance.MEDIUM,
+                _plugin_version_doc("connector"), COMMON_GROUP, 3, Width.MEDIUM, "Connector version")
         .define("tasks.max", ConfigType.INT, 1, Range.at_least(1), Importance.HIGH,
-                "Maximum number of tasks to use for this connector.", COMMON_GROUP, 3, Width.SHORT,
+                "Maximum number of tasks to use for this connector.", COMMON_GROUP, 4, Width.SHORT,
                 "Tasks max")
+        .define(TASKS_MAX_ENFORCE, ConfigType.BOOLEAN, True, None, Importance.LOW, _TASKS_MAX_ENFORCE_DOC,
+                COMMON_GROUP, 5, Width.SHORT, "Enforce tasks max")
         .define("key.converter", ConfigType.CLASS, None, None, Importance.LOW, _KEY_CONVERTER_DOC,
-                COMMON_GROUP, 4, Width.SHORT, "Key converter class")
+                COMMON_GROUP, 6, Width.SHORT, "Key converter class")
+        .define("key.converter" + PLUGIN_VERSION_SUFFIX, ConfigType.STRING, None, None, Importance.LOW,
+                _plugin_version_doc("key converter"), COMMON_GROUP, 7, Width.SHORT, "Key converter version")
         .define("value.converter", ConfigType.CLASS, None, None, Importance.LOW, _VALUE_CONVERTER_DOC,
-                COMMON_GROUP, 5, Width.SHORT, "Value converter class")
+                COMMON_GROUP, 8, Width.SHORT, "Value converter class")
+        .define("value.converter" + PLUGIN_VERSION_SUFFIX, ConfigType.STRING, None, None, Importance.LOW,
+                _plugin_version_doc("value converter"), COMMON_GROUP, 9, Width.SHORT, "Value converter version")
         .define("header.converter", ConfigType.CLASS, None, None, Importance.LOW, _HEADER_CONVERTER_DOC,
-                COMMON_GROUP, 6, Width.SHORT, "Header converter class")
+                COMMON_GROUP, 10, Width.SHORT, "Header converter class")
+        .define("header.converter" + PLUGIN_VERSION_SUFFIX, ConfigType.STRING, None, None, Importance.LOW,
+                _plugin_version_doc("header converter"), COMMON_GROUP, 11, Width.SHORT, "Header converter version")
         .define("transforms", ConfigType.LIST, [], _unique_aliases, Importance.LOW,
-                "Aliases for the transformations to be applied to records.", TRANSFORMS_GROUP, 7, Width.LONG,
+                "Aliases for the transformations to be applied to records.", TRANSFORMS_GROUP, 12, Width.LONG,
                 "Transforms")
         .define("predicates", ConfigType.LIST, [], _unique_aliases, Importance.LOW,
-                "Aliases for the predicates used by transformations.", PREDICATES_GROUP, 8, Width.LONG,
+                "Aliases for the predicates used by transformations.", PREDICATES_GROUP, 13, Width.LONG,
                 "Predicates")
         .define("config.action.reload", ConfigType.STRING, "restart", ValidString.one_of("none", "restart"),
-                Importance.LOW, _CONFIG_RELOAD_ACTION_DOC, COMMON_GROUP, 9, Width.MEDIUM, "Reload Action")
+                Importance.LOW, _CONFIG_RELOAD_ACTION_DOC, COMMON_GROUP, 14, Width.MEDIUM, "Reload Action")
         .define("errors.retry.timeout", ConfigType.LONG, 0, Range.at_least(-1), Importance.MEDIUM,
                 _ERRORS_RETRY_TIMEOUT_DOC, ERROR_GROUP, 1, Width.MEDIUM, "Retry Timeout for Errors")
         .define("errors.retry.delay.max.ms", ConfigType.LONG, 60000, None, Importance.MEDIUM,

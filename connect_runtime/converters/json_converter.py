@@ -38,7 +38,8 @@ import struct
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from connect_runtime.api.converter import Converter
+from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, ValidString, Width
+from connect_runtime.api.converter import Converter, converter_config_def
 from connect_runtime.api.errors import ConfigException, DataException
 
 __all__ = [
@@ -348,6 +349,24 @@ class JsonConverter(Converter):
     def schemas_enabled(self) -> bool:
         """Whether values are wrapped in (and expected in) a schema/payload envelope."""
         return self._schemas_enabled
+
+    def config_def(self) -> ConfigDef:
+        """Kafka's ``JsonConverterConfig`` keys."""
+        return (
+            converter_config_def()
+            .define("schemas.enable", ConfigType.BOOLEAN, True, None, Importance.HIGH,
+                    "Whether serialized keys and values carry their schema (a schema/payload envelope).",
+                    "Schemas", 0, Width.MEDIUM, "Enable Schemas")
+            .define("schemas.cache.size", ConfigType.INT, 1000, None, Importance.HIGH,
+                    "How many schemas this converter caches.", "Schemas", 1, Width.MEDIUM, "Schema Cache Size")
+            .define("decimal.format", ConfigType.STRING, "BASE64",
+                    ValidString.one_of("BASE64", "NUMERIC", case_sensitive=False), Importance.LOW,
+                    "How decimals are serialized: 'BASE64' (default) or 'NUMERIC' (case insensitive).",
+                    "Serialization", 0, Width.MEDIUM, "Decimal Format")
+            .define("replace.null.with.default", ConfigType.BOOLEAN, True, None, Importance.LOW,
+                    "Whether a null field of a struct is serialized as its schema's default value.",
+                    "Serialization", 1, Width.MEDIUM, "Replace null with default")
+        )
 
     def configure(self, configs: Mapping[str, Any], is_key: bool) -> None:
         """Read ``schemas.enable`` and validate ``decimal.format``; other settings are ignored."""

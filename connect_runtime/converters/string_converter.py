@@ -6,7 +6,8 @@ import codecs
 from collections.abc import Mapping
 from typing import Any
 
-from connect_runtime.api.converter import Converter
+from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, Width
+from connect_runtime.api.converter import Converter, converter_config_def
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.converters.json_converter import java_double_to_string
 
@@ -60,6 +61,12 @@ class StringConverter(Converter):
     def __init__(self) -> None:
         self._encode_with = "utf-8"
         self._decode_with = "utf-8"
+
+    def config_def(self) -> ConfigDef:
+        """Kafka's ``StringConverterConfig`` keys."""
+        return converter_config_def().define(
+            "converter.encoding", ConfigType.STRING, "UTF-8", None, Importance.HIGH,
+            "The name of the character encoding of the strings.", None, -1, Width.MEDIUM, "Encoding")
 
     def configure(self, configs: Mapping[str, Any], is_key: bool) -> None:
         """Pick the character encodings (``converter.encoding`` and friends)."""

@@ -19,6 +19,23 @@ logger = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "connect_runtime.plugins"
 
+#: Apache Kafka's class names of plugins we ship a counterpart of -> our class (imported when first
+#: asked for). Connector configs and task configs written by a Java Connect cluster (``connector.class``,
+#: ``task.class``) then start here as they are.
+JAVA_CLASS_NAMES: dict[str, str] = {
+    "org.apache.kafka.connect.tools.VerifiableSourceConnector":
+        "connectors.verifiable.connector.VerifiableSourceConnector",
+    "org.apache.kafka.connect.tools.VerifiableSourceTask": "connectors.verifiable.connector.VerifiableSourceTask",
+    "org.apache.kafka.connect.file.FileStreamSourceConnector": "connectors.file.source.FileStreamSourceConnector",
+    "org.apache.kafka.connect.file.FileStreamSourceTask": "connectors.file.source.FileStreamSourceTask",
+}
+
+
+def java_class_name(cls: type) -> str | None:
+    """The Apache Kafka class name ``cls`` stands in for, if it is one of our counterparts."""
+    qualified = qualified_name(cls)
+    return next((java for java, ours in JAVA_CLASS_NAMES.items() if ours == qualified), None)
+
 
 class PluginNotFoundError(ConnectException):
     """No plugin matches the given class name or alias (the REST layer answers 400)."""
@@ -76,13 +93,10 @@ class PluginRegistry:
 
         for name, cls in BUILTIN_CONVERTERS.items():
             self._register(cls, extra=(name,))
-        # Built-in connectors, found without reinstalling the package; they also answer to the Java
-        # class names of their Apache Kafka counterparts, so task configs a Java cluster wrote start here.
-        from connectors.file import FileStreamSourceConnector, FileStreamSourceTask
+        # Built-in connectors, found without reinstalling the package (their Java names: JAVA_CLASS_NAMES).
+        from connectors.file import FileStreamSourceConnector
 
-        self._register(FileStreamSourceConnector, extra=("org.apache.kafka.connect.file.FileStreamSourceConnector",))
-        # A task class is found by name (``task.class``) but is no plugin of its own to list.
-        self._by_name.setdefault("org.apache.kafka.connect.file.FileStreamSourceTask", FileStreamSourceTask)
+        self._register(FileStreamSourceConnector)
         # Java class name and its simple name (``RegexRouter``, ``InsertField$Value``).
         for java_name, smt in (*BUILTIN_TRANSFORMS.items(), *BUILTIN_PREDICATES.items()):
             self._register(smt, extra=(java_name, java_name.rpartition(".")[2]))
@@ -116,6 +130,11 @@ class PluginRegistry:
         cls = self._by_name.get(name)
         if cls is not None:
             return cls
+        counterpart = JAVA_CLASS_NAMES.get(name)
+        if counterpart is not None:
+            found_cls = self.resolve(counterpart)
+            self._by_name[name] = found_cls
+            return found_cls
         found = _import_class(name)
         if found is not None:
             self._register(found)

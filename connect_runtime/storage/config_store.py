@@ -119,6 +119,8 @@ class ClusterConfigState:
 
 #: Called on the reader thread after a record changed the state, with the record's key.
 ConfigListener = Callable[[str], None]
+#: Called on the reader thread for each ``logger-cluster-*`` record: namespace, level, record offset.
+LoggerLevelListener = Callable[[str, str, int], None]
 
 
 class KafkaConfigBackingStore:
@@ -148,6 +150,9 @@ class KafkaConfigBackingStore:
         self._dirty = False
         self._log = KafkaBasedLog(topic, consumer_config, admin, self._on_record, name="config-log-reader",
                                   on_fatal=on_fatal)
+        #: Receives cluster-wide logger levels (they are not part of the snapshot: each worker applies
+        #: them as it reads them, and only those written after it started, as Java's workers do).
+        self.logger_listener: LoggerLevelListener | None = None
 
     def start(self, read_to_end: bool = True) -> None:
         """Start reading; see :meth:`KafkaBasedLog.start` for when not to wait for the end."""
@@ -185,6 +190,17 @@ class KafkaConfigBackingStore:
             self._dirty = True
         if changed and self._listener is not None:
             self._listener(key)
+        if self.logger_listener is not None and key.startswith(formats.LOGGER_CLUSTER_PREFIX):
+            self._on_logger_record(key, value, msg.offset() or 0)
+
+    def _on_logger_record(self, key: str, value: bytes | None, offset: int) -> None:
+        try:
+            rec = formats.parse_config_record(key, value)
+        except Exception as e:  # Java logs and ignores a malformed logger record
+            logger.error("%s", e)
+            return
+        if isinstance(rec, formats.LoggerLevelRecord) and self.logger_listener is not None:
+            self.logger_listener(rec.namespace, rec.level, offset)
 
     def _apply(self, key: str, value: bytes | None) -> bool:
         if key == LEADER_KEY:

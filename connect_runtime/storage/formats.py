@@ -701,6 +701,7 @@ class ConnectorStatusRecord:
     trace: str | None = None
     worker_id: str | None = None
     generation: int | None = None
+    version: str | None = None
 
     @property
     def tombstone(self) -> bool:
@@ -718,6 +719,7 @@ class TaskStatusRecord:
     trace: str | None = None
     worker_id: str | None = None
     generation: int | None = None
+    version: str | None = None
 
     @property
     def tombstone(self) -> bool:
@@ -751,28 +753,34 @@ class UnknownStatusRecord:
 StatusRecord: TypeAlias = ConnectorStatusRecord | TaskStatusRecord | TopicStatusRecord | UnknownStatusRecord
 
 
-def _status_value(state: str, worker_id: str, generation: int, trace: str | None) -> bytes | None:
+def _status_value(state: str, worker_id: str, generation: int, trace: str | None,
+                  version: str | None = None) -> bytes | None:
     if state not in STATUS_STATES:
         raise DataException(f"Invalid status state {state!r}; expected one of {', '.join(STATUS_STATES)}")
     if state == "DESTROYED":
         return None
     if trace is not None:
         _check_str("trace", trace)
-    # STATUS_SCHEMA_V0 field order; an absent trace is written as null.
+    if version is not None:
+        _check_str("version", version)
+    # STATUS_SCHEMA_V0 field order (Kafka 4.1 appended the optional "version"); absent values are nulls.
     value = {
         "state": state,
         "trace": trace,
         "worker_id": _check_str("worker_id", worker_id),
         "generation": _check_int("generation", generation),
+        "version": version,
     }
     return json_dumps_compact(value)
 
 
 def connector_status_record(
-    connector: str, state: str, worker_id: str, generation: int, trace: str | None = None
+    connector: str, state: str, worker_id: str, generation: int, trace: str | None = None,
+    version: str | None = None,
 ) -> tuple[str, bytes | None]:
-    """``status-connector-<c>`` = ``{"state","trace","worker_id","generation"}``; DESTROYED = tombstone."""
-    return connector_status_key(connector), _status_value(state, worker_id, generation, trace)
+    """``status-connector-<c>`` = ``{"state","trace","worker_id","generation","version"}``; DESTROYED =
+    tombstone."""
+    return connector_status_key(connector), _status_value(state, worker_id, generation, trace, version)
 
 
 def connector_status_tombstone(connector: str) -> tuple[str, None]:
@@ -781,11 +789,13 @@ def connector_status_tombstone(connector: str) -> tuple[str, None]:
 
 
 def task_status_record(
-    connector: str, task: int, state: str, worker_id: str, generation: int, trace: str | None = None
+    connector: str, task: int, state: str, worker_id: str, generation: int, trace: str | None = None,
+    version: str | None = None,
 ) -> tuple[str, bytes | None]:
-    """``status-task-<c>-<n>`` = ``{"state","trace","worker_id","generation"}``; DESTROYED = tombstone."""
+    """``status-task-<c>-<n>`` = ``{"state","trace","worker_id","generation","version"}``; DESTROYED =
+    tombstone."""
     _check_int("task", task)
-    return task_status_key(connector, task), _status_value(state, worker_id, generation, trace)
+    return task_status_key(connector, task), _status_value(state, worker_id, generation, trace, version)
 
 
 def task_status_tombstone(connector: str, task: int) -> tuple[str, None]:
@@ -824,8 +834,8 @@ def parse_status_record(key: str, value: bytes | None) -> StatusRecord:
             raise RecordFormatError(f"Discarding record with invalid connector status key {key}")
         if value is None:
             return ConnectorStatusRecord(connector, None)
-        state, trace, worker_id, generation = _parse_status_value(value, "connector status")
-        return ConnectorStatusRecord(connector, state, trace, worker_id, generation)
+        state, trace, worker_id, generation, version = _parse_status_value(value, "connector status")
+        return ConnectorStatusRecord(connector, state, trace, worker_id, generation, version)
     if key.startswith(TASK_STATUS_PREFIX):
         match = _TASK_STATUS_KEY_RE.fullmatch(key)
         if match is None or int(match.group(2)) > _INT32_MAX:
@@ -833,14 +843,14 @@ def parse_status_record(key: str, value: bytes | None) -> StatusRecord:
         connector, task = match.group(1), int(match.group(2))
         if value is None:
             return TaskStatusRecord(connector, task, None)
-        state, trace, worker_id, generation = _parse_status_value(value, "task status")
-        return TaskStatusRecord(connector, task, state, trace, worker_id, generation)
+        state, trace, worker_id, generation, version = _parse_status_value(value, "task status")
+        return TaskStatusRecord(connector, task, state, trace, worker_id, generation, version)
     if key.startswith(TOPIC_STATUS_PREFIX):
         return _parse_topic_status(key, value)
     return UnknownStatusRecord(key, value)
 
 
-def _parse_status_value(value: bytes, what: str) -> tuple[str, str | None, str | None, int]:
+def _parse_status_value(value: bytes, what: str) -> tuple[str, str | None, str | None, int, str | None]:
     data = _load(value, what)
     if not isinstance(data, dict):
         raise RecordFormatError(f"Invalid {what} type {_class_name(data)}")
@@ -849,13 +859,14 @@ def _parse_status_value(value: bytes, what: str) -> tuple[str, str | None, str |
         raise RecordFormatError(f"Failed to deserialize {what}: invalid state {state!r}")
     trace = data.get("trace")
     worker_id = data.get("worker_id")
-    for field, item in (("trace", trace), ("worker_id", worker_id)):
+    version = data.get("version")  # absent in records written before Kafka 4.1
+    for field, item in (("trace", trace), ("worker_id", worker_id), ("version", version)):
         if item is not None and not isinstance(item, str):
             raise RecordFormatError(f"Failed to deserialize {what}: '{field}' is a {_class_name(item)}")
     generation = data.get("generation")
     if isinstance(generation, bool) or not isinstance(generation, int):
         raise RecordFormatError(f"Failed to deserialize {what}: 'generation' is a {_class_name(generation)}")
-    return state, trace, worker_id, generation
+    return state, trace, worker_id, generation, version
 
 
 def _parse_topic_status(key: str, value: bytes | None) -> TopicStatusRecord:

@@ -48,6 +48,7 @@ class ConnectorStatus:
     trace: str | None
     worker_id: str
     generation: int
+    version: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +60,17 @@ class TaskStatus:
     trace: str | None
     worker_id: str
     generation: int
+    version: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TopicStatus:
+    """A topic a connector's task produced to (KIP-558 active topics), as written to the status topic."""
+
+    topic: str
+    connector: str
+    task: int
+    discover_timestamp: int
 
 
 class KafkaStatusBackingStore:
@@ -78,6 +90,9 @@ class KafkaStatusBackingStore:
         self._lock = threading.Lock()
         self._connectors: dict[str, ConnectorStatus] = {}
         self._tasks: dict[ConnectorTaskId, TaskStatus] = {}
+        # connector -> topic -> status. Each connector's dict is created once and never replaced: tasks
+        # hold it (``active_topics``) and test membership in it without a lock, once per record.
+        self._topics: dict[str, dict[str, TopicStatus]] = {}
         # Per key: the sequence number of its latest write, and the writes waiting to be re-sent.
         self._sequences: dict[str, int] = {}
         self._unsent: dict[str, tuple[int, bytes | None]] = {}
@@ -119,15 +134,22 @@ class KafkaStatusBackingStore:
                     self._connectors.pop(rec.connector, None)
                 else:
                     status = ConnectorStatus(rec.connector, rec.state, rec.trace, rec.worker_id or "",
-                                             rec.generation or 0)
+                                             rec.generation or 0, rec.version)
                     if not _stale(self._connectors.get(rec.connector), status):
                         self._connectors[rec.connector] = status
+            elif isinstance(rec, formats.TopicStatusRecord):
+                topics = self._topics_of(rec.connector)
+                if rec.task is None or rec.discover_timestamp is None:
+                    topics.pop(rec.topic, None)
+                else:
+                    topics[rec.topic] = TopicStatus(rec.topic, rec.connector, rec.task, rec.discover_timestamp)
             elif isinstance(rec, formats.TaskStatusRecord):
                 tid = ConnectorTaskId(rec.connector, rec.task)
                 if rec.state is None:
                     self._tasks.pop(tid, None)
                 else:
-                    task_status = TaskStatus(tid, rec.state, rec.trace, rec.worker_id or "", rec.generation or 0)
+                    task_status = TaskStatus(tid, rec.state, rec.trace, rec.worker_id or "", rec.generation or 0,
+                                             rec.version)
                     if not _stale(self._tasks.get(tid), task_status):
                         self._tasks[tid] = task_status
 
@@ -184,7 +206,7 @@ class KafkaStatusBackingStore:
         with self._lock:
             self._connectors[status.connector] = status
         key, value = formats.connector_status_record(status.connector, status.state, status.worker_id,
-                                                     status.generation, status.trace)
+                                                     status.generation, status.trace, status.version)
         self._send(key, value)
 
     def put_task(self, status: TaskStatus, safe: bool = False) -> None:
@@ -198,7 +220,7 @@ class KafkaStatusBackingStore:
         with self._lock:
             self._tasks[status.id] = status
         key, value = formats.task_status_record(status.id.connector, status.id.task, status.state,
-                                                status.worker_id, status.generation, status.trace)
+                                                status.worker_id, status.generation, status.trace, status.version)
         self._send(key, value)
 
     def delete_connector(self, connector: str) -> None:
@@ -211,6 +233,46 @@ class KafkaStatusBackingStore:
         self._send(formats.connector_status_key(connector), None)
         for t in tasks:
             self._send(formats.task_status_key(t.connector, t.task), None)
+
+    def _topics_of(self, connector: str) -> dict[str, TopicStatus]:
+        """The connector's live topic map (call with the lock held)."""
+        topics = self._topics.get(connector)
+        if topics is None:
+            topics = self._topics[connector] = {}
+        return topics
+
+    def active_topics(self, connector: str) -> Mapping[str, TopicStatus]:
+        """The connector's active topics as a live mapping that this store keeps current (records read,
+        written and reset): a task checks ``topic in`` it per record and calls :meth:`put_topic` only for
+        a topic that is not there."""
+        with self._lock:
+            return self._topics_of(connector)
+
+    def put_topic(self, connector: str, topic: str, task: int, timestamp_ms: int) -> None:
+        """Record that ``topic`` is in use by ``connector`` (once: a topic already recorded is left as it is,
+        with its first discovery time, as Java does)."""
+        status = TopicStatus(topic, connector, task, timestamp_ms)
+        with self._lock:
+            topics = self._topics_of(connector)
+            if topic in topics:
+                return
+            topics[topic] = status
+        key, value = formats.topic_status_record(topic, connector, task, timestamp_ms)
+        self._send(key, value)
+
+    def get_all_topics(self, connector: str) -> list[TopicStatus]:
+        """The connector's active topics, by topic name."""
+        with self._lock:
+            topics = self._topics.get(connector)
+            return sorted(topics.values(), key=lambda t: t.topic) if topics else []
+
+    def delete_topic(self, connector: str, topic: str) -> None:
+        """Tombstone one active-topic record (it leaves the local view at once)."""
+        with self._lock:
+            topics = self._topics.get(connector)
+            if topics is not None:
+                topics.pop(topic, None)
+        self._send(formats.topic_status_key(topic, connector), None)
 
     def put_raw(self, key: str, value: bytes | None) -> None:
         """Write a record of our own (heartbeats) to the status topic."""

@@ -129,6 +129,13 @@ class WorkerSourceTask(ABC):
         self._topics = setup.topics
         # Topics this task has written to (or checked): the only per-record cost of topic checks.
         self._known_topics: set[str] = set()
+        # Active topics (KIP-558): the hot path only tests membership; a topic not in the view is
+        # recorded once (the store adds it to the view). With tracking off, a private dict does the same.
+        topics_view = setup.status.active_topics(task_id.connector)
+        self._own_topics: dict[str, None] | None = None
+        if topics_view is None:
+            topics_view = self._own_topics = {}
+        self._active_topics: Mapping[str, Any] = topics_view
 
     # -- lifecycle driven by the worker ---------------------------------------------------------
     def start(self) -> None:
@@ -234,6 +241,7 @@ class WorkerSourceTask(ABC):
         wants_metadata = self._wants_metadata
         forbidden_topic = self.forbidden_topic()
         known_topics = self._known_topics
+        active_topics = self._active_topics
         # Record-level hook only when a subclass defines it (connector-defined boundaries).
         record_sent = self.on_record_sent if type(self).on_record_sent is not WorkerSourceTask.on_record_sent else None
         dropped = 0
@@ -275,6 +283,8 @@ class WorkerSourceTask(ABC):
                     continue
             if topic not in known_topics:
                 self._first_record_to(topic)
+            if topic not in active_topics:
+                self._record_active_topic(topic)
             partition = -1 if transformed.kafka_partition is None else transformed.kafka_partition
             timestamp = transformed.timestamp or 0
             headers = list(transformed.headers) if transformed.headers else None
@@ -330,6 +340,13 @@ class WorkerSourceTask(ABC):
             self._uncommitted.append((rec, [None]))
         if record_sent is not None:
             record_sent(rec, True)
+
+    def _record_active_topic(self, topic: str) -> None:
+        """The first record to ``topic`` this task's view of active topics has seen (not per record)."""
+        if self._own_topics is None:
+            self._status.on_topic_used(self.id, topic)
+        else:
+            self._own_topics[topic] = None
 
     def _transform(self, rec: SourceRecord) -> SourceRecord | None:
         current = rec

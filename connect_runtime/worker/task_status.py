@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from connect_runtime.types import ConnectorTaskId
 
@@ -20,3 +21,10 @@ class TaskStatusListener(Protocol):
         """``transient``: it failed because Kafka was unavailable; the runtime may restart it."""
 
     def on_shutdown(self, task: ConnectorTaskId) -> None: ...
+
+    def active_topics(self, connector: str) -> Mapping[str, Any] | None:
+        """The connector's active topics (KIP-558) as a live mapping the task tests ``topic in`` per
+        record; None when topic tracking is off."""
+
+    def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
+        """``task`` produced to ``topic``, which was not among the connector's active topics."""

@@ -13,6 +13,7 @@ from typing import Any
 from confluent_kafka import Producer
 
 from connect_runtime.api.config_def import ConfigDef
+from connect_runtime.api.config_values import parse_bool
 from connect_runtime.api.connector import Connector, SourceConnectorContext
 from connect_runtime.api.converter import Converter
 from connect_runtime.api.delegated_delivery import DelegatedDelivery
@@ -22,11 +23,12 @@ from connect_runtime.api.task import SourceTask
 from connect_runtime.api.transformation import Transformation
 from connect_runtime.clients import producer_config
 from connect_runtime.config.config_providers import ResolvedConfig, reverse_transform
-from connect_runtime.config.connector_config import SourceConnectorConfig, TransactionBoundary
+from connect_runtime.config.connector_config import TASKS_MAX_ENFORCE, SourceConnectorConfig, TransactionBoundary
 from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
-from connect_runtime.plugins.registry import PluginRegistry
+from connect_runtime.plugins.registry import JAVA_CLASS_NAMES, PluginRegistry, java_class_name
+from connect_runtime.plugins.versions import check_requested_versions
 from connect_runtime.redaction import redactor
 from connect_runtime.storage.offset_store import (
     ConnectorOffsetBackingStore,
@@ -144,6 +146,7 @@ class Worker:
             cls = self.plugins.connector_class(config.connector_class)
             check_client_overrides(self.config.override_policy, name, cls, config.originals)
             connector = cls()
+            check_requested_versions(config.originals, config.connector_class, connector, _refuse_version)
             offsets = self.offset_stores.for_connector(config)
             offsets.start()
             reader = ConnectorOffsetReader(name, offsets, read_to_end=True)
@@ -219,9 +222,18 @@ class Worker:
         task_cls = rc.connector.task_class()
         configs = rc.connector.task_configs(max_tasks)
         if len(configs) > max_tasks:
-            raise ConnectException(f"Connector {name} generated {len(configs)} task configs, more than "
-                                   f"tasks.max={max_tasks}")
+            if parse_bool(rc.config.originals.get(TASKS_MAX_ENFORCE, "true")):
+                raise ConnectException(f"Connector {name} generated {len(configs)} task configs, more than "
+                                       f"tasks.max={max_tasks}")
+            # tasks.max.enforce=false (deprecated, KIP-1004): the excess tasks run, with a warning.
+            logger.warning("The connector %s has generated %d tasks, which is greater than %d, the maximum number "
+                           "of tasks it is configured to create; tasks.max.enforce is false, so they all run",
+                           name, len(configs), max_tasks)
         qualified = f"{task_cls.__module__}.{task_cls.__qualname__}"
+        if rc.config.connector_class in JAVA_CLASS_NAMES:
+            # Configured by its Apache Kafka name: task configs name the Java task class, as a Java worker
+            # writes them (the same configs whichever runtime generated them: no rewrite when switching).
+            qualified = java_class_name(task_cls) or qualified
         out = [{**{k: str(v) for k, v in c.items()}, TASK_CLASS_CONFIG: qualified} for c in configs]
         # Resolved values a connector copied into its task configs must not reach the config topic.
         return reverse_transform(rc.raw, out) if rc.raw is not None else out
@@ -460,7 +472,10 @@ class Worker:
     # -- status (TaskStatusListener) ------------------------------------------------------------
     def _put_connector_status(self, name: str, state: str, trace: str | None = None) -> None:
         trace = self._redact(name, trace)
-        self.status_store.put_connector(ConnectorStatus(name, state, trace, self.worker_id, self.generation))
+        running = self._connectors.get(name)
+        version = _plugin_version(running.connector) if running is not None else None
+        self.status_store.put_connector(ConnectorStatus(name, state, trace, self.worker_id, self.generation,
+                                                        version))
 
     def _put_task_status(self, task: ConnectorTaskId, state: str, trace: str | None = None,
                          safe: bool = False) -> None:
@@ -468,7 +483,9 @@ class Worker:
         # zombie instance that wakes up after newer assignments must not look newer than its successor.
         generation = self._task_generations.get(task, self.generation)
         trace = self._redact(task, trace)
-        self.status_store.put_task(TaskStatus(task, state, trace, self.worker_id, generation), safe=safe)
+        runner = self._tasks.get(task) or self._stopping.get(task)
+        version = _plugin_version(runner.task) if runner is not None else None
+        self.status_store.put_task(TaskStatus(task, state, trace, self.worker_id, generation, version), safe=safe)
 
     def on_startup(self, task: ConnectorTaskId) -> None:
         self._transient_failures.pop(task, None)
@@ -494,8 +511,31 @@ class Worker:
                            task, delay, failures)
             self._retry_task(task, delay)
 
+    def active_topics(self, connector: str) -> Mapping[str, Any] | None:
+        """The status store's live view of the connector's active topics; None with tracking off."""
+        if not self.config.topic_tracking_enable:
+            return None
+        return self.status_store.active_topics(connector)
+
+    def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
+        """Write the ``status-topic-<topic>:connector-<c>`` record (once per connector and topic)."""
+        self.status_store.put_topic(task.connector, topic, task.task, int(time.time() * 1000))
+
     def on_shutdown(self, task: ConnectorTaskId) -> None:
         self._put_task_status(task, State.UNASSIGNED, safe=True)
+
+
+def _plugin_version(plugin: Connector | SourceTask) -> str | None:
+    """The version a status record carries (Java 4.1): the instance's ``version()``, None if it has none."""
+    try:
+        version = plugin.version()
+    except Exception:
+        return None
+    return version if isinstance(version, str) and version else None
+
+
+def _refuse_version(key: str, error: str) -> None:
+    raise ConnectException(f"Invalid {key}: {error}")
 
 
 def _state_name(state: TargetState) -> str:

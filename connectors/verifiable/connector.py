@@ -23,6 +23,10 @@ TOPIC = "topic"
 THROUGHPUT = "throughput"
 COMPLETE_RECORD_DATA = "complete.record.data"
 TASK_ID = "task.id"
+#: The task id key of Apache Kafka's VerifiableSourceTask: task configs a Java cluster wrote carry it.
+JAVA_TASK_ID = "id"
+#: Apache Kafka's class name of this connector (its test-plugins' VerifiableSourceConnector).
+JAVA_CONNECTOR_CLASS = "org.apache.kafka.connect.tools.VerifiableSourceConnector"
 _MAX_BATCH = 1000
 
 CONFIG_DEF = (
@@ -57,6 +61,9 @@ class VerifiableSourceConnector(SourceConnector):
         return VerifiableSourceTask
 
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        if self._props.get("connector.class") == JAVA_CONNECTOR_CLASS:
+            # Configured by Apache Kafka's name: the task configs its VerifiableSourceConnector writes.
+            return [{**self._props, JAVA_TASK_ID: str(i)} for i in range(max_tasks)]
         return [{**self._props, TASK_ID: str(i)} for i in range(max_tasks)]
 
     def stop(self) -> None:
@@ -83,7 +90,7 @@ class VerifiableSourceTask(SourceTask):
         cfg = CONFIG_DEF.parse(props)
         self._name = props.get("name", "")
         self._topic: str = cfg[TOPIC]
-        self._task_id = int(props[TASK_ID])
+        self._task_id = int(props[TASK_ID] if TASK_ID in props else props[JAVA_TASK_ID])
         self._complete: bool = cfg[COMPLETE_RECORD_DATA]
         throughput: int = cfg[THROUGHPUT]
         self._interval_s = 1.0 / throughput if throughput > 0 else 0.0

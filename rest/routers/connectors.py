@@ -24,6 +24,7 @@ from rest.models import (
     CREATE_CONNECTOR_JSON_SCHEMA,
     STRING_MAP_JSON_SCHEMA,
     ConnectorConfigBody,
+    ConnectorConfigPatchBody,
     ConnectorExpansion,
     ConnectorInfoModel,
     ConnectorOffsetsModel,
@@ -241,6 +242,56 @@ async def put_connector_config(
         return _info_response(created.info, 201, connector_location(request, connector))
     logger.info("Reconfigured connector %s", connector)
     return _info_response(created.info, 200)
+
+
+@router.patch(
+    "/{connector}/config",
+    response_model=ConnectorInfoModel,
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "description": "Keys to set; a null value removes the key",
+            "content": {"application/json": {"schema": {"type": "object", "additionalProperties": {
+                "type": "string", "nullable": True}}}},
+        }
+    },
+    summary="Patch the configuration of the specified connector",
+)
+async def patch_connector_config(
+    connector: str, request: Request, ctx: Ctx, forward: Forward = None
+) -> JSONResponse:
+    """KIP-477: 200 + ConnectorInfo of the merged config (validated as a PUT is); 404 if unknown."""
+    body = parse_request(ConnectorConfigPatchBody, parse_json_body(await request.body()))
+    patch = dict(body.root)
+    created = await complete_or_forward(
+        ctx,
+        request,
+        parse_forward(forward),
+        lambda: ctx.herder.patch_connector_config(connector, patch),
+    )
+    logger.info("Patched the configuration of connector %s", connector)
+    return _info_response(created.info, 200)
+
+
+@router.get(
+    "/{connector}/topics",
+    summary="Get the list of topics actively used by the specified connector",
+)
+async def get_connector_active_topics(connector: str, ctx: Ctx) -> JSONResponse:
+    """``{"<connector>": {"topics": [...]}}``; 403 when ``topic.tracking.enable`` is false."""
+    topics = await ctx.complete(ctx.herder.connector_active_topics(connector))
+    return JSONResponse({connector: {"topics": list(topics)}})
+
+
+@router.put(
+    "/{connector}/topics/reset",
+    status_code=202,
+    summary="Reset the list of topics actively used by the specified connector",
+)
+async def reset_connector_active_topics(connector: str, ctx: Ctx) -> Response:
+    """202 with no body; 403 when topic tracking or its reset is disabled."""
+    await ctx.complete(ctx.herder.reset_connector_active_topics(connector))
+    return Response(status_code=202)
 
 
 @router.get(

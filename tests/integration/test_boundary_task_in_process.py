@@ -99,6 +99,12 @@ class _Statuses:
     def on_shutdown(self, task: ConnectorTaskId) -> None:
         self.events.append(("UNASSIGNED", ""))
 
+    def active_topics(self, connector: str) -> None:
+        return None  # topic tracking off
+
+    def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
+        raise AssertionError("not called with topic tracking off")
+
 
 def _converter() -> JsonConverter:
     conv = JsonConverter()

@@ -70,7 +70,9 @@ def test_config_offset_and_status_records(kafka_bootstrap: str,
 
     status = dict(_raw(kafka_bootstrap, worker.props["status.storage.topic"]))
     task_status = json.loads(status[f"status-task-{name}-0".encode()] or b"null")
-    assert list(task_status) == ["state", "trace", "worker_id", "generation"]
+    assert list(task_status) == ["state", "trace", "worker_id", "generation", "version"]  # Kafka 4.1's layout
+    # The stopped worker's last word is UNASSIGNED, written after the task instance is gone: no version.
+    assert task_status["state"] == "UNASSIGNED" and task_status["version"] is None
     assert task_status["worker_id"] == f"127.0.0.1:{worker.port}"
     connector_status = status[f"status-connector-{name}".encode()]
     assert connector_status is not None and connector_status.startswith(b'{"state":"PAUSED","trace":null,')

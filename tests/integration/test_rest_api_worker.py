@@ -200,7 +200,7 @@ def test_validate_config(client: ConnectClient) -> None:
                                               "exactly.once.support": "required"})
     infos = _json(_validate(client, "VerifiableSourceConnector", config), 200)
     assert list(infos) == ["name", "error_count", "groups", "configs"]
-    assert infos["name"] == VERIFIABLE_CLASS
+    assert infos["name"] == "VerifiableSource"  # the body's connector.class as given, as Java
     assert infos["error_count"] == 0, [c["value"] for c in infos["configs"] if c["value"]["errors"]]
     assert "Common" in infos["groups"]
     by_name = _config_by_name(infos)
@@ -285,12 +285,13 @@ def test_create_inspect_and_list(client: ConnectClient, worker: WorkerProcess, k
     status = _wait_state(client, name, "RUNNING", 2)
     assert list(status) == ["name", "connector", "tasks", "type"]
     assert status["name"] == name and status["type"] == "source"
-    # Java's key order: {"state","worker_id"} and {"id","state","worker_id"}; no trace when there is none.
-    assert status["connector"] == {"state": "RUNNING", "worker_id": _worker_id(worker)}
-    assert list(status["connector"]) == ["state", "worker_id"]
+    # Java 4.1's key order: {"state","worker_id","version"} and {"id","state","worker_id","version"}; no
+    # trace when there is none.
+    assert status["connector"] == {"state": "RUNNING", "worker_id": _worker_id(worker), "version": VERIFIABLE_VERSION}
+    assert list(status["connector"]) == ["state", "worker_id", "version"]
     assert [t["id"] for t in status["tasks"]] == [0, 1]
     for t in status["tasks"]:
-        assert list(t) == ["id", "state", "worker_id"]
+        assert list(t) == ["id", "state", "worker_id", "version"]
         assert t["worker_id"] == _worker_id(worker)
 
     # Both tasks deliver.
@@ -500,12 +501,12 @@ def test_failing_task_is_failed_with_trace(client: ConnectClient, worker: Worker
 
     status = wait_until(task_failed, 60, message="the task to fail")
     task = status["tasks"][0]
-    assert list(task) == ["id", "state", "worker_id", "trace"]
+    assert list(task) == ["id", "state", "worker_id", "version", "trace"]
     assert task["id"] == 0 and task["worker_id"] == _worker_id(worker)
     assert "RuntimeError: boom" in task["trace"], task["trace"]
     assert "Traceback" in task["trace"]
     # The connector itself is fine.
-    assert status["connector"] == {"state": "RUNNING", "worker_id": _worker_id(worker)}
+    assert status["connector"] == {"state": "RUNNING", "worker_id": _worker_id(worker), "version": "0.0.1"}
     # The records it wrote before failing are committed, nothing else.
     assert sorted(_committed(kafka_bootstrap, topic)) == [(0, 0), (0, 1)]
     assert client.request("DELETE", f"/connectors/{name}").status_code == 204

@@ -113,8 +113,8 @@ def test_invalid_chains_are_refused(kafka_bootstrap: str, worker_factory: Callab
         assert "Class NoSuchTransform could not be found." in r.json()["message"]
         listed = client.request("GET", "/connector-plugins", params={"connectorsOnly": "false"}).json()
         kinds = {p["class"]: p["type"] for p in listed}
-        assert kinds["connect_runtime.transforms.regex_router.RegexRouter"] == "transformation"
-        assert kinds["connect_runtime.transforms.predicates.HasHeaderKey"] == "predicate"
+        assert kinds["org.apache.kafka.connect.transforms.RegexRouter"] == "transformation"
+        assert kinds["org.apache.kafka.connect.transforms.predicates.HasHeaderKey"] == "predicate"
         r = client.request("GET", f"/connector-plugins/{J}RegexRouter/config")
         assert r.status_code == 200 and [k["name"] for k in r.json()] == ["regex", "replacement"]
     finally:

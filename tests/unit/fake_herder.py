@@ -23,6 +23,7 @@ from connect_runtime.cluster.herder_api import (
     ConnectorInfo,
     ConnectorStateInfo,
     Created,
+    LoggerLevelInfo,
     PluginDesc,
     SessionKeyInfo,
     StateInfo,
@@ -32,10 +33,12 @@ from connect_runtime.cluster.herder_api import (
 from connect_runtime.errors import (
     AlreadyExistsError,
     BadRequestError,
+    ForbiddenError,
     NotAssignedError,
     NotFoundError,
     NotLeaderError,
 )
+from connect_runtime.loggers import Loggers
 from connect_runtime.types import ConnectorOffset, ConnectorOffsets, ConnectorTaskId, TargetState
 from connect_runtime.worker.connector_offsets import completion_message, normalize_offsets
 
@@ -82,6 +85,12 @@ class FakeHerder:
     key: SessionKeyInfo | None = TEST_SESSION_KEY
     verification: list[str] = field(default_factory=lambda: ["HmacSHA256"])
     signing_algorithm: str = "HmacSHA256"
+    #: Active topics per connector (KIP-558) and the worker's topic.tracking.* settings.
+    active_topics: dict[str, list[str]] = field(default_factory=dict)
+    topic_tracking: bool = True
+    topic_tracking_reset: bool = True
+    loggers: Loggers = field(default_factory=Loggers)
+    cluster_levels: list[tuple[str, str]] = field(default_factory=list)
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -178,6 +187,48 @@ class FakeHerder:
             return Created(created=not exists, info=self._info(name))
 
         return self._future(put)
+
+    def patch_connector_config(self, name: str, patch: dict[str, str | None]) -> Future[Created]:
+        self.calls.append(("patch_connector_config", (name, dict(patch))))
+
+        def run() -> Created:
+            self._check_leader("write connector configurations")
+            conn = self._get(name)
+            merged = dict(conn.config)
+            for k, v in patch.items():
+                if v is None:
+                    merged.pop(k, None)
+                else:
+                    merged[k] = v
+            conn.config = merged
+            return Created(created=False, info=self._info(name))
+
+        return self._future(run)
+
+    def connector_active_topics(self, name: str) -> Future[list[str]]:
+        if not self.topic_tracking:
+            raise ForbiddenError("Topic tracking is disabled.")
+        return self._future(lambda: list(self.active_topics.get(name, [])))
+
+    def reset_connector_active_topics(self, name: str) -> Future[None]:
+        if not self.topic_tracking:
+            raise ForbiddenError("Topic tracking is disabled.")
+        if not self.topic_tracking_reset:
+            raise ForbiddenError("Topic tracking reset is disabled.")
+        return self._future(lambda: self.active_topics.pop(name, None) and None)
+
+    def logger_level(self, logger_name: str) -> LoggerLevelInfo | None:
+        found = self.loggers.level(logger_name)
+        return None if found is None else LoggerLevelInfo(*found)
+
+    def all_logger_levels(self) -> dict[str, LoggerLevelInfo]:
+        return {n: LoggerLevelInfo(*lv) for n, lv in self.loggers.all_levels().items()}
+
+    def set_worker_logger_level(self, namespace: str, level: str) -> list[str]:
+        return self.loggers.set_level(namespace, level)
+
+    def set_cluster_logger_level(self, namespace: str, level: str) -> None:
+        self.cluster_levels.append((namespace, level))
 
     def delete_connector(self, name: str) -> Future[None]:
         def delete() -> None:

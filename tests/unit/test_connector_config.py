@@ -24,9 +24,10 @@ from connect_runtime.config.connector_config import (
 BASE = {"name": "orders", "connector.class": "VerifiableSource"}
 
 COMMON_KEYS = [
-    "name", "connector.class", "tasks.max", "key.converter", "value.converter", "header.converter",
-    "transforms", "predicates", "config.action.reload", "errors.retry.timeout", "errors.retry.delay.max.ms",
-    "errors.tolerance", "errors.log.enable", "errors.log.include.messages",
+    "name", "connector.class", "connector.plugin.version", "tasks.max", "tasks.max.enforce", "key.converter",
+    "key.converter.plugin.version", "value.converter", "value.converter.plugin.version", "header.converter",
+    "header.converter.plugin.version", "transforms", "predicates", "config.action.reload", "errors.retry.timeout",
+    "errors.retry.delay.max.ms", "errors.tolerance", "errors.log.enable", "errors.log.include.messages",
 ]
 SOURCE_KEYS = [
     "topic.creation.groups", "exactly.once.support", "transaction.boundary",
@@ -62,13 +63,21 @@ def test_each_call_returns_a_fresh_def() -> None:
     [
         ("name", ConfigType.STRING, None, "Common", 1, Importance.HIGH, "Connector name"),
         ("connector.class", ConfigType.STRING, None, "Common", 2, Importance.HIGH, "Connector class"),
-        ("tasks.max", ConfigType.INT, 1, "Common", 3, Importance.HIGH, "Tasks max"),
-        ("key.converter", ConfigType.CLASS, None, "Common", 4, Importance.LOW, "Key converter class"),
-        ("value.converter", ConfigType.CLASS, None, "Common", 5, Importance.LOW, "Value converter class"),
-        ("header.converter", ConfigType.CLASS, None, "Common", 6, Importance.LOW, "Header converter class"),
-        ("transforms", ConfigType.LIST, [], "Transforms", 7, Importance.LOW, "Transforms"),
-        ("predicates", ConfigType.LIST, [], "Predicates", 8, Importance.LOW, "Predicates"),
-        ("config.action.reload", ConfigType.STRING, "restart", "Common", 9, Importance.LOW, "Reload Action"),
+        ("connector.plugin.version", ConfigType.STRING, None, "Common", 3, Importance.MEDIUM, "Connector version"),
+        ("tasks.max", ConfigType.INT, 1, "Common", 4, Importance.HIGH, "Tasks max"),
+        ("tasks.max.enforce", ConfigType.BOOLEAN, True, "Common", 5, Importance.LOW, "Enforce tasks max"),
+        ("key.converter", ConfigType.CLASS, None, "Common", 6, Importance.LOW, "Key converter class"),
+        ("key.converter.plugin.version", ConfigType.STRING, None, "Common", 7, Importance.LOW,
+         "Key converter version"),
+        ("value.converter", ConfigType.CLASS, None, "Common", 8, Importance.LOW, "Value converter class"),
+        ("value.converter.plugin.version", ConfigType.STRING, None, "Common", 9, Importance.LOW,
+         "Value converter version"),
+        ("header.converter", ConfigType.CLASS, None, "Common", 10, Importance.LOW, "Header converter class"),
+        ("header.converter.plugin.version", ConfigType.STRING, None, "Common", 11, Importance.LOW,
+         "Header converter version"),
+        ("transforms", ConfigType.LIST, [], "Transforms", 12, Importance.LOW, "Transforms"),
+        ("predicates", ConfigType.LIST, [], "Predicates", 13, Importance.LOW, "Predicates"),
+        ("config.action.reload", ConfigType.STRING, "restart", "Common", 14, Importance.LOW, "Reload Action"),
         ("errors.retry.timeout", ConfigType.LONG, 0, "Error Handling", 1, Importance.MEDIUM,
          "Retry Timeout for Errors"),
         ("errors.retry.delay.max.ms", ConfigType.LONG, 60000, "Error Handling", 2, Importance.MEDIUM,

@@ -324,11 +324,13 @@ def test_parse_offset_value() -> None:
 def test_status_records_match_java() -> None:
     assert connector_status_record("my-conn", "RUNNING", "h:8083", 3) == (
         "status-connector-my-conn",
-        b'{"state":"RUNNING","trace":null,"worker_id":"h:8083","generation":3}',
+        b'{"state":"RUNNING","trace":null,"worker_id":"h:8083","generation":3,"version":null}',
     )
-    assert task_status_record("my-conn", 2, "FAILED", "h:8083", 7, trace="Boom\n\tat x.y(Z.java:1)") == (
+    assert task_status_record("my-conn", 2, "FAILED", "h:8083", 7, trace="Boom\n\tat x.y(Z.java:1)",
+                              version="3.9.0") == (
         "status-task-my-conn-2",
-        b'{"state":"FAILED","trace":"Boom\\n\\tat x.y(Z.java:1)","worker_id":"h:8083","generation":7}',
+        b'{"state":"FAILED","trace":"Boom\\n\\tat x.y(Z.java:1)","worker_id":"h:8083","generation":7,'
+        b'"version":"3.9.0"}',
     )
     assert topic_status_record("my-topic", "my-conn", 0, 1600000000000) == (
         "status-topic-my-topic:connector-my-conn",
@@ -369,11 +371,14 @@ def test_status_records_round_trip() -> None:
 
 
 def test_status_records_written_by_java() -> None:
-    # worker_id and trace may be null in Java's reader; extra fields are ignored
-    value = b'{"state":"UNASSIGNED","trace":null,"worker_id":null,"generation":0,"version":"3.9.0"}'
+    # worker_id and trace may be null in Java's reader; Kafka 4.1's version is read; extra fields are ignored
+    value = b'{"state":"UNASSIGNED","trace":null,"worker_id":null,"generation":0,"version":"4.1.1","x":1}'
     assert parse_status_record("status-task-c-0", value) == TaskStatusRecord(
-        "c", 0, "UNASSIGNED", None, None, 0
+        "c", 0, "UNASSIGNED", None, None, 0, "4.1.1"
     )
+    # Records written before Kafka 4.1 have no version.
+    old = b'{"state":"RUNNING","trace":null,"worker_id":"w","generation":2}'
+    assert parse_status_record("status-connector-c", old) == ConnectorStatusRecord("c", "RUNNING", None, "w", 2)
 
 
 def test_unknown_status_keys_are_ignorable() -> None:

@@ -90,7 +90,7 @@ def test_valid_chain_adds_each_alias_keys_in_its_group(validator: ConnectorValid
     assert (t.definition.type, t.definition.required, t.definition.importance, t.definition.display_name,
             t.definition.documentation) == ("CLASS", True, "HIGH", "Transformation type for route",
                                            "Class for the 'route' transformation.")
-    assert "connect_runtime.transforms.regex_router.RegexRouter" in t.value.recommended_values
+    assert "org.apache.kafka.connect.transforms.RegexRouter" in t.value.recommended_values
     assert by_name["transforms.drop.negate"].value.value == "true"
     assert by_name["transforms.drop.negate"].definition.default_value == "false"
     assert by_name["predicates.isOrders.pattern"].definition.group == "Predicates: isOrders"
@@ -180,10 +180,10 @@ def test_create_is_refused_with_the_errors(validator: ConnectorValidator) -> Non
 
 def test_plugin_listing_and_config(validator: ConnectorValidator) -> None:
     descs = {d.class_name: d for d in validator.plugin_descs(connectors_only=False)}
-    assert descs["connect_runtime.transforms.regex_router.RegexRouter"].type == "transformation"
-    assert descs["connect_runtime.transforms.predicates.TopicNameMatches"].type == "predicate"
-    assert descs["connect_runtime.transforms.filter.Filter"].version != "undefined"
-    assert "connect_runtime.transforms.insert_field.InsertField" not in descs  # abstract
+    assert descs["org.apache.kafka.connect.transforms.RegexRouter"].type == "transformation"
+    assert descs["org.apache.kafka.connect.transforms.predicates.TopicNameMatches"].type == "predicate"
+    assert descs["org.apache.kafka.connect.transforms.Filter"].version != "undefined"
+    assert "org.apache.kafka.connect.transforms.InsertField" not in descs  # abstract
     assert all(d.type in ("source", "sink") for d in validator.plugin_descs(connectors_only=True))
     keys = validator.plugin_config("org.apache.kafka.connect.transforms.RegexRouter")
     assert [(k.name, k.type, k.required, k.importance) for k in keys] == [

@@ -1,0 +1,64 @@
+"""Two request rules Jersey applies before any Connect resource runs, kept here so routes need not
+repeat them:
+
+- a trailing slash matches the same resource (``GET /connectors/c/status/`` answers the status), with
+  no redirect (Starlette would answer 307);
+- every Connect resource ``@Consumes(application/json)``: a body sent with another ``Content-Type``
+  (``text/plain``, a form) is refused with 415 ``HTTP 415 Unsupported Media Type``. A request without
+  a ``Content-Type`` is accepted, as Jersey does (clients send bodiless ``PUT``s that way).
+"""
+
+from __future__ import annotations
+
+from starlette.routing import Match
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from rest.errors import error_response
+
+#: Methods that carry a body a resource consumes.
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+UNSUPPORTED_MEDIA_TYPE = "HTTP 415 Unsupported Media Type"
+
+
+def _content_type(scope: Scope) -> str | None:
+    for name, value in scope.get("headers", ()):
+        if name == b"content-type":
+            return bytes(value).decode("latin-1")
+    return None
+
+
+def is_json_media_type(content_type: str) -> bool:
+    """``application/json``, with any parameters (``; charset=UTF-8``), as ``@Consumes`` matches it."""
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media in ("application/json", "*/*", "application/*")
+
+
+class JerseyRulesMiddleware:
+    """ASGI middleware applying the rules of the module docstring."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path: str = scope["path"]
+        if len(path) > 1 and path.endswith("/"):
+            stripped = path.rstrip("/") or "/"
+            raw: bytes = scope.get("raw_path") or path.encode()
+            scope = {**scope, "path": stripped, "raw_path": raw.rstrip(b"/") or b"/"}
+        if scope["method"] in _BODY_METHODS:
+            content_type = _content_type(scope)
+            if content_type is not None and not is_json_media_type(content_type) and self._routed(scope):
+                await error_response(415, UNSUPPORTED_MEDIA_TYPE)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+    def _routed(self, scope: Scope) -> bool:
+        # Only a request that reaches a resource is refused for its media type (404/405 come first).
+        app = scope.get("app")
+        router = getattr(app, "router", None)
+        if router is None:
+            return True
+        return any(route.matches(scope)[0] is Match.FULL for route in router.routes)

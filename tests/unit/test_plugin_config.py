@@ -1,0 +1,136 @@
+"""Plugin config definitions and validation as Java 4.1 presents them (pure: no broker)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+
+from connect_runtime.api import SourceConnector, SourceTask
+from connect_runtime.api.errors import ConnectException
+from connect_runtime.cluster.herder_api import ConfigInfos
+from connect_runtime.cluster.validation import ConnectorValidator
+from connect_runtime.config.connector_config import SourceConnectorConfig, source_connector_config_def
+from connect_runtime.config.worker_config import WorkerConfig
+from connect_runtime.errors import NotFoundError
+from connect_runtime.plugins.registry import PluginRegistry
+from connect_runtime.plugins.versions import satisfies
+from connect_runtime.types import TargetState
+from connect_runtime.worker import worker as worker_module
+from connectors.verifiable.connector import VERSION as VERIFIABLE_VERSION
+
+WORKER = WorkerConfig.from_properties({
+    "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c", "offset.storage.topic": "o",
+    "status.storage.topic": "s", "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+    "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+})
+JAVA_CONVERTERS = ["org.apache.kafka.connect.converters.ByteArrayConverter",
+                   "org.apache.kafka.connect.json.JsonConverter", "org.apache.kafka.connect.storage.StringConverter"]
+FRAMEWORK_KEYS = list(source_connector_config_def().keys)
+
+
+@pytest.fixture
+def validator() -> ConnectorValidator:
+    return ConnectorValidator(WORKER, PluginRegistry())
+
+
+def _by_name(infos: ConfigInfos) -> dict[str, tuple[str | None, list[str], list[str], str | None]]:
+    return {c.definition.name: (c.value.value, c.value.recommended_values, c.value.errors,
+                                c.definition.default_value) for c in infos.configs}
+
+
+def test_connector_config_lists_its_own_keys_then_the_24_framework_keys(validator: ConnectorValidator) -> None:
+    keys = validator.plugin_config("VerifiableSource")
+    names = [k.name for k in keys]
+    assert names == ["topic", "throughput", "complete.record.data", *FRAMEWORK_KEYS]
+    assert len(FRAMEWORK_KEYS) == 24
+    by_name = {k.name: k for k in keys}
+    assert by_name["key.converter"].default_value == "org.apache.kafka.connect.storage.StringConverter"
+    assert by_name["value.converter"].default_value == "org.apache.kafka.connect.json.JsonConverter"
+    assert by_name["connector.plugin.version"].default_value == VERIFIABLE_VERSION
+    assert by_name["tasks.max.enforce"].default_value == "true"
+
+
+def test_converter_config_is_its_own_config_def(validator: ConnectorValidator) -> None:
+    json_keys = validator.plugin_config("org.apache.kafka.connect.json.JsonConverter")
+    assert [(k.name, k.default_value, k.group) for k in json_keys] == [
+        ("converter.type", None, None), ("schemas.enable", "true", "Schemas"),
+        ("schemas.cache.size", "1000", "Schemas"), ("decimal.format", "BASE64", "Serialization"),
+        ("replace.null.with.default", "true", "Serialization")]
+    assert [k.name for k in validator.plugin_config("StringConverter")] == ["converter.type", "converter.encoding"]
+    assert [k.name for k in validator.plugin_config("ByteArrayConverter")] == ["converter.type"]
+
+
+def test_unknown_plugin_is_404(validator: ConnectorValidator) -> None:
+    with pytest.raises(NotFoundError, match=r"^Unknown plugin NoSuchThing\.$"):
+        validator.plugin_config("NoSuchThing")
+
+
+def test_validate_echoes_connector_class_and_shows_framework_defaults(validator: ConnectorValidator) -> None:
+    infos = validator.validate({"connector.class": "VerifiableSource", "name": "v", "topic": "t"})
+    assert infos.name == "VerifiableSource" and infos.error_count == 0
+    values = _by_name(infos)
+    assert values["connector.plugin.version"][:2] == (VERIFIABLE_VERSION, [VERIFIABLE_VERSION])
+    assert values["key.converter"][:2] == ("org.apache.kafka.connect.storage.StringConverter", JAVA_CONVERTERS)
+    assert values["value.converter"][1] == JAVA_CONVERTERS
+    assert values["tasks.max.enforce"][0] == "true"
+    java = validator.validate({"connector.class": "org.apache.kafka.connect.tools.VerifiableSourceConnector",
+                               "name": "v", "topic": "t"})
+    assert java.name == "org.apache.kafka.connect.tools.VerifiableSourceConnector"
+
+
+@pytest.mark.parametrize(("requested", "ok"), [
+    (VERIFIABLE_VERSION, True), ("[0.1,1.0)", True), ("(0.1.0,)", False), ("9.9", False), ("[,0.0.9]", False)])
+def test_connector_plugin_version_is_honoured(validator: ConnectorValidator, requested: str, ok: bool) -> None:
+    infos = validator.validate({"connector.class": "VerifiableSource", "name": "v", "topic": "t",
+                                "connector.plugin.version": requested})
+    errors = _by_name(infos)["connector.plugin.version"][2]
+    assert (errors == []) is ok, errors
+
+
+def test_converter_plugin_versions_are_refused(validator: ConnectorValidator) -> None:
+    infos = validator.validate({"connector.class": "VerifiableSource", "name": "v", "topic": "t",
+                                "value.converter.plugin.version": "3.9.0"})
+    (error,) = _by_name(infos)["value.converter.plugin.version"][2]
+    assert "has no version" in error and infos.error_count == 1
+
+
+def test_version_ranges() -> None:
+    assert satisfies("1.2.0", "[1.0,2.0)") and not satisfies("2.0", "[1.0,2.0)") and satisfies("2.0", "[1.0,2.0]")
+    assert satisfies("1.10", "(1.9,)") and not satisfies("1.0", "1.0.0")
+
+
+class _TooManyTasks(SourceConnector):
+    def version(self) -> str:
+        return "1"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        pass
+
+    def task_class(self) -> type[SourceTask]:
+        return SourceTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [{"n": str(i)} for i in range(max_tasks + 2)]
+
+    def stop(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("enforce", ["true", "false"])
+def test_tasks_max_enforce(enforce: str) -> None:
+    worker = worker_module.Worker(WORKER, "w:1", PluginRegistry(), None, None, lambda name: None)  # type: ignore[arg-type]
+    props = {"name": "c", "connector.class": "x", "tasks.max": "1", "tasks.max.enforce": enforce}
+    worker._connectors["c"] = worker_module._RunningConnector(
+        "c", _TooManyTasks(), SourceConnectorConfig.parse(props), TargetState.STARTED, True)
+    if enforce == "true":
+        with pytest.raises(ConnectException, match=r"more than tasks\.max=1"):
+            worker.connector_task_configs("c", 1)
+    else:
+        assert len(worker.connector_task_configs("c", 1)) == 3
+
+
+def test_built_in_converters_are_listed_by_their_kafka_names(validator: ConnectorValidator) -> None:
+    converters = sorted(p.class_name for p in validator.plugin_descs(False) if p.type == "converter")
+    assert converters == JAVA_CONVERTERS
+    assert all(p.type in ("source", "sink") for p in validator.plugin_descs(True))
