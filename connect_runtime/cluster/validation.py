@@ -11,7 +11,7 @@ from typing import Any
 
 from connect_runtime.api.config_def import ConfigDef, ConfigKey, ConfigValue
 from connect_runtime.api.connector import Connector, SourceConnector
-from connect_runtime.api.converter import Converter
+from connect_runtime.api.converter import Converter, HeaderConverter
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from connect_runtime.api.transformation import Predicate, Transformation
@@ -24,7 +24,7 @@ from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.errors import BadRequestError, NotFoundError
-from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, plugin_type
+from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, plugin_types
 from connect_runtime.plugins.versions import check_requested_versions
 
 logger = logging.getLogger(__name__)
@@ -214,8 +214,8 @@ class ConnectorValidator:
     def plugin_descs(self, connectors_only: bool) -> list[PluginDesc]:
         out: list[PluginDesc] = []
         for cls in self._plugins.all_plugins():
-            kind = plugin_type(cls)
-            if connectors_only and kind not in ("source", "sink"):
+            kinds = plugin_types(cls)
+            if connectors_only and kinds[0] not in ("source", "sink"):
                 continue
             version = "undefined"
             if issubclass(cls, Connector | Transformation | Predicate):
@@ -223,7 +223,7 @@ class ConnectorValidator:
                     version = cls().version()
                 except Exception:
                     version = "undefined"
-            out.append(PluginDesc(listed_name(cls), kind, version))
+            out.extend(PluginDesc(listed_name(cls), kind, version) for kind in kinds)
         return sorted(out, key=lambda p: p.class_name)
 
     def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
@@ -237,7 +237,7 @@ class ConnectorValidator:
             connector = cls()
             keys = connector.config_def().merge(framework_config_def(self._config, self._plugins, connector))
             return [key_info(k) for k in keys.keys.values()]
-        if issubclass(cls, Converter):
+        if issubclass(cls, Converter | HeaderConverter):
             return [key_info(k) for k in cls().config_def().keys.values()]
         if issubclass(cls, Transformation | Predicate):
             if inspect.isabstract(cls):
