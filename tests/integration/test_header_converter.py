@@ -1,6 +1,7 @@
 """Header converters on a real broker: record headers (from the task and from InsertHeader) land in
 Kafka as Java's bytes with the worker's default SimpleHeaderConverter, as JSON with the connector's
-``header.converter=JsonConverter``; a header.converter that is no header converter is refused."""
+``header.converter=JsonConverter``; a header the converter rejects goes through errors.tolerance; a
+header.converter that is no header converter is refused."""
 
 from __future__ import annotations
 
@@ -60,6 +61,23 @@ def test_headers_are_converted_by_the_header_converter(kafka_bootstrap: str, gro
         assert _headers(kafka_bootstrap, json_topic, 3) == [[
             ("text", '"h\u00e9llo"'.encode()), ("int", b"42"), ("float", b"1.5"), ("bool", b"true"),
             ("bytes", b'"AP8="'), ("map", b'{"a":[1,"x"]}'), ("null", None), ("lit", b"1")]] * 3
+
+        # ByteArrayConverter rejects the str header: skipped under errors.tolerance=all, fatal under none.
+        raw = {"connector.class": SOURCE, "count": "3", "header.converter": J + "converters.ByteArrayConverter"}
+        tolerant_topic = new_topic(kafka_bootstrap, f"hdr-{uuid.uuid4().hex[:8]}")
+        client.create_connector("tolerant", {**raw, "topic": tolerant_topic, "errors.tolerance": "all",
+                                             "errors.log.enable": "true"})
+        client.create_connector("strict", {**raw, "topic": tolerant_topic})
+        failed = wait_until(lambda: next((t for t in client.status("strict").get("tasks", [])
+                                          if t["state"] == "FAILED"), None), 60, message="strict task FAILED")
+        assert "Tolerance exceeded in error handler" in failed["trace"]
+        assert "ByteArrayConverter is not compatible with objects of type <class 'str'>" in failed["trace"]
+        wait_until(lambda: worker.log_path.read_text().count(
+            "Error encountered in task tolerant-0. Executing stage 'HEADER_CONVERTER' with class "
+            "'connect_runtime.converters.bytearray_converter.ByteArrayConverter'") == 3, 60,
+            message="the three skipped records logged")
+        assert client.status("tolerant")["tasks"][0]["state"] == "RUNNING"
+        assert sum(end_offsets(kafka_bootstrap, tolerant_topic).values()) == 0
 
         bad = {"connector.class": SOURCE, "topic": "t", "name": "bad",
                "header.converter": J + "tools.VerifiableSourceConnector"}
