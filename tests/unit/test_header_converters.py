@@ -121,3 +121,25 @@ def test_worker_start_up_refuses_a_header_converter_that_is_not_one() -> None:
 ])
 def test_insert_header_parses_literals_as_java_does(literal: str, value: Any) -> None:
     assert parse_literal(literal) == value and type(parse_literal(literal)) is type(value)
+
+
+def test_validation_checks_the_header_converters_own_settings() -> None:
+    validator = ConnectorValidator(WorkerConfig.from_properties(WORKER), PluginRegistry())
+    base = {"connector.class": "VerifiableSource", "name": "v", "topic": "t",
+            "header.converter": "org.apache.kafka.connect.json.JsonConverter"}
+
+    def settings(props: dict[str, str]) -> tuple[int, dict[str, tuple[str | None, list[str]]]]:
+        infos = validator.validate(props)
+        return infos.error_count, {c.value.name: (c.value.value, c.value.errors) for c in infos.configs
+                                   if c.value.name.startswith("header.converter.") and "version" not in c.value.name}
+
+    count, found = settings({**base, "header.converter.schemas.enable": "maybe"})
+    assert count == 1 and found["header.converter.converter.type"] == ("header", [])
+    assert found["header.converter.schemas.enable"] == (
+        "maybe", ["Invalid value maybe for configuration schemas.enable: Expected value to be either true or false"])
+    assert settings({**base, "header.converter.schemas.enable": "false"})[0] == 0
+    count, found = settings({**base, "header.converter": "StringConverter",
+                             "header.converter.converter.encoding": "nope"})
+    assert count == 1 and found["header.converter.converter.encoding"][1] == [
+        "Invalid value nope for configuration converter.encoding: Unsupported character encoding"]
+    assert settings({k: v for k, v in base.items() if k != "header.converter"}) == (0, {})
