@@ -27,7 +27,8 @@ class SourceRecord:
     numbers, booleans, bytes or None). ``kafka_partition`` None lets the producer choose; ``timestamp``
     is milliseconds since the epoch, None for the producer's time. ``headers`` values are converted by
     the header converter (``header.converter``, by default ``SimpleHeaderConverter``: strings as UTF-8,
-    other values as Kafka's ``Values.convertToString`` prints them).
+    other values as Kafka's ``Values.convertToString`` prints them, bytes in base64; a connector that
+    wants raw bytes sets ``header.converter=org.apache.kafka.connect.converters.ByteArrayConverter``).
     """
 
     source_partition: SourceMap | None
