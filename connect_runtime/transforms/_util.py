@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import decimal
-import json
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -254,27 +253,6 @@ def java_double_str(value: float) -> str:
             frac_part = "0" * (-exponent - 1) + digits
         return f"{sign}{int_part}.{frac_part}"
     return f"{sign}{digits[0]}.{digits[1:] or '0'}E{exponent}"
-
-
-def header_value(value: Any) -> bytes | str | None:
-    """A header value the producer can send, rendered as the reference's SimpleHeaderConverter would.
-
-    Strings and bytes stay as they are; booleans are ``true``/``false``; numbers their decimal form;
-    lists and maps JSON.
-    """
-    if value is None or isinstance(value, str | bytes):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return java_double_str(value)
-    if isinstance(value, int | decimal.Decimal):
-        return str(value)
-    if isinstance(value, bytearray | memoryview):
-        return bytes(value)
-    if isinstance(value, dict | list | tuple):
-        return json.dumps(value, separators=(",", ":"), default=str)
-    return str(value)
 
 
 def operand(record: SourceRecord, key: bool) -> Any:
