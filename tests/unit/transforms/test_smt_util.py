@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from connect_runtime.api import ConfigException, DataException
+from connect_runtime.converters.json_converter import java_double_to_string
 from connect_runtime.transforms._util import (
     FieldSyntaxVersion,
     SingleFieldPath,
-    java_double_str,
     java_split,
     require_map,
 )
@@ -79,4 +79,4 @@ def test_java_split_drops_trailing_empty_strings() -> None:
     (float("nan"), "NaN"), (float("-inf"), "-Infinity"),
 ])
 def test_double_to_string_as_java(value: float, text: str) -> None:
-    assert java_double_str(value) == text
+    assert java_double_to_string(value) == text  # the one Double.toString, shared with the converters
