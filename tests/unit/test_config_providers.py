@@ -213,6 +213,16 @@ def test_worker_config_creates_providers_and_resolves_its_own_values(tmp_path: P
         ({"config.providers": "file", "config.providers.file.class": "FileConfigProvider",
           "config.providers.file.param.allowed.paths": "not/absolute"},
          "Path not/absolute is not absolute"),
+        # A typo must not leave the provider unrestricted.
+        ({"config.providers": "file", "config.providers.file.class": "FileConfigProvider",
+          "config.providers.file.param.allowed.path": "/x"},
+         "Unknown configuration config.providers.file.param.allowed.path for config provider file"),
+        ({"config.providers": "dir", "config.providers.dir.class": "DirectoryConfigProvider",
+          "config.providers.dir.param.allowedpaths": "/x"},
+         "Unknown configuration config.providers.dir.param.allowedpaths for config provider dir"),
+        ({"config.providers": "env", "config.providers.env.class": "EnvVarConfigProvider",
+          "config.providers.env.param.allowlist.patern": "DB_.*"},
+         "Unknown configuration config.providers.env.param.allowlist.patern for config provider env"),
     ],
 )
 def test_a_bad_provider_refuses_the_worker_with_one_line(extra: dict[str, str], message: str) -> None:
