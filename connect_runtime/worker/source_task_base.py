@@ -91,6 +91,8 @@ class TaskSetup:
     topics: TaskTopics | None = None
     #: The connector's ``errors.*`` handling of failed transforms and conversions (None: fail the task).
     error_handler: RetryWithToleranceOperator | None = None
+    #: Called last on the task's thread, once the task's code is done (the worker stops redacting its secrets).
+    on_closed: Callable[[WorkerSourceTask], None] | None = None
 
 
 class WorkerSourceTask(ABC):
@@ -106,6 +108,7 @@ class WorkerSourceTask(ABC):
         self._transformations = tuple(setup.transformations)
         self._applies = tuple(t.apply for t in self._transformations)  # bound once, called per record
         self._error_handler = setup.error_handler or RetryWithToleranceOperator(setup.task_id)
+        self._on_closed = setup.on_closed
         self.producer = setup.producer
         self._offset_reader = setup.offset_reader
         self._offset_store = setup.offset_store
@@ -395,6 +398,8 @@ class WorkerSourceTask(ABC):
             logger.exception("Task %s failed to stop its offset store", self.id)
         if not self.failed:
             self._status.on_shutdown(self.id)
+        if self._on_closed is not None:
+            self._on_closed(self)
 
     # -- hooks for the delivery guarantee -------------------------------------------------------
     def prepare(self) -> None:

@@ -344,3 +344,57 @@ def test_logs_written_while_validating_are_redacted(
     assert SECRET_ALIAS not in json.dumps(ConfigInfosModel.from_entity(infos).to_json())
     # Only while validating: afterwards the value is no longer held by the redactor.
     assert redactor.redact(SECRET_ALIAS) == SECRET_ALIAS
+
+
+class LogsOnStop(ValidateExplodes):
+    """A plugin whose stop() logs (and so is still running) with what it resolved."""
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self.password = props["password"]
+
+    def stop(self) -> None:
+        logging.getLogger(__name__).warning("closing the session of %s", self.password)
+
+
+def test_a_connector_s_secrets_stay_redacted_until_its_stop_returned(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    secret_file = tmp_path / "db.properties"
+    secret_file.write_text(f"password={SECRET_ALIAS}\n")
+    ref = f"${{file:{secret_file}:password}}"
+    worker = _worker(monkeypatch, tmp_path)
+    assert worker.start_connector("c", {"name": "c", "connector.class": f"{__name__}.LogsOnStop",
+                                        "tasks.max": "1", "password": ref}, TargetState.STARTED)
+    with caplog.at_level(logging.WARNING):
+        worker.stop_connector("c")
+    assert "closing the session of" in caplog.text
+    assert SECRET_ALIAS not in caplog.text and ref in caplog.text
+    assert redactor.redact(SECRET_ALIAS) == SECRET_ALIAS  # forgotten once stop() returned
+
+
+class _StuckRunner(_RecordingRunner):
+    """A task thread that does not end when cancelled (a plugin blocked in poll)."""
+
+    cancelled = False
+
+    def cancel(self) -> None:
+        _StuckRunner.cancelled = True
+
+    def join(self, timeout_s: float) -> bool:
+        return False
+
+
+def test_a_cancelled_task_s_secrets_stay_redacted_until_its_thread_ends(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, secrets: Path
+) -> None:
+    worker = _worker(monkeypatch, tmp_path)
+    monkeypatch.setattr(worker_module, "AtLeastOnceWorkerSourceTask", _StuckRunner)
+    task = {**_connector(secrets), TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
+    assert _start_task(worker, _connector(secrets), task)
+    worker.stop_and_await_tasks([TASK], timeout_s=0.0)
+    assert _StuckRunner.cancelled
+    # Its code may still run (and log): the values stay redacted.
+    assert redactor.redact(SECRET_TOPIC) != SECRET_TOPIC
+    (setup,) = _RecordingRunner.setups
+    setup.on_closed(None)  # what the task's thread calls last, in WorkerSourceTask._close
+    assert redactor.redact(SECRET_TOPIC) == SECRET_TOPIC
