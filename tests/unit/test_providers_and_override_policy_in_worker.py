@@ -21,6 +21,7 @@ from connect_runtime.api import (
     SourceTask,
 )
 from connect_runtime.api.config_def import ConfigValue
+from connect_runtime.api.errors import ConnectException
 from connect_runtime.cluster.validation import ConnectorValidator
 from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig, WorkerConfigError
@@ -29,6 +30,7 @@ from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.redaction import redactor
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker import worker as worker_module
+from connect_runtime.worker.connector_offsets import SourceConnectorOffsets
 from connect_runtime.worker.worker import TASK_CLASS_CONFIG, Worker
 from rest.models import ConfigInfosModel
 
@@ -398,3 +400,27 @@ def test_a_cancelled_task_s_secrets_stay_redacted_until_its_thread_ends(
     (setup,) = _RecordingRunner.setups
     setup.on_closed(None)  # what the task's thread calls last, in WorkerSourceTask._close
     assert redactor.redact(SECRET_TOPIC) == SECRET_TOPIC
+
+
+class _NoStores:
+    """The config fails to parse before any offsets store is needed."""
+
+    def for_connector(self, config: Any) -> Any:
+        raise AssertionError("not reached")
+
+
+def test_an_offsets_request_never_shows_a_resolved_value(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, secrets: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    worker = _worker(monkeypatch, tmp_path)
+    offsets = SourceConnectorOffsets(worker.config, PluginRegistry(), _NoStores())  # type: ignore[arg-type]
+    props = _connector(secrets, **{"tasks.max": f"${{file:{secrets}:tasks}}"})
+    try:
+        with caplog.at_level(logging.ERROR), pytest.raises(ConnectException) as info:
+            offsets.read("c", props).result(10)
+    finally:
+        offsets.close()
+    assert SECRET_TASKS not in str(info.value)
+    # The logged trace names the key and its placeholder, not the value.
+    assert "Failed to retrieve offsets" in caplog.text and props["tasks.max"] in caplog.text
+    assert SECRET_TASKS not in caplog.text
