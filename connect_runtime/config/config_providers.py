@@ -17,9 +17,13 @@ absolute, existing paths. A placeholder naming a path outside them is refused wi
 (Kafka logs the message and leaves the placeholder as written; this runtime fails the lookup instead,
 so a connector never silently starts with the literal placeholder).
 
-Resolved values are secrets: only the runtime's start-up of a connector or task sees them. The config
-topic and REST responses keep the placeholders; :meth:`ResolvedConfig.redact` takes resolved values
-back out of messages (failure traces, validation errors).
+The built-in providers refuse a param they do not have (:class:`UnknownProviderParam`): a typo must not
+leave one unrestricted.
+
+Resolved values are secrets: only the runtime's start-up of a connector or task (and validation, offsets
+requests, the worker's own config) sees them. The config topic and the REST answers showing a config
+keep the placeholders; :meth:`ResolvedConfig.redact` takes resolved values of at least
+:data:`MIN_REDACTED_LENGTH` characters back out of messages (failure traces, validation results, errors).
 """
 
 from __future__ import annotations
