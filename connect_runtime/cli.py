@@ -56,6 +56,10 @@ def distributed_main(argv: Sequence[str] | None = None) -> int:
     worker = DistributedWorker(config, rest_server_factory(config))
     try:
         worker.start()
+    except ConfigException as e:  # a worker setting refused at start-up: one line naming the key
+        print(f"connect-distributed: {e}", file=sys.stderr)
+        worker.stop()
+        return 1
     except Exception as e:
         logger.exception("Worker failed to start")
         print(f"connect-distributed: failed to start: {e}", file=sys.stderr)

@@ -14,6 +14,7 @@ from confluent_kafka.admin import AdminClient
 
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.clients import client_config, producer_config
+from connect_runtime.cluster.framework_config import check_worker_converters
 from connect_runtime.cluster.herder import DistributedHerder
 from connect_runtime.cluster.membership import Membership
 from connect_runtime.config.worker_config import WorkerConfig
@@ -62,7 +63,13 @@ class DistributedWorker:
         return self.config.advertised_url()
 
     def start(self) -> None:
+        """Connect, read the internal topics, join the group and serve REST.
+
+        Raises :class:`ConfigException` before touching Kafka if a worker converter key names a class
+        that cannot serve it.
+        """
         cfg = self.config
+        check_worker_converters(cfg, self.plugins)
         auth_failures: list[KafkaError] = []
         admin = AdminClient(client_config({**cfg.client_settings("admin"),
                                            "error_cb": _collect_auth_failures(auth_failures)}))

@@ -18,7 +18,7 @@ from connect_runtime.api.config_def import (
 )
 from connect_runtime.api.config_provider import ConfigProvider
 from connect_runtime.api.connector import Connector, ConnectorContext, SourceConnector, SourceConnectorContext
-from connect_runtime.api.converter import Converter
+from connect_runtime.api.converter import Converter, HeaderConverter
 from connect_runtime.api.delegated_delivery import DelegatedDelivery
 from connect_runtime.api.errors import ConfigException, ConnectException, DataException, RetriableException
 from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
@@ -52,6 +52,7 @@ __all__ = [
     "DataException",
     "DelegatedDelivery",
     "ExactlyOnceSupport",
+    "HeaderConverter",
     "Importance",
     "OffsetStorageReader",
     "Predicate",

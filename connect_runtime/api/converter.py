@@ -1,4 +1,4 @@
-"""Converters turn record keys and values into bytes (and back)."""
+"""Converters turn record keys, values and header values into bytes (and back)."""
 
 from __future__ import annotations
 
@@ -36,3 +36,37 @@ class Converter(ABC):
     @abstractmethod
     def to_connect_data(self, topic: str, data: bytes | None) -> Any:
         """Deserialize bytes read from ``topic``."""
+
+
+class HeaderConverter(ABC):
+    """Serializes record header values (Kafka Connect's ``HeaderConverter``).
+
+    The worker's ``header.converter`` (default ``org.apache.kafka.connect.storage.SimpleHeaderConverter``)
+    or the connector's own ``header.converter`` converts every header a source task or a transform puts
+    on a record; ``header.converter.*`` settings configure it. A header value is a schemaless Python
+    value (str, bytes, bool, int, float, Decimal, dict, list or None).
+
+    A class can be both a :class:`Converter` and a :class:`HeaderConverter`, as the built-in
+    ``JsonConverter``, ``StringConverter`` and ``ByteArrayConverter`` are (their header form is their
+    key/value form). Such a class must accept both ``configure`` calls: give it
+    ``def configure(self, configs, is_key=False)``. A class that is not a :class:`HeaderConverter` is
+    refused as a ``header.converter`` (at validation, and at worker start-up for the worker's key).
+    """
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        """Apply the converter's own settings (the ``header.converter.`` prefix stripped).
+
+        The runtime adds ``converter.type=header``, as Kafka Connect does.
+        """
+
+    def config_def(self) -> ConfigDef:
+        """The converter's settings, as ``GET /connector-plugins/{converter}/config`` lists them."""
+        return converter_config_def()
+
+    @abstractmethod
+    def from_connect_header(self, topic: str, header_key: str, value: Any) -> bytes | None:
+        """Serialize the value of header ``header_key`` on a record for ``topic`` (None may stay None)."""
+
+    @abstractmethod
+    def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> Any:
+        """Deserialize the raw value of header ``header_key`` read from ``topic``."""

@@ -8,8 +8,9 @@ from typing import Any
 
 #: A source partition or source offset: string keys, primitive values (str, int, float, bool, None).
 SourceMap = Mapping[str, Any]
-#: Record headers as (key, value) pairs; values are bytes, str or None.
-Headers = Sequence[tuple[str, bytes | str | None]]
+#: Record headers as (key, value) pairs. A value is schemaless data (str, bytes, bool, int, float,
+#: Decimal, dict, list or None) that the connector's header converter turns into bytes.
+Headers = Sequence[tuple[str, Any]]
 
 
 @dataclass(slots=True)
@@ -24,7 +25,10 @@ class SourceRecord:
 
     ``key`` and ``value`` are converted by the connector's key/value converters (maps, lists, strings,
     numbers, booleans, bytes or None). ``kafka_partition`` None lets the producer choose; ``timestamp``
-    is milliseconds since the epoch, None for the producer's time.
+    is milliseconds since the epoch, None for the producer's time. ``headers`` values are converted by
+    the header converter (``header.converter``, by default ``SimpleHeaderConverter``: strings as UTF-8,
+    other values as Kafka's ``Values.convertToString`` prints them, bytes in base64; a connector that
+    wants raw bytes sets ``header.converter=org.apache.kafka.connect.converters.ByteArrayConverter``).
     """
 
     source_partition: SourceMap | None

@@ -1,15 +1,18 @@
 """The framework's connector keys as one worker presents them (Java's ``ConnectorConfig`` with KIP-891):
-converter keys default to this worker's converters and recommend the installed ones; the connector's
+converter keys default to this worker's converters, recommend the installed ones and refuse a class of
+the wrong kind (a ``header.converter`` must be a HeaderConverter); the connector's
 ``connector.plugin.version`` defaults to, and recommends, the installed version of that connector."""
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from typing import Any
 
 from connect_runtime.api.config_def import ConfigDef, ConfigKey
 from connect_runtime.api.connector import Connector, SourceConnector
-from connect_runtime.api.converter import Converter
+from connect_runtime.api.converter import Converter, HeaderConverter
+from connect_runtime.api.errors import ConfigException
 from connect_runtime.config.connector_config import (
     CONNECTOR_PLUGIN_VERSION,
     connector_config_def,
@@ -17,7 +20,7 @@ from connect_runtime.config.connector_config import (
 )
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.converters import BUILTIN_CONVERTERS
-from connect_runtime.plugins.registry import PluginRegistry, qualified_name
+from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, qualified_name
 from connect_runtime.plugins.versions import connector_version
 from connect_runtime.transforms import BUILTIN_PREDICATES, BUILTIN_TRANSFORMS
 
@@ -38,12 +41,50 @@ def listed_name(cls: type) -> str:
     return _KAFKA_NAMES.get(cls) or qualified_name(cls)
 
 
-def converter_names(plugins: PluginRegistry) -> list[str]:
-    """The converters a connector may name: built-ins by their Kafka class name, others by Python name."""
+def converter_names(plugins: PluginRegistry, base: type = Converter) -> list[str]:
+    """The converters (``base`` :class:`HeaderConverter`: the header converters) a connector may name:
+    built-ins by their Kafka class name, others by Python name."""
     builtin = set(BUILTIN_CONVERTERS.values())
     others = sorted(qualified_name(c) for c in plugins.all_plugins()
-                    if c not in builtin and issubclass(c, Converter))
-    return [*_JAVA_CONVERTER_NAMES, *others]
+                    if c not in builtin and issubclass(c, base))
+    return [*(n for n in _JAVA_CONVERTER_NAMES if issubclass(BUILTIN_CONVERTERS[n], base)), *others]
+
+
+def class_validator(plugins: PluginRegistry, base: type) -> Any:
+    """A validator for a class-valued key: the class must exist, be a ``base`` and not be abstract
+    (Java's ``ConcreteSubClassValidator`` with its messages)."""
+    def check(name: str, value: Any) -> None:
+        if value is None:
+            return
+        try:
+            cls = plugins.resolve(str(value))
+        except PluginNotFoundError:
+            raise ConfigException(name, value, f"Class {value} could not be found.") from None
+        if not issubclass(cls, base):
+            raise ConfigException(f"Class class {value} does not implement the {base.__name__} interface")
+        if inspect.isabstract(cls):
+            raise ConfigException("This class is abstract and cannot be created.")
+    return check
+
+
+#: The converter keys and the kind of class each must name.
+_CONVERTER_KEYS: dict[str, type] = {
+    "key.converter": Converter, "value.converter": Converter, "header.converter": HeaderConverter}
+
+
+def check_worker_converters(config: WorkerConfig, plugins: PluginRegistry) -> None:
+    """Refuse, at start-up, a worker converter key that names a missing class or one of the wrong kind
+    (e.g. a ``header.converter`` that is not a HeaderConverter): one ConfigException naming the key."""
+    names = {"key.converter": config.key_converter, "value.converter": config.value_converter,
+             "header.converter": config.header_converter}
+    for key, name in names.items():
+        try:
+            class_validator(plugins, _CONVERTER_KEYS[key])(key, name)
+        except ConfigException as e:
+            message = str(e)
+            if key not in message:
+                raise ConfigException(key, name, message) from None
+            raise
 
 
 def framework_config_def(config: WorkerConfig, plugins: PluginRegistry, connector: Connector) -> ConfigDef:
@@ -51,14 +92,16 @@ def framework_config_def(config: WorkerConfig, plugins: PluginRegistry, connecto
     base = source_connector_config_def() if isinstance(connector, SourceConnector) else connector_config_def()
     keys: list[ConfigKey] = []
     installed = connector_version(connector)
-    converters = converter_names(plugins)
-    worker_converters = {"key.converter": config.key_converter, "value.converter": config.value_converter}
+    worker_converters = {"key.converter": config.key_converter, "value.converter": config.value_converter,
+                         "header.converter": config.header_converter}
     for key in base.keys.values():
         if key.name == CONNECTOR_PLUGIN_VERSION and installed:
             key = dataclasses.replace(key, default=installed, recommended_values=_constant([installed]))
         elif key.name in worker_converters:
+            kind = _CONVERTER_KEYS[key.name]
             key = dataclasses.replace(key, default=worker_converters[key.name],
-                                      recommended_values=_constant(converters))
+                                      validator=class_validator(plugins, kind),
+                                      recommended_values=_constant(converter_names(plugins, kind)))
         keys.append(key)
     return ConfigDef(keys)
 

@@ -67,7 +67,7 @@ class PluginDesc:
     """``GET /connector-plugins`` entry."""
 
     class_name: str
-    type: str  # "source" | "sink" | "converter" | "transformation" | "predicate"
+    type: str  # "source" | "sink" | "converter" | "header_converter" | "transformation" | "predicate"
     version: str
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from connect_runtime.api.config_def import ConfigDef, ConfigKey, ConfigValue
 from connect_runtime.api.connector import Connector, SourceConnector
-from connect_runtime.api.converter import Converter
+from connect_runtime.api.converter import CONVERTER_TYPE_CONFIG, Converter, HeaderConverter
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from connect_runtime.api.transformation import Predicate, Transformation
@@ -24,13 +24,14 @@ from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.errors import BadRequestError, NotFoundError
-from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, plugin_type
+from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, plugin_types
 from connect_runtime.plugins.versions import check_requested_versions
 from connect_runtime.redaction import redactor
 
 logger = logging.getLogger(__name__)
 
 EXACTLY_ONCE_SUPPORT = "exactly.once.support"
+HEADER_CONVERTER = "header.converter"
 TRANSACTION_BOUNDARY = "transaction.boundary"
 
 
@@ -138,7 +139,50 @@ class ConnectorValidator:
         merged = common.merge(plugin_def)
         # Java names the result after connector.class as given (an alias stays an alias).
         infos = self._infos(class_name, merged, values)
-        return self._with_client_overrides(infos, cls, props)
+        infos = self._with_client_overrides(infos, cls, props)
+        return self._with_header_converter_settings(infos, props, values.get(HEADER_CONVERTER))
+
+    def _with_header_converter_settings(self, infos: ConfigInfos, props: Mapping[str, str],
+                                        verdict: ConfigValue | None) -> ConfigInfos:
+        """Add the connector's header converter's own keys, prefixed ``header.converter.``, with their
+        verdicts (Java's ``validateHeaderConverterConfig``): only when the connector names a valid
+        header converter. Besides the converter's ConfigDef, ``configure`` is tried so a setting it
+        refuses (e.g. an unknown ``converter.encoding``) is an error here rather than a failed task."""
+        name = props.get(HEADER_CONVERTER)
+        if not name or verdict is None or verdict.errors:
+            return infos
+        prefix = HEADER_CONVERTER + "."
+        settings: dict[str, Any] = {k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix)}
+        settings.setdefault(CONVERTER_TYPE_CONFIG, "header")
+        try:
+            converter = self._plugins.header_converter(name)()
+            definition = converter.config_def()
+            checked = {cv.name: cv for cv in definition.validate(settings)}
+        except Exception as e:
+            logger.exception("Failed to validate the settings of header converter %s", name)
+            return _with_errors(infos, props, {HEADER_CONVERTER: f"Failed to perform config validation for header "
+                                                                 f"converter: {e}"})
+        if not any(cv.errors for cv in checked.values()):
+            try:
+                converter.configure(settings)
+            except ConfigException as e:
+                target = checked.get(e.name) or checked.get(CONVERTER_TYPE_CONFIG)
+                if target is None:
+                    return _with_errors(infos, props, {HEADER_CONVERTER: str(e)})
+                target.errors.append(str(e))
+            except Exception as e:
+                return _with_errors(infos, props, {HEADER_CONVERTER: f"Failed to configure header converter: {e}"})
+        extra: list[ConfigInfo] = []
+        groups = list(infos.groups)
+        for key in definition.keys.values():
+            cv = checked[key.name]
+            if key.group and key.group not in groups:
+                groups.append(key.group)
+            extra.append(ConfigInfo(key_info(replace(key, name=prefix + key.name)), ConfigValueInfo(
+                prefix + key.name, _str(cv.value), [str(v) for v in cv.recommended_values], list(cv.errors),
+                cv.visible)))
+        errors = sum(1 for cv in checked.values() if cv.errors)
+        return ConfigInfos(infos.name, infos.error_count + errors, groups, [*infos.configs, *extra])
 
     def _with_client_overrides(self, infos: ConfigInfos, cls: type, props: Mapping[str, str]) -> ConfigInfos:
         """Add the ``*.override.*`` keys with their verdicts: an error on each key the worker's policy
@@ -232,8 +276,8 @@ class ConnectorValidator:
     def plugin_descs(self, connectors_only: bool) -> list[PluginDesc]:
         out: list[PluginDesc] = []
         for cls in self._plugins.all_plugins():
-            kind = plugin_type(cls)
-            if connectors_only and kind not in ("source", "sink"):
+            kinds = plugin_types(cls)
+            if connectors_only and kinds[0] not in ("source", "sink"):
                 continue
             version = "undefined"
             if issubclass(cls, Connector | Transformation | Predicate):
@@ -241,7 +285,7 @@ class ConnectorValidator:
                     version = cls().version()
                 except Exception:
                     version = "undefined"
-            out.append(PluginDesc(listed_name(cls), kind, version))
+            out.extend(PluginDesc(listed_name(cls), kind, version) for kind in kinds)
         return sorted(out, key=lambda p: p.class_name)
 
     def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
@@ -255,7 +299,7 @@ class ConnectorValidator:
             connector = cls()
             keys = connector.config_def().merge(framework_config_def(self._config, self._plugins, connector))
             return [key_info(k) for k in keys.keys.values()]
-        if issubclass(cls, Converter):
+        if issubclass(cls, Converter | HeaderConverter):
             return [key_info(k) for k in cls().config_def().keys.values()]
         if issubclass(cls, Transformation | Predicate):
             if inspect.isabstract(cls):

@@ -1,4 +1,5 @@
-"""The built-in converters: Kafka Connect's JSON, string and byte-array converters.
+"""The built-in converters: Kafka Connect's JSON, string and byte-array converters (each also a header
+converter) and its ``SimpleHeaderConverter`` (a header converter only).
 
 ``BUILTIN_CONVERTERS`` maps every name a worker or connector config may use for them (the Java
 class name, the short alias and the Python qualified names) to the class.
@@ -8,22 +9,24 @@ from __future__ import annotations
 
 from typing import Final
 
-from connect_runtime.api.converter import Converter
+from connect_runtime.api.converter import Converter, HeaderConverter
 from connect_runtime.converters.bytearray_converter import ByteArrayConverter
 from connect_runtime.converters.json_converter import JsonConverter, json_dumps_compact, json_loads
+from connect_runtime.converters.simple_header_converter import SimpleHeaderConverter
 from connect_runtime.converters.string_converter import StringConverter
 
 __all__ = [
     "BUILTIN_CONVERTERS",
     "ByteArrayConverter",
     "JsonConverter",
+    "SimpleHeaderConverter",
     "StringConverter",
     "json_dumps_compact",
     "json_loads",
 ]
 
 
-def _names(cls: type[Converter], java_name: str) -> dict[str, type[Converter]]:
+def _names(cls: type[Converter | HeaderConverter], java_name: str) -> dict[str, type[Converter | HeaderConverter]]:
     return {
         java_name: cls,
         cls.__name__: cls,
@@ -33,8 +36,9 @@ def _names(cls: type[Converter], java_name: str) -> dict[str, type[Converter]]:
 
 
 #: Accepted converter names (Java class, short alias, Python qualified names) -> class.
-BUILTIN_CONVERTERS: Final[dict[str, type[Converter]]] = {
+BUILTIN_CONVERTERS: Final[dict[str, type[Converter | HeaderConverter]]] = {
     **_names(JsonConverter, "org.apache.kafka.connect.json.JsonConverter"),
     **_names(StringConverter, "org.apache.kafka.connect.storage.StringConverter"),
     **_names(ByteArrayConverter, "org.apache.kafka.connect.converters.ByteArrayConverter"),
+    **_names(SimpleHeaderConverter, "org.apache.kafka.connect.storage.SimpleHeaderConverter"),
 }

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from connect_runtime.api.converter import Converter
+from connect_runtime.api.converter import Converter, HeaderConverter
 from connect_runtime.api.errors import DataException
 
 __all__ = ["ByteArrayConverter"]
 
 
-class ByteArrayConverter(Converter):
+class ByteArrayConverter(Converter, HeaderConverter):
     """Kafka Connect's ``org.apache.kafka.connect.converters.ByteArrayConverter``.
 
     ``bytes`` pass through untouched, ``bytearray`` and ``memoryview`` (Java's ``ByteBuffer``) are
     copied to ``bytes``, None stays None; any other value raises :class:`DataException` with Java's
     message. ``to_connect_data`` returns the bytes as read. It has no settings.
     """
+
+    def configure(self, configs: Mapping[str, Any], is_key: bool = False) -> None:
+        """Nothing to configure (as a key, value or header converter)."""
 
     def from_connect_data(self, topic: str, value: Any) -> bytes | None:
         """Return the value's bytes; None stays None."""
@@ -29,3 +33,11 @@ class ByteArrayConverter(Converter):
     def to_connect_data(self, topic: str, data: bytes | None) -> bytes | None:
         """Return the bytes as read (None for a tombstone)."""
         return data
+
+    def from_connect_header(self, topic: str, header_key: str, value: Any) -> bytes | None:
+        """A header value is written as a record value is (Java's ``fromConnectHeader``)."""
+        return self.from_connect_data(topic, value)
+
+    def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> Any:
+        """A header value is read as a record value is (Java's ``toConnectHeader``)."""
+        return self.to_connect_data(topic, data)

@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, ValidString, Width
-from connect_runtime.api.converter import Converter, converter_config_def
+from connect_runtime.api.converter import Converter, HeaderConverter, converter_config_def
 from connect_runtime.api.errors import ConfigException, DataException
 
 __all__ = [
@@ -328,7 +328,7 @@ def _parse_bool(configs: Mapping[str, Any], name: str, default: bool) -> bool:
     raise ConfigException(name, value, "Expected value to be either true or false")
 
 
-class JsonConverter(Converter):
+class JsonConverter(Converter, HeaderConverter):
     """Kafka Connect's ``org.apache.kafka.connect.json.JsonConverter`` for schemaless data.
 
     Settings (prefix stripped): ``schemas.enable`` (default true, like Java: values are wrapped in
@@ -368,7 +368,7 @@ class JsonConverter(Converter):
                     "Serialization", 1, Width.MEDIUM, "Replace null with default")
         )
 
-    def configure(self, configs: Mapping[str, Any], is_key: bool) -> None:
+    def configure(self, configs: Mapping[str, Any], is_key: bool = False) -> None:
         """Read ``schemas.enable`` and validate ``decimal.format``; other settings are ignored."""
         self._schemas_enabled = _parse_bool(configs, "schemas.enable", True)
         decimal_format = configs.get("decimal.format", "BASE64")
@@ -383,6 +383,14 @@ class JsonConverter(Converter):
         if self._schemas_enabled:
             return b'{"schema":null,"payload":' + body + b"}"
         return body
+
+    def from_connect_header(self, topic: str, header_key: str, value: Any) -> bytes | None:
+        """A header value is written as a record value is (Java's ``fromConnectHeader``)."""
+        return self.from_connect_data(topic, value)
+
+    def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> Any:
+        """A header value is read as a record value is (Java's ``toConnectHeader``)."""
+        return self.to_connect_data(topic, data)
 
     def to_connect_data(self, topic: str, data: bytes | None) -> Any:
         """Parse JSON bytes; with schemas enabled, unwrap (and apply) the envelope's schema."""

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, Width
-from connect_runtime.api.converter import Converter, converter_config_def
+from connect_runtime.api.converter import Converter, HeaderConverter, converter_config_def
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.converters.json_converter import java_double_to_string
 
@@ -45,7 +45,7 @@ def java_to_string(value: Any) -> str:
     return str(value)
 
 
-class StringConverter(Converter):
+class StringConverter(Converter, HeaderConverter):
     """Kafka Connect's ``org.apache.kafka.connect.storage.StringConverter``.
 
     ``from_connect_data`` writes the value's Java-style string form (:func:`java_to_string`)
@@ -68,7 +68,7 @@ class StringConverter(Converter):
             "converter.encoding", ConfigType.STRING, "UTF-8", None, Importance.HIGH,
             "The name of the character encoding of the strings.", None, -1, Width.MEDIUM, "Encoding")
 
-    def configure(self, configs: Mapping[str, Any], is_key: bool) -> None:
+    def configure(self, configs: Mapping[str, Any], is_key: bool = False) -> None:
         """Pick the character encodings (``converter.encoding`` and friends)."""
         common = configs.get("converter.encoding")
         self._encode_with = _codec(
@@ -89,6 +89,14 @@ class StringConverter(Converter):
             # Java's "UTF-16" charset writes a big-endian byte order mark, then big-endian units.
             return _BIG_ENDIAN_BOM + text.encode("utf-16-be", errors="replace")
         return text.encode(self._encode_with, errors="replace")
+
+    def from_connect_header(self, topic: str, header_key: str, value: Any) -> bytes | None:
+        """A header value is written as a record value is (Java's ``fromConnectHeader``)."""
+        return self.from_connect_data(topic, value)
+
+    def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> Any:
+        """A header value is read as a record value is (Java's ``toConnectHeader``)."""
+        return self.to_connect_data(topic, data)
 
     def to_connect_data(self, topic: str, data: bytes | None) -> str | None:
         """Decode bytes to a str; None stays None."""

@@ -11,7 +11,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from connect_runtime.api.connector import Connector, SourceConnector
-from connect_runtime.api.converter import Converter
+from connect_runtime.api.converter import Converter, HeaderConverter
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.transformation import Predicate, Transformation
 
@@ -41,14 +41,25 @@ class PluginNotFoundError(ConnectException):
     """No plugin matches the given class name or alias (the REST layer answers 400)."""
 
 
+def plugin_types(cls: type) -> list[str]:
+    """The plugin types as ``GET /connector-plugins`` reports them: a class that is both a
+    converter and a header converter is listed once as each, as Java lists it."""
+    if issubclass(cls, Converter) and issubclass(cls, HeaderConverter):
+        return ["converter", "header_converter"]
+    return [plugin_type(cls)]
+
+
 def plugin_type(cls: type) -> str:
-    """The plugin type as ``GET /connector-plugins`` reports it."""
+    """The plugin type as ``GET /connector-plugins`` reports it (a class that is both a converter and a
+    header converter: ``converter``; see :func:`plugin_types`)."""
     if issubclass(cls, SourceConnector):
         return "source"
     if issubclass(cls, Connector):
         return "sink"
     if issubclass(cls, Converter):
         return "converter"
+    if issubclass(cls, HeaderConverter):
+        return "header_converter"
     if issubclass(cls, Transformation):
         return "transformation"
     if issubclass(cls, Predicate):
@@ -153,6 +164,13 @@ class PluginRegistry:
         cls = self.resolve(name)
         if not issubclass(cls, Converter):
             raise PluginNotFoundError(f"Class {name} is not a Converter")
+        return cls
+
+    def header_converter(self, name: str) -> type[HeaderConverter]:
+        """The :class:`HeaderConverter` named ``name``; a class that is not one is refused."""
+        cls = self.resolve(name)
+        if not issubclass(cls, HeaderConverter):
+            raise PluginNotFoundError(f"Class {name} is not a HeaderConverter")
         return cls
 
     def connectors(self) -> list[type[Connector]]:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import decimal
-import json
-import math
 import re
 from collections.abc import Callable, Sequence
 from enum import Enum
@@ -39,7 +37,7 @@ REPLACE_NULL_WITH_DEFAULT_DOC = (
     "the default value is used, otherwise null is used.")
 
 
-def java_class_name(value: object) -> str:
+def java_type_name(value: object) -> str:
     """The Java class name Kafka Connect would report for the schemaless ``value``."""
     if isinstance(value, bool):
         return "java.lang.Boolean"
@@ -65,12 +63,12 @@ def java_class_name(value: object) -> str:
 
 def java_class(value: object) -> str:
     """``value.getClass()`` as Java prints it in a message: ``class java.lang.String``."""
-    return "class " + java_class_name(value)
+    return "class " + java_type_name(value)
 
 
 def null_safe_class_name(value: object) -> str:
     """The class name of ``value``, or ``null``."""
-    return "null" if value is None else java_class_name(value)
+    return "null" if value is None else java_type_name(value)
 
 
 def require_map(value: object, purpose: str) -> dict[str, Any]:
@@ -230,51 +228,6 @@ def _parse_v2(path: str) -> list[str]:
     if path.endswith("."):
         steps.append("")
     return steps
-
-
-def java_double_str(value: float) -> str:
-    """``Double.toString``: ``1.0``, ``1.0E10``, ``1.0E-5``, ``NaN``, ``Infinity``."""
-    if value != value:
-        return "NaN"
-    if value in (float("inf"), float("-inf")):
-        return "Infinity" if value > 0 else "-Infinity"
-    sign = "-" if math.copysign(1.0, value) < 0 else ""
-    if value == 0:
-        return sign + "0.0"
-    # repr gives the shortest digits that round-trip, as Java's Double.toString does (JDK 19+)
-    digits_tuple = decimal.Decimal(repr(abs(value))).normalize().as_tuple()
-    digits = "".join(str(d) for d in digits_tuple.digits)
-    exponent = int(digits_tuple.exponent) + len(digits) - 1  # value == d.ddd * 10**exponent
-    if -3 <= exponent < 7:
-        if exponent >= 0:
-            int_part = (digits[:exponent + 1]).ljust(exponent + 1, "0")
-            frac_part = digits[exponent + 1:] or "0"
-        else:
-            int_part = "0"
-            frac_part = "0" * (-exponent - 1) + digits
-        return f"{sign}{int_part}.{frac_part}"
-    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{exponent}"
-
-
-def header_value(value: Any) -> bytes | str | None:
-    """A header value the producer can send, rendered as the reference's SimpleHeaderConverter would.
-
-    Strings and bytes stay as they are; booleans are ``true``/``false``; numbers their decimal form;
-    lists and maps JSON.
-    """
-    if value is None or isinstance(value, str | bytes):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return java_double_str(value)
-    if isinstance(value, int | decimal.Decimal):
-        return str(value)
-    if isinstance(value, bytearray | memoryview):
-        return bytes(value)
-    if isinstance(value, dict | list | tuple):
-        return json.dumps(value, separators=(",", ":"), default=str)
-    return str(value)
 
 
 def operand(record: SourceRecord, key: bool) -> Any:

@@ -34,13 +34,13 @@ from connect_runtime.api import (
     SourceRecord,
 )
 from connect_runtime.api.config_def import NO_DEFAULT
+from connect_runtime.converters.json_converter import java_double_to_string
 from connect_runtime.transforms._util import (
     LONG_MAX,
     LONG_MIN,
     BuiltinTransformation,
     define_replace_null_with_default,
     java_class,
-    java_double_str,
     java_list,
     java_split,
     operand,
@@ -204,7 +204,7 @@ def _cast_to_string(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return java_double_str(value)
+        return java_double_to_string(value)
     return str(value)
 
 

@@ -5,10 +5,9 @@ header named by the i-th name in ``headers``; ``operation=move`` also removes th
 keeps it. A missing field gives a null header. The operand must be a map (DataException otherwise,
 null included).
 
-Difference from Java: headers here are sent as they are (no header converter runs after the
-transforms), so a field value becomes a header value as Java's ``SimpleHeaderConverter`` would write
-it: strings and bytes unchanged, booleans ``true``/``false``, numbers in decimal, lists and maps
-as JSON.
+The header carries the field value itself (a str, number, boolean, bytes, map, list or None); the
+connector's header converter turns it into bytes, as in Java (``SimpleHeaderConverter`` by default:
+``2`` becomes ``2``, ``{"a": True}`` becomes ``{"a":true}``).
 """
 
 from __future__ import annotations
@@ -29,7 +28,6 @@ from connect_runtime.api.config_def import NO_DEFAULT
 from connect_runtime.transforms._util import (
     BuiltinTransformation,
     define_replace_null_with_default,
-    header_value,
     non_empty_list,
     operand,
     require_map,
@@ -79,7 +77,7 @@ class HeaderFrom(BuiltinTransformation):
         for field, header in self._pairs:
             if self._move:
                 updated.pop(field, None)
-            headers.append((header, header_value(value.get(field))))
+            headers.append((header, value.get(field)))
         if self._KEY:
             return dataclasses.replace(record, key=updated, headers=headers)
         return dataclasses.replace(record, value=updated, headers=headers)

@@ -18,15 +18,16 @@ from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
-from connect_runtime.api.converter import Converter
+from connect_runtime.api.converter import Converter, HeaderConverter
 from connect_runtime.api.delegated_delivery import DelegatedDelivery
 from connect_runtime.api.errors import ConnectException, RetriableException
-from connect_runtime.api.record import RecordMetadata, SourceRecord
+from connect_runtime.api.record import Headers, RecordMetadata, SourceRecord
 from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.api.task import SourceTask, SourceTaskContext
 from connect_runtime.api.transaction import TransactionContext
 from connect_runtime.api.transformation import Transformation
 from connect_runtime.clients import is_transient
+from connect_runtime.converters.simple_header_converter import SimpleHeaderConverter
 from connect_runtime.storage import formats
 from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore
 from connect_runtime.types import ConnectorTaskId, TargetState
@@ -91,6 +92,8 @@ class TaskSetup:
     topics: TaskTopics | None = None
     #: The connector's ``errors.*`` handling of failed transforms and conversions (None: fail the task).
     error_handler: RetryWithToleranceOperator | None = None
+    #: Converts record header values (None: Kafka's default, ``SimpleHeaderConverter``).
+    header_converter: HeaderConverter | None = None
     #: Called last on the task's thread, once the task's code is done (the worker stops redacting its secrets).
     on_closed: Callable[[WorkerSourceTask], None] | None = None
 
@@ -105,6 +108,7 @@ class WorkerSourceTask(ABC):
         self.task_config = setup.task_config
         self._key_converter = setup.key_converter
         self._value_converter = setup.value_converter
+        self._header_converter = setup.header_converter or SimpleHeaderConverter()
         self._transformations = tuple(setup.transformations)
         self._applies = tuple(t.apply for t in self._transformations)  # bound once, called per record
         self._error_handler = setup.error_handler or RetryWithToleranceOperator(setup.task_id)
@@ -265,6 +269,21 @@ class WorkerSourceTask(ABC):
                 raise ConnectException(
                     "Source tasks may not produce to their own offsets topics when exactly-once support "
                     "is enabled")
+            # Headers first, as Java converts them (only records that carry some pay for it).
+            rec_headers = transformed.headers
+            if rec_headers:
+                try:
+                    headers: list[tuple[str, str | bytes | None]] | None = self._convert_headers(topic, rec_headers)
+                except Exception as e:
+                    headers = self._error_handler.failed(
+                        Stage.HEADER_CONVERTER, self._header_converter, self._convert_headers, (topic, rec_headers),
+                        rec, e)
+                    if headers is SKIP:
+                        dropped += 1
+                        self._dropped(rec, wants_metadata, record_sent)
+                        continue
+            else:
+                headers = None
             # Failures go to the error handler from the except clause only: no cost per good record.
             try:
                 key = key_conv(topic, transformed.key)
@@ -290,7 +309,6 @@ class WorkerSourceTask(ABC):
                 self._record_active_topic(topic)
             partition = -1 if transformed.kafka_partition is None else transformed.kafka_partition
             timestamp = transformed.timestamp or 0
-            headers = list(transformed.headers) if transformed.headers else None
             if wants_metadata:
                 slot: list[RecordMetadata | None] = [None]
                 self._uncommitted.append((rec, slot))
@@ -323,6 +341,11 @@ class WorkerSourceTask(ABC):
                 record_sent(rec, False)
         producer.poll(0)
         return len(records) - dropped
+
+    def _convert_headers(self, topic: str, headers: Headers) -> list[tuple[str, str | bytes | None]]:
+        """The record's headers with their values converted by the header converter."""
+        convert = self._header_converter.from_connect_header
+        return [(key, convert(topic, key, value)) for key, value in headers]
 
     def _first_record_to(self, topic: str) -> None:
         """The task's first record to ``topic``: make sure the topic exists (KIP-158), once per task."""

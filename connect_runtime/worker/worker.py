@@ -15,7 +15,7 @@ from confluent_kafka import Producer
 from connect_runtime.api.config_def import ConfigDef
 from connect_runtime.api.config_values import parse_bool
 from connect_runtime.api.connector import Connector, SourceConnectorContext
-from connect_runtime.api.converter import Converter
+from connect_runtime.api.converter import CONVERTER_TYPE_CONFIG, Converter, HeaderConverter
 from connect_runtime.api.delegated_delivery import DelegatedDelivery
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.storage import OffsetStorageReader
@@ -325,6 +325,7 @@ class Worker:
             transformations = build_transformation_chain(connector_props, self.plugins)
             key_conv = self._converter(connector_config, "key")
             value_conv = self._converter(connector_config, "value")
+            header_conv = self._header_converter(connector_config)
             # Each task reads a connector-specific offsets topic itself (started in its start-up steps).
             offsets = self.offset_stores.for_connector(connector_config)
             reader = ConnectorOffsetReader(task_id.connector, offsets)
@@ -339,7 +340,7 @@ class Worker:
             setup = TaskSetup(task_id, task, task_props, key_conv, value_conv, transformations, producer, reader,
                               offsets, self, state, self._delegated_delivery(connector_config, base),
                               error_handler=_error_handler(task_id, connector_config),
-                              topics=self._task_topics(connector_config),
+                              topics=self._task_topics(connector_config), header_converter=header_conv,
                               on_closed=self._task_closed(task_id))
             if self.eos_enabled:
                 boundary = connector_config.transaction_boundary
@@ -409,6 +410,14 @@ class Worker:
         name, settings = self._converter_spec(connector_config, kind)
         conv = self.plugins.converter(name)()
         conv.configure(settings, kind == "key")
+        return conv
+
+    def _header_converter(self, connector_config: SourceConnectorConfig) -> HeaderConverter:
+        """The connector's ``header.converter`` if it sets one, else the worker's, configured with its
+        ``header.converter.*`` settings plus ``converter.type=header`` (as Java's ``Plugins`` does)."""
+        name, settings = self._converter_spec(connector_config, "header")
+        conv = self.plugins.header_converter(name)()
+        conv.configure({**settings, CONVERTER_TYPE_CONFIG: "header"})
         return conv
 
     def stop_and_await_tasks(self, ids: list[ConnectorTaskId], timeout_s: float | None = None) -> None:

@@ -117,6 +117,8 @@ def test_builtin_converter_names(name: str, cls: type[Converter]) -> None:
 
 def test_builtin_converters_are_instantiable_and_configurable() -> None:
     for cls in set(BUILTIN_CONVERTERS.values()):
+        if not issubclass(cls, Converter):  # SimpleHeaderConverter: a header converter only
+            continue
         conv = cls()
         conv.configure({}, False)
         assert conv.from_connect_data("t", None) is None

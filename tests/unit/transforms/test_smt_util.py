@@ -6,11 +6,10 @@ from __future__ import annotations
 import pytest
 
 from connect_runtime.api import ConfigException, DataException
+from connect_runtime.converters.json_converter import java_double_to_string
 from connect_runtime.transforms._util import (
     FieldSyntaxVersion,
     SingleFieldPath,
-    header_value,
-    java_double_str,
     java_split,
     require_map,
 )
@@ -80,14 +79,4 @@ def test_java_split_drops_trailing_empty_strings() -> None:
     (float("nan"), "NaN"), (float("-inf"), "-Infinity"),
 ])
 def test_double_to_string_as_java(value: float, text: str) -> None:
-    assert java_double_str(value) == text
-
-
-def test_header_values_render_as_simple_header_converter() -> None:
-    assert header_value(None) is None
-    assert header_value("s") == "s"
-    assert header_value(b"b") == b"b"
-    assert header_value(True) == "true"
-    assert header_value(3) == "3"
-    assert header_value(1.5) == "1.5"
-    assert header_value({"a": [1, 2]}) == '{"a":[1,2]}'
+    assert java_double_to_string(value) == text  # the one Double.toString, shared with the converters

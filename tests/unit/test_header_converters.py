@@ -1,0 +1,145 @@
+"""Header converters: SimpleHeaderConverter's bytes (Kafka's ``Values.convertToString``), the built-in
+converters as header converters, and how header.converter is validated and listed (pure: no broker)."""
+
+from __future__ import annotations
+
+import decimal
+from typing import Any
+
+import pytest
+
+from connect_runtime.api import ConfigException, DataException, HeaderConverter
+from connect_runtime.cluster.framework_config import check_worker_converters
+from connect_runtime.cluster.validation import ConnectorValidator
+from connect_runtime.config.worker_config import WorkerConfig
+from connect_runtime.converters import ByteArrayConverter, JsonConverter, SimpleHeaderConverter, StringConverter
+from connect_runtime.plugins.registry import PluginRegistry
+from connect_runtime.transforms.insert_header import parse_literal
+
+SIMPLE = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
+WORKER = {"bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c",
+          "offset.storage.topic": "o", "status.storage.topic": "s"}
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("plain text", b"plain text"),
+    ("", b""),
+    ('three"blind\\"mice', b'three"blind\\"mice'),  # top-level strings are not escaped
+    ("caf\u00e9 \U0001f600", "caf\u00e9 \U0001f600".encode()),
+    (True, b"true"), (False, b"false"),
+    (42, b"42"), (-9223372036854775808, b"-9223372036854775808"),
+    (1.0, b"1.0"), (1e10, b"1.0E10"), (0.0001, b"1.0E-4"), (float("nan"), b"NaN"),
+    (decimal.Decimal("1.50"), b"1.50"), (decimal.Decimal("1E-7"), b"1E-7"),
+    (b"\x00\x01\xff", b"AAH/"),  # Base64.getEncoder(): standard alphabet, padded
+    ([1, "a", None, True], b'[1,"a",null,true]'),
+    ({"foo": "123", "bar": "baz"}, b'{"foo":"123","bar":"baz"}'),
+    ({1: 2.5, "k": [b"\x01"]}, b'{1:2.5,"k":["AQ=="]}'),
+    (['q"uo\\te'], b'["q\\"uo\\\\te"]'),  # embedded: only \ and " are escaped
+    ([], b"[]"), ({}, b"{}"),
+])
+def test_simple_header_converter_writes_javas_bytes(value: Any, expected: bytes) -> None:
+    assert SimpleHeaderConverter().from_connect_header("t", "h", value) == expected
+
+
+def test_simple_header_converter_null_and_bad_values() -> None:
+    conv = SimpleHeaderConverter()
+    assert conv.from_connect_header("t", "h", None) is None
+    assert conv.to_connect_header("t", "h", None) is None and conv.to_connect_header("t", "h", b"x") == "x"
+    with pytest.raises(DataException, match=r"^Failed to serialize unexpected value type builtins\.object: "):
+        conv.from_connect_header("t", "h", object())
+    assert conv.config_def().keys == {}  # Java's is an empty ConfigDef
+
+
+def test_built_in_converters_are_header_converters_writing_their_value_form() -> None:
+    json = JsonConverter()
+    json.configure({"schemas.enable": "false", "converter.type": "header"})
+    assert json.from_connect_header("t", "h", {"a": [1, "x"]}) == b'{"a":[1,"x"]}'
+    assert json.from_connect_header("t", "h", "x") == b'"x"'
+    enveloped = JsonConverter()
+    enveloped.configure({"converter.type": "header"})
+    assert enveloped.from_connect_header("t", "h", 1) == b'{"schema":null,"payload":1}'
+    assert StringConverter().from_connect_header("t", "h", 7) == b"7"
+    assert ByteArrayConverter().from_connect_header("t", "h", b"raw") == b"raw"
+    with pytest.raises(DataException):
+        ByteArrayConverter().from_connect_header("t", "h", "text")
+    assert all(issubclass(c, HeaderConverter) for c in (JsonConverter, StringConverter, ByteArrayConverter))
+
+
+def test_header_converters_are_listed_as_java_lists_them() -> None:
+    validator = ConnectorValidator(WorkerConfig.from_properties(WORKER), PluginRegistry())
+    listed = sorted(p.class_name for p in validator.plugin_descs(False) if p.type == "header_converter")
+    assert listed == ["org.apache.kafka.connect.converters.ByteArrayConverter",
+                      "org.apache.kafka.connect.json.JsonConverter", SIMPLE,
+                      "org.apache.kafka.connect.storage.StringConverter"]
+    assert validator.plugin_config(SIMPLE) == []
+
+
+@pytest.mark.parametrize(("header_converter", "error"), [
+    (None, None),
+    ("org.apache.kafka.connect.json.JsonConverter", None),
+    ("StringConverter", None),
+    ("VerifiableSource", "Class class VerifiableSource does not implement the HeaderConverter interface"),
+    ("no.such.Converter",
+     "Invalid value no.such.Converter for configuration header.converter: Class no.such.Converter could not be "
+     "found."),
+])
+def test_validation_refuses_a_header_converter_that_is_not_one(header_converter: str | None,
+                                                               error: str | None) -> None:
+    validator = ConnectorValidator(WorkerConfig.from_properties(WORKER), PluginRegistry())
+    props = {"connector.class": "VerifiableSource", "name": "v", "topic": "t"}
+    if header_converter is not None:
+        props["header.converter"] = header_converter
+    infos = validator.validate(props)
+    (value,) = [c.value for c in infos.configs if c.value.name == "header.converter"]
+    assert value.errors == ([] if error is None else [error])
+    assert infos.error_count == (0 if error is None else 1)
+    assert SIMPLE in value.recommended_values
+    assert [c.definition.default_value for c in infos.configs if c.value.name == "header.converter"] == [SIMPLE]
+
+
+def test_simple_header_converter_is_not_a_key_converter() -> None:
+    validator = ConnectorValidator(WorkerConfig.from_properties(WORKER), PluginRegistry())
+    infos = validator.validate({"connector.class": "VerifiableSource", "name": "v", "topic": "t",
+                                "key.converter": SIMPLE})
+    assert [c.value.errors for c in infos.configs if c.value.name == "key.converter"] == [
+        [f"Class class {SIMPLE} does not implement the Converter interface"]]
+
+
+def test_worker_start_up_refuses_a_header_converter_that_is_not_one() -> None:
+    plugins = PluginRegistry()
+    check_worker_converters(WorkerConfig.from_properties(WORKER), plugins)
+    bad = WorkerConfig.from_properties({**WORKER, "header.converter": "VerifiableSource"})
+    with pytest.raises(ConfigException) as raised:
+        check_worker_converters(bad, plugins)
+    assert str(raised.value) == ("Invalid value VerifiableSource for configuration header.converter: "
+                                 "Class class VerifiableSource does not implement the HeaderConverter interface")
+
+
+@pytest.mark.parametrize(("literal", "value"), [
+    ("true", True), ("false", False), ("null", None), ("42", 42), ("-7", -7), ("+3", 3), ("1.0", 1),
+    ("1E3", 1000), ("1.50", "1.50"), ("x", "x"), ("[1,2]", "[1,2]"), ("2024-01-01", "2024-01-01"), ("", ""),
+])
+def test_insert_header_parses_literals_as_java_does(literal: str, value: Any) -> None:
+    assert parse_literal(literal) == value and type(parse_literal(literal)) is type(value)
+
+
+def test_validation_checks_the_header_converters_own_settings() -> None:
+    validator = ConnectorValidator(WorkerConfig.from_properties(WORKER), PluginRegistry())
+    base = {"connector.class": "VerifiableSource", "name": "v", "topic": "t",
+            "header.converter": "org.apache.kafka.connect.json.JsonConverter"}
+
+    def settings(props: dict[str, str]) -> tuple[int, dict[str, tuple[str | None, list[str]]]]:
+        infos = validator.validate(props)
+        return infos.error_count, {c.value.name: (c.value.value, c.value.errors) for c in infos.configs
+                                   if c.value.name.startswith("header.converter.") and "version" not in c.value.name}
+
+    count, found = settings({**base, "header.converter.schemas.enable": "maybe"})
+    assert count == 1 and found["header.converter.converter.type"] == ("header", [])
+    assert found["header.converter.schemas.enable"] == (
+        "maybe", ["Invalid value maybe for configuration schemas.enable: Expected value to be either true or false"])
+    assert settings({**base, "header.converter.schemas.enable": "false"})[0] == 0
+    count, found = settings({**base, "header.converter": "StringConverter",
+                             "header.converter.converter.encoding": "nope"})
+    assert count == 1 and found["header.converter.converter.encoding"][1] == [
+        "Invalid value nope for configuration converter.encoding: Unsupported character encoding"]
+    assert settings({k: v for k, v in base.items() if k != "header.converter"}) == (0, {})
