@@ -22,7 +22,9 @@ from connect_runtime.api import (
 )
 from connect_runtime.api.config_def import ConfigValue
 from connect_runtime.api.errors import ConnectException
-from connect_runtime.cluster.validation import ConnectorValidator
+from connect_runtime.cluster.herder_api import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo
+from connect_runtime.cluster.validation import ConnectorValidator, _with_raw_values
+from connect_runtime.config.config_providers import ConfigTransformer, EnvVarConfigProvider
 from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig, WorkerConfigError
 from connect_runtime.errors import BadRequestError
@@ -424,3 +426,17 @@ def test_an_offsets_request_never_shows_a_resolved_value(
     # The logged trace names the key and its placeholder, not the value.
     assert "Failed to retrieve offsets" in caplog.text and props["tasks.max"] in caplog.text
     assert SECRET_TASKS not in caplog.text
+
+
+def test_every_string_of_a_validation_result_is_redacted() -> None:
+    provider = EnvVarConfigProvider({"SECRETPW": SECRET_ALIAS})
+    provider.configure({})
+    resolved = ConfigTransformer({"env": provider}).transform({"x": "${env:SECRETPW}"})
+    key = ConfigKeyInfo(name=f"k.{SECRET_ALIAS}", type="STRING", required=False, default_value=SECRET_ALIAS,
+                        importance="LOW", documentation=f"about {SECRET_ALIAS}", group=f"G: {SECRET_ALIAS}",
+                        order=0, width="NONE", display_name=SECRET_ALIAS, dependents=[SECRET_ALIAS])
+    value = ConfigValueInfo(f"k.{SECRET_ALIAS}", SECRET_ALIAS, [SECRET_ALIAS], [f"bad {SECRET_ALIAS}"], True)
+    infos = ConfigInfos(SECRET_ALIAS, 1, [f"G: {SECRET_ALIAS}"], [ConfigInfo(key, value)])
+    shown = _with_raw_values(infos, {"x": "${env:SECRETPW}"}, resolved)
+    body = json.dumps(ConfigInfosModel.from_entity(shown).to_json())
+    assert SECRET_ALIAS not in body and "${env:SECRETPW}" in body
