@@ -1,9 +1,10 @@
 """Keeping values that config providers resolved out of the worker's log.
 
 A connector or task that starts with resolved ``${provider:[path:]key}`` placeholders registers them
-here; until it is gone, every log record the process writes has those values put back as their
-placeholders (message, arguments and traceback alike). Status traces are redacted where they are
-written (see :class:`~connect_runtime.worker.worker.Worker`).
+here (so do a validation, an offsets request and the worker's own config); until its code can no longer
+run, every log record the process writes has those values put back as their placeholders (message,
+arguments and traceback alike; values shorter than ``MIN_REDACTED_LENGTH`` are left alone).
+Status traces are redacted where they are written (see :class:`~connect_runtime.worker.worker.Worker`).
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, Worke
 from connect_runtime.errors import BadRequestError, NotFoundError
 from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, plugin_types
 from connect_runtime.plugins.versions import check_requested_versions
+from connect_runtime.redaction import redactor
 
 logger = logging.getLogger(__name__)
 
@@ -72,15 +73,26 @@ class ConnectorValidator:
     def validate(self, props: Mapping[str, str]) -> ConfigInfos:
         """Validate the config with provider placeholders resolved; the result shows only raw values.
 
-        A placeholder a provider refuses (a path outside ``allowed.paths``) is an error on its key.
+        A placeholder a provider refuses (a path outside ``allowed.paths``) is an error on its key, and
+        so is one in a key that shapes the config (see :func:`_shapes_config`): what those resolve to
+        would become key names and groups of the result. While the plugin validates, the resolved values
+        are redacted from the process's log.
         """
+        # Checked on the raw config: the 400 must not show a resolved value.
+        if not props.get("connector.class"):
+            raise BadRequestError("Connector config " + str(dict(props)) + " contains no connector type")
+        if has_placeholder(props["connector.class"]):
+            raise BadRequestError(_SHAPING_PLACEHOLDER.format(key="connector.class"))
+        failures = {k: _SHAPING_PLACEHOLDER.format(key=k) for k, v in props.items()
+                    if _shapes_config(k) and has_placeholder(v)}
+        # The refused keys are left out of what is resolved and validated (their errors are added after).
+        to_resolve = {k: v for k, v in props.items() if k not in failures}
         transformer = self._config.config_transformer
-        failures: dict[str, str] = {}
         try:
-            resolved = transformer.transform(props)
+            resolved = transformer.transform(to_resolve)
         except ConfigException:
-            resolved = ResolvedConfig(dict(props))
-            for key, value in props.items():  # one by one, to tell which keys the refusal is about
+            resolved = ResolvedConfig(dict(to_resolve))
+            for key, value in to_resolve.items():  # one by one, to tell which keys the refusal is about
                 if not has_placeholder(value):
                     continue
                 try:
@@ -89,15 +101,21 @@ class ConnectorValidator:
                     failures[key] = str(e)
                     continue
                 resolved = resolved.then(ResolvedConfig({**resolved.data, **one.data}, one.secrets, one.resolved_any))
-        infos = self._validate_resolved(resolved.data)
+        # A refused plugin class stays as written (refused twice over, but its alias keeps its keys);
+        # a refused alias list is left out (its aliases would become key names).
+        resolved.data.update({k: props[k] for k in failures if k.endswith(".type")})
+        owner = ("validation", object())
+        redactor.register(owner, resolved)
+        try:
+            infos = self._validate_resolved(resolved.data)
+        finally:
+            redactor.unregister(owner)
         if resolved.resolved_any:
             infos = _with_raw_values(infos, props, resolved)
         return _with_errors(infos, props, failures) if failures else infos
 
     def _validate_resolved(self, props: Mapping[str, str]) -> ConfigInfos:
-        class_name = props.get("connector.class")
-        if not class_name:
-            raise BadRequestError("Connector config " + str(dict(props)) + " contains no connector type")
+        class_name = props["connector.class"]
         cls = self._plugins.connector_class(class_name)
         connector = cls()
         common = enrich(framework_config_def(self._config, self._plugins, connector), props,
@@ -290,6 +308,19 @@ class ConnectorValidator:
         return []
 
 
+_SHAPING_PLACEHOLDER = ("The value of {key} must not contain a config provider placeholder: it names plugins "
+                        "or aliases, which the validation result and the config's keys would show")
+# Keys whose values become key names, groups or plugin choices (a resolved secret there would be echoed).
+_SHAPING_KEYS = frozenset({"connector.class", "transforms", "predicates", "topic.creation.groups"})
+
+
+def _shapes_config(key: str) -> bool:
+    """Whether ``key``'s value names aliases or plugin classes (a placeholder there is refused)."""
+    if key in _SHAPING_KEYS:
+        return True
+    return key.endswith(".type") and key.startswith(("transforms.", "predicates."))
+
+
 _HIDDEN = "[hidden]"
 # Client settings Kafka types PASSWORD (their values are shown as "[hidden]"), and librdkafka's own.
 _PASSWORD_SETTINGS = frozenset({
@@ -310,8 +341,10 @@ def _override_key_info(name: str) -> ConfigKeyInfo:
 
 
 def _with_errors(infos: ConfigInfos, props: Mapping[str, str], errors: Mapping[str, str]) -> ConfigInfos:
-    """``infos`` with one more error on each key of ``errors`` (added for keys it does not list)."""
-    configs = [ConfigInfo(c.definition, replace(c.value, errors=[*c.value.errors, errors[c.value.name]]))
+    """``infos`` with one more error on each key of ``errors`` (added for keys it does not list), each
+    showing its value as given."""
+    configs = [ConfigInfo(c.definition, replace(c.value, value=props[c.value.name],
+                                                errors=[*c.value.errors, errors[c.value.name]]))
                if c.value.name in errors else c for c in infos.configs]
     listed = {c.value.name for c in infos.configs}
     configs.extend(ConfigInfo(_override_key_info(k), ConfigValueInfo(k, props[k], [], [message], True))
@@ -321,13 +354,22 @@ def _with_errors(infos: ConfigInfos, props: Mapping[str, str], errors: Mapping[s
 
 def _with_raw_values(infos: ConfigInfos, raw: Mapping[str, str], resolved: ResolvedConfig) -> ConfigInfos:
     """``infos`` of a resolved config, showing the values as given: a key with a placeholder echoes the
-    placeholder, and no error message or recommended value shows a resolved value."""
+    placeholder, and no other string of the result (names, groups, documentation, errors,
+    recommended values) shows a resolved value."""
+    redact = resolved.redact
+
+    def opt(text: str | None) -> str | None:
+        return None if text is None else redact(text)
+
     configs = []
     for c in infos.configs:
-        v = c.value
+        v, d = c.value, c.definition
         value = raw[v.name] if v.name in raw and has_placeholder(raw[v.name]) else v.value
-        configs.append(ConfigInfo(c.definition, replace(
-            v, value=None if value is None else resolved.redact(value),
-            recommended_values=[resolved.redact(r) for r in v.recommended_values],
-            errors=[resolved.redact(e) for e in v.errors])))
-    return ConfigInfos(infos.name, infos.error_count, infos.groups, configs)
+        definition = replace(
+            d, name=redact(d.name), default_value=opt(d.default_value), documentation=redact(d.documentation),
+            group=opt(d.group), display_name=redact(d.display_name), dependents=[redact(x) for x in d.dependents])
+        configs.append(ConfigInfo(definition, replace(
+            v, name=redact(v.name), value=opt(value),
+            recommended_values=[redact(r) for r in v.recommended_values],
+            errors=[redact(e) for e in v.errors])))
+    return ConfigInfos(redact(infos.name), infos.error_count, [redact(g) for g in infos.groups], configs)

@@ -17,9 +17,13 @@ absolute, existing paths. A placeholder naming a path outside them is refused wi
 (Kafka logs the message and leaves the placeholder as written; this runtime fails the lookup instead,
 so a connector never silently starts with the literal placeholder).
 
-Resolved values are secrets: only the runtime's start-up of a connector or task sees them. The config
-topic and REST responses keep the placeholders; :meth:`ResolvedConfig.redact` takes resolved values
-back out of messages (failure traces, validation errors).
+The built-in providers refuse a param they do not have (:class:`UnknownProviderParam`): a typo must not
+leave one unrestricted.
+
+Resolved values are secrets: only the runtime's start-up of a connector or task (and validation, offsets
+requests, the worker's own config) sees them. The config topic and the REST answers showing a config
+keep the placeholders; :meth:`ResolvedConfig.redact` takes resolved values of at least
+:data:`MIN_REDACTED_LENGTH` characters back out of messages (failure traces, validation results, errors).
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ __all__ = [
     "EnvVarConfigProvider",
     "FileConfigProvider",
     "ResolvedConfig",
+    "UnknownProviderParam",
     "has_placeholder",
     "load_config_providers",
     "reverse_transform",
@@ -91,10 +96,27 @@ class _AllowedPaths:
         return str(normalised)
 
 
+class UnknownProviderParam(ConfigException):
+    """A built-in provider was given a ``param.*`` setting it does not have (a typo would otherwise
+    leave it unrestricted)."""
+
+    def __init__(self, param: str, known: Iterable[str]) -> None:
+        self.param = param
+        self.known = sorted(known)
+        super().__init__(f"Unknown parameter {param}; the provider takes only: {', '.join(self.known)}")
+
+
+def _refuse_unknown(configs: Mapping[str, str], *known: str) -> None:
+    for key in sorted(configs):
+        if key not in known:
+            raise UnknownProviderParam(key, known)
+
+
 class _PathProvider(ConfigProvider):
     _allowed: _AllowedPaths | None = None
 
     def configure(self, configs: Mapping[str, str]) -> None:
+        _refuse_unknown(configs, ALLOWED_PATHS_CONFIG)
         self._allowed = _AllowedPaths(configs.get(ALLOWED_PATHS_CONFIG))
 
     def _checked(self, path: str) -> str:
@@ -106,7 +128,8 @@ class _PathProvider(ConfigProvider):
 class FileConfigProvider(_PathProvider):
     """Values from a Java properties file: ``${file:/path/to/file.properties:key}``.
 
-    Param ``allowed.paths``: the paths the provider may read; unset, any path.
+    Param ``allowed.paths``: the paths the provider may read; unset, any path. Any other param is
+    refused (:class:`UnknownProviderParam`).
     """
 
     def get(self, path: str, keys: Set[str]) -> Mapping[str, str]:
@@ -154,7 +177,7 @@ class EnvVarConfigProvider(ConfigProvider):
     """Values of the worker's environment variables: ``${env:VARIABLE}`` (a path is refused).
 
     Param ``allowlist.pattern``: a regular expression the whole variable name must match; unset,
-    every variable may be read. The environment is read when the provider is configured.
+    every variable may be read; any other param is refused. The environment is read when the provider is configured.
     """
 
     def __init__(self, environment: Mapping[str, str] | None = None) -> None:
@@ -162,6 +185,7 @@ class EnvVarConfigProvider(ConfigProvider):
         self._visible: dict[str, str] | None = None
 
     def configure(self, configs: Mapping[str, str]) -> None:
+        _refuse_unknown(configs, ALLOWLIST_PATTERN_CONFIG)
         pattern_text = configs.get(ALLOWLIST_PATTERN_CONFIG)
         if pattern_text is None:
             log.info("No pattern for environment variables provided. Using default pattern '(.*)'.")
@@ -359,6 +383,10 @@ def _create_provider(props: Mapping[str, str], name: str,
     try:
         provider = cls()
         provider.configure(params)
+    except UnknownProviderParam as e:
+        raise ConfigException(f"Unknown configuration {param_prefix}{e.param} for config provider {name} "
+                              f"({class_name}); it takes only: "
+                              f"{', '.join(param_prefix + k for k in e.known)}") from None
     except Exception as e:
         raise ConfigException(f"Config provider {name} ({class_key}={class_name}) failed to configure: {e}") from e
     return provider

@@ -14,7 +14,7 @@ import ipaddress
 import logging
 import os
 import socket
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from enum import StrEnum
 from typing import Annotated, Any, Final, NoReturn
 from urllib.parse import urlsplit
@@ -42,11 +42,14 @@ from connect_runtime.config.client_settings import (
 from connect_runtime.config.config_providers import (
     CONFIG_PROVIDERS_CONFIG,
     ConfigTransformer,
+    ResolvedConfig,
+    has_placeholder,
     load_config_providers,
 )
 from connect_runtime.config.override_policies import BUILTIN_POLICIES
 from connect_runtime.config.plugin_classes import load_plugin_class
 from connect_runtime.config.properties import PropertiesError, load_properties
+from connect_runtime.redaction import redactor
 
 __all__ = [
     "DEFAULT_HEADER_CONVERTER",
@@ -544,6 +547,7 @@ class WorkerConfig(BaseModel):
 
     _originals: dict[str, str] = PrivateAttr(default_factory=dict)
     _transformer: ConfigTransformer | None = PrivateAttr(default=None)
+    _redaction_owner: Hashable | None = PrivateAttr(default=None)
     _policy: OverridePolicyPlugin | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
@@ -568,12 +572,19 @@ class WorkerConfig(BaseModel):
         Unknown keys are allowed and kept in :attr:`originals`. The config providers named in
         ``config.providers`` are created first and resolve ``${provider:[path:]key}`` placeholders in
         the other values (as Kafka's ``AbstractConfig`` does); a provider that cannot be created, and
-        a policy class that cannot be, raise :class:`WorkerConfigError` naming its key.
+        a policy class that cannot be, raise :class:`WorkerConfigError` naming its key. Resolved values
+        are redacted from the process's log until :meth:`close_plugins`, and an error never shows one
+        (the key it names shows its placeholder).
         """
         transformer = ConfigTransformer(_create_providers(props))
+        raw = {k: v for k, v in props.items() if not k.startswith(CONFIG_PROVIDERS_CONFIG)}
+        resolution = ResolvedConfig(dict(raw))
+        owner = ("worker config", object())
         try:
-            resolved = transformer.transform(
-                {k: v for k, v in props.items() if not k.startswith(CONFIG_PROVIDERS_CONFIG)}).data
+            resolution = transformer.transform(raw)
+            # Redacted from the log for the life of the process (the worker's own settings never stop being used).
+            redactor.register(owner, resolution)
+            resolved = dict(resolution.data)
             resolved.update({k: v for k, v in props.items() if k.startswith(CONFIG_PROVIDERS_CONFIG)})
             try:
                 config = cls.model_validate(resolved)
@@ -581,14 +592,14 @@ class WorkerConfig(BaseModel):
                 _raise_first(e)
             config._originals = resolved
             config._transformer = transformer
+            config._redaction_owner = owner
             config._policy = config._create_policy()
+            config._warn_ignored_settings()
+            config._check_client_settings()
         except ConfigException as e:
             transformer.close()
-            if isinstance(e, WorkerConfigError):
-                raise
-            raise WorkerConfigError(str(e)) from None
-        config._warn_ignored_settings()
-        config._check_client_settings()
+            redactor.unregister(owner)
+            raise _without_resolved_values(e, raw, resolution) from None
         return config
 
     def _check_client_settings(self) -> None:
@@ -644,6 +655,8 @@ class WorkerConfig(BaseModel):
         """Close the config providers and the override policy (when the worker stops)."""
         if self._transformer is not None:
             self._transformer.close()
+        if self._redaction_owner is not None:
+            redactor.unregister(self._redaction_owner)
         if self._policy is not None:
             try:
                 self._policy.close()
@@ -800,6 +813,22 @@ def _url_host(host: str) -> str:
     except ValueError:
         pass
     return host
+
+
+def _without_resolved_values(error: ConfigException, raw: Mapping[str, str],
+                             resolution: ResolvedConfig) -> WorkerConfigError:
+    """``error`` as a one-line :class:`WorkerConfigError` showing no value a provider resolved: the key it
+    names shows its value as written (the placeholder), and other resolved values in the message are put
+    back as their placeholders."""
+    message = str(error)
+    key = getattr(error, "key", None)
+    value = getattr(error, "value", None)
+    shown = raw.get(key) if key is not None else None
+    if isinstance(shown, str) and has_placeholder(shown):
+        if value is not None and str(value):
+            message = message.replace(f'"{value}"', f'"{shown}"', 1)
+        value = shown
+    return WorkerConfigError(resolution.redact(message), key=key, value=value)
 
 
 def _raise_first(error: ValidationError) -> NoReturn:

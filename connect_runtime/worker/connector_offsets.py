@@ -22,9 +22,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 from confluent_kafka import KafkaException, Producer
 
@@ -37,6 +37,7 @@ from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import BadRequestError
 from connect_runtime.plugins.registry import PluginRegistry
+from connect_runtime.redaction import redactor
 from connect_runtime.storage import formats
 from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore, OffsetEntries, canonical_offset_key
 from connect_runtime.types import ConnectorOffset, ConnectorOffsets
@@ -89,6 +90,9 @@ def normalize_offsets(connector: str, offsets: Iterable[ConnectorOffset]) -> Nor
     return result
 
 
+_T = TypeVar("_T")
+
+
 class SourceConnectorOffsets:
     """Reads and modifies source connectors' offsets on a pool of its own (see the module docstring)."""
 
@@ -99,9 +103,27 @@ class SourceConnectorOffsets:
         # Two threads: a slow read of one connector's topic should not hold up a request for another.
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="connector-offsets")
 
-    def _resolved(self, props: Mapping[str, str]) -> dict[str, str]:
-        """The connector's overrides may name their cluster through a config provider."""
-        return self._config.config_transformer.transform(props).data
+    def _submit(self, fn: Callable[..., _T], connector: str, props: Mapping[str, str], *args: Any) -> Future[_T]:
+        """Run ``fn(connector, resolved props, *args)`` on the pool (the connector's overrides may name
+        their cluster through a config provider). While it runs, the resolved values are redacted from
+        the log; an error it raises never shows one."""
+        resolved = self._config.config_transformer.transform(props)
+
+        def call() -> _T:
+            owner = ("offsets", object())
+            redactor.register(owner, resolved)
+            try:
+                return fn(connector, resolved.data, *args)
+            except Exception as e:
+                message = str(e)
+                hidden = resolved.redact(message)
+                if hidden == message:
+                    raise
+                raise (BadRequestError if isinstance(e, BadRequestError) else ConnectException)(hidden) from None
+            finally:
+                redactor.unregister(owner)
+
+        return self._pool.submit(call)
 
     def close(self) -> None:
         """Abandon queued requests; one in progress finishes on its own (bounded by its timeout)."""
@@ -110,7 +132,7 @@ class SourceConnectorOffsets:
     # -- GET ------------------------------------------------------------------------------------
     def read(self, connector: str, props: Mapping[str, str]) -> Future[ConnectorOffsets]:
         """Every partition with a committed offset, in the combined view, read to the end."""
-        return self._pool.submit(self._read, connector, self._resolved(props))
+        return self._submit(self._read, connector, props)
 
     def _read(self, connector: str, props: Mapping[str, str]) -> ConnectorOffsets:
         try:
@@ -137,7 +159,7 @@ class SourceConnectorOffsets:
         The caller has made sure the connector is stopped and, under exactly-once, fenced.
         The result is the reference's success message.
         """
-        return self._pool.submit(self._modify, connector, self._resolved(props), offsets)
+        return self._submit(self._modify, connector, props, offsets)
 
     def _modify(self, connector: str, props: Mapping[str, str], requested: NormalizedOffsets | None) -> str:
         deadline = time.monotonic() + _TIMEOUT_S

@@ -94,6 +94,8 @@ class TaskSetup:
     error_handler: RetryWithToleranceOperator | None = None
     #: Converts record header values (None: Kafka's default, ``SimpleHeaderConverter``).
     header_converter: HeaderConverter | None = None
+    #: Called last on the task's thread, once the task's code is done (the worker stops redacting its secrets).
+    on_closed: Callable[[WorkerSourceTask], None] | None = None
 
 
 class WorkerSourceTask(ABC):
@@ -110,6 +112,7 @@ class WorkerSourceTask(ABC):
         self._transformations = tuple(setup.transformations)
         self._applies = tuple(t.apply for t in self._transformations)  # bound once, called per record
         self._error_handler = setup.error_handler or RetryWithToleranceOperator(setup.task_id)
+        self._on_closed = setup.on_closed
         self.producer = setup.producer
         self._offset_reader = setup.offset_reader
         self._offset_store = setup.offset_store
@@ -418,6 +421,8 @@ class WorkerSourceTask(ABC):
             logger.exception("Task %s failed to stop its offset store", self.id)
         if not self.failed:
             self._status.on_shutdown(self.id)
+        if self._on_closed is not None:
+            self._on_closed(self)
 
     # -- hooks for the delivery guarantee -------------------------------------------------------
     def prepare(self) -> None:

@@ -192,6 +192,17 @@ class Worker:
         self._resolved.pop(owner, None)
         redactor.unregister((id(self), owner))
 
+    def _task_closed(self, task_id: ConnectorTaskId) -> Callable[[WorkerSourceTask], None]:
+        """What a task's thread calls when it ends: forget the values it resolved, unless a new instance of
+        the task has resolved its own since (a cancelled thread can outlive its stop)."""
+        mine = self._resolved.get(task_id)
+
+        def closed(_: WorkerSourceTask) -> None:
+            if mine is not None and self._resolved.get(task_id) is mine:
+                self._forget_resolved(task_id)
+
+        return closed
+
     def _redact(self, owner: str | ConnectorTaskId, text: str | None) -> str | None:
         resolved = self._resolved.get(owner)
         return text if text is None or resolved is None else redactor.redact(resolved.redact(text))
@@ -241,16 +252,19 @@ class Worker:
     def stop_connector(self, name: str) -> None:
         self._failed_connectors.discard(name)
         rc = self._connectors.pop(name, None)
-        self._forget_resolved(name)
-        if rc is None:
-            return
-        if rc.started:
-            try:
-                rc.connector.stop()
-            except Exception:
-                logger.exception("Connector %s threw while stopping", name)
-        if rc.offsets is not None:
-            rc.offsets.stop()
+        try:
+            if rc is None:
+                return
+            if rc.started:
+                try:
+                    rc.connector.stop()
+                except Exception:
+                    logger.exception("Connector %s threw while stopping", name)
+            if rc.offsets is not None:
+                rc.offsets.stop()
+        finally:
+            # Only now: the plugin's stop() may still log or fail with what it resolved.
+            self._forget_resolved(name)
 
     def set_connector_state(self, name: str, state: TargetState) -> None:
         """Move a running connector to ``state`` (stop/start the plugin as needed)."""
@@ -326,7 +340,8 @@ class Worker:
             setup = TaskSetup(task_id, task, task_props, key_conv, value_conv, transformations, producer, reader,
                               offsets, self, state, self._delegated_delivery(connector_config, base),
                               error_handler=_error_handler(task_id, connector_config),
-                              topics=self._task_topics(connector_config), header_converter=header_conv)
+                              topics=self._task_topics(connector_config), header_converter=header_conv,
+                              on_closed=self._task_closed(task_id))
             if self.eos_enabled:
                 boundary = connector_config.transaction_boundary
                 if boundary is TransactionBoundary.CONNECTOR:
@@ -450,8 +465,10 @@ class Worker:
                 logger.error("Graceful stop of task %s failed; cancelling it", r.id)
                 r.cancel()
         for r in runners:
-            r.join(1.0)
-            self._forget_resolved(r.id)
+            # A cancelled thread that is still running keeps its secrets redacted: it forgets them itself
+            # when it ends (see _task_closed).
+            if r.join(1.0):
+                self._forget_resolved(r.id)
 
     def is_stopping(self, task: ConnectorTaskId) -> bool:
         """Whether an instance of ``task`` is still stopping (a new one must not start yet)."""
@@ -473,8 +490,8 @@ class Worker:
         with self._lock:
             stopping = list(self._stopping.values())
         for r in stopping:
-            r.join(self.config.task_shutdown_graceful_timeout_ms / 1000.0)
-            self._forget_resolved(r.id)
+            if r.join(self.config.task_shutdown_graceful_timeout_ms / 1000.0):
+                self._forget_resolved(r.id)
         for name in self.connector_names():
             self.stop_connector(name)
 

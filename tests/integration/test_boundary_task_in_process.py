@@ -125,8 +125,10 @@ def test_dropped_record_carries_its_boundary_and_never_its_offset(kafka_bootstra
     statuses = _Statuses()
     producer = Producer(producer_config(eos_producer_config(client, f"in-process-{uuid.uuid4().hex[:8]}")))
     drop_odd = _DropOdd()
+    closed: list[object] = []
     setup = TaskSetup(ConnectorTaskId(CONNECTOR, 0), plugin, {}, _converter(), _converter(), (drop_odd,),
-                      producer, ConnectorOffsetReader(CONNECTOR, offsets), offsets, statuses, TargetState.STARTED)
+                      producer, ConnectorOffsetReader(CONNECTOR, offsets), offsets, statuses, TargetState.STARTED,
+                      on_closed=closed.append)
     runner = ConnectorBoundaryWorkerSourceTask(setup, fence=lambda: None, verify_generation=lambda: None)
     assert runner.transaction_context() is not None
     for boundary in (TransactionBoundary.POLL, TransactionBoundary.INTERVAL):
@@ -141,6 +143,7 @@ def test_dropped_record_carries_its_boundary_and_never_its_offset(kafka_bootstra
         store.stop()
     assert statuses.events == [("RUNNING", ""), ("UNASSIGNED", "")], statuses.events
     assert drop_odd.closed
+    assert closed == [runner], "the worker's hook is called last on the task's thread (it forgets the secrets)"
     # Committed at record 5: 0, 2, 4 are visible; 6 and 8 were in the open transaction, aborted at stop
     # (connector-defined boundaries make no commit the connector did not ask for).
     assert [json.loads(v) for _, v in read_committed(kafka_bootstrap, topic)] == [0, 2, 4]

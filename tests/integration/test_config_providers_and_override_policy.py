@@ -157,3 +157,30 @@ def test_file_placeholders_resolve_at_task_start_and_stay_hidden(
         assert f"The path {outside} is not allowed to be accessed" in r.json()["message"]
     finally:
         client.close()
+
+
+def test_validation_never_shows_a_resolved_value(all_worker: WorkerProcess, secrets: Path) -> None:
+    secret = f"hunter2secret{uuid.uuid4().hex[:6]}"
+    secret_file = secrets / "aliases.properties"
+    secret_file.write_text(f"alias={secret}\npassword={secret}\n")
+    alias_ref, password_ref = f"${{file:{secret_file}:alias}}", f"${{file:{secret_file}:password}}"
+    client = ConnectClient(all_worker.url)
+    try:
+        # A placeholder in a key that shapes the config would turn into key names and groups: refused.
+        config = _verifiable("t", **{"transforms": alias_ref, "predicates": alias_ref,
+                                     "transforms.a.type": alias_ref, "password": password_ref})
+        r = client.request("PUT", VALIDATE, json=config)
+        assert r.status_code == 200, r.text
+        assert secret not in r.text
+        values = _values_by_name(r.json())
+        for key in ("transforms", "predicates", "transforms.a.type"):
+            assert values[key]["value"] == alias_ref and values[key]["errors"], key
+        # No connector.class: the 400 shows the config as given.
+        r = client.request("PUT", VALIDATE, json={"password": password_ref})
+        assert r.status_code == 400 and "contains no connector type" in r.text, r.text
+        assert secret not in r.text and password_ref in r.json()["message"]
+        r = client.request("POST", "/connectors", json={"name": "shaped", "config": config})
+        assert r.status_code == 400 and secret not in r.text, r.text
+    finally:
+        client.close()
+    assert secret not in all_worker.log_path.read_text(errors="replace")

@@ -42,6 +42,10 @@ BASE = ("bootstrap.servers=127.0.0.1:1\ngroup.id=g\nconfig.storage.topic=c\noffs
         ("config.providers=env\nconfig.providers.env.class=EnvVarConfigProvider\n"
          "config.providers.env.param.allowlist.pattern=(\n",
          "Config provider env (config.providers.env.class=EnvVarConfigProvider) failed to configure"),
+        # A typo in a provider's param must not leave the provider unrestricted.
+        ("config.providers=file\nconfig.providers.file.class=FileConfigProvider\n"
+         "config.providers.file.param.allowed.path=/x\n",
+         "Unknown configuration config.providers.file.param.allowed.path for config provider file"),
         ("connector.client.config.override.policy=Some\n",
          'Invalid value "Some" for configuration connector.client.config.override.policy'),
     ],
@@ -53,6 +57,19 @@ def test_invalid_value_names_the_key(tmp_path: Path, extra: str, needle: str) ->
     assert result.returncode == 1
     errors = _errors(result.stderr)
     assert len(errors) == 1 and needle in errors[0], result.stderr
+
+
+def test_a_start_up_error_never_shows_a_resolved_value(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SECRETPW", "hunter2secret")
+    path = tmp_path / "w.properties"
+    path.write_text(BASE + "config.providers=env\nconfig.providers.env.class=EnvVarConfigProvider\n"
+                    "offset.flush.interval.ms=${env:SECRETPW}\n")
+    result = _run(path)
+    assert result.returncode == 1
+    assert _errors(result.stderr) == [
+        'connect-distributed: Invalid value "${env:SECRETPW}" for configuration offset.flush.interval.ms: '
+        "must be a number of type LONG"], result.stderr
+    assert "hunter2secret" not in result.stderr + result.stdout
 
 
 def test_missing_required_key(tmp_path: Path) -> None:

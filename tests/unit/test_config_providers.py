@@ -213,6 +213,16 @@ def test_worker_config_creates_providers_and_resolves_its_own_values(tmp_path: P
         ({"config.providers": "file", "config.providers.file.class": "FileConfigProvider",
           "config.providers.file.param.allowed.paths": "not/absolute"},
          "Path not/absolute is not absolute"),
+        # A typo must not leave the provider unrestricted.
+        ({"config.providers": "file", "config.providers.file.class": "FileConfigProvider",
+          "config.providers.file.param.allowed.path": "/x"},
+         "Unknown configuration config.providers.file.param.allowed.path for config provider file"),
+        ({"config.providers": "dir", "config.providers.dir.class": "DirectoryConfigProvider",
+          "config.providers.dir.param.allowedpaths": "/x"},
+         "Unknown configuration config.providers.dir.param.allowedpaths for config provider dir"),
+        ({"config.providers": "env", "config.providers.env.class": "EnvVarConfigProvider",
+          "config.providers.env.param.allowlist.patern": "DB_.*"},
+         "Unknown configuration config.providers.env.param.allowlist.patern for config provider env"),
     ],
 )
 def test_a_bad_provider_refuses_the_worker_with_one_line(extra: dict[str, str], message: str) -> None:
@@ -251,3 +261,28 @@ def test_redactor_hides_resolved_values_in_log_records(caplog: pytest.LogCapture
     with caplog.at_level(logging.INFO):
         logger.info("after %s", "/DB/PASSWORD")
     assert "after /DB/PASSWORD" in caplog.text
+
+
+def test_worker_start_up_errors_and_logs_never_show_resolved_values(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    secrets = tmp_path / "worker-secrets.properties"
+    secrets.write_text("long=hunter2secret\nshort=abc\npolicy=delete,hunter2secret\n")
+    providers = {"config.providers": "file", "config.providers.file.class": "FileConfigProvider"}
+    for key in ("long", "short"):
+        ref = f"${{file:{secrets}:{key}}}"
+        with pytest.raises(WorkerConfigError) as info:
+            WorkerConfig.from_properties({**REQUIRED, **providers, "offset.flush.interval.ms": ref})
+        line = str(info.value)
+        assert line.startswith(f'Invalid value "{ref}" for configuration offset.flush.interval.ms'), line
+        assert "hunter2secret" not in line and "abc" not in line and "\n" not in line
+        assert info.value.value == ref
+    # A log line written while the worker config is parsed (and later) shows the placeholder.
+    with caplog.at_level(logging.WARNING):
+        config = WorkerConfig.from_properties({**REQUIRED, **providers,
+                                               "offset.storage.cleanup.policy": f"${{file:{secrets}:policy}}"})
+    assert "Ignoring 'offset.storage.cleanup.policy=" in caplog.text
+    assert "hunter2secret" not in caplog.text
+    logging.getLogger("test.worker").warning("the worker uses %s", config.originals["offset.storage.cleanup.policy"])
+    assert "hunter2secret" not in caplog.text
+    config.close_plugins()

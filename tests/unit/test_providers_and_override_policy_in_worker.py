@@ -6,21 +6,35 @@ these tests see exactly which settings a task would be built with.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+import logging
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from connect_runtime.api import ConnectorClientConfigOverridePolicy, ConnectorClientConfigRequest
-from connect_runtime.cluster.validation import ConnectorValidator
+from connect_runtime.api import (
+    ConnectorClientConfigOverridePolicy,
+    ConnectorClientConfigRequest,
+    SourceConnector,
+    SourceTask,
+)
+from connect_runtime.api.config_def import ConfigValue
+from connect_runtime.api.errors import ConnectException
+from connect_runtime.cluster.herder_api import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo
+from connect_runtime.cluster.validation import ConnectorValidator, _with_raw_values
+from connect_runtime.config.config_providers import ConfigTransformer, EnvVarConfigProvider
 from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig, WorkerConfigError
+from connect_runtime.errors import BadRequestError
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.redaction import redactor
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker import worker as worker_module
+from connect_runtime.worker.connector_offsets import SourceConnectorOffsets
 from connect_runtime.worker.worker import TASK_CLASS_CONFIG, Worker
+from rest.models import ConfigInfosModel
 
 TASK = ConnectorTaskId("c", 0)
 BASE = {
@@ -252,3 +266,177 @@ def test_validation_reports_a_refused_path_on_its_key(
     assert _by_name(infos)["tasks.max"].errors == []
     assert _by_name(infos)["tasks.max"].value == f"${{file:{allowed}:tasks}}"
     assert infos.error_count == 1
+
+
+SECRET_ALIAS = "hunter2secret"
+
+
+class ValidateExplodes(SourceConnector):
+    """A plugin whose validate() fails with the resolved password in its message."""
+
+    def version(self) -> str:
+        return "1"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        pass
+
+    def task_class(self) -> type[SourceTask]:
+        return SourceTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return []
+
+    def stop(self) -> None:
+        pass
+
+    def validate(self, props: Mapping[str, str]) -> list[ConfigValue]:
+        raise ValueError(f"cannot log in with {props['password']}")
+
+
+def test_validation_refuses_placeholders_in_keys_that_shape_the_config(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    secret_file = tmp_path / "aliases.properties"
+    secret_file.write_text(f"alias={SECRET_ALIAS}\ncls={SECRET_ALIAS}\n")
+    ref = f"${{file:{secret_file}:alias}}"
+    cls_ref = f"${{file:{secret_file}:cls}}"
+    worker = _worker(monkeypatch, tmp_path, **{"topic.creation.enable": "true"})
+    props = {"name": "c", "connector.class": "VerifiableSource", "tasks.max": "1", "topic": ref,
+             "transforms": ref, "predicates": ref, "topic.creation.groups": ref,
+             "transforms.a.type": cls_ref, "predicates.p.type": cls_ref}
+    infos = ConnectorValidator(worker.config, PluginRegistry()).validate(props)
+    # Nowhere in the REST answer: not in key names, groups, documentation, values or errors.
+    body = json.dumps(ConfigInfosModel.from_entity(infos).to_json())
+    assert SECRET_ALIAS not in body
+    values = _by_name(infos)
+    for key in ("transforms", "predicates", "topic.creation.groups", "transforms.a.type", "predicates.p.type"):
+        assert values[key].value == props[key]
+        assert any("must not contain a config provider placeholder" in e for e in values[key].errors), key
+    # Other keys still resolve (and show the placeholder).
+    assert values["topic"].value == ref and values["topic"].errors == []
+
+
+def test_validation_refuses_a_placeholder_connector_class_and_never_echoes_resolved_values(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    secret_file = tmp_path / "db.properties"
+    secret_file.write_text(f"password={SECRET_ALIAS}\n")
+    ref = f"${{file:{secret_file}:password}}"
+    validator = ConnectorValidator(_worker(monkeypatch, tmp_path).config, PluginRegistry())
+    with pytest.raises(BadRequestError) as info:
+        validator.validate({"name": "x", "password": ref})
+    assert "contains no connector type" in str(info.value)
+    assert SECRET_ALIAS not in str(info.value) and ref in str(info.value)
+    with pytest.raises(BadRequestError) as info:
+        validator.validate({"name": "x", "connector.class": ref})
+    assert "connector.class must not contain a config provider placeholder" in str(info.value)
+    assert SECRET_ALIAS not in str(info.value)
+
+
+def test_logs_written_while_validating_are_redacted(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    secret_file = tmp_path / "db.properties"
+    secret_file.write_text(f"password={SECRET_ALIAS}\n")
+    ref = f"${{file:{secret_file}:password}}"
+    validator = ConnectorValidator(_worker(monkeypatch, tmp_path).config, PluginRegistry())
+    with caplog.at_level(logging.ERROR):
+        infos = validator.validate({"name": "x", "connector.class": f"{__name__}.ValidateExplodes",
+                                    "tasks.max": "1", "password": ref})
+    assert "failed to validate" in caplog.text
+    assert SECRET_ALIAS not in caplog.text and ref in caplog.text
+    assert SECRET_ALIAS not in json.dumps(ConfigInfosModel.from_entity(infos).to_json())
+    # Only while validating: afterwards the value is no longer held by the redactor.
+    assert redactor.redact(SECRET_ALIAS) == SECRET_ALIAS
+
+
+class LogsOnStop(ValidateExplodes):
+    """A plugin whose stop() logs (and so is still running) with what it resolved."""
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self.password = props["password"]
+
+    def stop(self) -> None:
+        logging.getLogger(__name__).warning("closing the session of %s", self.password)
+
+
+def test_a_connector_s_secrets_stay_redacted_until_its_stop_returned(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    secret_file = tmp_path / "db.properties"
+    secret_file.write_text(f"password={SECRET_ALIAS}\n")
+    ref = f"${{file:{secret_file}:password}}"
+    worker = _worker(monkeypatch, tmp_path)
+    assert worker.start_connector("c", {"name": "c", "connector.class": f"{__name__}.LogsOnStop",
+                                        "tasks.max": "1", "password": ref}, TargetState.STARTED)
+    with caplog.at_level(logging.WARNING):
+        worker.stop_connector("c")
+    assert "closing the session of" in caplog.text
+    assert SECRET_ALIAS not in caplog.text and ref in caplog.text
+    assert redactor.redact(SECRET_ALIAS) == SECRET_ALIAS  # forgotten once stop() returned
+
+
+class _StuckRunner(_RecordingRunner):
+    """A task thread that does not end when cancelled (a plugin blocked in poll)."""
+
+    cancelled = False
+
+    def cancel(self) -> None:
+        _StuckRunner.cancelled = True
+
+    def join(self, timeout_s: float) -> bool:
+        return False
+
+
+def test_a_cancelled_task_s_secrets_stay_redacted_until_its_thread_ends(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, secrets: Path
+) -> None:
+    worker = _worker(monkeypatch, tmp_path)
+    monkeypatch.setattr(worker_module, "AtLeastOnceWorkerSourceTask", _StuckRunner)
+    task = {**_connector(secrets), TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
+    assert _start_task(worker, _connector(secrets), task)
+    worker.stop_and_await_tasks([TASK], timeout_s=0.0)
+    assert _StuckRunner.cancelled
+    # Its code may still run (and log): the values stay redacted.
+    assert redactor.redact(SECRET_TOPIC) != SECRET_TOPIC
+    (setup,) = _RecordingRunner.setups
+    setup.on_closed(None)  # what the task's thread calls last, in WorkerSourceTask._close
+    assert redactor.redact(SECRET_TOPIC) == SECRET_TOPIC
+
+
+class _NoStores:
+    """The config fails to parse before any offsets store is needed."""
+
+    def for_connector(self, config: Any) -> Any:
+        raise AssertionError("not reached")
+
+
+def test_an_offsets_request_never_shows_a_resolved_value(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, secrets: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    worker = _worker(monkeypatch, tmp_path)
+    offsets = SourceConnectorOffsets(worker.config, PluginRegistry(), _NoStores())  # type: ignore[arg-type]
+    props = _connector(secrets, **{"tasks.max": f"${{file:{secrets}:tasks}}"})
+    try:
+        with caplog.at_level(logging.ERROR), pytest.raises(ConnectException) as info:
+            offsets.read("c", props).result(10)
+    finally:
+        offsets.close()
+    assert SECRET_TASKS not in str(info.value)
+    # The logged trace names the key and its placeholder, not the value.
+    assert "Failed to retrieve offsets" in caplog.text and props["tasks.max"] in caplog.text
+    assert SECRET_TASKS not in caplog.text
+
+
+def test_every_string_of_a_validation_result_is_redacted() -> None:
+    provider = EnvVarConfigProvider({"SECRETPW": SECRET_ALIAS})
+    provider.configure({})
+    resolved = ConfigTransformer({"env": provider}).transform({"x": "${env:SECRETPW}"})
+    key = ConfigKeyInfo(name=f"k.{SECRET_ALIAS}", type="STRING", required=False, default_value=SECRET_ALIAS,
+                        importance="LOW", documentation=f"about {SECRET_ALIAS}", group=f"G: {SECRET_ALIAS}",
+                        order=0, width="NONE", display_name=SECRET_ALIAS, dependents=[SECRET_ALIAS])
+    value = ConfigValueInfo(f"k.{SECRET_ALIAS}", SECRET_ALIAS, [SECRET_ALIAS], [f"bad {SECRET_ALIAS}"], True)
+    infos = ConfigInfos(SECRET_ALIAS, 1, [f"G: {SECRET_ALIAS}"], [ConfigInfo(key, value)])
+    shown = _with_raw_values(infos, {"x": "${env:SECRETPW}"}, resolved)
+    body = json.dumps(ConfigInfosModel.from_entity(shown).to_json())
+    assert SECRET_ALIAS not in body and "${env:SECRETPW}" in body
