@@ -136,6 +136,9 @@ class WorkerSourceTask(ABC):
         if topics_view is None:
             topics_view = self._own_topics = {}
         self._active_topics: Mapping[str, Any] = topics_view
+        # Topics first written since the last commit: recorded as active only once a commit (or flush)
+        # covering their records succeeded, as the reference records them on delivery.
+        self._pending_topics: set[str] = set()
 
     # -- lifecycle driven by the worker ---------------------------------------------------------
     def start(self) -> None:
@@ -242,6 +245,7 @@ class WorkerSourceTask(ABC):
         forbidden_topic = self.forbidden_topic()
         known_topics = self._known_topics
         active_topics = self._active_topics
+        pending_topics = self._pending_topics
         # Record-level hook only when a subclass defines it (connector-defined boundaries).
         record_sent = self.on_record_sent if type(self).on_record_sent is not WorkerSourceTask.on_record_sent else None
         dropped = 0
@@ -284,7 +288,7 @@ class WorkerSourceTask(ABC):
             if topic not in known_topics:
                 self._first_record_to(topic)
             if topic not in active_topics:
-                self._record_active_topic(topic)
+                pending_topics.add(topic)
             partition = -1 if transformed.kafka_partition is None else transformed.kafka_partition
             timestamp = transformed.timestamp or 0
             headers = list(transformed.headers) if transformed.headers else None
@@ -341,12 +345,16 @@ class WorkerSourceTask(ABC):
         if record_sent is not None:
             record_sent(rec, True)
 
-    def _record_active_topic(self, topic: str) -> None:
-        """The first record to ``topic`` this task's view of active topics has seen (not per record)."""
-        if self._own_topics is None:
-            self._status.on_topic_used(self.id, topic)
-        else:
-            self._own_topics[topic] = None
+    def _record_active_topics(self) -> None:
+        """After a successful commit or flush: the topics first written since the previous one are
+        active (once per topic; the store adds them to the view the send loop tests)."""
+        own = self._own_topics
+        for topic in self._pending_topics:
+            if own is None:
+                self._status.on_topic_used(self.id, topic)
+            else:
+                own[topic] = None
+        self._pending_topics.clear()
 
     def _transform(self, rec: SourceRecord) -> SourceRecord | None:
         current = rec
@@ -366,6 +374,8 @@ class WorkerSourceTask(ABC):
 
     def report_committed(self) -> None:
         """After a successful commit: ``commit_record`` for every buffered record, then ``commit``."""
+        if self._pending_topics:
+            self._record_active_topics()
         if self._aborted or self._uncommitted:
             done = self._aborted + self._uncommitted
             self._aborted, self._uncommitted = [], []
@@ -422,7 +432,8 @@ class WorkerSourceTask(ABC):
 
     def abandon_uncommitted(self) -> None:
         """The records sent so far will never be committed (aborted transaction): their
-        ``commit_record`` gets None metadata."""
+        ``commit_record`` gets None metadata, and the topics only they wrote to are not active."""
+        self._pending_topics.clear()
         if self._uncommitted:
             self._aborted.extend((rec, [None]) for rec, _ in self._uncommitted)
             self._uncommitted = []

@@ -1,0 +1,148 @@
+"""When a source task reports a topic as active (KIP-558), and what it does when it fails (no broker).
+
+The task loop's logic only: the producer, converters, offset store and status listener are fakes that
+record what the loop did to them. The real broker path is in tests/integration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from connect_runtime.api import SourceRecord, SourceTask
+from connect_runtime.types import ConnectorTaskId, TargetState
+from connect_runtime.worker.exactly_once_source_task import ExactlyOnceWorkerSourceTask
+from connect_runtime.worker.source_task_base import TaskSetup
+
+TASK = ConnectorTaskId("c", 0)
+
+
+class _Statuses:
+    """A status listener whose active-topics view is updated by ``on_topic_used``, as the store's is."""
+
+    def __init__(self) -> None:
+        self.view: dict[str, None] = {}
+        self.used: list[str] = []
+        self.events: list[str] = []
+
+    def on_startup(self, task: ConnectorTaskId) -> None:
+        self.events.append("RUNNING")
+
+    def on_pause(self, task: ConnectorTaskId) -> None: ...
+
+    def on_resume(self, task: ConnectorTaskId) -> None: ...
+
+    def on_failure(self, task: ConnectorTaskId, trace: str, transient: bool = False) -> None:
+        self.events.append("FAILED")
+
+    def on_shutdown(self, task: ConnectorTaskId) -> None:
+        self.events.append("UNASSIGNED")
+
+    def active_topics(self, connector: str) -> Mapping[str, Any] | None:
+        return self.view
+
+    def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
+        self.used.append(topic)
+        self.view[topic] = None
+
+
+class _Producer:
+    def __init__(self, events: list[str]) -> None:
+        self.events = events
+
+    def produce(self, topic: str, *args: Any, **kwargs: Any) -> None:
+        self.events.append(f"produce {topic}")
+
+    def poll(self, timeout: float = 0) -> int:
+        return 0
+
+    def flush(self, timeout: float = 0) -> int:
+        return 0
+
+    def purge(self) -> None: ...
+
+    def init_transactions(self, timeout: float) -> None: ...
+
+    def begin_transaction(self) -> None:
+        self.events.append("begin")
+
+    def commit_transaction(self, timeout: float) -> None:
+        self.events.append("commit")
+
+    def abort_transaction(self, timeout: float) -> None:
+        self.events.append("abort")
+
+
+class _Converter:
+    def from_connect_data(self, topic: str, value: Any) -> bytes | None:
+        return None if value is None else str(value).encode()
+
+
+class _OffsetStore:
+    topic = "offsets"
+    has_connector_store = False
+
+    def write_tombstones_first(self, entries: Mapping[bytes, Any]) -> None: ...
+
+    def mirror(self, entries: Mapping[bytes, Any]) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+class _Task(SourceTask):
+    def __init__(self, batches: list[list[SourceRecord] | Exception]) -> None:
+        self.batches = batches
+
+    def start(self, props: Mapping[str, str]) -> None: ...
+
+    def poll(self) -> list[SourceRecord] | None:
+        batch = self.batches.pop(0)
+        if isinstance(batch, Exception):
+            raise batch
+        return batch
+
+    def stop(self) -> None: ...
+
+    def version(self) -> str:
+        return "1"
+
+
+def _eos_task(statuses: _Statuses, events: list[str],
+              batches: list[list[SourceRecord] | Exception] | None = None) -> ExactlyOnceWorkerSourceTask:
+    setup = TaskSetup(task_id=TASK, task=_Task(batches or []), task_config={},
+                      key_converter=_Converter(), value_converter=_Converter(),  # type: ignore[arg-type]
+                      transformations=[], producer=_Producer(events),  # type: ignore[arg-type]
+                      offset_reader=None, offset_store=_OffsetStore(),  # type: ignore[arg-type]
+                      status=statuses, initial_state=TargetState.STARTED)  # type: ignore[arg-type]
+    return ExactlyOnceWorkerSourceTask(setup, fence=lambda: None, verify_generation=lambda: None)
+
+
+def _record(topic: str, n: int) -> SourceRecord:
+    return SourceRecord({"p": 0}, {"o": n}, topic, value=n)
+
+
+def test_a_topic_is_active_only_once_a_commit_covering_its_records_succeeded() -> None:
+    statuses, events = _Statuses(), []
+    task = _eos_task(statuses, events)
+    task._send_batch([_record("a", 1), _record("a", 2), _record("b", 3)])
+    assert statuses.used == []  # sent, not yet committed
+    task.batch_end(3)
+    assert events[-1] == "commit"
+    assert sorted(statuses.used) == ["a", "b"]
+    task._send_batch([_record("a", 4)])
+    task.batch_end(1)
+    assert sorted(statuses.used) == ["a", "b"]  # once per topic
+
+
+def test_a_topic_whose_only_records_were_aborted_is_not_active() -> None:
+    statuses, events = _Statuses(), []
+    task = _eos_task(statuses, events)
+    task._send_batch([_record("aborted-only", 1)])
+    task.txn_size = 1  # as a connector-boundary task counts its sent records
+    task.abort()  # the connector aborts the transaction (or it fails)
+    assert events[-1] == "abort"
+    task.commit()  # the offsets-only transaction that follows
+    assert statuses.used == []
+    task._send_batch([_record("aborted-only", 2)])  # written again, this time committed
+    task.batch_end(1)
+    assert statuses.used == ["aborted-only"]
