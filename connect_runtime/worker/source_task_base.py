@@ -202,6 +202,12 @@ class WorkerSourceTask(ABC):
             self.failed = True
             logger.error("Task %s threw an uncaught and unrecoverable exception; it is being killed "
                          "and will not recover until manually restarted", self.id, exc_info=True)
+            # Fail with nothing left open, before FAILED is visible: an open transaction would hold back
+            # the fencing and the offsets reads of the connector's other tasks until it timed out.
+            try:
+                self.abort_open_transaction()
+            except Exception:
+                logger.exception("Task %s failed to abort its open transaction", self.id)
             self._status.on_failure(self.id, "".join(traceback.format_exception(e)), is_transient(e))
         finally:
             self._close()
@@ -328,13 +334,7 @@ class WorkerSourceTask(ABC):
     def _first_record_to(self, topic: str) -> None:
         """The task's first record to ``topic``: make sure the topic exists (KIP-158), once per task."""
         if self._topics is not None:
-            try:
-                self._topics.ensure(topic, self.producer)
-            except Exception:
-                # Fail with nothing left open: an open transaction would hold back the fencing and the
-                # offsets reads of the connector's other tasks until it timed out.
-                self.abort_open_transaction()
-                raise
+            self._topics.ensure(topic, self.producer)  # a failure aborts the transaction in _run
         self._known_topics.add(topic)
 
     def _dropped(self, rec: SourceRecord, wants_metadata: bool,

@@ -146,3 +146,28 @@ def test_a_topic_whose_only_records_were_aborted_is_not_active() -> None:
     task._send_batch([_record("aborted-only", 2)])  # written again, this time committed
     task.batch_end(1)
     assert statuses.used == ["aborted-only"]
+
+
+class _StartedOffsetStore(_OffsetStore):
+    def start(self) -> None: ...
+
+    def read_to_end(self) -> Any:
+        from concurrent.futures import Future
+        done: Future[None] = Future()
+        done.set_result(None)
+        return done
+
+
+def test_a_failing_task_aborts_its_open_transaction_before_it_is_reported_failed() -> None:
+    """A record to the offsets topic fails the task mid-batch (as "Tolerance exceeded" does): the
+    transaction holding the batch's earlier records is aborted before FAILED is published."""
+    events: list[str] = []
+    statuses = _Statuses()
+    statuses.events = events
+    task = _eos_task(statuses, events, batches=[[_record("data", 1), _record("offsets", 2)]])
+    task._offset_store = _StartedOffsetStore()  # type: ignore[assignment]
+    task._run()
+    assert events[:3] == ["RUNNING", "begin", "produce data"]
+    assert "abort" in events and "FAILED" in events
+    assert events.index("abort") < events.index("FAILED")
+    assert "commit" not in events
