@@ -103,15 +103,17 @@ class TaskTopics:
                 f"it, so its task cannot write to it. Either create the topic, or {way}, then restart the task.")
 
     def _create_if_missing(self, topic: str) -> None:
-        if self._admin is None:
-            conf = dict(self._admin_settings())
-            # Looking a topic up must never create it with the broker's defaults instead of the group's.
-            conf["allow.auto.create.topics"] = False
-            self._admin = AdminClient(client_config(conf))
         group = self.group_for(topic)
         logger.info("The task will send records to topic '%s' for the first time. Checking whether topic exists",
                     topic)
         try:
+            if self._admin is None:
+                # Inside the try: an admin client the settings cannot build fails naming the topic, not
+                # as a failure to send records.
+                conf = dict(self._admin_settings())
+                # Looking a topic up must never create it with the broker's defaults instead of the group's.
+                conf["allow.auto.create.topics"] = False
+                self._admin = AdminClient(client_config(conf))
             ensure_topic(self._admin, topic, group.partitions, group.replication_factor, group.topic_configs,
                          _TIMEOUT_S)
         except (ConnectException, KafkaException) as e:
