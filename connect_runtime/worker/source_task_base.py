@@ -358,11 +358,11 @@ class WorkerSourceTask(ABC):
 
     def _transform(self, rec: SourceRecord) -> SourceRecord | None:
         current = rec
-        for apply in self._applies:
+        for i, apply in enumerate(self._applies):
             try:
                 result = apply(current)
             except Exception as e:
-                stage = apply.__self__  # type: ignore[attr-defined]
+                stage = self._transformations[i]
                 plugin = getattr(stage, "transformation", stage)  # the transform inside a predicated one
                 result = self._error_handler.failed(Stage.TRANSFORMATION, plugin, apply, (current,), rec, e)
                 if result is SKIP:

@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import pytest
+
 from connect_runtime.api import SourceRecord, SourceTask
+from connect_runtime.api.errors import ConnectException
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker.exactly_once_source_task import ExactlyOnceWorkerSourceTask
 from connect_runtime.worker.source_task_base import TaskSetup
@@ -171,3 +174,23 @@ def test_a_failing_task_aborts_its_open_transaction_before_it_is_reported_failed
     assert "abort" in events and "FAILED" in events
     assert events.index("abort") < events.index("FAILED")
     assert "commit" not in events
+
+
+class _FailingTransformation:
+    """A transformation whose ``apply`` is a plain function attribute (no ``__self__``), which fails."""
+
+    def __init__(self) -> None:
+        def apply(record: SourceRecord) -> SourceRecord:
+            raise ValueError("no")
+        self.apply = apply
+
+    def close(self) -> None: ...
+
+
+def test_a_failing_transformation_goes_to_the_error_handler_whatever_its_apply_is() -> None:
+    statuses, events = _Statuses(), []
+    task = _eos_task(statuses, events)
+    task._transformations = (_FailingTransformation(),)  # type: ignore[assignment]
+    task._applies = tuple(t.apply for t in task._transformations)
+    with pytest.raises(ConnectException, match="Tolerance exceeded in error handler"):
+        task._transform(_record("t", 1))
