@@ -18,6 +18,7 @@ from connect_runtime.api import (
     ConnectException,
     ExactlyOnceSupport,
     Importance,
+    Range,
     SourceConnector,
     SourceRecord,
     SourceTask,
@@ -50,7 +51,9 @@ CONFIG_DEF = (
             documentation="Source filename. If not specified, the standard input will be used")
     .define(TOPIC_CONFIG, ConfigType.STRING, NO_DEFAULT, non_empty_string, importance=Importance.HIGH,
             documentation="The topic to publish data to")
-    .define(TASK_BATCH_SIZE_CONFIG, ConfigType.INT, DEFAULT_TASK_BATCH_SIZE, importance=Importance.LOW,
+    # At least 1: a batch of 0 lines would never advance while the task reports RUNNING.
+    .define(TASK_BATCH_SIZE_CONFIG, ConfigType.INT, DEFAULT_TASK_BATCH_SIZE, Range.at_least(1),
+            importance=Importance.LOW,
             documentation="The maximum number of records the source task can read from the file each time it "
                           "is polled")
 )
