@@ -511,22 +511,23 @@ class SourceConnectorConfig:
 
     @classmethod
     def parse(
-        cls, props: Mapping[str, str], *, topic_creation_enabled: bool = False
+        cls, props: Mapping[str, str], *, topic_creation_enabled: bool | None = None
     ) -> SourceConnectorConfig:
         """Parse and validate ``props``; the first missing or invalid key raises :class:`ConfigException`.
 
-        With ``topic_creation_enabled`` (the worker's ``topic.creation.enable``) and any
-        ``topic.creation.*`` key present, ``topic.creation.default.replication.factor`` and
-        ``topic.creation.default.partitions`` are required, as in Kafka (KIP-158).
+        ``topic_creation_enabled`` is the worker's ``topic.creation.enable`` when the config is parsed to
+        run the connector: with True and any ``topic.creation.*`` key present,
+        ``topic.creation.default.replication.factor`` and ``topic.creation.default.partitions`` are
+        required, as in Kafka (KIP-158); with False, ``topic.creation.*`` keys are refused (they would
+        have no effect), with the message validation gives. None (reading a config for another purpose,
+        e.g. its offsets): no topic creation groups are built or checked.
         """
         values = source_connector_config_def().parse(props)
         creation: tuple[TopicCreationGroupConfig, ...] = ()
-        if uses_topic_creation(props):
-            if topic_creation_enabled:
-                creation = _topic_creation_groups(props)
-            else:
-                log.warning("Connector %s has topic.creation.* settings but topic creation is disabled on this "
-                            "worker (topic.creation.enable=false): it will not create topics", props.get("name"))
+        if topic_creation_enabled is not None and uses_topic_creation(props):
+            if not topic_creation_enabled:
+                raise ConfigException(_CREATION_DISABLED_ERROR)
+            creation = _topic_creation_groups(props)
         groups = tuple(values["topic.creation.groups"])
         if _DEFAULT_TOPIC_CREATION_GROUP in groups:
             log.warning("'%s' topic creation group always exists and does not need to be listed explicitly",
