@@ -18,8 +18,8 @@ from connect_runtime.config.connector_config import (
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.converters import BUILTIN_CONVERTERS
 from connect_runtime.plugins.registry import PluginRegistry, qualified_name
-from connect_runtime.plugins.versions import connector_version
 from connect_runtime.transforms import BUILTIN_PREDICATES, BUILTIN_TRANSFORMS
+from connect_runtime.version import plugin_version
 
 #: Kafka's class names of our built-in converters (what a Java worker recommends for ``*.converter``).
 _JAVA_CONVERTER_NAMES = sorted(name for name in BUILTIN_CONVERTERS if name.startswith("org.apache.kafka."))
@@ -50,7 +50,7 @@ def framework_config_def(config: WorkerConfig, plugins: PluginRegistry, connecto
     """The common keys for ``connector`` (source keys for a source connector), with this worker's defaults."""
     base = source_connector_config_def() if isinstance(connector, SourceConnector) else connector_config_def()
     keys: list[ConfigKey] = []
-    installed = connector_version(connector)
+    installed = plugin_version(connector)
     converters = converter_names(plugins)
     worker_converters = {"key.converter": config.key_converter, "value.converter": config.value_converter}
     for key in base.keys.values():

@@ -26,6 +26,7 @@ from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, Worke
 from connect_runtime.errors import BadRequestError, NotFoundError
 from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, plugin_type
 from connect_runtime.plugins.versions import check_requested_versions
+from connect_runtime.version import UNDEFINED_VERSION, plugin_version
 
 logger = logging.getLogger(__name__)
 
@@ -217,13 +218,13 @@ class ConnectorValidator:
             kind = plugin_type(cls)
             if connectors_only and kind not in ("source", "sink"):
                 continue
-            version = "undefined"
+            version = None
             if issubclass(cls, Connector | Transformation | Predicate):
                 try:
-                    version = cls().version()
+                    version = plugin_version(cls())
                 except Exception:
-                    version = "undefined"
-            out.append(PluginDesc(listed_name(cls), kind, version))
+                    version = None
+            out.append(PluginDesc(listed_name(cls), kind, version or UNDEFINED_VERSION))
         return sorted(out, key=lambda p: p.class_name)
 
     def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:

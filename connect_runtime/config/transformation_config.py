@@ -24,6 +24,7 @@ from connect_runtime.api.config_def import NO_DEFAULT, ConfigDef, ConfigKey, Con
 from connect_runtime.api.config_values import InvalidValue, parse_list
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.transformation import Predicate, Transformation
+from connect_runtime.version import plugin_version, version_error
 
 __all__ = [
     "NEGATE",
@@ -142,12 +143,13 @@ def _alias_keys(kind: _Kind, alias: str, props: Mapping[str, Any], resolve: Reso
     try:
         cls = resolve(str(props[type_key]))
         own = plugin_config_def(type_key, props[type_key], cls, kind.base)
-        installed = str(cls().version())
+        installed = plugin_version(cls())
     except Exception:
         return keys  # the type key's validation says what is wrong
     keys.append(ConfigKey(prefix + PLUGIN_VERSION, ConfigType.STRING, installed, _installed_version(cls, installed),
                           Importance.HIGH, f"Version of the '{alias}' {kind.noun}.", group, 1, Width.LONG,
-                          f"{kind.base.__name__} version for {alias}", (), lambda _props: [installed]))
+                          f"{kind.base.__name__} version for {alias}", (),
+                          lambda _props: [] if installed is None else [installed]))
     child: list[ConfigKey] = []
     if kind is _TRANSFORMATION:
         child.append(ConfigKey(PREDICATE, ConfigType.STRING, None, None, Importance.MEDIUM,
@@ -170,13 +172,16 @@ def _alias_keys(kind: _Kind, alias: str, props: Mapping[str, Any], resolve: Reso
     return keys + embedded
 
 
-def _installed_version(cls: type, installed: str) -> Callable[[str, Any], None]:
-    """Only the installed version of a plugin can be loaded here: any other is refused, not ignored."""
+def _installed_version(cls: type, installed: str | None) -> Callable[[str, Any], None]:
+    """One version of a plugin is installed: a request it does not satisfy (a version, or a range as for
+    ``connector.plugin.version``) is refused, not ignored."""
 
     def check(name: str, value: Any) -> None:
-        if value is not None and str(value) != installed:
-            raise ConfigException(name, value, f"Version {value} of {cls.__module__}.{cls.__qualname__} is not "
-                                  f"installed; this worker has version {installed}")
+        if value is None:
+            return
+        error = version_error(f"{cls.__module__}.{cls.__qualname__}", installed, str(value))
+        if error:
+            raise ConfigException(name, value, error)
 
     return check
 

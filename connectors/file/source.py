@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.metadata
 import logging
 import os
 import select
@@ -24,6 +23,7 @@ from connect_runtime.api import (
     SourceTask,
     non_empty_string,
 )
+from connect_runtime.version import runtime_version
 
 logger = logging.getLogger(__name__)
 
@@ -59,13 +59,6 @@ CONFIG_DEF = (
 )
 
 
-def _version() -> str:
-    try:
-        return importlib.metadata.version("connect-runtime")
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
-
-
 def _filename(props: Mapping[str, str]) -> str | None:
     name: str | None = CONFIG_DEF.parse(props)[FILE_CONFIG]
     return name or None
@@ -82,7 +75,7 @@ class FileStreamSourceConnector(SourceConnector):
         self._props: dict[str, str] = {}
 
     def version(self) -> str:
-        return _version()
+        return runtime_version()
 
     def config_def(self) -> ConfigDef:
         return CONFIG_DEF
@@ -157,7 +150,7 @@ class FileStreamSourceTask(SourceTask):
         self._missing_logged = False
 
     def version(self) -> str:
-        return _version()
+        return runtime_version()
 
     def start(self, props: Mapping[str, str]) -> None:
         cfg = CONFIG_DEF.parse(props)
