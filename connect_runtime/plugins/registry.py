@@ -4,16 +4,15 @@ paths, and Kafka Connect's aliases (the simple class name, and the simple name w
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import logging
 from importlib.metadata import entry_points
-from typing import Any
 
 from connect_runtime.api.connector import Connector, SourceConnector
 from connect_runtime.api.converter import Converter
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.transformation import Predicate, Transformation
+from connect_runtime.config.plugin_classes import load_plugin_class
 
 logger = logging.getLogger(__name__)
 
@@ -58,24 +57,6 @@ def plugin_type(cls: type) -> str:
 
 def qualified_name(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def _import_class(name: str) -> type | None:
-    """The class a dotted path names: ``pkg.module.Class``, or a nested ``pkg.module.Outer.Inner``
-    (also written ``pkg.module.Outer$Inner``, as Java names nested classes)."""
-    parts = name.replace("$", ".").split(".")
-    for split in range(len(parts) - 1, 0, -1):
-        try:
-            found: Any = importlib.import_module(".".join(parts[:split]))
-        except (ImportError, ValueError, TypeError):
-            continue
-        try:
-            for attr in parts[split:]:
-                found = getattr(found, attr)
-        except AttributeError:
-            return None
-        return found if isinstance(found, type) else None
-    return None
 
 
 class PluginRegistry:
@@ -135,7 +116,7 @@ class PluginRegistry:
             found_cls = self.resolve(counterpart)
             self._by_name[name] = found_cls
             return found_cls
-        found = _import_class(name)
+        found = load_plugin_class(name)
         if found is not None:
             self._register(found)
             return found
