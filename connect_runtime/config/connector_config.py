@@ -29,6 +29,7 @@ from connect_runtime.api.config_def import (
     parse_value,
 )
 from connect_runtime.api.errors import ConfigException
+from connect_runtime.api.override_policy import ClientType
 
 __all__ = [
     "CLIENT_OVERRIDE_PREFIXES",
@@ -54,11 +55,7 @@ EXACTLY_ONCE_SUPPORT_GROUP: Final = "Exactly Once Support"
 OFFSETS_TOPIC_GROUP: Final = "offsets.topic"  # sic: Java's group name for offsets.storage.topic
 
 #: Connector keys with these prefixes override the worker's client settings (policy permitting).
-CLIENT_OVERRIDE_PREFIXES: Final[Mapping[str, str]] = {
-    "producer": "producer.override.",
-    "consumer": "consumer.override.",
-    "admin": "admin.override.",
-}
+CLIENT_OVERRIDE_PREFIXES: Final[Mapping[ClientType, str]] = {kind: f"{kind.value}.override." for kind in ClientType}
 
 _CONVERTER_KINDS = ("key", "value", "header")
 
@@ -557,15 +554,16 @@ class SourceConnectorConfig:
             topic_creation=creation,
         )
 
-    def client_overrides(self, kind: str) -> dict[str, str]:
+    def client_overrides(self, kind: ClientType | str) -> dict[str, str]:
         """The connector's ``<kind>.override.*`` keys with the prefix stripped.
 
         ``kind`` is ``"producer"``, ``"consumer"`` or ``"admin"``. Whether the worker's
         ``connector.client.config.override.policy`` allows them is checked elsewhere.
         """
-        prefix = CLIENT_OVERRIDE_PREFIXES.get(kind)
-        if prefix is None:
-            raise ValueError(f"kind must be one of {', '.join(CLIENT_OVERRIDE_PREFIXES)}, not {kind!r}")
+        try:
+            prefix = CLIENT_OVERRIDE_PREFIXES[ClientType(kind)]
+        except ValueError:
+            raise ValueError(f"kind must be one of {', '.join(CLIENT_OVERRIDE_PREFIXES)}, not {kind!r}") from None
         return {k[len(prefix):]: v for k, v in self.originals.items() if k.startswith(prefix) and k != prefix}
 
     def converter_settings(self, kind: str) -> tuple[str, dict[str, str]] | None:

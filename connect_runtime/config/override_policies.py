@@ -15,10 +15,10 @@ from typing import Final
 from connect_runtime.api.config_def import ConfigValue
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.override_policy import (
-    ClientType,
     ConnectorClientConfigOverridePolicy,
     ConnectorClientConfigRequest,
 )
+from connect_runtime.config.connector_config import CLIENT_OVERRIDE_PREFIXES
 
 __all__ = [
     "AllConnectorClientConfigOverridePolicy",
@@ -29,9 +29,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-_PREFIXES: Final = {kind: f"{kind.value}.override." for kind in ClientType}
-
 
 class AllConnectorClientConfigOverridePolicy(ConnectorClientConfigOverridePolicy):
     """Every client setting may be overridden (the default)."""
@@ -92,7 +89,7 @@ def validate_client_overrides(
     consumers (offsets topics) and admin clients (offsets and new topics) from a connector's overrides.
     """
     out: list[ConfigValue] = []
-    for kind, prefix in _PREFIXES.items():
+    for kind, prefix in CLIENT_OVERRIDE_PREFIXES.items():
         overrides = {k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix) and k != prefix}
         if not overrides:
             continue

@@ -32,9 +32,9 @@ from pydantic import (
 from connect_runtime.api.config_provider import ConfigProvider
 from connect_runtime.api.config_values import InvalidValue, parse_bool, parse_integer, parse_list, parse_string
 from connect_runtime.api.errors import ConfigException
+from connect_runtime.api.override_policy import ClientType
 from connect_runtime.api.override_policy import ConnectorClientConfigOverridePolicy as OverridePolicyPlugin
 from connect_runtime.config.client_settings import (
-    ClientKind,
     ClientSettingError,
     client_setting_problems,
     translate_client_settings,
@@ -593,7 +593,7 @@ class WorkerConfig(BaseModel):
 
     def _check_client_settings(self) -> None:
         """Refuse, at start-up, a client setting librdkafka cannot be given (one line naming it)."""
-        for kind in ClientKind:
+        for kind in ClientType:
             prefix = f"{kind.value}."
             for problem in client_setting_problems(self.client_props(prefix), kind):
                 key = prefix + problem.key if prefix + problem.key in self._originals else problem.key
