@@ -30,6 +30,7 @@ from connect_runtime.api.config_def import (
 )
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.override_policy import ClientType
+from connect_runtime.config.java_regex import compile_java
 
 __all__ = [
     "CLIENT_OVERRIDE_PREFIXES",
@@ -328,10 +329,10 @@ _GROUP_KEYS: Final = frozenset({"include", "exclude", "replication.factor", "par
 
 
 def _regex_list(name: str, value: Any) -> None:
-    """Java's ``REGEX_VALIDATOR``: every item compiles as a regular expression."""
+    """Java's ``REGEX_VALIDATOR``: every item compiles as a (Java) regular expression."""
     for pattern in value or ():
         try:
-            re.compile(pattern)
+            compile_java(pattern)
         except re.error as e:
             raise ConfigException(name, value, f"Syntax error in regular expression: {e}") from None
 

@@ -11,7 +11,6 @@ transaction open until then). Each topic is looked at once per task.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -21,6 +20,7 @@ from confluent_kafka.admin import AdminClient
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.clients import client_config
 from connect_runtime.config.connector_config import TopicCreationGroupConfig
+from connect_runtime.config.java_regex import compile_java
 from connect_runtime.storage.topics import ensure_topic
 
 logger = logging.getLogger(__name__)
@@ -34,8 +34,9 @@ class TopicGroup:
 
     def __init__(self, config: TopicCreationGroupConfig) -> None:
         self.config = config
-        self._include = re.compile("|".join(config.include)) if config.include else None
-        self._exclude = re.compile("|".join(config.exclude)) if config.exclude else None
+        # Java patterns (e.g. ``(?<name>...)``), joined into one as Kafka's TopicCreationGroup does.
+        self._include = compile_java("|".join(config.include)) if config.include else None
+        self._exclude = compile_java("|".join(config.exclude)) if config.exclude else None
 
     def matches(self, topic: str) -> bool:
         if self._exclude is not None and self._exclude.fullmatch(topic):

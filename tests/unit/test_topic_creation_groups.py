@@ -57,3 +57,12 @@ def test_admin_settings_that_cannot_build_a_client_fail_naming_the_topic() -> No
     with pytest.raises(ConnectException) as info:
         topics.ensure("logs", None)  # type: ignore[arg-type]
     assert "Task failed to create new topic logs" in str(info.value)
+
+
+def test_include_and_exclude_are_java_regexes_with_named_groups() -> None:
+    """Kafka Connect configs use java.util.regex: ``(?<name>...)`` is accepted at validation and matches."""
+    props = {**PROPS, "topic.creation.compacted.include": "(?<kind>state)-.*",
+             "topic.creation.compacted.exclude": "(?<tmp>state-tmp).*"}
+    topics = _topics(props)
+    assert topics.group_for("state-a").name == "compacted"
+    assert topics.group_for("state-tmp1").name == "logs"
