@@ -24,6 +24,7 @@ from connect_runtime.api.config_def import NO_DEFAULT, ConfigDef, ConfigKey, Con
 from connect_runtime.api.config_values import InvalidValue, parse_list
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.transformation import Predicate, Transformation
+from connect_runtime.config.connector_config import PREDICATES_GROUP, TRANSFORMS_GROUP
 from connect_runtime.version import plugin_version, version_error
 
 __all__ = [
@@ -62,8 +63,8 @@ class _Kind:
     noun: str  # "transformation"
 
 
-_TRANSFORMATION = _Kind(TRANSFORMS, "Transforms", Transformation, "transformation")
-_PREDICATE = _Kind(PREDICATES, "Predicates", Predicate, "predicate")
+_TRANSFORMATION = _Kind(TRANSFORMS, TRANSFORMS_GROUP, Transformation, "transformation")
+_PREDICATE = _Kind(PREDICATES, PREDICATES_GROUP, Predicate, "predicate")
 
 
 def aliases(props: Mapping[str, Any], config: str) -> list[str]:
