@@ -17,25 +17,10 @@ from connect_runtime.config.connector_config import (
 )
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.converters import BUILTIN_CONVERTERS
-from connect_runtime.plugins.registry import PluginRegistry, qualified_name
-from connect_runtime.transforms import BUILTIN_PREDICATES, BUILTIN_TRANSFORMS
+from connect_runtime.plugins.registry import JAVA_CONVERTER_NAMES, PluginRegistry, qualified_name
 from connect_runtime.version import plugin_version
 
-#: Kafka's class names of our built-in converters (what a Java worker recommends for ``*.converter``).
-_JAVA_CONVERTER_NAMES = sorted(name for name in BUILTIN_CONVERTERS if name.startswith("org.apache.kafka."))
 _BUILTIN_CLASSES = frozenset(BUILTIN_CONVERTERS.values())
-#: Built-in plugin class -> the Kafka class name a Java worker lists it under.
-_KAFKA_NAMES: dict[type, str] = {
-    **{BUILTIN_CONVERTERS[n]: n for n in reversed(_JAVA_CONVERTER_NAMES)},
-    **{cls: n for n, cls in (*BUILTIN_TRANSFORMS.items(), *BUILTIN_PREDICATES.items())},
-}
-
-
-def listed_name(cls: type) -> str:
-    """The class name ``GET /connector-plugins`` shows and validation recommends: Kafka's name for a
-    built-in converter, transform or predicate (as a Java worker lists it), the Python qualified name
-    otherwise."""
-    return _KAFKA_NAMES.get(cls) or qualified_name(cls)
 
 
 def converter_names(plugins: PluginRegistry) -> list[str]:
@@ -43,7 +28,7 @@ def converter_names(plugins: PluginRegistry) -> list[str]:
     builtin = set(BUILTIN_CONVERTERS.values())
     others = sorted(qualified_name(c) for c in plugins.all_plugins()
                     if c not in builtin and issubclass(c, Converter))
-    return [*_JAVA_CONVERTER_NAMES, *others]
+    return [*JAVA_CONVERTER_NAMES, *others]
 
 
 def framework_config_def(config: WorkerConfig, plugins: PluginRegistry, connector: Connector) -> ConfigDef:

@@ -15,7 +15,7 @@ from connect_runtime.api.converter import Converter
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from connect_runtime.api.transformation import Predicate, Transformation
-from connect_runtime.cluster.framework_config import framework_config_def, listed_name
+from connect_runtime.cluster.framework_config import framework_config_def
 from connect_runtime.cluster.herder_api import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo, PluginDesc
 from connect_runtime.config.client_settings import client_setting_problems
 from connect_runtime.config.config_providers import ResolvedConfig, has_placeholder
@@ -24,7 +24,7 @@ from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.errors import BadRequestError, NotFoundError
-from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, plugin_type
+from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, listed_name, plugin_type
 from connect_runtime.plugins.versions import check_requested_versions
 from connect_runtime.version import UNDEFINED_VERSION, plugin_version
 
