@@ -5,8 +5,8 @@ For every alias listed in ``transforms`` (``predicates``) the connector's config
 ``transforms.<alias>.type`` (``predicates.<alias>.type``), validated as Kafka Connect does (missing, a
 class that cannot be found, not a Transformation/Predicate, abstract), and the plugin's own keys under
 the alias' prefix in group ``Transforms: <alias>`` (``Predicates: <alias>``), so validation reports
-them in ConfigInfos as Java does. Each alias also gets ``plugin.version`` (KIP-891; only the installed
-version is accepted) and each transform the implicit ``predicate`` and ``negate``.
+them in ConfigInfos as Java does. Each alias also gets ``plugin.version`` (KIP-891; a version or range
+the installed version satisfies) and each transform the implicit ``predicate`` and ``negate``.
 
 This module knows plugins only through the ``resolve`` callable it is given (the plugin registry's),
 so it stays below the plugin and worker layers.
@@ -46,7 +46,7 @@ PREDICATES: Final = "predicates"
 #: The implicit per-transform keys naming its predicate and whether to negate it.
 PREDICATE: Final = "predicate"
 NEGATE: Final = "negate"
-#: The plugin version key of each alias (KIP-891); only the installed version is accepted.
+#: The plugin version key of each alias (KIP-891): a version or range the installed one satisfies.
 PLUGIN_VERSION: Final = "plugin.version"
 
 #: Finds a plugin class by name; raises (any exception) when there is none.
