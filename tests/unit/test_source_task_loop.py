@@ -10,10 +10,12 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from confluent_kafka import KafkaError
 
 from connect_runtime.api import SourceRecord, SourceTask
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.types import ConnectorTaskId, TargetState
+from connect_runtime.worker.at_least_once_source_task import AtLeastOnceWorkerSourceTask, DeliveryErrors
 from connect_runtime.worker.exactly_once_source_task import ExactlyOnceWorkerSourceTask
 from connect_runtime.worker.source_task_base import TaskSetup
 
@@ -194,3 +196,35 @@ def test_a_failing_transformation_goes_to_the_error_handler_whatever_its_apply_i
     task._applies = tuple(t.apply for t in task._transformations)
     with pytest.raises(ConnectException, match="Tolerance exceeded in error handler"):
         task._transform(_record("t", 1))
+
+
+class _FlushedOffsetStore(_OffsetStore):
+    def set(self, entries: Mapping[bytes, Any], producer: Any = None) -> None: ...
+
+
+def _at_least_once_task(statuses: _Statuses, errors: DeliveryErrors) -> AtLeastOnceWorkerSourceTask:
+    setup = TaskSetup(task_id=TASK, task=_Task([]), task_config={},
+                      key_converter=_Converter(), value_converter=_Converter(),  # type: ignore[arg-type]
+                      transformations=[], producer=_Producer([]),  # type: ignore[arg-type]
+                      offset_reader=None, offset_store=_FlushedOffsetStore(),  # type: ignore[arg-type]
+                      status=statuses, initial_state=TargetState.STARTED)  # type: ignore[arg-type]
+    return AtLeastOnceWorkerSourceTask(setup, errors, flush_interval_ms=60000, flush_timeout_ms=1000)
+
+
+def test_at_least_once_a_topic_is_active_once_a_flush_delivered_its_records() -> None:
+    statuses, errors = _Statuses(), DeliveryErrors()
+    task = _at_least_once_task(statuses, errors)
+    task._send_batch([_record("a", 1)])
+    assert statuses.used == []
+    task.final_commit()  # flush: every record acknowledged, offsets written
+    assert statuses.used == ["a"]
+
+
+def test_at_least_once_a_failed_delivery_records_no_topic() -> None:
+    statuses, errors = _Statuses(), DeliveryErrors()
+    task = _at_least_once_task(statuses, errors)
+    task._send_batch([_record("refused", 1)])
+    errors(KafkaError(KafkaError.MSG_SIZE_TOO_LARGE), None)  # type: ignore[arg-type]
+    with pytest.raises(ConnectException, match="Failed to send a record"):
+        task.final_commit()
+    assert statuses.used == []
