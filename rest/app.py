@@ -17,6 +17,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from connect_runtime.cluster.herder_api import Herder
+from connect_runtime.version import runtime_version
 from rest.errors import install_exception_handlers
 from rest.jersey_rules import JerseyRulesMiddleware
 from rest.models import ErrorMessage
@@ -53,7 +54,7 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
 
     app = FastAPI(
         title="Kafka Connect REST API (connect-runtime)",
-        version=root.runtime_version(),
+        version=runtime_version(),
         description="The Apache Kafka Connect REST API, served by connect-runtime.",
         lifespan=lifespan,
         redirect_slashes=False,

@@ -20,25 +20,10 @@ from connect_runtime.config.connector_config import (
 )
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.converters import BUILTIN_CONVERTERS
-from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, qualified_name
-from connect_runtime.plugins.versions import connector_version
-from connect_runtime.transforms import BUILTIN_PREDICATES, BUILTIN_TRANSFORMS
+from connect_runtime.plugins.registry import JAVA_CONVERTER_NAMES, PluginNotFoundError, PluginRegistry, qualified_name
+from connect_runtime.version import plugin_version
 
-#: Kafka's class names of our built-in converters (what a Java worker recommends for ``*.converter``).
-_JAVA_CONVERTER_NAMES = sorted(name for name in BUILTIN_CONVERTERS if name.startswith("org.apache.kafka."))
 _BUILTIN_CLASSES = frozenset(BUILTIN_CONVERTERS.values())
-#: Built-in plugin class -> the Kafka class name a Java worker lists it under.
-_KAFKA_NAMES: dict[type, str] = {
-    **{BUILTIN_CONVERTERS[n]: n for n in reversed(_JAVA_CONVERTER_NAMES)},
-    **{cls: n for n, cls in (*BUILTIN_TRANSFORMS.items(), *BUILTIN_PREDICATES.items())},
-}
-
-
-def listed_name(cls: type) -> str:
-    """The class name ``GET /connector-plugins`` shows and validation recommends: Kafka's name for a
-    built-in converter, transform or predicate (as a Java worker lists it), the Python qualified name
-    otherwise."""
-    return _KAFKA_NAMES.get(cls) or qualified_name(cls)
 
 
 def converter_names(plugins: PluginRegistry, base: type = Converter) -> list[str]:
@@ -47,7 +32,7 @@ def converter_names(plugins: PluginRegistry, base: type = Converter) -> list[str
     builtin = set(BUILTIN_CONVERTERS.values())
     others = sorted(qualified_name(c) for c in plugins.all_plugins()
                     if c not in builtin and issubclass(c, base))
-    return [*(n for n in _JAVA_CONVERTER_NAMES if issubclass(BUILTIN_CONVERTERS[n], base)), *others]
+    return [*(n for n in JAVA_CONVERTER_NAMES if issubclass(BUILTIN_CONVERTERS[n], base)), *others]
 
 
 def class_validator(plugins: PluginRegistry, base: type) -> Any:
@@ -91,7 +76,7 @@ def framework_config_def(config: WorkerConfig, plugins: PluginRegistry, connecto
     """The common keys for ``connector`` (source keys for a source connector), with this worker's defaults."""
     base = source_connector_config_def() if isinstance(connector, SourceConnector) else connector_config_def()
     keys: list[ConfigKey] = []
-    installed = connector_version(connector)
+    installed = plugin_version(connector)
     worker_converters = {"key.converter": config.key_converter, "value.converter": config.value_converter,
                          "header.converter": config.header_converter}
     for key in base.keys.values():

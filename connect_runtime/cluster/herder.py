@@ -31,7 +31,7 @@ from connect_runtime.api.errors import ConfigException, ConnectException, Retria
 from connect_runtime.clients import ErrorKind, classify_error
 from connect_runtime.cluster.assignment import Assignment, plan
 from connect_runtime.cluster.cluster_view import ClusterView
-from connect_runtime.cluster.fencing import ZombieFencer
+from connect_runtime.cluster.fencing import FENCE_FAILED, ZombieFencer
 from connect_runtime.cluster.heartbeats import HeartbeatWriter
 from connect_runtime.cluster.herder_api import (
     ConfigInfos,
@@ -582,11 +582,15 @@ class DistributedHerder:
 
     def _fencing_producer_settings(self, connector_props: Mapping[str, str]) -> dict[str, Any]:
         """The task producers' cluster: ``producer.override.bootstrap.servers`` may name another one
-        (a provider placeholder resolved; refused when the override policy disallows it, as at task start)."""
+        (a provider placeholder resolved; refused when the override policy disallows it, as at task start).
+
+        A config that cannot be resolved or parsed fails the round: falling back to the worker's own
+        producer settings would fence on the wrong cluster when the tasks' producers are overridden."""
         try:
             cfg = SourceConnectorConfig.parse(self.config.config_transformer.transform(connector_props).data)
-        except ConfigException:
-            return self.config.client_settings("producer")
+        except ConfigException as e:
+            name = connector_props.get("name", "")
+            raise ConnectException(FENCE_FAILED.format(name) + f": {e}") from e
         check_client_overrides(self.config.override_policy, cfg.name,
                                self.plugins.connector_class(cfg.connector_class), cfg.originals)
         return self.worker.offset_stores.client_settings(cfg, "producer")

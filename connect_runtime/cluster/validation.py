@@ -15,7 +15,7 @@ from connect_runtime.api.converter import CONVERTER_TYPE_CONFIG, Converter, Head
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from connect_runtime.api.transformation import Predicate, Transformation
-from connect_runtime.cluster.framework_config import framework_config_def, listed_name
+from connect_runtime.cluster.framework_config import framework_config_def
 from connect_runtime.cluster.herder_api import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo, PluginDesc
 from connect_runtime.config.client_settings import client_setting_problems
 from connect_runtime.config.config_providers import ResolvedConfig, has_placeholder
@@ -24,9 +24,10 @@ from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.errors import BadRequestError, NotFoundError
-from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, plugin_types
+from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, listed_name, plugin_types
 from connect_runtime.plugins.versions import check_requested_versions
 from connect_runtime.redaction import redactor
+from connect_runtime.version import UNDEFINED_VERSION, plugin_version
 
 logger = logging.getLogger(__name__)
 
@@ -279,13 +280,13 @@ class ConnectorValidator:
             kinds = plugin_types(cls)
             if connectors_only and kinds[0] not in ("source", "sink"):
                 continue
-            version = "undefined"
+            version = None
             if issubclass(cls, Connector | Transformation | Predicate):
                 try:
-                    version = cls().version()
+                    version = plugin_version(cls())
                 except Exception:
-                    version = "undefined"
-            out.extend(PluginDesc(listed_name(cls), kind, version) for kind in kinds)
+                    version = None
+            out.extend(PluginDesc(listed_name(cls), kind, version or UNDEFINED_VERSION) for kind in kinds)
         return sorted(out, key=lambda p: p.class_name)
 
     def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:

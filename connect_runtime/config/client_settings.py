@@ -26,26 +26,17 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, Final
 
 from connect_runtime.api.errors import ConfigException
+from connect_runtime.api.override_policy import ClientType
 
 __all__ = [
-    "ClientKind",
     "ClientSettingError",
     "ClientSettingProblem",
     "client_setting_problems",
     "translate_client_settings",
 ]
-
-
-class ClientKind(StrEnum):
-    """Which kind of Kafka client a group of settings is for."""
-
-    PRODUCER = "producer"
-    CONSUMER = "consumer"
-    ADMIN = "admin"
 
 
 @dataclass(frozen=True)
@@ -148,11 +139,11 @@ _RDK_ALIASES: Final[Mapping[str, str]] = {
 
 # --- Java names --------------------------------------------------------------------------------------
 
-_P, _C, _A = ClientKind.PRODUCER, ClientKind.CONSUMER, ClientKind.ADMIN
-_ALL: Final = frozenset(ClientKind)
+_P, _C, _A = ClientType.PRODUCER, ClientType.CONSUMER, ClientType.ADMIN
+_ALL: Final = frozenset(ClientType)
 
 #: Java names renamed for librdkafka, value unchanged: Java name -> (librdkafka name, kinds).
-_RENAMED: Final[Mapping[str, tuple[str, frozenset[ClientKind]]]] = {
+_RENAMED: Final[Mapping[str, tuple[str, frozenset[ClientType]]]] = {
     "max.request.size": ("message.max.bytes", frozenset({_P})),
     "fetch.max.wait.ms": ("fetch.wait.max.ms", frozenset({_C})),
 }
@@ -210,7 +201,7 @@ _BYTE_ARRAY_DESERIALIZER: Final = "org.apache.kafka.common.serialization.ByteArr
 
 #: Java-only settings accepted only with the one value the runtime honours anyway, then dropped:
 #: key -> (accepted values, kinds, why other values cannot be honoured and what to use instead).
-_DROPPED_IF: Final[Mapping[str, tuple[frozenset[str], frozenset[ClientKind], str]]] = {
+_DROPPED_IF: Final[Mapping[str, tuple[frozenset[str], frozenset[ClientType], str]]] = {
     "key.serializer": (frozenset({_BYTE_ARRAY_SERIALIZER}), frozenset({_P}),
                        "the runtime hands the producer bytes its converters made; choose the format "
                        "with key.converter"),
@@ -256,7 +247,7 @@ _IANA_CIPHER = re.compile(r"\b(?:TLS|SSL)_\w+_WITH_\w+")
 class _Translation:
     """One pass over one client's settings: ``out`` the librdkafka settings, ``problems`` the refusals."""
 
-    def __init__(self, settings: Mapping[str, Any], kind: ClientKind) -> None:
+    def __init__(self, settings: Mapping[str, Any], kind: ClientType) -> None:
         self.kind = kind
         self.pending = {k: v for k, v in settings.items()}
         self.out: dict[str, Any] = {}
@@ -277,17 +268,17 @@ class _Translation:
             return
         self.out[key] = value
 
-    def wrong_kind(self, key: str, kinds: frozenset[ClientKind]) -> bool:
+    def wrong_kind(self, key: str, kinds: frozenset[ClientType]) -> bool:
         if self.kind in kinds:
             return False
         names = " and ".join(sorted(k.value + "s" for k in kinds))
-        article = "an" if self.kind is ClientKind.ADMIN else "a"
+        article = "an" if self.kind is ClientType.ADMIN else "a"
         self.refuse(key, f"applies to {names} only and has no effect on {article} {self.kind.value} client; "
                          "remove it")
         return True
 
 
-def _translate(settings: Mapping[str, Any], kind: ClientKind) -> _Translation:
+def _translate(settings: Mapping[str, Any], kind: ClientType) -> _Translation:
     t = _Translation(settings, kind)
     _sasl_jaas(t)
     _truststore(t)
@@ -573,7 +564,7 @@ def _compression(t: _Translation) -> None:
 # --- public API ------------------------------------------------------------------------------------------
 
 
-def translate_client_settings(settings: Mapping[str, Any], kind: ClientKind | str,
+def translate_client_settings(settings: Mapping[str, Any], kind: ClientType | str,
                               prefix: str = "") -> dict[str, Any]:
     """``settings`` (Java or librdkafka names) for a ``kind`` client, as librdkafka settings.
 
@@ -581,12 +572,12 @@ def translate_client_settings(settings: Mapping[str, Any], kind: ClientKind | st
     put before its key in the message (``"producer."`` when the settings came from ``producer.*``
     worker keys).
     """
-    t = _translate(settings, ClientKind(kind))
+    t = _translate(settings, ClientType(kind))
     if t.problems:
         raise ClientSettingError(t.problems[0], prefix)
     return t.out
 
 
-def client_setting_problems(settings: Mapping[str, Any], kind: ClientKind | str) -> list[ClientSettingProblem]:
+def client_setting_problems(settings: Mapping[str, Any], kind: ClientType | str) -> list[ClientSettingProblem]:
     """Every setting of ``settings`` that cannot be honoured by a ``kind`` client (empty: all fine)."""
-    return _translate(settings, ClientKind(kind)).problems
+    return _translate(settings, ClientType(kind)).problems

@@ -29,6 +29,8 @@ from connect_runtime.api.config_def import (
     parse_value,
 )
 from connect_runtime.api.errors import ConfigException
+from connect_runtime.api.override_policy import ClientType
+from connect_runtime.config.java_regex import compile_java
 
 __all__ = [
     "CLIENT_OVERRIDE_PREFIXES",
@@ -54,11 +56,7 @@ EXACTLY_ONCE_SUPPORT_GROUP: Final = "Exactly Once Support"
 OFFSETS_TOPIC_GROUP: Final = "offsets.topic"  # sic: Java's group name for offsets.storage.topic
 
 #: Connector keys with these prefixes override the worker's client settings (policy permitting).
-CLIENT_OVERRIDE_PREFIXES: Final[Mapping[str, str]] = {
-    "producer": "producer.override.",
-    "consumer": "consumer.override.",
-    "admin": "admin.override.",
-}
+CLIENT_OVERRIDE_PREFIXES: Final[Mapping[ClientType, str]] = {kind: f"{kind.value}.override." for kind in ClientType}
 
 _CONVERTER_KINDS = ("key", "value", "header")
 
@@ -331,10 +329,10 @@ _GROUP_KEYS: Final = frozenset({"include", "exclude", "replication.factor", "par
 
 
 def _regex_list(name: str, value: Any) -> None:
-    """Java's ``REGEX_VALIDATOR``: every item compiles as a regular expression."""
+    """Java's ``REGEX_VALIDATOR``: every item compiles as a (Java) regular expression."""
     for pattern in value or ():
         try:
-            re.compile(pattern)
+            compile_java(pattern)
         except re.error as e:
             raise ConfigException(name, value, f"Syntax error in regular expression: {e}") from None
 
@@ -511,22 +509,23 @@ class SourceConnectorConfig:
 
     @classmethod
     def parse(
-        cls, props: Mapping[str, str], *, topic_creation_enabled: bool = False
+        cls, props: Mapping[str, str], *, topic_creation_enabled: bool | None = None
     ) -> SourceConnectorConfig:
         """Parse and validate ``props``; the first missing or invalid key raises :class:`ConfigException`.
 
-        With ``topic_creation_enabled`` (the worker's ``topic.creation.enable``) and any
-        ``topic.creation.*`` key present, ``topic.creation.default.replication.factor`` and
-        ``topic.creation.default.partitions`` are required, as in Kafka (KIP-158).
+        ``topic_creation_enabled`` is the worker's ``topic.creation.enable`` when the config is parsed to
+        run the connector: with True and any ``topic.creation.*`` key present,
+        ``topic.creation.default.replication.factor`` and ``topic.creation.default.partitions`` are
+        required, as in Kafka (KIP-158); with False, ``topic.creation.*`` keys are refused (they would
+        have no effect), with the message validation gives. None (reading a config for another purpose,
+        e.g. its offsets): no topic creation groups are built or checked.
         """
         values = source_connector_config_def().parse(props)
         creation: tuple[TopicCreationGroupConfig, ...] = ()
-        if uses_topic_creation(props):
-            if topic_creation_enabled:
-                creation = _topic_creation_groups(props)
-            else:
-                log.warning("Connector %s has topic.creation.* settings but topic creation is disabled on this "
-                            "worker (topic.creation.enable=false): it will not create topics", props.get("name"))
+        if topic_creation_enabled is not None and uses_topic_creation(props):
+            if not topic_creation_enabled:
+                raise ConfigException(_CREATION_DISABLED_ERROR)
+            creation = _topic_creation_groups(props)
         groups = tuple(values["topic.creation.groups"])
         if _DEFAULT_TOPIC_CREATION_GROUP in groups:
             log.warning("'%s' topic creation group always exists and does not need to be listed explicitly",
@@ -556,15 +555,16 @@ class SourceConnectorConfig:
             topic_creation=creation,
         )
 
-    def client_overrides(self, kind: str) -> dict[str, str]:
+    def client_overrides(self, kind: ClientType | str) -> dict[str, str]:
         """The connector's ``<kind>.override.*`` keys with the prefix stripped.
 
         ``kind`` is ``"producer"``, ``"consumer"`` or ``"admin"``. Whether the worker's
         ``connector.client.config.override.policy`` allows them is checked elsewhere.
         """
-        prefix = CLIENT_OVERRIDE_PREFIXES.get(kind)
-        if prefix is None:
-            raise ValueError(f"kind must be one of {', '.join(CLIENT_OVERRIDE_PREFIXES)}, not {kind!r}")
+        try:
+            prefix = CLIENT_OVERRIDE_PREFIXES[ClientType(kind)]
+        except ValueError:
+            raise ValueError(f"kind must be one of {', '.join(CLIENT_OVERRIDE_PREFIXES)}, not {kind!r}") from None
         return {k[len(prefix):]: v for k, v in self.originals.items() if k.startswith(prefix) and k != prefix}
 
     def converter_settings(self, kind: str) -> tuple[str, dict[str, str]] | None:

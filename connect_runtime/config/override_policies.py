@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from enum import StrEnum
 from typing import Final
 
 from connect_runtime.api.config_def import ConfigValue
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.override_policy import (
-    ClientType,
     ConnectorClientConfigOverridePolicy,
     ConnectorClientConfigRequest,
 )
+from connect_runtime.config.connector_config import CLIENT_OVERRIDE_PREFIXES
 
 __all__ = [
+    "BUILTIN_POLICIES",
     "AllConnectorClientConfigOverridePolicy",
     "NoneConnectorClientConfigOverridePolicy",
     "PrincipalConnectorClientConfigOverridePolicy",
@@ -30,13 +32,19 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-_PREFIXES: Final = {kind: f"{kind.value}.override." for kind in ClientType}
 
+class OverridePolicyName(StrEnum):
+    """The built-in policies' names: the values of ``connector.client.config.override.policy`` (which
+    also takes their Kafka class names) and the names their error messages give."""
+
+    ALL = "All"
+    NONE = "None"
+    PRINCIPAL = "Principal"
 
 class AllConnectorClientConfigOverridePolicy(ConnectorClientConfigOverridePolicy):
     """Every client setting may be overridden (the default)."""
 
-    policy_name = "All"
+    policy_name = OverridePolicyName.ALL
 
     def configure(self, configs: Mapping[str, str]) -> None:
         log.info("Setting up All Policy for ConnectorClientConfigOverride. This will allow all client "
@@ -49,7 +57,7 @@ class AllConnectorClientConfigOverridePolicy(ConnectorClientConfigOverridePolicy
 class NoneConnectorClientConfigOverridePolicy(ConnectorClientConfigOverridePolicy):
     """No client setting may be overridden."""
 
-    policy_name = "None"
+    policy_name = OverridePolicyName.NONE
 
     def configure(self, configs: Mapping[str, str]) -> None:
         log.info("Setting up None Policy for ConnectorClientConfigOverride. This will disallow any client "
@@ -62,7 +70,7 @@ class NoneConnectorClientConfigOverridePolicy(ConnectorClientConfigOverridePolic
 class PrincipalConnectorClientConfigOverridePolicy(ConnectorClientConfigOverridePolicy):
     """Only the client's principal: ``sasl.jaas.config``, ``sasl.mechanism``, ``security.protocol``."""
 
-    policy_name = "Principal"
+    policy_name = OverridePolicyName.PRINCIPAL
     ALLOWED: Final = frozenset({"sasl.jaas.config", "sasl.mechanism", "security.protocol"})
 
     def configure(self, configs: Mapping[str, str]) -> None:
@@ -74,10 +82,26 @@ class PrincipalConnectorClientConfigOverridePolicy(ConnectorClientConfigOverride
 
 
 #: Built-in policies by their short names (``All``, ``None``, ``Principal``).
-BUILTIN_POLICIES: Final[Mapping[str, type[ConnectorClientConfigOverridePolicy]]] = {
-    cls.policy_name: cls for cls in (AllConnectorClientConfigOverridePolicy, NoneConnectorClientConfigOverridePolicy,
-                                     PrincipalConnectorClientConfigOverridePolicy)
+BUILTIN_POLICIES: Final[Mapping[OverridePolicyName, type[ConnectorClientConfigOverridePolicy]]] = {
+    OverridePolicyName(cls.policy_name): cls
+    for cls in (AllConnectorClientConfigOverridePolicy, NoneConnectorClientConfigOverridePolicy,
+                PrincipalConnectorClientConfigOverridePolicy)
 }
+
+_JAVA_POLICY_PACKAGE = "org.apache.kafka.connect.connector.policy."
+# Accepted spellings (case-insensitive): the short name, and the Kafka class name with or without its
+# package (our classes carry the Kafka simple names).
+_SPELLINGS: Final[Mapping[str, OverridePolicyName]] = {
+    spelling.lower(): name
+    for name, cls in BUILTIN_POLICIES.items()
+    for spelling in (name.value, cls.__name__, _JAVA_POLICY_PACKAGE + cls.__name__)
+}
+
+
+def builtin_policy_name(spelling: str) -> OverridePolicyName | None:
+    """The built-in policy ``spelling`` names (``All``, ``AllConnectorClientConfigOverridePolicy``, or the
+    Kafka class name with its package, in any case); None for any other name."""
+    return _SPELLINGS.get(spelling.strip().lower())
 
 
 def validate_client_overrides(
@@ -92,7 +116,7 @@ def validate_client_overrides(
     consumers (offsets topics) and admin clients (offsets and new topics) from a connector's overrides.
     """
     out: list[ConfigValue] = []
-    for kind, prefix in _PREFIXES.items():
+    for kind, prefix in CLIENT_OVERRIDE_PREFIXES.items():
         overrides = {k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix) and k != prefix}
         if not overrides:
             continue

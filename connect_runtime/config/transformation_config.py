@@ -5,8 +5,8 @@ For every alias listed in ``transforms`` (``predicates``) the connector's config
 ``transforms.<alias>.type`` (``predicates.<alias>.type``), validated as Kafka Connect does (missing, a
 class that cannot be found, not a Transformation/Predicate, abstract), and the plugin's own keys under
 the alias' prefix in group ``Transforms: <alias>`` (``Predicates: <alias>``), so validation reports
-them in ConfigInfos as Java does. Each alias also gets ``plugin.version`` (KIP-891; only the installed
-version is accepted) and each transform the implicit ``predicate`` and ``negate``.
+them in ConfigInfos as Java does. Each alias also gets ``plugin.version`` (KIP-891; a version or range
+the installed version satisfies) and each transform the implicit ``predicate`` and ``negate``.
 
 This module knows plugins only through the ``resolve`` callable it is given (the plugin registry's),
 so it stays below the plugin and worker layers.
@@ -24,6 +24,8 @@ from connect_runtime.api.config_def import NO_DEFAULT, ConfigDef, ConfigKey, Con
 from connect_runtime.api.config_values import InvalidValue, parse_list
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.transformation import Predicate, Transformation
+from connect_runtime.config.connector_config import PREDICATES_GROUP, TRANSFORMS_GROUP
+from connect_runtime.version import plugin_version, version_error
 
 __all__ = [
     "NEGATE",
@@ -44,7 +46,7 @@ PREDICATES: Final = "predicates"
 #: The implicit per-transform keys naming its predicate and whether to negate it.
 PREDICATE: Final = "predicate"
 NEGATE: Final = "negate"
-#: The plugin version key of each alias (KIP-891); only the installed version is accepted.
+#: The plugin version key of each alias (KIP-891): a version or range the installed one satisfies.
 PLUGIN_VERSION: Final = "plugin.version"
 
 #: Finds a plugin class by name; raises (any exception) when there is none.
@@ -61,8 +63,8 @@ class _Kind:
     noun: str  # "transformation"
 
 
-_TRANSFORMATION = _Kind(TRANSFORMS, "Transforms", Transformation, "transformation")
-_PREDICATE = _Kind(PREDICATES, "Predicates", Predicate, "predicate")
+_TRANSFORMATION = _Kind(TRANSFORMS, TRANSFORMS_GROUP, Transformation, "transformation")
+_PREDICATE = _Kind(PREDICATES, PREDICATES_GROUP, Predicate, "predicate")
 
 
 def aliases(props: Mapping[str, Any], config: str) -> list[str]:
@@ -142,12 +144,13 @@ def _alias_keys(kind: _Kind, alias: str, props: Mapping[str, Any], resolve: Reso
     try:
         cls = resolve(str(props[type_key]))
         own = plugin_config_def(type_key, props[type_key], cls, kind.base)
-        installed = str(cls().version())
+        installed = plugin_version(cls())
     except Exception:
         return keys  # the type key's validation says what is wrong
     keys.append(ConfigKey(prefix + PLUGIN_VERSION, ConfigType.STRING, installed, _installed_version(cls, installed),
                           Importance.HIGH, f"Version of the '{alias}' {kind.noun}.", group, 1, Width.LONG,
-                          f"{kind.base.__name__} version for {alias}", (), lambda _props: [installed]))
+                          f"{kind.base.__name__} version for {alias}", (),
+                          lambda _props: [] if installed is None else [installed]))
     child: list[ConfigKey] = []
     if kind is _TRANSFORMATION:
         child.append(ConfigKey(PREDICATE, ConfigType.STRING, None, None, Importance.MEDIUM,
@@ -170,13 +173,16 @@ def _alias_keys(kind: _Kind, alias: str, props: Mapping[str, Any], resolve: Reso
     return keys + embedded
 
 
-def _installed_version(cls: type, installed: str) -> Callable[[str, Any], None]:
-    """Only the installed version of a plugin can be loaded here: any other is refused, not ignored."""
+def _installed_version(cls: type, installed: str | None) -> Callable[[str, Any], None]:
+    """One version of a plugin is installed: a request it does not satisfy (a version, or a range as for
+    ``connector.plugin.version``) is refused, not ignored."""
 
     def check(name: str, value: Any) -> None:
-        if value is not None and str(value) != installed:
-            raise ConfigException(name, value, f"Version {value} of {cls.__module__}.{cls.__qualname__} is not "
-                                  f"installed; this worker has version {installed}")
+        if value is None:
+            return
+        error = version_error(f"{cls.__module__}.{cls.__qualname__}", installed, str(value))
+        if error:
+            raise ConfigException(name, value, error)
 
     return check
 

@@ -32,9 +32,9 @@ from pydantic import (
 from connect_runtime.api.config_provider import ConfigProvider
 from connect_runtime.api.config_values import InvalidValue, parse_bool, parse_integer, parse_list, parse_string
 from connect_runtime.api.errors import ConfigException
+from connect_runtime.api.override_policy import ClientType
 from connect_runtime.api.override_policy import ConnectorClientConfigOverridePolicy as OverridePolicyPlugin
 from connect_runtime.config.client_settings import (
-    ClientKind,
     ClientSettingError,
     client_setting_problems,
     translate_client_settings,
@@ -46,7 +46,7 @@ from connect_runtime.config.config_providers import (
     has_placeholder,
     load_config_providers,
 )
-from connect_runtime.config.override_policies import BUILTIN_POLICIES
+from connect_runtime.config.override_policies import BUILTIN_POLICIES, OverridePolicyName, builtin_policy_name
 from connect_runtime.config.plugin_classes import load_plugin_class
 from connect_runtime.config.properties import PropertiesError, load_properties
 from connect_runtime.redaction import redactor
@@ -56,8 +56,8 @@ __all__ = [
     "DEFAULT_KEY_CONVERTER",
     "DEFAULT_VALUE_CONVERTER",
     "HMAC_ALGORITHMS",
-    "ConnectorClientConfigOverridePolicy",
     "ExactlyOnceSourceSupport",
+    "OverridePolicyName",
     "WorkerConfig",
     "WorkerConfigError",
     "load_worker_config",
@@ -139,25 +139,6 @@ class ExactlyOnceSourceSupport(StrEnum):
     def enabled(self) -> bool:
         """Whether exactly-once source tasks are on (only under ``enabled``)."""
         return self is ExactlyOnceSourceSupport.ENABLED
-
-
-class ConnectorClientConfigOverridePolicy(StrEnum):
-    """``connector.client.config.override.policy``: which ``*.override.*`` connector keys are allowed."""
-
-    ALL = "All"
-    """Every client setting may be overridden."""
-    NONE = "None"
-    """No client setting may be overridden."""
-    PRINCIPAL = "Principal"
-    """Only ``sasl.jaas.config``, ``sasl.mechanism`` and ``security.protocol`` may be overridden."""
-
-
-# Accepted spellings of the override policy: the short aliases and the Java class names.
-_OVERRIDE_POLICY_NAMES: dict[str, ConnectorClientConfigOverridePolicy] = {}
-for _policy in ConnectorClientConfigOverridePolicy:
-    _java_class = f"{_policy.value}ConnectorClientConfigOverridePolicy"
-    for _spelling in (_policy.value, _java_class, f"org.apache.kafka.connect.connector.policy.{_java_class}"):
-        _OVERRIDE_POLICY_NAMES[_spelling.lower()] = _policy
 
 
 class _Invalid(ValueError):
@@ -248,17 +229,17 @@ def _parse_eos_support(value: object) -> ExactlyOnceSourceSupport:
         raise _Invalid(f"must be one of {allowed}") from None
 
 
-def _parse_override_policy(value: object) -> ConnectorClientConfigOverridePolicy | str:
+def _parse_override_policy(value: object) -> OverridePolicyName | str:
     """A built-in policy's name (any spelling), or the dotted path of a policy class."""
-    if isinstance(value, ConnectorClientConfigOverridePolicy):
+    if isinstance(value, OverridePolicyName):
         return value
     s = parse_string(value)
-    policy = _OVERRIDE_POLICY_NAMES.get(s.lower())
+    policy = builtin_policy_name(s)
     if policy is not None:
         return policy
     cls = load_plugin_class(s)
     if cls is None or not issubclass(cls, OverridePolicyPlugin):
-        allowed = ", ".join(p.value for p in ConnectorClientConfigOverridePolicy)
+        allowed = ", ".join(p.value for p in OverridePolicyName)
         raise _Invalid(f"must be one of {allowed}, or the dotted path of a "
                        "connect_runtime.api.ConnectorClientConfigOverridePolicy subclass")
     return s
@@ -527,8 +508,8 @@ class WorkerConfig(BaseModel):
         description="Comma-separated names of ConfigProvider classes, loaded and used in the order "
         "specified.")
     connector_client_config_override_policy: Annotated[
-        ConnectorClientConfigOverridePolicy | str, BeforeValidator(_parse_override_policy)] = Field(
-        ConnectorClientConfigOverridePolicy.ALL, alias="connector.client.config.override.policy",
+        OverridePolicyName | str, BeforeValidator(_parse_override_policy)] = Field(
+        OverridePolicyName.ALL, alias="connector.client.config.override.policy",
         description="Which client configurations connectors may override: All, None, Principal, or the "
         "dotted path of a connect_runtime.api.ConnectorClientConfigOverridePolicy subclass.")
 
@@ -604,7 +585,7 @@ class WorkerConfig(BaseModel):
 
     def _check_client_settings(self) -> None:
         """Refuse, at start-up, a client setting librdkafka cannot be given (one line naming it)."""
-        for kind in ClientKind:
+        for kind in ClientType:
             prefix = f"{kind.value}."
             for problem in client_setting_problems(self.client_props(prefix), kind):
                 key = prefix + problem.key if prefix + problem.key in self._originals else problem.key
@@ -612,7 +593,7 @@ class WorkerConfig(BaseModel):
 
     def _create_policy(self) -> OverridePolicyPlugin:
         name = self.connector_client_config_override_policy
-        cls = BUILTIN_POLICIES.get(str(name)) or load_plugin_class(str(name))
+        cls = BUILTIN_POLICIES[name] if isinstance(name, OverridePolicyName) else load_plugin_class(name)
         if cls is None or not issubclass(cls, OverridePolicyPlugin):  # checked when parsed; here for mypy
             raise WorkerConfigError(f"Invalid value {name} for configuration connector.client.config.override.policy",
                                     key="connector.client.config.override.policy", value=name)

@@ -4,16 +4,19 @@ paths, and Kafka Connect's aliases (the simple class name, and the simple name w
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import logging
+from collections.abc import Mapping
 from importlib.metadata import entry_points
-from typing import Any
+from typing import Final
 
 from connect_runtime.api.connector import Connector, SourceConnector
 from connect_runtime.api.converter import Converter, HeaderConverter
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.transformation import Predicate, Transformation
+from connect_runtime.config.plugin_classes import load_plugin_class
+from connect_runtime.converters import BUILTIN_CONVERTERS
+from connect_runtime.transforms import BUILTIN_PREDICATES, BUILTIN_TRANSFORMS
 
 logger = logging.getLogger(__name__)
 
@@ -35,6 +38,23 @@ def java_class_name(cls: type) -> str | None:
     """The Apache Kafka class name ``cls`` stands in for, if it is one of our counterparts."""
     qualified = qualified_name(cls)
     return next((java for java, ours in JAVA_CLASS_NAMES.items() if ours == qualified), None)
+
+
+#: Kafka's class names of our built-in converters (what a Java worker recommends for ``*.converter``).
+JAVA_CONVERTER_NAMES: Final = sorted(name for name in BUILTIN_CONVERTERS if name.startswith("org.apache.kafka."))
+#: Built-in converter, transform and predicate class -> the Kafka class name a Java worker lists it under
+#: (their Kafka names are registered as names of these classes; connectors' are in JAVA_CLASS_NAMES).
+_LISTED_NAMES: Final[Mapping[type, str]] = {
+    **{BUILTIN_CONVERTERS[n]: n for n in reversed(JAVA_CONVERTER_NAMES)},
+    **{cls: n for n, cls in (*BUILTIN_TRANSFORMS.items(), *BUILTIN_PREDICATES.items())},
+}
+
+
+def listed_name(cls: type) -> str:
+    """The class name ``GET /connector-plugins`` shows and validation recommends: Kafka's name for a
+    built-in converter, transform or predicate (as a Java worker lists it), the Python qualified name
+    otherwise."""
+    return _LISTED_NAMES.get(cls) or qualified_name(cls)
 
 
 class PluginNotFoundError(ConnectException):
@@ -71,24 +91,6 @@ def qualified_name(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def _import_class(name: str) -> type | None:
-    """The class a dotted path names: ``pkg.module.Class``, or a nested ``pkg.module.Outer.Inner``
-    (also written ``pkg.module.Outer$Inner``, as Java names nested classes)."""
-    parts = name.replace("$", ".").split(".")
-    for split in range(len(parts) - 1, 0, -1):
-        try:
-            found: Any = importlib.import_module(".".join(parts[:split]))
-        except (ImportError, ValueError, TypeError):
-            continue
-        try:
-            for attr in parts[split:]:
-                found = getattr(found, attr)
-        except AttributeError:
-            return None
-        return found if isinstance(found, type) else None
-    return None
-
-
 class PluginRegistry:
     """All known plugins and their aliases."""
 
@@ -99,9 +101,6 @@ class PluginRegistry:
         self._load_entry_points()
 
     def _load_builtins(self) -> None:
-        from connect_runtime.converters import BUILTIN_CONVERTERS
-        from connect_runtime.transforms import BUILTIN_PREDICATES, BUILTIN_TRANSFORMS
-
         for name, cls in BUILTIN_CONVERTERS.items():
             self._register(cls, extra=(name,))
         # Built-in connectors, found without reinstalling the package (their Java names: JAVA_CLASS_NAMES).
@@ -146,7 +145,7 @@ class PluginRegistry:
             found_cls = self.resolve(counterpart)
             self._by_name[name] = found_cls
             return found_cls
-        found = _import_class(name)
+        found = load_plugin_class(name)
         if found is not None:
             self._register(found)
             return found

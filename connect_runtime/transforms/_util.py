@@ -13,7 +13,6 @@ import decimal
 import re
 from collections.abc import Callable, Sequence
 from enum import Enum
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from connect_runtime.api import (
@@ -26,6 +25,7 @@ from connect_runtime.api import (
     SourceRecord,
     Transformation,
 )
+from connect_runtime.version import runtime_version
 
 #: Java's Long range: schemaless integers are Longs in Kafka Connect.
 LONG_MIN = -(2**63)
@@ -259,15 +259,6 @@ def parse_java_big_decimal(text: str) -> decimal.Decimal | None:
 def wrap_long(value: int) -> int:
     """Keep the low 64 bits as a signed long, as Java's narrowing ``longValue()`` does."""
     return (value + 2**63) % 2**64 - 2**63
-
-
-def runtime_version() -> str:
-    """The version the built-in transforms and predicates report (the runtime's, as Java's report
-    Kafka's)."""
-    try:
-        return version("connect-runtime")
-    except PackageNotFoundError:
-        return "undefined"
 
 
 class BuiltinTransformation(Transformation):

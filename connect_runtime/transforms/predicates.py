@@ -10,8 +10,8 @@ from typing import Any
 from connect_runtime.api.config_def import NO_DEFAULT, ConfigDef, ConfigType, Importance
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.record import SourceRecord
+from connect_runtime.config.java_regex import compile_java, regex_validator
 from connect_runtime.transforms._util import BuiltinPredicate
-from connect_runtime.transforms.java_regex import compile_java, regex_validator
 
 PATTERN = "pattern"
 NAME = "name"

@@ -9,8 +9,8 @@ from typing import Any
 from connect_runtime.api.config_def import NO_DEFAULT, ConfigDef, ConfigType, Importance
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.record import SourceRecord
+from connect_runtime.config.java_regex import compile_java, java_replacement, regex_validator
 from connect_runtime.transforms._util import BuiltinTransformation
-from connect_runtime.transforms.java_regex import compile_java, java_replacement, regex_validator
 
 REGEX = "regex"
 REPLACEMENT = "replacement"

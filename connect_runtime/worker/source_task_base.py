@@ -143,6 +143,9 @@ class WorkerSourceTask(ABC):
         if topics_view is None:
             topics_view = self._own_topics = {}
         self._active_topics: Mapping[str, Any] = topics_view
+        # Topics first written since the last commit: recorded as active only once a commit (or flush)
+        # covering their records succeeded, as the reference records them on delivery.
+        self._pending_topics: set[str] = set()
 
     # -- lifecycle driven by the worker ---------------------------------------------------------
     def start(self) -> None:
@@ -206,6 +209,12 @@ class WorkerSourceTask(ABC):
             self.failed = True
             logger.error("Task %s threw an uncaught and unrecoverable exception; it is being killed "
                          "and will not recover until manually restarted", self.id, exc_info=True)
+            # Fail with nothing left open, before FAILED is visible: an open transaction would hold back
+            # the fencing and the offsets reads of the connector's other tasks until it timed out.
+            try:
+                self.abort_open_transaction()
+            except Exception:
+                logger.exception("Task %s failed to abort its open transaction", self.id)
             self._status.on_failure(self.id, "".join(traceback.format_exception(e)), is_transient(e))
         finally:
             self._close()
@@ -249,6 +258,7 @@ class WorkerSourceTask(ABC):
         forbidden_topic = self.forbidden_topic()
         known_topics = self._known_topics
         active_topics = self._active_topics
+        pending_topics = self._pending_topics
         # Record-level hook only when a subclass defines it (connector-defined boundaries).
         record_sent = self.on_record_sent if type(self).on_record_sent is not WorkerSourceTask.on_record_sent else None
         dropped = 0
@@ -306,7 +316,7 @@ class WorkerSourceTask(ABC):
             if topic not in known_topics:
                 self._first_record_to(topic)
             if topic not in active_topics:
-                self._record_active_topic(topic)
+                pending_topics.add(topic)
             partition = -1 if transformed.kafka_partition is None else transformed.kafka_partition
             timestamp = transformed.timestamp or 0
             if wants_metadata:
@@ -350,13 +360,7 @@ class WorkerSourceTask(ABC):
     def _first_record_to(self, topic: str) -> None:
         """The task's first record to ``topic``: make sure the topic exists (KIP-158), once per task."""
         if self._topics is not None:
-            try:
-                self._topics.ensure(topic, self.producer)
-            except Exception:
-                # Fail with nothing left open: an open transaction would hold back the fencing and the
-                # offsets reads of the connector's other tasks until it timed out.
-                self.abort_open_transaction()
-                raise
+            self._topics.ensure(topic, self.producer)  # a failure aborts the transaction in _run
         self._known_topics.add(topic)
 
     def _dropped(self, rec: SourceRecord, wants_metadata: bool,
@@ -367,20 +371,24 @@ class WorkerSourceTask(ABC):
         if record_sent is not None:
             record_sent(rec, True)
 
-    def _record_active_topic(self, topic: str) -> None:
-        """The first record to ``topic`` this task's view of active topics has seen (not per record)."""
-        if self._own_topics is None:
-            self._status.on_topic_used(self.id, topic)
-        else:
-            self._own_topics[topic] = None
+    def _record_active_topics(self) -> None:
+        """After a successful commit or flush: the topics first written since the previous one are
+        active (once per topic; the store adds them to the view the send loop tests)."""
+        own = self._own_topics
+        for topic in self._pending_topics:
+            if own is None:
+                self._status.on_topic_used(self.id, topic)
+            else:
+                own[topic] = None
+        self._pending_topics.clear()
 
     def _transform(self, rec: SourceRecord) -> SourceRecord | None:
         current = rec
-        for apply in self._applies:
+        for i, apply in enumerate(self._applies):
             try:
                 result = apply(current)
             except Exception as e:
-                stage = apply.__self__  # type: ignore[attr-defined]
+                stage = self._transformations[i]
                 plugin = getattr(stage, "transformation", stage)  # the transform inside a predicated one
                 result = self._error_handler.failed(Stage.TRANSFORMATION, plugin, apply, (current,), rec, e)
                 if result is SKIP:
@@ -392,6 +400,8 @@ class WorkerSourceTask(ABC):
 
     def report_committed(self) -> None:
         """After a successful commit: ``commit_record`` for every buffered record, then ``commit``."""
+        if self._pending_topics:
+            self._record_active_topics()
         if self._aborted or self._uncommitted:
             done = self._aborted + self._uncommitted
             self._aborted, self._uncommitted = [], []
@@ -450,7 +460,8 @@ class WorkerSourceTask(ABC):
 
     def abandon_uncommitted(self) -> None:
         """The records sent so far will never be committed (aborted transaction): their
-        ``commit_record`` gets None metadata."""
+        ``commit_record`` gets None metadata, and the topics only they wrote to are not active."""
+        self._pending_topics.clear()
         if self._uncommitted:
             self._aborted.extend((rec, [None]) for rec, _ in self._uncommitted)
             self._uncommitted = []

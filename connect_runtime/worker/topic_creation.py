@@ -11,7 +11,6 @@ transaction open until then). Each topic is looked at once per task.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -21,6 +20,7 @@ from confluent_kafka.admin import AdminClient
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.clients import client_config
 from connect_runtime.config.connector_config import TopicCreationGroupConfig
+from connect_runtime.config.java_regex import compile_java
 from connect_runtime.storage.topics import ensure_topic
 
 logger = logging.getLogger(__name__)
@@ -34,8 +34,9 @@ class TopicGroup:
 
     def __init__(self, config: TopicCreationGroupConfig) -> None:
         self.config = config
-        self._include = re.compile("|".join(config.include)) if config.include else None
-        self._exclude = re.compile("|".join(config.exclude)) if config.exclude else None
+        # Java patterns (e.g. ``(?<name>...)``), joined into one as Kafka's TopicCreationGroup does.
+        self._include = compile_java("|".join(config.include)) if config.include else None
+        self._exclude = compile_java("|".join(config.exclude)) if config.exclude else None
 
     def matches(self, topic: str) -> bool:
         if self._exclude is not None and self._exclude.fullmatch(topic):
@@ -103,15 +104,17 @@ class TaskTopics:
                 f"it, so its task cannot write to it. Either create the topic, or {way}, then restart the task.")
 
     def _create_if_missing(self, topic: str) -> None:
-        if self._admin is None:
-            conf = dict(self._admin_settings())
-            # Looking a topic up must never create it with the broker's defaults instead of the group's.
-            conf["allow.auto.create.topics"] = False
-            self._admin = AdminClient(client_config(conf))
         group = self.group_for(topic)
         logger.info("The task will send records to topic '%s' for the first time. Checking whether topic exists",
                     topic)
         try:
+            if self._admin is None:
+                # Inside the try: an admin client the settings cannot build fails naming the topic, not
+                # as a failure to send records.
+                conf = dict(self._admin_settings())
+                # Looking a topic up must never create it with the broker's defaults instead of the group's.
+                conf["allow.auto.create.topics"] = False
+                self._admin = AdminClient(client_config(conf))
             ensure_topic(self._admin, topic, group.partitions, group.replication_factor, group.topic_configs,
                          _TIMEOUT_S)
         except (ConnectException, KafkaException) as e:

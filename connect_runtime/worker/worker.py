@@ -37,6 +37,7 @@ from connect_runtime.storage.offset_store import (
 )
 from connect_runtime.storage.status_store import ConnectorStatus, KafkaStatusBackingStore, State, TaskStatus
 from connect_runtime.types import ConnectorTaskId, TargetState
+from connect_runtime.version import plugin_version
 from connect_runtime.worker.at_least_once_source_task import (
     AtLeastOnceWorkerSourceTask,
     DeliveryErrors,
@@ -499,7 +500,7 @@ class Worker:
     def _put_connector_status(self, name: str, state: str, trace: str | None = None) -> None:
         trace = self._redact(name, trace)
         running = self._connectors.get(name)
-        version = _plugin_version(running.connector) if running is not None else None
+        version = plugin_version(running.connector) if running is not None else None
         self.status_store.put_connector(ConnectorStatus(name, state, trace, self.worker_id, self.generation,
                                                         version))
 
@@ -510,7 +511,7 @@ class Worker:
         generation = self._task_generations.get(task, self.generation)
         trace = self._redact(task, trace)
         runner = self._tasks.get(task) or self._stopping.get(task)
-        version = _plugin_version(runner.task) if runner is not None else None
+        version = plugin_version(runner.task) if runner is not None else None
         self.status_store.put_task(TaskStatus(task, state, trace, self.worker_id, generation, version), safe=safe)
 
     def on_startup(self, task: ConnectorTaskId) -> None:
@@ -549,15 +550,6 @@ class Worker:
 
     def on_shutdown(self, task: ConnectorTaskId) -> None:
         self._put_task_status(task, State.UNASSIGNED, safe=True)
-
-
-def _plugin_version(plugin: Connector | SourceTask) -> str | None:
-    """The version a status record carries (Java 4.1): the instance's ``version()``, None if it has none."""
-    try:
-        version = plugin.version()
-    except Exception:
-        return None
-    return version if isinstance(version, str) and version else None
 
 
 def _refuse_version(key: str, error: str) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.metadata
 import logging
 import os
 import select
@@ -18,11 +17,13 @@ from connect_runtime.api import (
     ConnectException,
     ExactlyOnceSupport,
     Importance,
+    Range,
     SourceConnector,
     SourceRecord,
     SourceTask,
     non_empty_string,
 )
+from connect_runtime.version import runtime_version
 
 logger = logging.getLogger(__name__)
 
@@ -50,17 +51,12 @@ CONFIG_DEF = (
             documentation="Source filename. If not specified, the standard input will be used")
     .define(TOPIC_CONFIG, ConfigType.STRING, NO_DEFAULT, non_empty_string, importance=Importance.HIGH,
             documentation="The topic to publish data to")
-    .define(TASK_BATCH_SIZE_CONFIG, ConfigType.INT, DEFAULT_TASK_BATCH_SIZE, importance=Importance.LOW,
+    # At least 1: a batch of 0 lines would never advance while the task reports RUNNING.
+    .define(TASK_BATCH_SIZE_CONFIG, ConfigType.INT, DEFAULT_TASK_BATCH_SIZE, Range.at_least(1),
+            importance=Importance.LOW,
             documentation="The maximum number of records the source task can read from the file each time it "
                           "is polled")
 )
-
-
-def _version() -> str:
-    try:
-        return importlib.metadata.version("connect-runtime")
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def _filename(props: Mapping[str, str]) -> str | None:
@@ -79,7 +75,7 @@ class FileStreamSourceConnector(SourceConnector):
         self._props: dict[str, str] = {}
 
     def version(self) -> str:
-        return _version()
+        return runtime_version()
 
     def config_def(self) -> ConfigDef:
         return CONFIG_DEF
@@ -154,7 +150,7 @@ class FileStreamSourceTask(SourceTask):
         self._missing_logged = False
 
     def version(self) -> str:
-        return _version()
+        return runtime_version()
 
     def start(self, props: Mapping[str, str]) -> None:
         cfg = CONFIG_DEF.parse(props)

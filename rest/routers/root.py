@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.metadata
 import logging
 import time
 from typing import Annotated
@@ -11,6 +10,7 @@ from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
 
 from connect_runtime.errors import ConnectRestError
+from connect_runtime.version import runtime_version
 from rest.models import ServerInfo, WorkerStatus
 from rest.routers import RestContext, get_context
 
@@ -25,15 +25,6 @@ STARTING_MESSAGE = "Worker is still starting up."
 UNHEALTHY_MESSAGE = "Worker was unable to handle this request and may be unable to handle other requests."
 #: Reported as ``commit`` until builds stamp a revision.
 COMMIT_ID = "unknown"
-_FALLBACK_VERSION = "0.1.0"
-
-
-def runtime_version() -> str:
-    """The installed ``connect-runtime`` version (``0.1.0`` when running from a source tree)."""
-    try:
-        return importlib.metadata.version("connect-runtime")
-    except importlib.metadata.PackageNotFoundError:
-        return _FALLBACK_VERSION
 
 
 @router.get("/", response_model=ServerInfo, summary="Worker version and Kafka cluster id")

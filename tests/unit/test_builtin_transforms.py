@@ -7,6 +7,7 @@ import pytest
 
 from connect_runtime.api.errors import ConfigException, DataException
 from connect_runtime.api.record import SourceRecord
+from connect_runtime.config.java_regex import compile_java, java_replacement
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.transforms import (
     Filter,
@@ -17,7 +18,6 @@ from connect_runtime.transforms import (
     RegexRouter,
     TopicNameMatches,
 )
-from connect_runtime.transforms.java_regex import compile_java, java_replacement
 
 
 def rec(topic: str = "orders", key: object = None, value: object = None, **kw: object) -> SourceRecord:

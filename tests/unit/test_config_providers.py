@@ -51,6 +51,13 @@ class RecordingProvider(ConfigProvider):
         self.closed = True
 
 
+class Vendor:
+    """A plugin author's provider nested in a class (named ``Vendor$Nested``, as Java names nested classes)."""
+
+    class Nested(RecordingProvider):
+        pass
+
+
 class FailingProvider(ConfigProvider):
     def configure(self, configs: Mapping[str, str]) -> None:
         raise ValueError("cannot reach the vault")
@@ -197,6 +204,14 @@ def test_worker_config_creates_providers_and_resolves_its_own_values(tmp_path: P
     assert config.config_transformer.transform({"x": "${rec:p:k}"}).data == {"x": "P/K"}
     config.close_plugins()
     assert provider.closed
+
+
+@pytest.mark.parametrize("name", ["Vendor$Nested", "Vendor.Nested"])
+def test_a_provider_class_nested_in_another_is_found(name: str) -> None:
+    config = WorkerConfig.from_properties({**REQUIRED, "config.providers": "v",
+                                           "config.providers.v.class": f"{__name__}.{name}"})
+    assert config.config_transformer.transform({"x": "${v:p:k}"}).data == {"x": "P/K"}
+    config.close_plugins()
 
 
 @pytest.mark.parametrize(

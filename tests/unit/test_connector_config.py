@@ -309,7 +309,7 @@ def test_topic_creation_requires_default_group_settings_when_enabled() -> None:
     assert str(info.value) == (
         'Missing required configuration "topic.creation.default.replication.factor" '
         "which has no default value.")
-    # With topic creation disabled on the worker, the keys are not checked.
+    # Read for another purpose than running the connector (no worker setting given): not checked.
     assert SourceConnectorConfig.parse(props).topic_creation_groups == ("big",)
     ok = {**props, "topic.creation.default.replication.factor": "-1",
           "topic.creation.default.partitions": "3"}

@@ -149,6 +149,13 @@ def test_validation_matches_java() -> None:
     assert errors["topic"] and errors["batch.size"]
 
 
+@pytest.mark.parametrize("size", ["0", "-1"])
+def test_a_batch_size_below_one_is_refused(size: str) -> None:
+    """A batch of 0 lines never advances while the task reports RUNNING: refused at validation."""
+    errors = {v.name: v.errors for v in FileStreamSourceConnector().validate({"topic": "t", "batch.size": size})}
+    assert errors["batch.size"] == [f"Invalid value {size} for configuration batch.size: Value must be at least 1"]
+
+
 def test_alter_offsets_checks_as_java() -> None:
     c = FileStreamSourceConnector()
     conf = {"file": "/x", "topic": "t"}

@@ -14,8 +14,8 @@ from connect_runtime.config.connector_config import SourceConnectorConfig, sourc
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import NotFoundError
 from connect_runtime.plugins.registry import PluginRegistry
-from connect_runtime.plugins.versions import satisfies
 from connect_runtime.types import TargetState
+from connect_runtime.version import satisfies
 from connect_runtime.worker import worker as worker_module
 from connectors.verifiable.connector import VERSION as VERIFIABLE_VERSION
 

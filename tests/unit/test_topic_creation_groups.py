@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from connect_runtime.api.errors import ConnectException
 from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.worker.topic_creation import TaskTopics
 
@@ -43,3 +46,23 @@ def test_a_group_without_include_matches_nothing() -> None:
 def test_no_topic_creation_means_nothing_to_create() -> None:
     topics = TaskTopics("c", (), dict, True)
     assert not topics.creates_topics
+
+
+def test_admin_settings_that_cannot_build_a_client_fail_naming_the_topic() -> None:
+    """librdkafka refuses the admin client's settings: a ConnectException naming the topic (not a
+    KafkaException, which the task would report as a failure to send records)."""
+    config = SourceConnectorConfig.parse(PROPS, topic_creation_enabled=True)
+    topics = TaskTopics("c", config.topic_creation,
+                        lambda: {"bootstrap.servers": "localhost:1", "no.such.librdkafka.setting": "1"}, True)
+    with pytest.raises(ConnectException) as info:
+        topics.ensure("logs", None)  # type: ignore[arg-type]
+    assert "Task failed to create new topic logs" in str(info.value)
+
+
+def test_include_and_exclude_are_java_regexes_with_named_groups() -> None:
+    """Kafka Connect configs use java.util.regex: ``(?<name>...)`` is accepted at validation and matches."""
+    props = {**PROPS, "topic.creation.compacted.include": "(?<kind>state)-.*",
+             "topic.creation.compacted.exclude": "(?<tmp>state-tmp).*"}
+    topics = _topics(props)
+    assert topics.group_for("state-a").name == "compacted"
+    assert topics.group_for("state-tmp1").name == "logs"

@@ -108,10 +108,16 @@ def test_plugin_version_is_the_installed_one(validator: ConnectorValidator) -> N
     assert by_name["predicates.p.plugin.version"].value.recommended_values == [installed]
     infos = validator.validate({**props, "transforms.f.plugin.version": "0.0.0-other"})
     assert errors(infos) == {"transforms.f.plugin.version": [
-        f"Invalid value 0.0.0-other for configuration transforms.f.plugin.version: Version 0.0.0-other of "
-        f"connect_runtime.transforms.filter.Filter is not installed; this worker has version {installed}"]}
+        f"Invalid value 0.0.0-other for configuration transforms.f.plugin.version: Version 0.0.0-other of plugin "
+        f"connect_runtime.transforms.filter.Filter is not installed; the installed version is {installed}"]}
     chain = build_transformation_chain({**props, "transforms.f.plugin.version": installed}, PluginRegistry())
     assert len(chain) == 1
+    # A range, as for connector.plugin.version (KIP-891): the installed version satisfies it, or it is refused.
+    assert errors(validator.validate({**props, "transforms.f.plugin.version": f"[{installed},)"})) == {}
+    assert len(build_transformation_chain({**props, "predicates.p.plugin.version": f"[{installed},)"},
+                                          PluginRegistry())) == 1
+    assert list(errors(validator.validate({**props, "predicates.p.plugin.version": "(,0.0.1]"}))) == [
+        "predicates.p.plugin.version"]
 
 
 def test_missing_type_of_a_listed_alias(validator: ConnectorValidator) -> None:

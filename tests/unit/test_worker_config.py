@@ -11,8 +11,8 @@ import pytest
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.config import worker_config as wc
 from connect_runtime.config.worker_config import (
-    ConnectorClientConfigOverridePolicy,
     ExactlyOnceSourceSupport,
+    OverridePolicyName,
     WorkerConfig,
     WorkerConfigError,
     load_worker_config,
@@ -76,7 +76,7 @@ def test_defaults() -> None:
     assert c.key_converter == "org.apache.kafka.connect.json.JsonConverter"
     assert c.value_converter == "org.apache.kafka.connect.json.JsonConverter"
     assert c.header_converter == "org.apache.kafka.connect.storage.SimpleHeaderConverter"
-    assert c.connector_client_config_override_policy is ConnectorClientConfigOverridePolicy.ALL
+    assert c.connector_client_config_override_policy is OverridePolicyName.ALL
     assert c.config_providers == []
     assert c.topic_creation_enable is True
     assert c.topic_tracking_enable is True
@@ -234,15 +234,15 @@ def test_signature_algorithm_must_be_a_verification_algorithm() -> None:
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
-        ("All", ConnectorClientConfigOverridePolicy.ALL),
-        ("none", ConnectorClientConfigOverridePolicy.NONE),
-        ("Principal", ConnectorClientConfigOverridePolicy.PRINCIPAL),
-        ("PrincipalConnectorClientConfigOverridePolicy", ConnectorClientConfigOverridePolicy.PRINCIPAL),
+        ("All", OverridePolicyName.ALL),
+        ("none", OverridePolicyName.NONE),
+        ("Principal", OverridePolicyName.PRINCIPAL),
+        ("PrincipalConnectorClientConfigOverridePolicy", OverridePolicyName.PRINCIPAL),
         ("org.apache.kafka.connect.connector.policy.NoneConnectorClientConfigOverridePolicy",
-         ConnectorClientConfigOverridePolicy.NONE),
+         OverridePolicyName.NONE),
     ],
 )
-def test_override_policy_spellings(raw: str, expected: ConnectorClientConfigOverridePolicy) -> None:
+def test_override_policy_spellings(raw: str, expected: OverridePolicyName) -> None:
     c = make(connector_client_config_override_policy=raw)
     assert c.connector_client_config_override_policy is expected
 

@@ -59,6 +59,10 @@ class _RecordingRunner:
 
 @pytest.fixture
 def worker(monkeypatch: pytest.MonkeyPatch) -> Worker:
+    return _worker(monkeypatch, {})
+
+
+def _worker(monkeypatch: pytest.MonkeyPatch, extra: dict[str, str]) -> Worker:
     _RecordingProducer.confs = []
     _RecordingRunner.setups = []
     monkeypatch.setattr(worker_module, "Producer", _RecordingProducer)
@@ -67,7 +71,7 @@ def worker(monkeypatch: pytest.MonkeyPatch) -> Worker:
         "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c",
         "offset.storage.topic": "o", "status.storage.topic": "s",
         "exactly.once.source.support": "disabled", "producer.linger.ms": "7",
-        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.storage.StringConverter", **extra,
     })
     return Worker(config, "w1:8083", PluginRegistry(), None, _Statuses(), lambda name: None)  # type: ignore[arg-type]
 
@@ -131,3 +135,22 @@ def test_invalid_stored_config_fails_the_connector(worker: Worker) -> None:
     assert 'Missing required configuration "topic.creation.default.replication.factor"' in status.trace
     assert worker.connector_names() == ["c"]
     assert not worker.is_running("c")
+
+
+def test_topic_creation_settings_on_a_worker_without_topic_creation_fail_the_connector_and_its_tasks(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stored config (validated on another worker, or before the setting changed) is refused at start
+    with the validation's message, not started with its topic.creation.* settings ignored."""
+    worker = _worker(monkeypatch, {"topic.creation.enable": "false"})
+    props = {**CONNECTOR, "topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "1"}
+    message = ("Topic creation is disabled on this worker (topic.creation.enable=false), so the topic.creation.* "
+               "settings would have no effect")
+    assert not worker.start_connector("c", props, TargetState.STARTED)
+    (status,) = worker.status_store.connectors  # type: ignore[attr-defined]
+    assert status.state == "FAILED" and message in status.trace
+    assert not _start_task(worker, props)
+    assert _RecordingProducer.confs == []
+    (task_status,) = worker.status_store.tasks  # type: ignore[attr-defined]
+    assert task_status.state == "FAILED" and message in task_status.trace
+    # Without topic.creation.* settings the same worker starts the connector.
+    assert worker.start_connector("d", {**CONNECTOR, "name": "d"}, TargetState.STARTED)

@@ -1,0 +1,27 @@
+"""Which cluster a fencing round uses: the task producers' one, never the worker's as a fallback (no broker)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from connect_runtime.api.errors import ConnectException
+from connect_runtime.cluster.fencing import FENCE_FAILED
+from connect_runtime.cluster.herder import DistributedHerder
+from connect_runtime.config.worker_config import WorkerConfig
+
+WORKER = {"bootstrap.servers": "worker-cluster:9092", "group.id": "g", "config.storage.topic": "c",
+          "offset.storage.topic": "o", "status.storage.topic": "s"}
+
+
+def test_a_config_that_does_not_parse_fails_the_round_instead_of_using_the_worker_cluster() -> None:
+    """tasks.max is not a number: the round must fail (naming the connector), not fence on the worker's
+    cluster while the tasks' producers write to ``producer.override.bootstrap.servers``."""
+    herder = SimpleNamespace(config=WorkerConfig.from_properties(WORKER))
+    props = {"name": "src", "connector.class": "VerifiableSource", "tasks.max": "many",
+             "producer.override.bootstrap.servers": "task-cluster:9092"}
+    with pytest.raises(ConnectException) as info:
+        DistributedHerder._fencing_producer_settings(herder, props)  # type: ignore[arg-type]
+    assert str(info.value).startswith(FENCE_FAILED.format("src") + ": ")
+    assert "tasks.max" in str(info.value)
