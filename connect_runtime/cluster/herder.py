@@ -586,11 +586,16 @@ class DistributedHerder:
 
         A config that cannot be resolved or parsed fails the round: falling back to the worker's own
         producer settings would fence on the wrong cluster when the tasks' producers are overridden."""
+        failed = FENCE_FAILED.format(connector_props.get("name", ""))
         try:
-            cfg = SourceConnectorConfig.parse(self.config.config_transformer.transform(connector_props).data)
+            resolved = self.config.config_transformer.transform(connector_props)
         except ConfigException as e:
-            name = connector_props.get("name", "")
-            raise ConnectException(FENCE_FAILED.format(name) + f": {e}") from e
+            raise ConnectException(f"{failed}: {e}") from e
+        try:
+            cfg = SourceConnectorConfig.parse(resolved.data)
+        except ConfigException as e:
+            # A parse error may quote a value a provider resolved: no secret in the error, nor in its cause.
+            raise ConnectException(f"{failed}: {resolved.redact(str(e))}") from None
         check_client_overrides(self.config.override_policy, cfg.name,
                                self.plugins.connector_class(cfg.connector_class), cfg.originals)
         return self.worker.offset_stores.client_settings(cfg, "producer")

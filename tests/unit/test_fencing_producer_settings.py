@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import traceback
 from types import SimpleNamespace
 
 import pytest
@@ -25,3 +26,18 @@ def test_a_config_that_does_not_parse_fails_the_round_instead_of_using_the_worke
         DistributedHerder._fencing_producer_settings(herder, props)  # type: ignore[arg-type]
     assert str(info.value).startswith(FENCE_FAILED.format("src") + ": ")
     assert "tasks.max" in str(info.value)
+
+
+def test_the_failed_round_never_shows_a_value_a_provider_resolved(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A parse error quoting a resolved value (here tasks.max from an environment variable) shows the
+    placeholder, in the error and in its cause."""
+    monkeypatch.setenv("FENCE_TEST_SECRET", "hunter2secret")
+    config = WorkerConfig.from_properties({**WORKER, "config.providers": "env",
+                                           "config.providers.env.class": "EnvVarConfigProvider"})
+    herder = SimpleNamespace(config=config)
+    props = {"name": "src", "connector.class": "VerifiableSource", "tasks.max": "${env:FENCE_TEST_SECRET}"}
+    with pytest.raises(ConnectException) as info:
+        DistributedHerder._fencing_producer_settings(herder, props)  # type: ignore[arg-type]
+    shown = "".join(traceback.format_exception(info.value))  # what a log line with its trace would show
+    assert "tasks.max" in shown and "hunter2secret" not in shown
+    config.close_plugins()
