@@ -483,6 +483,11 @@ class WorkerConfig(BaseModel):
         "", alias="access.control.allow.methods",
         description="Sets the methods supported for cross origin requests in the "
         "Access-Control-Allow-Methods header. The default allows GET, POST and HEAD.")
+    rest_extension_classes: _List = Field(
+        default_factory=list, alias="rest.extension.classes",
+        description="Comma-separated names of connect_runtime.api.ConnectRestExtension classes, registered "
+        "in the order specified (Kafka's BasicAuthSecurityRestExtension name gives the built-in Basic "
+        "authentication).")
 
     # --- converters and plugins --------------------------------------------------------------
     key_converter: _NonEmptyStr = Field(
