@@ -543,6 +543,10 @@ class WorkerConfig(BaseModel):
                 "must be one of the algorithms in inter.worker.verification.algorithms ("
                 + ", ".join(self.inter_worker_verification_algorithms) + ")",
                 key="inter.worker.signature.algorithm", value=self.inter_worker_signature_algorithm)
+        if self.access_control_allow_methods.strip() and not self.access_control_allow_origin.strip():
+            # Java ignores it then; a setting without effect is refused here rather than ignored.
+            raise _Invalid("has no effect while access.control.allow.origin is empty (CORS is off)",
+                           key="access.control.allow.methods", value=self.access_control_allow_methods)
         if self.heartbeat_interval_ms >= self.session_timeout_ms:
             raise _Invalid(
                 f"must be lower than session.timeout.ms ({self.session_timeout_ms})",

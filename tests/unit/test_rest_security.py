@@ -21,6 +21,7 @@ from connect_runtime.api import (
 )
 from connect_runtime.cli import main as runtime_main
 from connect_runtime.cluster.request_signature import sign
+from connect_runtime.config.worker_config import WorkerConfig, WorkerConfigError
 from connect_runtime.plugins.registry import PluginRegistry
 from rest.app import create_app
 from rest.basic_auth import (
@@ -277,3 +278,21 @@ def test_cors_off_by_default() -> None:
     client = TestClient(create_app(FakeHerder()))
     r = client.get("/connectors", headers={"Origin": "https://ui.example.com"})
     assert not [h for h in r.headers if h.startswith("access-control-")]
+
+
+# --- worker settings --------------------------------------------------------------------------------
+
+_WORKER = {"bootstrap.servers": "localhost:9092", "group.id": "g", "config.storage.topic": "c",
+           "offset.storage.topic": "o", "status.storage.topic": "s"}
+
+
+def test_worker_settings_of_extensions_and_cors() -> None:
+    config = WorkerConfig.from_properties({**_WORKER, "rest.extension.classes": f" {JAVA_CLASS_NAME} , a.B ",
+                                           "access.control.allow.origin": "*"})
+    assert config.rest_extension_classes == [JAVA_CLASS_NAME, "a.B"]
+    assert WorkerConfig.from_properties(_WORKER).rest_extension_classes == []
+    # CORS methods without origins would do nothing: refused rather than ignored.
+    with pytest.raises(WorkerConfigError) as e:
+        WorkerConfig.from_properties({**_WORKER, "access.control.allow.methods": "GET,PUT"})
+    assert str(e.value) == ('Invalid value "GET,PUT" for configuration access.control.allow.methods: '
+                            "has no effect while access.control.allow.origin is empty (CORS is off)")
