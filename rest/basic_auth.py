@@ -28,6 +28,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from connect_runtime.api.errors import ConfigException
@@ -110,7 +111,7 @@ class BasicAuthMiddleware:
                 header = bytes(value).decode("latin-1")
                 break
         credentials = parse_basic_credentials(header)
-        if credentials is not None and self.store.check(*credentials):
+        if credentials is not None and await self._check(*credentials):
             scope.setdefault("state", {})["principal"] = credentials[0]
             await self.app(scope, receive, send)
             return
@@ -119,6 +120,14 @@ class BasicAuthMiddleware:
         await send({"type": "http.response.start", "status": 401, "headers": [
             (b"content-type", b"text/plain"), (b"content-length", str(len(UNAUTHORIZED_BODY)).encode())]})
         await send({"type": "http.response.body", "body": UNAUTHORIZED_BODY})
+
+
+    async def _check(self, user: str, password: str) -> bool:
+        known = self.store.quick_check(user, password)
+        if known is not None:
+            return known
+        # Key derivation off the event loop: wrong passwords must not stall every other request.
+        return await run_in_threadpool(self.store.check, user, password)
 
 
 class BasicAuthSecurityRestExtension(ConnectRestExtension):

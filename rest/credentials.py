@@ -131,13 +131,29 @@ class CredentialStore:
     def __len__(self) -> int:
         return len(self._plain) + len(self._hashed)
 
+    def quick_check(self, user: str, password: str) -> bool | None:
+        """:meth:`check` when it needs no key derivation (a plain password, a hashed one already
+        verified, or no hashes at all); None when only :meth:`check` can tell (it takes tens of
+        milliseconds of CPU: callers on an event loop run it in a thread)."""
+        encoded = password.encode("utf-8", "surrogatepass")
+        if user in self._hashed:
+            with self._lock:
+                return True if self._token(user, encoded) in self._verified else None
+        plain = self._plain.get(user)
+        if plain is not None:
+            return hmac.compare_digest(encoded, plain)
+        return None if self._dummy_hash is not None else self.check(user, password)
+
+    def _token(self, user: str, encoded_password: bytes) -> bytes:
+        return hmac.new(self._cache_key, user.encode("utf-8", "surrogatepass") + b"\0" + encoded_password,
+                        hashlib.sha256).digest()
+
     def check(self, user: str, password: str) -> bool:
         """Whether ``password`` is ``user``'s password (constant-time comparisons)."""
         encoded = password.encode("utf-8", "surrogatepass")
         hashed = self._hashed.get(user)
         if hashed is not None:
-            token = hmac.new(self._cache_key, user.encode("utf-8", "surrogatepass") + b"\0" + encoded,
-                             hashlib.sha256).digest()
+            token = self._token(user, encoded)
             with self._lock:
                 if token in self._verified:
                     return True

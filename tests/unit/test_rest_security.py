@@ -50,8 +50,14 @@ def test_hashed_and_plain_passwords_are_checked() -> None:
     assert hashed.startswith("$scrypt$ln=4,r=8,p=1$")
     assert hash_password("s3cret", **FAST_HASH) != hashed  # salted
     store = CredentialStore({"bob": hashed, "alice": "plain pw"})
+    assert store.quick_check("bob", "s3cret") is None  # needs the KDF
     assert store.check("bob", "s3cret")
-    assert store.check("bob", "s3cret")  # remembered success
+    assert store.quick_check("bob", "s3cret") is True  # remembered success
+    assert store.quick_check("bob", "other") is None
+    assert store.quick_check("alice", "plain pw") is True
+    assert store.quick_check("alice", "nope") is False
+    assert store.quick_check("nobody", "x") is None  # costs what a hashed user costs
+    assert CredentialStore({"alice": "pw"}).quick_check("nobody", "x") is False
     assert not store.check("bob", "s3cret ")
     assert not store.check("bob", hashed)  # the hash is not the password
     assert store.check("alice", "plain pw")
