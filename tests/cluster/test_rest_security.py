@@ -39,6 +39,7 @@ class Cluster:
     bootstrap: str
     group: str
     workers: list[WorkerProcess]
+    closed_file: Path
 
 
 def _wait_ready(worker: WorkerProcess, timeout_s: float = 60.0) -> None:
@@ -61,18 +62,20 @@ def secured(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> I
               "test.extension.stamp": STAMP, "access.control.allow.origin": ORIGIN}
     group = f"secured-{uuid.uuid4().hex[:8]}"
     env = python_path(PLUGINS)
+    closed_file = tmp / "extension-closed.txt"
     workers = [
         WorkerProcess(kafka_bootstrap, tmp, group, env=env,
                       extra={**common, "rest.basic.auth.credentials.file": str(credentials)}),
         WorkerProcess(kafka_bootstrap, tmp, group, env=env,
-                      extra={**common, "rest.basic.auth.jaas.config.file": str(jaas)}),
+                      extra={**common, "rest.basic.auth.jaas.config.file": str(jaas),
+                             "test.extension.closed.file": str(closed_file)}),
     ]
     try:
         for w in workers:
             w.start()
         for w in workers:
             _wait_ready(w)
-        yield Cluster(kafka_bootstrap, group, workers)
+        yield Cluster(kafka_bootstrap, group, workers, closed_file)
     finally:
         for w in workers:
             w.kill()
@@ -130,7 +133,10 @@ def test_third_party_extension_adds_middleware_and_a_route_reading_cluster_state
     assert r.status_code == 200
     assert r.headers["x-test-extension"] == STAMP
     body = r.json()
-    assert body["kafka_cluster_id"] == httpx.get(f"{w.url}/", auth=ALICE).json()["kafka_cluster_id"]
+    assert body.pop("kafka_cluster_id") == httpx.get(f"{w.url}/", auth=ALICE).json()["kafka_cluster_id"]
+    assert set(body) == set(httpx.get(f"{w.url}/connectors", auth=ALICE).json())
+    for name, health in body.items():  # the extension read each connector's health and config
+        assert health["type"] == "source" and health["config"]["name"] == name, health
     assert httpx.get(f"{w.url}/test-extension/health").status_code == 401  # behind Basic auth too
     # The extension is not a connector plugin: Java does not list REST extensions either.
     plugins = httpx.get(f"{w.url}/connector-plugins", params={"connectorsOnly": "false"}, auth=ALICE).json()
@@ -160,6 +166,13 @@ def test_cors_allowed_origin_gets_headers_and_another_does_not(secured: Cluster)
                     {"Origin": ORIGIN, "Access-Control-Request-Method": "DELETE"}):  # not in GET,POST,HEAD
         refused = httpx.options(url, headers=headers)
         assert not [h for h in refused.headers if h.startswith("access-control-")], headers
+
+
+def test_extensions_are_closed_when_the_worker_stops(secured: Cluster) -> None:
+    # Last test on this cluster: stops worker B gracefully.
+    assert not secured.closed_file.exists()
+    assert secured.workers[1].stop() == 0
+    assert secured.closed_file.read_text() == "closed\n"
 
 
 def test_missing_extension_class_refuses_start_up_in_one_line(kafka_bootstrap: str, tmp_path: Path) -> None:

@@ -37,6 +37,7 @@ class HeaderRestExtension(ConnectRestExtension):
         if "test.extension.stamp" not in configs:
             raise ConfigException("test.extension.stamp is required")
         self.stamp = configs["test.extension.stamp"]
+        self.closed_file = configs.get("test.extension.closed.file")
 
     def register(self, context: ConnectRestExtensionContext) -> None:
         state = context.cluster_state
@@ -55,6 +56,11 @@ class HeaderRestExtension(ConnectRestExtension):
             return JSONResponse(await run_in_threadpool(health))
 
         context.add_route("/test-extension/health", endpoint)
+
+    def close(self) -> None:
+        if self.closed_file:
+            with open(self.closed_file, "a") as f:
+                f.write("closed\n")
 
     def version(self) -> str:
         return "1.2.3"
