@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from connect_runtime.api.errors import ConfigException
 
 if TYPE_CHECKING:
+    from connect_runtime.cluster.herder import DistributedHerder
     from connect_runtime.config.worker_config import WorkerConfig
     from connect_runtime.distributed import RestServerFactory
 
@@ -108,10 +109,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``connect-runtime local-kafka|local-spark start|stop|status`` and ``connect-runtime demo``."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
-        print("usage: connect-runtime {local-kafka,local-spark,demo} ...\n\n"
+        print("usage: connect-runtime {local-kafka,local-spark,demo,hash-password} ...\n\n"
               "  local-kafka start|stop|status   run a single-node Apache Kafka for development and tests\n"
               "  local-spark start|stop|status   run a Spark standalone master + workers from the installed pyspark\n"
-              "  demo                            local Kafka + one worker + an exactly-once demo connector")
+              "  demo                            local Kafka + one worker + an exactly-once demo connector\n"
+              "  hash-password [--user NAME]     print a hashed password for rest.basic.auth.credentials.file")
         return 0 if args else 2
     if args[0] == "local-kafka":
         from connect_runtime.testing.local_kafka import cli
@@ -125,8 +127,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         from connect_runtime.demo import demo_main
 
         return demo_main(args[1:])
+    if args[0] == "hash-password":
+        return hash_password_main(args[1:])
     print(f"connect-runtime: unknown command {args[0]!r}", file=sys.stderr)
     return 2
+
+
+def hash_password_main(argv: Sequence[str]) -> int:
+    """``connect-runtime hash-password [--user NAME]``: print the scrypt hash of a password for the
+    Basic authentication credentials file. The password is asked twice on a terminal, else read as
+    the first line of standard input (never an argument: it would show in the process list)."""
+    import getpass
+
+    from rest.credentials import hash_password
+
+    parser = argparse.ArgumentParser(prog="connect-runtime hash-password",
+                                     description="Print a hashed password for rest.basic.auth.credentials.file.")
+    parser.add_argument("--user", help="print a whole 'user: hash' line of the credentials file")
+    args = parser.parse_args(argv)
+    if sys.stdin.isatty():
+        password = getpass.getpass("Password: ")
+        if getpass.getpass("Repeat password: ") != password:
+            print("connect-runtime hash-password: the passwords differ", file=sys.stderr)
+            return 1
+    else:
+        password = sys.stdin.readline().rstrip("\r\n")
+    if not password:
+        print("connect-runtime hash-password: empty password", file=sys.stderr)
+        return 1
+    hashed = hash_password(password)
+    print(f"{args.user}: {hashed}" if args.user else hashed)
+    return 0
 
 
 if __name__ == "__main__":
@@ -136,7 +167,21 @@ if __name__ == "__main__":
 def rest_server_factory(config: WorkerConfig) -> RestServerFactory:
     """The REST server a worker serves its herder with, on the worker's first listener."""
     from rest.app import create_app
+    from rest.extensions import ServiceWithExtensions, load_rest_extensions
     from rest.server import RestServer
 
     host, port = config.rest_listener()
-    return lambda herder: RestServer(create_app(herder), host or "0.0.0.0", port)
+
+    def build(herder: DistributedHerder) -> ServiceWithExtensions:
+        # Extensions are plugins: found through the worker's registry, closed when REST stops.
+        extensions = load_rest_extensions(config.rest_extension_classes, config.originals, herder.plugins)
+        try:
+            app = create_app(herder, extensions=extensions.extensions,
+                             allowed_origins=config.access_control_allow_origin,
+                             allowed_methods=config.access_control_allow_methods)
+        except BaseException:
+            extensions.close()
+            raise
+        return ServiceWithExtensions(RestServer(app, host or "0.0.0.0", port), extensions)
+
+    return build

@@ -8,7 +8,7 @@ Serve it with :class:`rest.server.RestServer` (or any ASGI server).
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -16,9 +16,12 @@ import httpx
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
+from connect_runtime.api.rest_extension import ConnectRestExtension
 from connect_runtime.cluster.herder_api import Herder
 from connect_runtime.version import runtime_version
+from rest.cors import CrossOriginMiddleware
 from rest.errors import install_exception_handlers
+from rest.extensions import register_extensions
 from rest.jersey_rules import JerseyRulesMiddleware
 from rest.models import ErrorMessage
 from rest.routers import RestContext, connectors, internal, loggers, plugins, root
@@ -29,11 +32,16 @@ logger = logging.getLogger(__name__)
 DEFAULT_REQUEST_TIMEOUT_S = 90.0
 
 
-def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S) -> FastAPI:
+def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S, *,
+               extensions: Sequence[ConnectRestExtension] = (), allowed_origins: str = "",
+               allowed_methods: str = "") -> FastAPI:
     """Build the REST application for ``herder``.
 
     ``request_timeout_s`` bounds every wait on the herder; past it the request fails with 500
-    ``"Request timed out"`` (tests use a small value).
+    ``"Request timed out"`` (tests use a small value). ``extensions`` (configured REST extensions,
+    see :mod:`rest.extensions`) register their middleware and routes here; ``allowed_origins`` and
+    ``allowed_methods`` are ``access.control.allow.origin`` / ``access.control.allow.methods``
+    (CORS, :mod:`rest.cors`; empty origins: off).
     """
     if request_timeout_s <= 0:
         raise ValueError(f"request_timeout_s must be positive, got {request_timeout_s}")
@@ -68,6 +76,12 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
     app.include_router(internal.router)
     app.include_router(plugins.router)
     app.include_router(loggers.router)
+    # Extensions' middleware wraps the API (authentication before any resource runs); CORS wraps
+    # them all, so a browser's preflight (never carrying credentials) is answered before them.
+    register_extensions(app, herder, extensions, request_timeout_s)
+    if allowed_origins.strip():
+        app.add_middleware(CrossOriginMiddleware, allowed_origins=allowed_origins,
+                           allowed_methods=allowed_methods)
     logger.debug("REST application created (request timeout %.1f s)", request_timeout_s)
     return app
 

@@ -28,6 +28,16 @@ from connect_runtime.api.override_policy import (
     ConnectorClientConfigRequest,
 )
 from connect_runtime.api.record import RecordMetadata, SourceRecord
+from connect_runtime.api.rest_extension import (
+    ConnectClusterDetails,
+    ConnectClusterState,
+    ConnectorHealth,
+    ConnectorState,
+    ConnectorType,
+    ConnectRestExtension,
+    ConnectRestExtensionContext,
+    TaskState,
+)
 from connect_runtime.api.storage import OffsetStorageReader, freeze_partition
 from connect_runtime.api.task import SourceTask, SourceTaskContext
 from connect_runtime.api.transaction import TransactionContext
@@ -42,12 +52,19 @@ __all__ = [
     "ConfigProvider",
     "ConfigType",
     "ConfigValue",
+    "ConnectClusterDetails",
+    "ConnectClusterState",
     "ConnectException",
+    "ConnectRestExtension",
+    "ConnectRestExtensionContext",
     "Connector",
     "ConnectorClientConfigOverridePolicy",
     "ConnectorClientConfigRequest",
     "ConnectorContext",
+    "ConnectorHealth",
+    "ConnectorState",
     "ConnectorTransactionBoundaries",
+    "ConnectorType",
     "Converter",
     "DataException",
     "DelegatedDelivery",
@@ -64,6 +81,7 @@ __all__ = [
     "SourceRecord",
     "SourceTask",
     "SourceTaskContext",
+    "TaskState",
     "TransactionContext",
     "Transformation",
     "ValidString",

@@ -280,6 +280,8 @@ class ConnectorValidator:
             kinds = plugin_types(cls)
             if connectors_only and kinds[0] not in ("source", "sink"):
                 continue
+            if kinds[0] == "rest_extension":  # not listed by Java's ConnectorPluginsResource either
+                continue
             version = None
             if issubclass(cls, Connector | Transformation | Predicate):
                 try:

@@ -483,6 +483,11 @@ class WorkerConfig(BaseModel):
         "", alias="access.control.allow.methods",
         description="Sets the methods supported for cross origin requests in the "
         "Access-Control-Allow-Methods header. The default allows GET, POST and HEAD.")
+    rest_extension_classes: _List = Field(
+        default_factory=list, alias="rest.extension.classes",
+        description="Comma-separated names of connect_runtime.api.ConnectRestExtension classes, registered "
+        "in the order specified (Kafka's BasicAuthSecurityRestExtension name gives the built-in Basic "
+        "authentication).")
 
     # --- converters and plugins --------------------------------------------------------------
     key_converter: _NonEmptyStr = Field(
@@ -538,6 +543,10 @@ class WorkerConfig(BaseModel):
                 "must be one of the algorithms in inter.worker.verification.algorithms ("
                 + ", ".join(self.inter_worker_verification_algorithms) + ")",
                 key="inter.worker.signature.algorithm", value=self.inter_worker_signature_algorithm)
+        if self.access_control_allow_methods.strip() and not self.access_control_allow_origin.strip():
+            # Java ignores it then; a setting without effect is refused here rather than ignored.
+            raise _Invalid("has no effect while access.control.allow.origin is empty (CORS is off)",
+                           key="access.control.allow.methods", value=self.access_control_allow_methods)
         if self.heartbeat_interval_ms >= self.session_timeout_ms:
             raise _Invalid(
                 f"must be lower than session.timeout.ms ({self.session_timeout_ms})",

@@ -13,6 +13,7 @@ from typing import Final
 from connect_runtime.api.connector import Connector, SourceConnector
 from connect_runtime.api.converter import Converter, HeaderConverter
 from connect_runtime.api.errors import ConnectException
+from connect_runtime.api.rest_extension import ConnectRestExtension
 from connect_runtime.api.transformation import Predicate, Transformation
 from connect_runtime.config.plugin_classes import load_plugin_class
 from connect_runtime.converters import BUILTIN_CONVERTERS
@@ -84,6 +85,8 @@ def plugin_type(cls: type) -> str:
         return "transformation"
     if issubclass(cls, Predicate):
         return "predicate"
+    if issubclass(cls, ConnectRestExtension):
+        return "rest_extension"
     return "unknown"
 
 
