@@ -392,6 +392,11 @@ class WorkerConfig(BaseModel):
         3, alias="status.storage.replication.factor",
         description="Replication factor used when creating the status storage topic "
         "(-1 for the broker's default).")
+    default_api_timeout_ms: _NonNegInt = Field(
+        60000, alias="default.api.timeout.ms",
+        description="How long the worker waits at start-up for the Kafka cluster: for its cluster id and for "
+        "creating or checking the internal topics. With no answer in that time the worker exits with one line "
+        "saying so.")
     client_id: _OptStr = Field(
         None, alias="client.id",
         description="An id string passed to the brokers with requests, to track request sources.")
@@ -575,7 +580,7 @@ class WorkerConfig(BaseModel):
             config._transformer = transformer
             config._redaction_owner = owner
             config._policy = config._create_policy()
-            config._warn_ignored_settings()
+            config._refuse_ignored_settings()
             config._check_client_settings()
         except ConfigException as e:
             transformer.close()
@@ -605,16 +610,23 @@ class WorkerConfig(BaseModel):
                                     key="connector.client.config.override.policy", value=name) from e
         return policy
 
-    def _warn_ignored_settings(self) -> None:
+    def _refuse_ignored_settings(self) -> None:
+        """Refuse the internal-topic settings the reference parses and ignores with a warning: a config
+        topic ``partitions`` other than 1, and a ``cleanup.policy`` other than compact (these topics are
+        always created compacted, and an existing one that is not refuses start-up)."""
         partitions = self._originals.get("config.storage.partitions")
-        if partitions is not None:
-            log.warning("Ignoring 'config.storage.partitions=%s': "
-                        "the config topic always has exactly 1 partition", partitions)
+        if partitions is not None and partitions.strip() != "1":
+            raise WorkerConfigError(
+                f'Invalid value "{partitions}" for configuration config.storage.partitions: the config topic '
+                "always has exactly 1 partition; remove this setting",
+                key="config.storage.partitions", value=partitions)
         for prefix in _STORAGE_PREFIXES:
-            policy = self._originals.get(prefix + "cleanup.policy")
-            if policy is not None and policy.strip() != "compact":
-                log.warning("Ignoring '%scleanup.policy=%s': internal topics are always compacted",
-                            prefix, policy)
+            key = prefix + "cleanup.policy"
+            policy = self._originals.get(key)
+            if policy is not None and {p.strip().lower() for p in policy.split(",") if p.strip()} != {"compact"}:
+                raise WorkerConfigError(
+                    f'Invalid value "{policy}" for configuration {key}: internal topics are always created with '
+                    "cleanup.policy=compact; remove this setting", key=key, value=policy)
 
     # --- derived views ---------------------------------------------------------------------------
 
