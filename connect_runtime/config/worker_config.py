@@ -100,6 +100,8 @@ _NOT_CLIENT_PREFIXES = ("admin.listeners",)
 _STORAGE_PREFIXES = ("config.storage.", "offset.storage.", "status.storage.")
 _STORAGE_OWN_SUFFIXES = frozenset({"topic", "replication.factor", "partitions"})
 _CONVERTER_KINDS = ("key", "value", "header")
+# Removed in Kafka Connect 3.0 (a Java worker warns that they have no effect); with their ``.*`` settings.
+_REMOVED_INTERNAL_CONVERTER_KEYS = ("internal.key.converter", "internal.value.converter")
 
 
 class WorkerConfigError(ConfigException):
@@ -611,9 +613,22 @@ class WorkerConfig(BaseModel):
         return policy
 
     def _refuse_ignored_settings(self) -> None:
-        """Refuse the internal-topic settings the reference parses and ignores with a warning: a config
-        topic ``partitions`` other than 1, and a ``cleanup.policy`` other than compact (these topics are
-        always created compacted, and an existing one that is not refuses start-up)."""
+        """Refuse the settings the reference parses and then ignores (with a warning) or that name classes
+        this runtime cannot run: a config topic ``partitions`` other than 1, an internal topic
+        ``cleanup.policy`` other than compact (these topics are always created compacted, and an existing
+        one that is not refuses start-up), the removed ``internal.key.converter`` /
+        ``internal.value.converter`` (and their settings), and ``metric.reporters`` (Java reporter classes)."""
+        for key, value in self._originals.items():
+            if key.startswith(_REMOVED_INTERNAL_CONVERTER_KEYS):
+                raise WorkerConfigError(
+                    f'Invalid value "{value}" for configuration {key}: the internal converter settings were removed '
+                    "in Kafka Connect 3.0 and have no effect (internal topics always use JSON without schemas); "
+                    "remove it", key=key, value=value)
+        reporters = self._originals.get("metric.reporters")
+        if reporters is not None and parse_list(reporters):
+            raise WorkerConfigError(
+                f'Invalid value "{reporters}" for configuration metric.reporters: Java metrics reporter classes '
+                "cannot run in this runtime; remove it", key="metric.reporters", value=reporters)
         partitions = self._originals.get("config.storage.partitions")
         if partitions is not None and partitions.strip() != "1":
             raise WorkerConfigError(

@@ -71,6 +71,10 @@ BASE = ("bootstrap.servers=127.0.0.1:1\ngroup.id=g\nconfig.storage.topic=c\noffs
         ("config.storage.partitions=3\n", 'Invalid value "3" for configuration config.storage.partitions'),
         ("status.storage.cleanup.policy=delete\n",
          'Invalid value "delete" for configuration status.storage.cleanup.policy'),
+        ("internal.value.converter=org.apache.kafka.connect.json.JsonConverter\n",
+         "for configuration internal.value.converter: the internal converter settings were removed"),
+        ("metric.reporters=com.example.Reporter\n", 'Invalid value "com.example.Reporter" for configuration '
+         "metric.reporters: Java metrics reporter classes cannot run in this runtime; remove it"),
     ],
 )
 def test_invalid_value_names_the_key(tmp_path: Path, extra: str, needle: str) -> None:

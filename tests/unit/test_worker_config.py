@@ -356,6 +356,9 @@ def test_topic_settings() -> None:
     ("config.storage.cleanup.policy", "delete", "internal topics are always created with cleanup.policy=compact"),
     ("offset.storage.cleanup.policy", "compact,delete", "cleanup.policy=compact"),
     ("status.storage.cleanup.policy", "delete", "cleanup.policy=compact"),
+    ("internal.key.converter", "org.apache.kafka.connect.json.JsonConverter", "removed in Kafka Connect 3.0"),
+    ("internal.value.converter.schemas.enable", "false", "have no effect"),
+    ("metric.reporters", "org.apache.kafka.common.metrics.JmxReporter", "reporter classes cannot run"),
 ])
 def test_internal_topic_settings_the_worker_would_ignore_are_refused(key: str, value: str, reason: str) -> None:
     """The reference ignores these with a warning; we refuse them (a setting is honoured or refused)."""
@@ -370,7 +373,7 @@ def test_internal_topic_settings_the_worker_honours_pass_silently(caplog: pytest
     with caplog.at_level(logging.WARNING, logger="connect_runtime.config.worker_config"):
         c = WorkerConfig.from_properties({**REQUIRED, "offset.storage.cleanup.policy": "compact",
                                           "config.storage.cleanup.policy": " Compact ",
-                                          "config.storage.partitions": "1"})
+                                          "config.storage.partitions": "1", "metric.reporters": ""})
     assert caplog.records == []
     assert "partitions" not in c.topic_settings("config.storage.")
     assert c.topic_settings("config.storage.")["cleanup.policy"] == "compact"
