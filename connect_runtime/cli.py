@@ -49,6 +49,7 @@ def distributed_main(argv: Sequence[str] | None = None) -> int:
         print(f"connect-distributed: {e}", file=sys.stderr)
         return 1
     from connect_runtime.distributed import DistributedWorker
+    from rest.server import RestServerError
 
     # `kill -USR1 <pid>` writes every thread's stack to stderr (like jstack for a Java worker).
     faulthandler.register(signal.SIGUSR1, all_threads=True)
@@ -62,9 +63,9 @@ def distributed_main(argv: Sequence[str] | None = None) -> int:
         print(f"connect-distributed: {e}", file=sys.stderr)
         worker.stop()
         return 1
-    except (ConnectException, KafkaException) as e:
-        # An expected failure (Kafka unreachable, an internal topic unusable): the one line says it all;
-        # the stack is only for whoever debugs the runtime itself.
+    except (ConnectException, KafkaException, RestServerError, OSError) as e:
+        # An expected failure (Kafka unreachable, an internal topic unusable, the REST port taken): the
+        # one line says it all; the stack is only for whoever debugs the runtime itself.
         print(f"connect-distributed: failed to start: {_one_line(e)}", file=sys.stderr)
         logger.debug("Worker failed to start", exc_info=True)
         worker.stop()

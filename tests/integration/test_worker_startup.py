@@ -5,6 +5,7 @@ messages), and a Kafka cluster that does not answer within ``default.api.timeout
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import time
@@ -195,3 +196,14 @@ def test_connector_offsets_topic_must_be_compacted(kafka_bootstrap: str) -> None
         f"Topic '{delete}' supplied via the 'offsets.storage.topic' property is required to have "
         "'cleanup.policy=compact' to guarantee consistency and durability of source connector offsets, but found "
         "the topic currently has 'cleanup.policy=compact,delete'."), raised.value
+
+
+@pytest.mark.kafka
+def test_rest_port_in_use_ends_in_one_line(kafka_bootstrap: str, tmp_path: Path) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        worker = WorkerProcess(kafka_bootstrap, tmp_path, f"port-taken-{uuid.uuid4().hex[:8]}", port=port)
+        line = _refusal(worker)
+    assert line.startswith("connect-distributed: failed to start: ") and str(port) in line, line
