@@ -72,7 +72,9 @@ class DistributedWorker:
         """Connect, read the internal topics, join the group and serve REST.
 
         Raises :class:`ConfigException` before touching Kafka if a worker converter key names a class
-        that cannot serve it.
+        that cannot serve it, and when an existing internal topic is not compacted or the config topic
+        has several partitions; :class:`ConnectException` when Kafka does not answer within
+        ``default.api.timeout.ms``.
         """
         cfg = self.config
         check_worker_converters(cfg, self.plugins)
