@@ -15,7 +15,9 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from connect_runtime.api.errors import ConfigException
+from confluent_kafka import KafkaError, KafkaException
+
+from connect_runtime.api.errors import ConfigException, ConnectException
 
 if TYPE_CHECKING:
     from connect_runtime.cluster.herder import DistributedHerder
@@ -48,6 +50,7 @@ def distributed_main(argv: Sequence[str] | None = None) -> int:
         print(f"connect-distributed: {e}", file=sys.stderr)
         return 1
     from connect_runtime.distributed import DistributedWorker
+    from rest.server import RestServerError
 
     # `kill -USR1 <pid>` writes every thread's stack to stderr (like jstack for a Java worker).
     faulthandler.register(signal.SIGUSR1, all_threads=True)
@@ -61,9 +64,16 @@ def distributed_main(argv: Sequence[str] | None = None) -> int:
         print(f"connect-distributed: {e}", file=sys.stderr)
         worker.stop()
         return 1
-    except Exception as e:
-        logger.exception("Worker failed to start")
-        print(f"connect-distributed: failed to start: {e}", file=sys.stderr)
+    except (ConnectException, KafkaException, RestServerError, OSError) as e:
+        # An expected failure (Kafka unreachable, an internal topic unusable, the REST port taken): the
+        # one line says it all; the stack is only for whoever debugs the runtime itself.
+        print(f"connect-distributed: failed to start: {_one_line(e)}", file=sys.stderr)
+        logger.debug("Worker failed to start", exc_info=True)
+        worker.stop()
+        return 1
+    except Exception as e:  # a bug: the one line, then the traceback to report it with
+        print(f"connect-distributed: failed to start: {_one_line(e)}", file=sys.stderr)
+        logger.error("Worker failed to start because of an unexpected error", exc_info=True)
         worker.stop()
         return 1
     while not stop.wait(0.5):
@@ -78,6 +88,13 @@ def distributed_main(argv: Sequence[str] | None = None) -> int:
     worker.stop()
     logger.info("Worker stopped cleanly")
     return _exit_when_threads_end(0)
+
+
+def _one_line(error: BaseException) -> str:
+    """``error``'s message on one line (a Kafka error as its text, not its repr)."""
+    cause = error.args[0] if isinstance(error, KafkaException) and error.args else None
+    text = cause.str() if isinstance(cause, KafkaError) else str(error) or type(error).__name__
+    return " ".join(text.split())
 
 
 #: After a clean stop, how long the process waits for threads still finishing (a Spark application

@@ -23,7 +23,13 @@ from connect_runtime.storage.config_store import KafkaConfigBackingStore
 from connect_runtime.storage.config_writer import ConfigTopicWriter
 from connect_runtime.storage.offset_store import KafkaOffsetBackingStore
 from connect_runtime.storage.status_store import KafkaStatusBackingStore
-from connect_runtime.storage.topics import ensure_config_topic, ensure_topic, max_message_bytes
+from connect_runtime.storage.topics import (
+    OFFSET_TOPIC_KEY,
+    STATUS_TOPIC_KEY,
+    ensure_config_topic,
+    ensure_internal_topic,
+    max_message_bytes,
+)
 from connect_runtime.worker.worker import Worker
 
 logger = logging.getLogger(__name__)
@@ -66,14 +72,15 @@ class DistributedWorker:
         """Connect, read the internal topics, join the group and serve REST.
 
         Raises :class:`ConfigException` before touching Kafka if a worker converter key names a class
-        that cannot serve it.
+        that cannot serve it, and when an existing internal topic is not compacted or the config topic
+        has several partitions; :class:`ConnectException` when Kafka does not answer within
+        ``default.api.timeout.ms``.
         """
         cfg = self.config
         check_worker_converters(cfg, self.plugins)
-        auth_failures: list[KafkaError] = []
-        admin = AdminClient(client_config({**cfg.client_settings("admin"),
-                                           "error_cb": _collect_auth_failures(auth_failures)}))
-        cluster_id = _cluster_id(admin, auth_failures)
+        errors = _ClientErrors()
+        admin = AdminClient(client_config({**cfg.client_settings("admin"), "error_cb": errors}))
+        cluster_id = _cluster_id(admin, errors, cfg.default_api_timeout_ms / 1000)
         self._create_topics(admin)
         consumer_conf = cfg.client_settings("consumer")
         producer_conf: dict[str, Any] = cfg.client_settings("producer")
@@ -129,13 +136,18 @@ class DistributedWorker:
         logger.info("Worker %s started; REST at %s", worker_id, self.url)
 
     def _create_topics(self, admin: AdminClient) -> None:
+        """Create the internal topics that are missing; refuse existing ones that are not compacted, and
+        a config topic with more than one partition (:class:`ConfigException`, the reference's messages)."""
         cfg = self.config
+        timeout_s = cfg.default_api_timeout_ms / 1000
         ensure_config_topic(admin, cfg.config_storage_topic, cfg.config_storage_replication_factor,
-                            cfg.topic_settings("config.storage."))
-        ensure_topic(admin, cfg.offset_storage_topic, cfg.offset_storage_partitions,
-                     cfg.offset_storage_replication_factor, cfg.topic_settings("offset.storage."))
-        ensure_topic(admin, cfg.status_storage_topic, cfg.status_storage_partitions,
-                     cfg.status_storage_replication_factor, cfg.topic_settings("status.storage."))
+                            cfg.topic_settings("config.storage."), timeout_s)
+        ensure_internal_topic(admin, cfg.offset_storage_topic, cfg.offset_storage_partitions,
+                              cfg.offset_storage_replication_factor, cfg.topic_settings("offset.storage."),
+                              OFFSET_TOPIC_KEY, "source connector offsets", timeout_s)
+        ensure_internal_topic(admin, cfg.status_storage_topic, cfg.status_storage_partitions,
+                              cfg.status_storage_replication_factor, cfg.topic_settings("status.storage."),
+                              STATUS_TOPIC_KEY, "connector and task statuses", timeout_s)
 
     def _reader_failed(self, topic: str, reason: str) -> None:
         """A reader of an internal topic stopped for good: without it this worker cannot see the
@@ -172,33 +184,46 @@ class DistributedWorker:
         self.config.close_plugins()
 
 
-#: How long the worker waits at start-up for the Kafka cluster to answer.
-_CLUSTER_ID_TIMEOUT_S = 30.0
 _AUTH_CODES = frozenset({KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED})
 
 
-def _collect_auth_failures(into: list[KafkaError]) -> Callable[[KafkaError], None]:
-    def on_error(err: KafkaError) -> None:
+class _ClientErrors:
+    """What the start-up admin client's ``error_cb`` reported: refused logins, and the latest error of
+    any kind (why the cluster did not answer, for the one-line message)."""
+
+    def __init__(self) -> None:
+        self.auth: list[KafkaError] = []
+        self.last: KafkaError | None = None
+
+    def __call__(self, err: KafkaError) -> None:
+        self.last = err
         if err.code() in _AUTH_CODES:
-            into.append(err)
-
-    return on_error
+            self.auth.append(err)
 
 
-def _cluster_id(admin: AdminClient, auth_failures: list[KafkaError]) -> str:
-    """The cluster's id, asked in short slices: librdkafka retries a refused login for ever and the
-    metadata request then only times out as a transport failure, so a login the broker refused ends
-    start-up at once, with the broker's reason."""
-    deadline = time.monotonic() + _CLUSTER_ID_TIMEOUT_S
+def _cluster_id(admin: AdminClient, errors: _ClientErrors, timeout_s: float) -> str:
+    """The cluster's id, asked in short slices for at most ``timeout_s`` (the worker's
+    ``default.api.timeout.ms``, which bounds the reference's cluster-id lookup too).
+
+    librdkafka retries a refused login for ever and the metadata request then only times out as a
+    transport failure, so a login the broker refused ends start-up at once, with the broker's reason.
+    No answer within the bound raises :class:`ConnectException` with the reference's message.
+    """
+    deadline = time.monotonic() + timeout_s
     while True:
         try:
-            md = admin.list_topics(timeout=1.0)
+            md = admin.list_topics(timeout=max(0.1, min(1.0, deadline - time.monotonic())))
             return str(md.cluster_id or "")
-        except KafkaException:
+        except KafkaException as e:
             admin.poll(0.1)  # serves error_cb
-            if auth_failures:
+            if errors.auth:
                 raise ConnectException(
-                    f"Kafka refused the worker's login: {auth_failures[0].str()}; check security.protocol, "
+                    f"Kafka refused the worker's login: {errors.auth[0].str()}; check security.protocol, "
                     "sasl.mechanism and sasl.jaas.config (or the ssl.* settings)") from None
             if time.monotonic() >= deadline:
-                raise
+                err = errors.last or (e.args[0] if e.args and isinstance(e.args[0], KafkaError) else None)
+                reason = err.str() if err is not None else str(e)
+                raise ConnectException(
+                    "Failed to connect to and describe Kafka cluster. Check worker's broker connection and security "
+                    f"properties. (No answer from bootstrap.servers within default.api.timeout.ms="
+                    f"{timeout_s * 1000:.0f}: {reason})") from None

@@ -100,6 +100,8 @@ _NOT_CLIENT_PREFIXES = ("admin.listeners",)
 _STORAGE_PREFIXES = ("config.storage.", "offset.storage.", "status.storage.")
 _STORAGE_OWN_SUFFIXES = frozenset({"topic", "replication.factor", "partitions"})
 _CONVERTER_KINDS = ("key", "value", "header")
+# Removed in Kafka Connect 3.0 (a Java worker warns that they have no effect); with their ``.*`` settings.
+_REMOVED_INTERNAL_CONVERTER_KEYS = ("internal.key.converter", "internal.value.converter")
 
 
 class WorkerConfigError(ConfigException):
@@ -392,6 +394,11 @@ class WorkerConfig(BaseModel):
         3, alias="status.storage.replication.factor",
         description="Replication factor used when creating the status storage topic "
         "(-1 for the broker's default).")
+    default_api_timeout_ms: _NonNegInt = Field(
+        60000, alias="default.api.timeout.ms",
+        description="How long the worker waits at start-up for the Kafka cluster: for its cluster id and for "
+        "creating or checking the internal topics. With no answer in that time the worker exits with one line "
+        "saying so.")
     client_id: _OptStr = Field(
         None, alias="client.id",
         description="An id string passed to the brokers with requests, to track request sources.")
@@ -584,7 +591,7 @@ class WorkerConfig(BaseModel):
             config._transformer = transformer
             config._redaction_owner = owner
             config._policy = config._create_policy()
-            config._warn_ignored_settings()
+            config._refuse_ignored_settings()
             config._check_client_settings()
         except ConfigException as e:
             transformer.close()
@@ -614,16 +621,36 @@ class WorkerConfig(BaseModel):
                                     key="connector.client.config.override.policy", value=name) from e
         return policy
 
-    def _warn_ignored_settings(self) -> None:
+    def _refuse_ignored_settings(self) -> None:
+        """Refuse the settings the reference parses and then ignores (with a warning) or that name classes
+        this runtime cannot run: a config topic ``partitions`` other than 1, an internal topic
+        ``cleanup.policy`` other than compact (these topics are always created compacted, and an existing
+        one that is not refuses start-up), the removed ``internal.key.converter`` /
+        ``internal.value.converter`` (and their settings), and ``metric.reporters`` (Java reporter classes)."""
+        for key, value in self._originals.items():
+            if key.startswith(_REMOVED_INTERNAL_CONVERTER_KEYS):
+                raise WorkerConfigError(
+                    f'Invalid value "{value}" for configuration {key}: the internal converter settings were removed '
+                    "in Kafka Connect 3.0 and have no effect (internal topics always use JSON without schemas); "
+                    "remove it", key=key, value=value)
+        reporters = self._originals.get("metric.reporters")
+        if reporters is not None and parse_list(reporters):
+            raise WorkerConfigError(
+                f'Invalid value "{reporters}" for configuration metric.reporters: Java metrics reporter classes '
+                "cannot run in this runtime; remove it", key="metric.reporters", value=reporters)
         partitions = self._originals.get("config.storage.partitions")
-        if partitions is not None:
-            log.warning("Ignoring 'config.storage.partitions=%s': "
-                        "the config topic always has exactly 1 partition", partitions)
+        if partitions is not None and partitions.strip() != "1":
+            raise WorkerConfigError(
+                f'Invalid value "{partitions}" for configuration config.storage.partitions: the config topic '
+                "always has exactly 1 partition; remove this setting",
+                key="config.storage.partitions", value=partitions)
         for prefix in _STORAGE_PREFIXES:
-            policy = self._originals.get(prefix + "cleanup.policy")
-            if policy is not None and policy.strip() != "compact":
-                log.warning("Ignoring '%scleanup.policy=%s': internal topics are always compacted",
-                            prefix, policy)
+            key = prefix + "cleanup.policy"
+            policy = self._originals.get(key)
+            if policy is not None and {p.strip().lower() for p in policy.split(",") if p.strip()} != {"compact"}:
+                raise WorkerConfigError(
+                    f'Invalid value "{policy}" for configuration {key}: internal topics are always created with '
+                    "cleanup.policy=compact; remove this setting", key=key, value=policy)
 
     # --- derived views ---------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from connect_runtime.clients import client_config
 from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore, KafkaOffsetBackingStore
-from connect_runtime.storage.topics import ensure_topic
+from connect_runtime.storage.topics import OFFSET_TOPIC_KEY, ensure_internal_topic
 
 logger = logging.getLogger(__name__)
 
@@ -72,16 +72,21 @@ class OffsetStoreFactory:
         topic = self.connector_topic(connector)
         assert topic is not None
         admin = AdminClient(client_config(self.client_settings(connector, "admin")))
-        self._ensure_topic(admin, topic)
+        self._ensure_topic(admin, topic, connector)
         store = KafkaOffsetBackingStore(topic, self.client_settings(connector, "consumer"), admin)
         return ConnectorOffsetBackingStore(store, self.global_store, owns_primary=True)
 
-    def _ensure_topic(self, admin: AdminClient, topic: str) -> None:
+    def _ensure_topic(self, admin: AdminClient, topic: str, connector: SourceConnectorConfig) -> None:
         """Create a connector's offsets topic, when missing, as the worker's offsets topic is created
-        (checked at every start, as the reference does: an operator may have deleted it)."""
+        (checked at every start, as the reference does: an operator may have deleted it); an existing
+        one must be compacted only, as the worker's must (:func:`ensure_internal_topic`). The message
+        names the key that chose the topic: the connector's ``offsets.storage.topic``, or the worker's
+        ``offset.storage.topic`` (the reference always names the worker's)."""
         cfg = self._config
-        ensure_topic(admin, topic, cfg.offset_storage_partitions, cfg.offset_storage_replication_factor,
-                     cfg.topic_settings("offset.storage."))
+        key = "offsets.storage.topic" if connector.offsets_storage_topic is not None else OFFSET_TOPIC_KEY
+        ensure_internal_topic(admin, topic, cfg.offset_storage_partitions, cfg.offset_storage_replication_factor,
+                              cfg.topic_settings("offset.storage."), key, "source connector offsets",
+                              cfg.default_api_timeout_ms / 1000)
 
 
 def _servers(bootstrap: str) -> frozenset[str]:

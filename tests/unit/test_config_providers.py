@@ -292,12 +292,16 @@ def test_worker_start_up_errors_and_logs_never_show_resolved_values(
         assert line.startswith(f'Invalid value "{ref}" for configuration offset.flush.interval.ms'), line
         assert "hunter2secret" not in line and "abc" not in line and "\n" not in line
         assert info.value.value == ref
-    # A log line written while the worker config is parsed (and later) shows the placeholder.
+    # A setting refused after resolution shows its placeholder, not the resolved value.
+    policy_ref = f"${{file:{secrets}:policy}}"
+    with pytest.raises(WorkerConfigError) as info:
+        WorkerConfig.from_properties({**REQUIRED, **providers, "offset.storage.cleanup.policy": policy_ref})
+    assert str(info.value).startswith(f'Invalid value "{policy_ref}" for configuration offset.storage.cleanup.policy')
+    assert "hunter2secret" not in str(info.value)
+    # A log line written later shows the placeholder too.
     with caplog.at_level(logging.WARNING):
         config = WorkerConfig.from_properties({**REQUIRED, **providers,
-                                               "offset.storage.cleanup.policy": f"${{file:{secrets}:policy}}"})
-    assert "Ignoring 'offset.storage.cleanup.policy=" in caplog.text
-    assert "hunter2secret" not in caplog.text
-    logging.getLogger("test.worker").warning("the worker uses %s", config.originals["offset.storage.cleanup.policy"])
+                                               "offset.storage.segment.ms": f"${{file:{secrets}:long}}"})
+    logging.getLogger("test.worker").warning("the worker uses %s", config.originals["offset.storage.segment.ms"])
     assert "hunter2secret" not in caplog.text
     config.close_plugins()

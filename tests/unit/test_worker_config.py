@@ -341,7 +341,7 @@ def test_topic_settings() -> None:
         "config.storage.min.insync.replicas": "2",
         "offset.storage.partitions": "10",
         "offset.storage.segment.ms": "1000",
-        "offset.storage.cleanup.policy": "delete",
+        "offset.storage.cleanup.policy": "compact",
         "status.storage.retention.ms": "-1",
     })
     assert c.topic_settings("config.storage.") == {"min.insync.replicas": "2", "cleanup.policy": "compact"}
@@ -351,23 +351,39 @@ def test_topic_settings() -> None:
         c.topic_settings("producer.")
 
 
-def test_config_storage_partitions_is_ignored_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+@pytest.mark.parametrize(("key", "value", "reason"), [
+    ("config.storage.partitions", "3", "the config topic always has exactly 1 partition"),
+    ("config.storage.cleanup.policy", "delete", "internal topics are always created with cleanup.policy=compact"),
+    ("offset.storage.cleanup.policy", "compact,delete", "cleanup.policy=compact"),
+    ("status.storage.cleanup.policy", "delete", "cleanup.policy=compact"),
+    ("internal.key.converter", "org.apache.kafka.connect.json.JsonConverter", "removed in Kafka Connect 3.0"),
+    ("internal.value.converter.schemas.enable", "false", "have no effect"),
+    ("metric.reporters", "org.apache.kafka.common.metrics.JmxReporter", "reporter classes cannot run"),
+])
+def test_internal_topic_settings_the_worker_would_ignore_are_refused(key: str, value: str, reason: str) -> None:
+    """The reference ignores these with a warning; we refuse them (a setting is honoured or refused)."""
+    with pytest.raises(WorkerConfigError) as raised:
+        WorkerConfig.from_properties({**REQUIRED, key: value})
+    line = str(raised.value)
+    assert line.startswith(f'Invalid value "{value}" for configuration {key}: ') and reason in line, line
+    assert raised.value.key == key and "\n" not in str(raised.value)
+
+
+def test_internal_topic_settings_the_worker_honours_pass_silently(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="connect_runtime.config.worker_config"):
-        c = WorkerConfig.from_properties({**REQUIRED, "config.storage.partitions": "3"})
-    assert "config.storage.partitions=3" in caplog.text
-    assert "partitions" not in c.topic_settings("config.storage.")
-
-
-def test_cleanup_policy_override_is_ignored_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="connect_runtime.config.worker_config"):
-        WorkerConfig.from_properties({**REQUIRED, "status.storage.cleanup.policy": "delete"})
-    assert "status.storage.cleanup.policy=delete" in caplog.text
-
-
-def test_no_warnings_for_a_plain_config(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="connect_runtime.config.worker_config"):
-        WorkerConfig.from_properties({**REQUIRED, "offset.storage.cleanup.policy": "compact"})
+        c = WorkerConfig.from_properties({**REQUIRED, "offset.storage.cleanup.policy": "compact",
+                                          "config.storage.cleanup.policy": " Compact ",
+                                          "config.storage.partitions": "1", "metric.reporters": ""})
     assert caplog.records == []
+    assert "partitions" not in c.topic_settings("config.storage.")
+    assert c.topic_settings("config.storage.")["cleanup.policy"] == "compact"
+
+
+def test_default_api_timeout_bounds_start_up() -> None:
+    assert WorkerConfig.from_properties(REQUIRED).default_api_timeout_ms == 60000
+    assert WorkerConfig.from_properties({**REQUIRED, "default.api.timeout.ms": "2500"}).default_api_timeout_ms == 2500
+    with pytest.raises(WorkerConfigError, match=r"default\.api\.timeout\.ms"):
+        WorkerConfig.from_properties({**REQUIRED, "default.api.timeout.ms": "-1"})
 
 
 def test_converter_settings() -> None:
