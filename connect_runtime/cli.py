@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from connect_runtime.api.errors import ConfigException
 
 if TYPE_CHECKING:
+    from connect_runtime.cluster.herder import DistributedHerder
     from connect_runtime.config.worker_config import WorkerConfig
     from connect_runtime.distributed import RestServerFactory
 
@@ -134,9 +135,18 @@ if __name__ == "__main__":
 
 
 def rest_server_factory(config: WorkerConfig) -> RestServerFactory:
-    """The REST server a worker serves its herder with, on the worker's first listener."""
+    """The REST servers a worker serves its herder with: one per listener of ``listeners`` and
+    ``admin.listeners`` (http or https), each serving the endpoints its kind of listener serves."""
     from rest.app import create_app
-    from rest.server import RestServer
+    from rest.server import RestServer, RestServers
 
-    host, port = config.rest_listener()
-    return lambda herder: RestServer(create_app(herder), host or "0.0.0.0", port)
+    def build(herder: DistributedHerder) -> RestServers:
+        peer_tls = config.peer_tls()
+        return RestServers([
+            RestServer(create_app(herder, regular=listener.regular, admin=listener.admin, peer_tls=peer_tls),
+                       listener.host or "0.0.0.0", listener.port,
+                       ssl_context=config.rest_ssl_context(listener) if listener.https else None)
+            for listener in config.rest_listeners()
+        ])
+
+    return build

@@ -12,11 +12,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import httpx
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from connect_runtime.cluster.herder_api import Herder
+from connect_runtime.cluster.peer_http import async_peer_client
+from connect_runtime.config.rest_tls import PeerTls
 from connect_runtime.version import runtime_version
 from rest.errors import install_exception_handlers
 from rest.jersey_rules import JerseyRulesMiddleware
@@ -29,11 +30,14 @@ logger = logging.getLogger(__name__)
 DEFAULT_REQUEST_TIMEOUT_S = 90.0
 
 
-def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S) -> FastAPI:
+def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S, *,
+               regular: bool = True, admin: bool = True, peer_tls: PeerTls | None = None) -> FastAPI:
     """Build the REST application for ``herder``.
 
     ``request_timeout_s`` bounds every wait on the herder; past it the request fails with 500
-    ``"Request timed out"`` (tests use a small value).
+    ``"Request timed out"`` (tests use a small value). ``regular`` / ``admin`` choose the endpoints
+    served (``admin``: ``/admin/*``), as a listener of ``listeners`` / ``admin.listeners`` serves them;
+    the others answer 404. ``peer_tls`` is how requests are forwarded to workers advertised over https.
     """
     if request_timeout_s <= 0:
         raise ValueError(f"request_timeout_s must be positive, got {request_timeout_s}")
@@ -43,7 +47,7 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         try:
             # One pooled client for every forwarded request (to the leader or a task's owner).
-            async with httpx.AsyncClient(timeout=request_timeout_s, follow_redirects=False) as client:
+            async with async_peer_client(peer_tls, request_timeout_s) as client:
                 context.http_client = client
                 try:
                     yield
@@ -63,12 +67,15 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
     _use_connect_error_schema(app)
     install_exception_handlers(app)
     app.add_middleware(JerseyRulesMiddleware)
-    app.include_router(root.router)
-    app.include_router(connectors.router)
-    app.include_router(internal.router)
-    app.include_router(plugins.router)
-    app.include_router(loggers.router)
-    logger.debug("REST application created (request timeout %.1f s)", request_timeout_s)
+    if regular:
+        app.include_router(root.router)
+        app.include_router(connectors.router)
+        app.include_router(internal.router)
+        app.include_router(plugins.router)
+    if admin:
+        app.include_router(loggers.router)
+    logger.debug("REST application created (request timeout %.1f s, regular endpoints %s, admin endpoints %s)",
+                 request_timeout_s, regular, admin)
     return app
 
 
