@@ -77,10 +77,12 @@ _STORE_TYPES: Final = frozenset({"PEM", "PKCS12"})
 
 
 class TlsSettingError(ConfigException):
-    """An ``ssl.*`` setting of the REST API that cannot be honoured; ``key`` is the key as written."""
+    """An ``ssl.*`` setting of the REST API that cannot be honoured (or is missing); ``key`` is the key as
+    written. ``message`` completes "Unsupported REST TLS setting <key>: ", unless ``whole`` says it is
+    the whole line."""
 
-    def __init__(self, key: str, message: str) -> None:
-        super().__init__(f"Unsupported REST TLS setting {key}: {message}")
+    def __init__(self, key: str, message: str, *, whole: bool = False) -> None:
+        super().__init__(message if whole else f"Unsupported REST TLS setting {key}: {message}")
         self.key = key
         self.value = None
 
@@ -134,11 +136,11 @@ def server_context(originals: Mapping[str, str], prefix: str = LISTENERS_HTTPS_P
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     _check_common(s)
     if not _load_keystore(context, s):
-        raise TlsSettingError(s.name("ssl.keystore.location"),
-                              "an https listener needs a keystore: set ssl.keystore.type=PEM and "
-                              "ssl.keystore.location (or ssl.keystore.certificate.chain and ssl.keystore.key), "
-                              "or a PKCS12 ssl.keystore.location, with the prefix "
-                              f"{prefix} or none")
+        raise TlsSettingError(prefix + "ssl.keystore.location",
+                              f"An https listener needs a keystore: set {prefix}ssl.keystore.type=PEM and "
+                              f"{prefix}ssl.keystore.location (or {prefix}ssl.keystore.certificate.chain and "
+                              f"{prefix}ssl.keystore.key, or a PKCS12 {prefix}ssl.keystore.location), "
+                              "or the same ssl.* keys without the prefix", whole=True)
     auth_value = (s.get("ssl.client.auth") or ClientAuth.NONE.value).lower()
     try:
         auth = ClientAuth(auth_value)
