@@ -41,7 +41,7 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
     """
     if request_timeout_s <= 0:
         raise ValueError(f"request_timeout_s must be positive, got {request_timeout_s}")
-    context = RestContext(herder=herder, request_timeout_s=request_timeout_s)
+    context = RestContext(herder=herder, request_timeout_s=request_timeout_s, peer_tls=peer_tls)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

@@ -25,7 +25,8 @@ from cryptography.hazmat.primitives.serialization import (
 from cryptography.x509 import load_pem_x509_certificate
 from fake_herder import FakeHerder
 
-from connect_runtime.config.rest_tls import TlsSettingError, client_context, server_context, tls_settings
+from connect_runtime.cluster.peer_http import peer_client
+from connect_runtime.config.rest_tls import PeerTls, TlsSettingError, client_context, server_context, tls_settings
 from connect_runtime.config.worker_config import WorkerConfig, WorkerConfigError
 from connect_runtime.testing.local_kafka import free_port
 from rest.app import create_app
@@ -272,3 +273,15 @@ def test_rest_servers_start_all_or_none() -> None:
         assert not first.is_running
     finally:
         blocker.close()
+
+
+def test_peer_clients_refuse_https_when_the_tls_settings_were_refused(files: Files) -> None:
+    refused = PeerTls(None, "Unsupported REST TLS setting ssl.truststore.location: cannot be read")
+    config = make(listeners="https://127.0.0.1:0", **files.pem())
+    with RestServer(create_app(FakeHerder()), "127.0.0.1", 0,
+                    ssl_context=config.rest_ssl_context(config.rest_listeners()[0])) as server:
+        with peer_client(refused, 5) as client, pytest.raises(httpx.ConnectError, match=r"ssl\.truststore\.location"):
+            client.get(f"{server.url}/")
+        trusting = PeerTls(client_context({"ssl.truststore.type": "PEM", "ssl.truststore.location": str(files.ca_pem)}))
+        with peer_client(trusting, 5) as client:
+            assert client.get(f"{server.url}/").status_code == 200
