@@ -182,23 +182,32 @@ if __name__ == "__main__":
 
 
 def rest_server_factory(config: WorkerConfig) -> RestServerFactory:
-    """The REST server a worker serves its herder with, on the worker's first listener."""
+    """The REST servers a worker serves its herder with: one per listener of ``listeners`` and
+    ``admin.listeners`` (http or https), each serving the endpoints its kind of listener serves."""
     from rest.app import create_app
     from rest.extensions import ServiceWithExtensions, load_rest_extensions
-    from rest.server import RestServer
-
-    host, port = config.rest_listener()
+    from rest.server import RestServer, RestServers
 
     def build(herder: DistributedHerder) -> ServiceWithExtensions:
         # Extensions are plugins: found through the worker's registry, closed when REST stops.
         extensions = load_rest_extensions(config.rest_extension_classes, config.originals, herder.plugins)
         try:
-            app = create_app(herder, extensions=extensions.extensions,
-                             allowed_origins=config.access_control_allow_origin,
-                             allowed_methods=config.access_control_allow_methods)
+            peer_tls = config.peer_tls()
+            servers = RestServers([
+                RestServer(
+                    # As Java, extensions (authentication) cover the regular endpoints only: separate
+                    # admin listeners are protected by their own TLS settings.
+                    create_app(herder, regular=listener.regular, admin=listener.admin, peer_tls=peer_tls,
+                               extensions=extensions.extensions if listener.regular else (),
+                               allowed_origins=config.access_control_allow_origin,
+                               allowed_methods=config.access_control_allow_methods),
+                    listener.host or "0.0.0.0", listener.port,
+                    ssl_context=config.rest_ssl_context(listener) if listener.https else None)
+                for listener in config.rest_listeners()
+            ])
         except BaseException:
             extensions.close()
             raise
-        return ServiceWithExtensions(RestServer(app, host or "0.0.0.0", port), extensions)
+        return ServiceWithExtensions(servers, extensions)
 
     return build

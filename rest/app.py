@@ -12,12 +12,13 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-import httpx
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from connect_runtime.api.rest_extension import ConnectRestExtension
 from connect_runtime.cluster.herder_api import Herder
+from connect_runtime.cluster.peer_http import async_peer_client
+from connect_runtime.config.rest_tls import PeerTls
 from connect_runtime.version import runtime_version
 from rest.cors import CrossOriginMiddleware
 from rest.errors import install_exception_handlers
@@ -33,25 +34,28 @@ DEFAULT_REQUEST_TIMEOUT_S = 90.0
 
 
 def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S, *,
+               regular: bool = True, admin: bool = True, peer_tls: PeerTls | None = None,
                extensions: Sequence[ConnectRestExtension] = (), allowed_origins: str = "",
                allowed_methods: str = "") -> FastAPI:
     """Build the REST application for ``herder``.
 
     ``request_timeout_s`` bounds every wait on the herder; past it the request fails with 500
-    ``"Request timed out"`` (tests use a small value). ``extensions`` (configured REST extensions,
-    see :mod:`rest.extensions`) register their middleware and routes here; ``allowed_origins`` and
-    ``allowed_methods`` are ``access.control.allow.origin`` / ``access.control.allow.methods``
-    (CORS, :mod:`rest.cors`; empty origins: off).
+    ``"Request timed out"`` (tests use a small value). ``regular`` / ``admin`` choose the endpoints
+    served (``admin``: ``/admin/*``), as a listener of ``listeners`` / ``admin.listeners`` serves them;
+    the others answer 404. ``peer_tls`` is how requests are forwarded to workers advertised over https.
+    ``extensions`` (configured REST extensions, see :mod:`rest.extensions`) register their middleware
+    and routes here; ``allowed_origins`` and ``allowed_methods`` are ``access.control.allow.origin`` /
+    ``access.control.allow.methods`` (CORS, :mod:`rest.cors`; empty origins: off).
     """
     if request_timeout_s <= 0:
         raise ValueError(f"request_timeout_s must be positive, got {request_timeout_s}")
-    context = RestContext(herder=herder, request_timeout_s=request_timeout_s)
+    context = RestContext(herder=herder, request_timeout_s=request_timeout_s, peer_tls=peer_tls)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         try:
             # One pooled client for every forwarded request (to the leader or a task's owner).
-            async with httpx.AsyncClient(timeout=request_timeout_s, follow_redirects=False) as client:
+            async with async_peer_client(peer_tls, request_timeout_s) as client:
                 context.http_client = client
                 try:
                     yield
@@ -71,18 +75,21 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
     _use_connect_error_schema(app)
     install_exception_handlers(app)
     app.add_middleware(JerseyRulesMiddleware)
-    app.include_router(root.router)
-    app.include_router(connectors.router)
-    app.include_router(internal.router)
-    app.include_router(plugins.router)
-    app.include_router(loggers.router)
+    if regular:
+        app.include_router(root.router)
+        app.include_router(connectors.router)
+        app.include_router(internal.router)
+        app.include_router(plugins.router)
+    if admin:
+        app.include_router(loggers.router)
     # Extensions' middleware wraps the API (authentication before any resource runs); CORS wraps
     # them all, so a browser's preflight (never carrying credentials) is answered before them.
     register_extensions(app, herder, extensions, request_timeout_s)
     if allowed_origins.strip():
         app.add_middleware(CrossOriginMiddleware, allowed_origins=allowed_origins,
                            allowed_methods=allowed_methods)
-    logger.debug("REST application created (request timeout %.1f s)", request_timeout_s)
+    logger.debug("REST application created (request timeout %.1f s, regular endpoints %s, admin endpoints %s)",
+                 request_timeout_s, regular, admin)
     return app
 
 

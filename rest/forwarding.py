@@ -20,7 +20,9 @@ import httpx
 from fastapi import Request, Response
 
 from connect_runtime.cluster.herder_api import SessionKeyInfo
+from connect_runtime.cluster.peer_http import async_peer_client
 from connect_runtime.cluster.request_signature import NO_SESSION_KEY, sign
+from connect_runtime.config.rest_tls import PeerTls
 from connect_runtime.errors import ConnectRestError, ServiceUnavailableError
 
 logger = logging.getLogger(__name__)
@@ -100,11 +102,14 @@ async def forward_request(
     recursive: bool,
     timeout_s: float,
     signing: tuple[SessionKeyInfo | None, str] | None = None,
+    *,
+    tls: PeerTls | None = None,
 ) -> Response:
     """Send ``request`` to ``target_url`` and return the target's answer as this worker's response.
 
-    ``signing`` is ``(session key, algorithm)`` for internal requests: the body is re-signed. A
-    transport failure is Java's 500 ``"IO Error trying to forward REST request: ..."``.
+    ``signing`` is ``(session key, algorithm)`` for internal requests: the body is re-signed. ``tls``
+    is how an https target is reached when there is no shared ``client``. A transport failure is
+    Java's 500 ``"IO Error trying to forward REST request: ..."``.
     """
     body = await request.body()
     url = forward_url(request, target_url, recursive)
@@ -118,7 +123,7 @@ async def forward_request(
     try:
         if client is None:
             # No lifespan ran (e.g. an app driven without startup events): use a one-off client.
-            async with httpx.AsyncClient(timeout=timeout_s, follow_redirects=False) as one_off:
+            async with async_peer_client(tls, timeout_s) as one_off:
                 answer = await one_off.request(request.method, url, content=body, headers=headers)
         else:
             answer = await client.request(request.method, url, content=body, headers=headers, timeout=timeout_s)

@@ -4,6 +4,10 @@ The worker process owns the herder thread and the task threads; the REST API get
 running uvicorn's event loop. :class:`RestServer` binds the listening socket itself, so that a port
 already in use fails :meth:`RestServer.start` with a clear error at once, and port 0 (an ephemeral
 port, for tests) is known before the first request.
+
+A worker serves each of its listeners (http or https, regular or admin) with its own
+:class:`RestServer`, since one uvicorn server has one TLS context; :class:`RestServers` starts and
+stops them together.
 """
 
 from __future__ import annotations
@@ -11,8 +15,10 @@ from __future__ import annotations
 import errno
 import logging
 import socket
+import ssl
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import uvicorn
@@ -27,8 +33,8 @@ class RestServerError(RuntimeError):
 class RestServer:
     """Runs an ASGI app with uvicorn in a daemon thread: ``start()``, ``port``, ``stop()``.
 
-    ``graceful_timeout_s`` bounds :meth:`stop`: in-flight requests get that long to finish before
-    the server exits anyway.
+    ``ssl_context`` makes it an https server. ``graceful_timeout_s`` bounds :meth:`stop`: in-flight
+    requests get that long to finish before the server exits anyway.
     """
 
     def __init__(
@@ -40,8 +46,10 @@ class RestServer:
         graceful_timeout_s: float = 10.0,
         startup_timeout_s: float = 30.0,
         access_log: bool = False,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self._app = app
+        self._ssl_context = ssl_context
         self._host = host
         self._requested_port = port
         self._graceful_timeout_s = graceful_timeout_s
@@ -66,6 +74,18 @@ class RestServer:
         return self._port
 
     @property
+    def scheme(self) -> str:
+        """``https`` when serving TLS, else ``http``."""
+        return "https" if self._ssl_context is not None else "http"
+
+    @property
+    def url(self) -> str:
+        """The URL actually served, e.g. ``https://127.0.0.1:43817`` (all interfaces: ``localhost``)."""
+        host = self._host if self._host not in ("", "0.0.0.0", "::") else "localhost"
+        host = f"[{host}]" if ":" in host else host
+        return f"{self.scheme}://{host}:{self.port}"
+
+    @property
     def is_running(self) -> bool:
         """True between a successful :meth:`start` and :meth:`stop`."""
         return self._thread is not None and self._thread.is_alive()
@@ -85,11 +105,11 @@ class RestServer:
             sock.close()
             if exc.errno == errno.EADDRINUSE:
                 raise RestServerError(
-                    f"Cannot start the REST server: port {self._requested_port} on {self._host} "
-                    "is already in use (set a different listeners/rest.port)"
+                    f"Cannot start the REST server: port {self._requested_port} on {self._host or '0.0.0.0'} "
+                    f"is already in use ({self.scheme} listener; set a different port in listeners or admin.listeners)"
                 ) from exc
             raise RestServerError(
-                f"Cannot start the REST server on {self._host}:{self._requested_port}: {exc}"
+                f"Cannot start the REST server on {self._host}:{self._requested_port} ({self.scheme}): {exc}"
             ) from exc
         return sock
 
@@ -108,6 +128,11 @@ class RestServer:
                 lifespan="on",
                 timeout_graceful_shutdown=max(1, int(self._graceful_timeout_s)),
             )
+            if self._ssl_context is not None:
+                # Our own context (built from the worker's ssl.* settings), not uvicorn's file-based one:
+                # load() would leave config.ssl None without ssl_certfile, so it is set after loading.
+                config.load()
+                config.ssl = self._ssl_context
             server = uvicorn.Server(config)
             self._server = server
             thread = threading.Thread(
@@ -129,7 +154,7 @@ class RestServer:
                         f"within {self._startup_timeout_s} s"
                     )
                 time.sleep(0.01)
-            logger.info("REST server listening on %s:%d", self._host, self._port)
+            logger.info("REST server listening on %s://%s:%d", self.scheme, self._host or "0.0.0.0", self._port)
 
     @staticmethod
     def _serve(server: uvicorn.Server, sock: socket.socket) -> None:
@@ -164,6 +189,46 @@ class RestServer:
         self._thread = None
 
     def __enter__(self) -> RestServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+class RestServers:
+    """Several :class:`RestServer` started and stopped as one (a worker's listeners).
+
+    :meth:`start` starts them in order; if one fails, those already started are stopped and the
+    error is raised, so a worker never runs with only some of its listeners.
+    """
+
+    def __init__(self, servers: Sequence[RestServer]) -> None:
+        if not servers:
+            raise ValueError("at least one REST server is needed")
+        self.servers = list(servers)
+
+    @property
+    def urls(self) -> list[str]:
+        """The URLs actually served, in listener order (ephemeral ports resolved)."""
+        return [server.url for server in self.servers]
+
+    def start(self) -> None:
+        started: list[RestServer] = []
+        try:
+            for server in self.servers:
+                server.start()
+                started.append(server)
+        except BaseException:
+            for server in reversed(started):
+                server.stop()
+            raise
+
+    def stop(self) -> None:
+        for server in self.servers:
+            server.stop()
+
+    def __enter__(self) -> RestServers:
         self.start()
         return self
 

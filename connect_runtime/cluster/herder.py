@@ -113,7 +113,8 @@ class DistributedHerder:
         self._cluster_id = kafka_cluster_id
         self.membership = membership
         self._validator = ConnectorValidator(config, plugins)
-        self._internal = InternalClient(self.session_key, config.inter_worker_signature_algorithm)
+        self._internal = InternalClient(self.session_key, config.inter_worker_signature_algorithm,
+                                        tls=config.peer_tls())
         self._requests: queue.Queue[Callable[[], None]] = queue.Queue()
         self._wake = threading.Event()
         self._stopping = threading.Event()

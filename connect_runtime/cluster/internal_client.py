@@ -9,20 +9,26 @@ from collections.abc import Callable
 import httpx
 
 from connect_runtime.cluster.herder_api import SessionKeyInfo
+from connect_runtime.cluster.peer_http import peer_client
 from connect_runtime.cluster.request_signature import sign
+from connect_runtime.config.rest_tls import PeerTls
 from connect_runtime.errors import ConnectRestError, ServiceUnavailableError
 
 logger = logging.getLogger(__name__)
 
 
 class InternalClient:
-    """Sends signed internal requests; the session key is looked up at every call (it rotates)."""
+    """Sends signed internal requests; the session key is looked up at every call (it rotates).
+
+    ``tls`` is how the leader is reached when its advertised URL is https (None: verified by the
+    system's CAs).
+    """
 
     def __init__(self, session_key: Callable[[], SessionKeyInfo | None], algorithm: str,
-                 timeout_s: float = 90.0) -> None:
+                 timeout_s: float = 90.0, tls: PeerTls | None = None) -> None:
         self._session_key = session_key
         self._algorithm = algorithm
-        self._http = httpx.Client(timeout=timeout_s)
+        self._http = peer_client(tls, timeout_s)
 
     def _signed(self, method: str, url: str, body: bytes) -> None:
         key = self._session_key()

@@ -14,7 +14,10 @@ import ipaddress
 import logging
 import os
 import socket
+import ssl
+import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, Final, NoReturn
 from urllib.parse import urlsplit
@@ -49,6 +52,14 @@ from connect_runtime.config.config_providers import (
 from connect_runtime.config.override_policies import BUILTIN_POLICIES, OverridePolicyName, builtin_policy_name
 from connect_runtime.config.plugin_classes import load_plugin_class
 from connect_runtime.config.properties import PropertiesError, load_properties
+from connect_runtime.config.rest_tls import (
+    ADMIN_LISTENERS_HTTPS_PREFIX,
+    LISTENERS_HTTPS_PREFIX,
+    PeerTls,
+    TlsSettingError,
+    client_context,
+    server_context,
+)
 from connect_runtime.redaction import redactor
 
 __all__ = [
@@ -58,6 +69,7 @@ __all__ = [
     "HMAC_ALGORITHMS",
     "ExactlyOnceSourceSupport",
     "OverridePolicyName",
+    "RestListener",
     "WorkerConfig",
     "WorkerConfigError",
     "load_worker_config",
@@ -96,12 +108,32 @@ _CLIENT_BASE_KEYS = frozenset({
 _CLIENT_BASE_PREFIXES = ("sasl.", "ssl.")
 # Worker keys that start like a client prefix but are not client settings.
 _NOT_CLIENT_PREFIXES = ("admin.listeners",)
+# Top-level ssl.* keys only the REST server reads (Java's RestServerConfig), not the Kafka clients.
+_REST_ONLY_SSL_KEYS = frozenset({"ssl.client.auth"})
 
 _STORAGE_PREFIXES = ("config.storage.", "offset.storage.", "status.storage.")
 _STORAGE_OWN_SUFFIXES = frozenset({"topic", "replication.factor", "partitions"})
 _CONVERTER_KINDS = ("key", "value", "header")
 # Removed in Kafka Connect 3.0 (a Java worker warns that they have no effect); with their ``.*`` settings.
 _REMOVED_INTERNAL_CONVERTER_KEYS = ("internal.key.converter", "internal.value.converter")
+
+
+@dataclass(frozen=True)
+class RestListener:
+    """One REST listener to serve: its URL as configured, where it binds, and which endpoints it serves."""
+
+    url: str
+    scheme: str
+    host: str
+    port: int
+    #: Serves the regular endpoints (everything but ``/admin/*``).
+    regular: bool
+    #: Serves ``/admin/*``.
+    admin: bool
+
+    @property
+    def https(self) -> bool:
+        return self.scheme == "https"
 
 
 class WorkerConfigError(ConfigException):
@@ -542,6 +574,9 @@ class WorkerConfig(BaseModel):
     _transformer: ConfigTransformer | None = PrivateAttr(default=None)
     _redaction_owner: Hashable | None = PrivateAttr(default=None)
     _policy: OverridePolicyPlugin | None = PrivateAttr(default=None)
+    _server_tls: dict[str, ssl.SSLContext] = PrivateAttr(default_factory=dict)
+    _peer_tls: PeerTls | None = PrivateAttr(default=None)
+    _tls_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     @model_validator(mode="after")
     def _check_across_keys(self) -> WorkerConfig:
@@ -593,6 +628,7 @@ class WorkerConfig(BaseModel):
             config._policy = config._create_policy()
             config._refuse_ignored_settings()
             config._check_client_settings()
+            config._check_rest_tls()
         except ConfigException as e:
             transformer.close()
             redactor.unregister(owner)
@@ -606,6 +642,22 @@ class WorkerConfig(BaseModel):
             for problem in client_setting_problems(self.client_props(prefix), kind):
                 key = prefix + problem.key if prefix + problem.key in self._originals else problem.key
                 raise WorkerConfigError(f"Unsupported Kafka client setting {key}: {problem.message}", key=key)
+
+    def _check_rest_tls(self) -> None:
+        """Build the TLS contexts the REST server will need, so a setting that cannot be honoured (or an
+        https listener without a keystore) refuses start-up with one line. Like Java (KAFKA-14816), a
+        worker without https listeners does not read the TLS settings until it calls an https peer."""
+        listeners = self.rest_listeners()
+        for listener in listeners:
+            if listener.https:
+                self.rest_ssl_context(listener)
+        if self.rest_advertised_listener == "https" and self.rest_advertised_port is None \
+                and not any(listener.https and listener.regular for listener in listeners):
+            raise WorkerConfigError("rest.advertised.listener is https but listeners has no https listener "
+                                    "(add one, or set rest.advertised.port)", key="rest.advertised.listener",
+                                    value="https")
+        if self.rest_advertised_listener == "https" or any(listener.https for listener in listeners):
+            self._peer_tls = PeerTls(client_context(self._originals))
 
     def _create_policy(self) -> OverridePolicyPlugin:
         name = self.connector_client_config_override_policy
@@ -718,7 +770,7 @@ class WorkerConfig(BaseModel):
             prefix += "."
         props = {
             k: v for k, v in self._originals.items()
-            if k in _CLIENT_BASE_KEYS or k.startswith(_CLIENT_BASE_PREFIXES)
+            if (k in _CLIENT_BASE_KEYS or k.startswith(_CLIENT_BASE_PREFIXES)) and k not in _REST_ONLY_SSL_KEYS
         }
         props["bootstrap.servers"] = self.bootstrap_servers
         for key, value in self._originals.items():
@@ -782,6 +834,44 @@ class WorkerConfig(BaseModel):
         """Host and port of the first listener, to bind the REST server to (``""`` = all interfaces)."""
         _, host, port = parse_listener(self.listeners[0])
         return host, port
+
+    def rest_listeners(self) -> list[RestListener]:
+        """Every REST listener to serve, as Java's ``RestServer`` does: each of ``listeners``, serving
+        ``/admin/*`` too when ``admin.listeners`` is unset (none when it is empty), then each of
+        ``admin.listeners``, serving ``/admin/*`` alone."""
+        admin = self.admin_listeners
+        result = [RestListener(url, *parse_listener(url), regular=True, admin=admin is None)
+                  for url in self.listeners]
+        result.extend(RestListener(url, *parse_listener(url), regular=False, admin=True) for url in admin or ())
+        return result
+
+    def rest_ssl_context(self, listener: RestListener) -> ssl.SSLContext:
+        """The TLS context of an https listener: ``admin.listeners.https.ssl.*`` for an admin listener,
+        ``listeners.https.ssl.*`` for the others, each falling back to the top-level ``ssl.*`` keys when
+        no key with its prefix is set. Raises :class:`WorkerConfigError` on a setting it cannot honour."""
+        prefix = LISTENERS_HTTPS_PREFIX if listener.regular else ADMIN_LISTENERS_HTTPS_PREFIX
+        with self._tls_lock:
+            context = self._server_tls.get(prefix)
+            if context is None:
+                try:
+                    context = server_context(self._originals, prefix)
+                except TlsSettingError as e:
+                    raise WorkerConfigError(str(e), key=e.key) from None
+                self._server_tls[prefix] = context
+            return context
+
+    def peer_tls(self) -> PeerTls:
+        """How this worker calls other workers over https (Java's ``RestClient``): ``listeners.https.ssl.*``,
+        else the top-level ``ssl.*``. Built at start-up when the worker serves https, otherwise on first
+        use; a setting that cannot be honoured then fails those calls with its one-line reason."""
+        with self._tls_lock:
+            if self._peer_tls is None:
+                try:
+                    self._peer_tls = PeerTls(client_context(self._originals))
+                except TlsSettingError as e:
+                    log.error("Calls to other workers over https will fail: %s", e)
+                    self._peer_tls = PeerTls(None, str(e))
+            return self._peer_tls
 
     def advertised_url(self) -> str:
         """The URL other workers reach this worker's REST API at, e.g. ``http://worker1:8083``.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import ssl
 import subprocess
 import sys
 import time
@@ -24,6 +25,7 @@ import httpx
 from confluent_kafka import Consumer, IsolationLevel, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
+from connect_runtime.config.worker_config import parse_listener
 from connect_runtime.testing.local_kafka import free_port
 
 T = TypeVar("T")
@@ -87,12 +89,21 @@ def python_path(*dirs: str | Path) -> dict[str, str]:
 
 
 class WorkerProcess:
-    """A ``connect-distributed`` child process with its own properties file and log."""
+    """A ``connect-distributed`` child process with its own properties file and log.
+
+    It listens on ``<scheme>://127.0.0.1:<port>`` unless ``extra`` sets ``listeners``; :attr:`url` is
+    its first listener. For an https worker, put the keystore settings in ``extra``
+    (``listeners.https.ssl.keystore.*``) and pass ``verify`` (an :class:`ssl.SSLContext` trusting the
+    test CA) for the readiness check and for :class:`ConnectClient` (``verify=worker.verify``).
+    """
 
     def __init__(self, bootstrap: str, workdir: Path, group_id: str, *, port: int | None = None,
                  eos: str = "enabled", extra: Mapping[str, str] | None = None,
-                 env: Mapping[str, str] | None = None) -> None:
+                 env: Mapping[str, str] | None = None, scheme: str = "http",
+                 verify: ssl.SSLContext | bool = True) -> None:
         self.port = port or free_port()
+        #: How clients of this worker verify its https listeners.
+        self.verify = verify
         #: Variables merged over this process's environment for the child (e.g. ``PYTHONPATH`` so the
         #: worker can import test plugins).
         self.env: dict[str, str] = dict(env or {})
@@ -114,14 +125,17 @@ class WorkerProcess:
             "value.converter": "org.apache.kafka.connect.json.JsonConverter",
             "key.converter.schemas.enable": "false",
             "value.converter.schemas.enable": "false",
-            "listeners": f"http://127.0.0.1:{self.port}",
+            "listeners": f"{scheme}://127.0.0.1:{self.port}",
             "offset.flush.interval.ms": "1000",
         }
         self.props.update(extra or {})
+        first_scheme, host, first_port = parse_listener(self.props["listeners"].split(",")[0])
+        self.port = first_port
+        #: The first listener's URL (``127.0.0.1`` when it binds all interfaces).
+        self.url = f"{first_scheme}://{host or '127.0.0.1'}:{first_port}"
         self.config_path = workdir / f"worker-{self.port}.properties"
         self.log_path = workdir / f"worker-{self.port}.log"
         self.proc: subprocess.Popen[bytes] | None = None
-        self.url = f"http://127.0.0.1:{self.port}"
 
     def start(self) -> WorkerProcess:
         self.config_path.write_text("".join(f"{k}={v}\n" for k, v in self.props.items()))
@@ -147,7 +161,7 @@ class WorkerProcess:
         def ready() -> bool:
             if self.proc is not None and self.proc.poll() is not None:
                 raise RuntimeError(f"worker exited with {self.proc.returncode}; log: {self.log_tail()}")
-            return httpx.get(f"{self.url}/health", timeout=2).status_code == 200
+            return httpx.get(f"{self.url}/health", timeout=2, verify=self.verify).status_code == 200
 
         wait_until(ready, timeout_s, message=f"worker {self.url} to be ready")
 
@@ -183,9 +197,9 @@ class WorkerProcess:
 class ConnectClient:
     """A tiny client of the Kafka Connect REST API."""
 
-    def __init__(self, url: str, timeout_s: float = 30.0) -> None:
+    def __init__(self, url: str, timeout_s: float = 30.0, verify: ssl.SSLContext | bool = True) -> None:
         self.url = url.rstrip("/")
-        self._http = httpx.Client(base_url=self.url, timeout=timeout_s)
+        self._http = httpx.Client(base_url=self.url, timeout=timeout_s, verify=verify)
 
     def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         return self._http.request(method, path, **kwargs)

@@ -29,6 +29,7 @@ import httpx
 from fastapi import Request
 
 from connect_runtime.cluster.herder_api import Herder
+from connect_runtime.config.rest_tls import PeerTls
 from connect_runtime.errors import (
     ConflictError,
     ConnectRestError,
@@ -67,6 +68,8 @@ class RestContext:
         default_factory=lambda: ThreadPoolExecutor(max_workers=16, thread_name_prefix="rest-herder-call")
     )
     http_client: httpx.AsyncClient | None = None
+    #: How other workers are reached over https (the lifespan's client uses it; so does the fallback).
+    peer_tls: PeerTls | None = None
     #: Set once the herder was seen ready (a leader known); from then on nothing waits for it again.
     joined: bool = False
 
@@ -196,6 +199,6 @@ async def complete_or_forward(
             herder = ctx.herder
             signing = await ctx.blocking(lambda: (herder.session_key(), herder.signature_algorithm()))
         response = await forward_request(
-            ctx.http_client, request, target, forward is None, ctx.request_timeout_s, signing
+            ctx.http_client, request, target, forward is None, ctx.request_timeout_s, signing, tls=ctx.peer_tls
         )
         raise ForwardedResponse(response) from None

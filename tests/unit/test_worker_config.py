@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pydantic
 import pytest
+import trustme
 
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.config import worker_config as wc
@@ -26,6 +27,14 @@ REQUIRED = {
     "offset.storage.topic": "connect-offsets",
     "status.storage.topic": "connect-status",
 }
+
+
+@pytest.fixture(scope="module")
+def tls(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """A PEM keystore for https listeners (an https listener without one is refused)."""
+    keystore = tmp_path_factory.mktemp("tls") / "keystore.pem"
+    trustme.CA().issue_cert("localhost").private_key_and_cert_chain_pem.write_to_path(str(keystore))
+    return {"listeners.https.ssl.keystore.type": "PEM", "listeners.https.ssl.keystore.location": str(keystore)}
 
 
 def make(**overrides: str) -> WorkerConfig:
@@ -85,7 +94,7 @@ def test_defaults() -> None:
     assert c.client_id is None
 
 
-def test_values_are_parsed_from_strings() -> None:
+def test_values_are_parsed_from_strings(tls: dict[str, str]) -> None:
     c = WorkerConfig.from_properties({
         **REQUIRED,
         "offset.flush.interval.ms": " 1000 ",
@@ -102,6 +111,7 @@ def test_values_are_parsed_from_strings() -> None:
         "config.providers.file.class": "FileConfigProvider",
         "config.providers.env.class": "org.apache.kafka.common.config.provider.EnvVarConfigProvider",
         "listeners": "http://localhost:8084, https://0.0.0.0:8443",
+        **tls,
         "inter.worker.key.size": "256",
         "rest.advertised.port": "9000",
         "group.id": "  padded  ",
@@ -422,8 +432,8 @@ def test_parse_listener(url: str, expected: tuple[str, str, int]) -> None:
     [("http://:8083", ("", 8083)), ("http://localhost:8084", ("localhost", 8084)),
      ("https://127.0.0.1:8443,http://:8083", ("127.0.0.1", 8443))],
 )
-def test_rest_listener(listeners: str, expected: tuple[str, int]) -> None:
-    assert make(listeners=listeners).rest_listener() == expected
+def test_rest_listener(listeners: str, expected: tuple[str, int], tls: dict[str, str]) -> None:
+    assert make(listeners=listeners, **tls).rest_listener() == expected
 
 
 def test_advertised_url_defaults_to_the_machine_host_name(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -445,11 +455,11 @@ def test_advertised_overrides() -> None:
     assert c.worker_id() == "public.example:80"
 
 
-def test_advertised_listener_picks_the_matching_listener() -> None:
+def test_advertised_listener_picks_the_matching_listener(tls: dict[str, str]) -> None:
     both = "http://a:8083,https://b:8443"
-    assert make(listeners=both).advertised_url() == "http://a:8083"  # http wins when present
-    assert make(listeners=both, rest_advertised_listener="HTTPS").advertised_url() == "https://b:8443"
-    assert make(listeners="https://c:8443").advertised_url() == "https://c:8443"
+    assert make(listeners=both, **tls).advertised_url() == "http://a:8083"  # http wins when present
+    assert make(listeners=both, rest_advertised_listener="HTTPS", **tls).advertised_url() == "https://b:8443"
+    assert make(listeners="https://c:8443", **tls).advertised_url() == "https://c:8443"
 
 
 def test_advertised_ipv6_host_is_bracketed() -> None:
