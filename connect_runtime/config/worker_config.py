@@ -95,6 +95,10 @@ _CLIENT_BASE_KEYS = frozenset({
 })
 _CLIENT_BASE_PREFIXES = ("sasl.", "ssl.")
 # Worker keys that start like a client prefix but are not client settings.
+#: ``rest.request.max.bytes``: 8 MiB.
+DEFAULT_REST_REQUEST_MAX_BYTES = 8 * 1024 * 1024
+#: ``tasks.max.limit``.
+DEFAULT_TASKS_MAX_LIMIT = 1000
 _NOT_CLIENT_PREFIXES = ("admin.listeners",)
 
 _STORAGE_PREFIXES = ("config.storage.", "offset.storage.", "status.storage.")
@@ -483,6 +487,17 @@ class WorkerConfig(BaseModel):
         "", alias="access.control.allow.methods",
         description="Sets the methods supported for cross origin requests in the "
         "Access-Control-Allow-Methods header. The default allows GET, POST and HEAD.")
+    # Our own keys (Java has no such bounds): one request must not be able to take the worker down.
+    rest_request_max_bytes: _PositiveInt = Field(
+        DEFAULT_REST_REQUEST_MAX_BYTES, alias="rest.request.max.bytes",
+        description="The largest REST request body the worker reads, in bytes; a larger one is refused "
+        "with 413 before it is read into memory. The default (8 MiB) is far above any real connector "
+        "config (a config record must fit in one Kafka message, 1 MiB by default).")
+    tasks_max_limit: _PositiveInt = Field(
+        DEFAULT_TASKS_MAX_LIMIT, alias="tasks.max.limit",
+        description="The highest tasks.max a connector may be configured with on this worker; a higher "
+        "one is a validation error (400 on create/update) and fails a connector stored with it, before "
+        "the connector is asked for any task configs.")
 
     # --- converters and plugins --------------------------------------------------------------
     key_converter: _NonEmptyStr = Field(
