@@ -139,4 +139,5 @@ def rest_server_factory(config: WorkerConfig) -> RestServerFactory:
     from rest.server import RestServer
 
     host, port = config.rest_listener()
-    return lambda herder: RestServer(create_app(herder), host or "0.0.0.0", port)
+    return lambda herder: RestServer(create_app(herder, max_request_bytes=config.rest_request_max_bytes),
+                                     host or "0.0.0.0", port)

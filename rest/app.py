@@ -17,10 +17,12 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from connect_runtime.cluster.herder_api import Herder
+from connect_runtime.config.worker_config import DEFAULT_REST_REQUEST_MAX_BYTES
 from connect_runtime.version import runtime_version
 from rest.errors import install_exception_handlers
 from rest.jersey_rules import JerseyRulesMiddleware
 from rest.models import ErrorMessage
+from rest.request_limits import RequestSizeLimitMiddleware
 from rest.routers import RestContext, connectors, internal, loggers, plugins, root
 
 logger = logging.getLogger(__name__)
@@ -29,11 +31,13 @@ logger = logging.getLogger(__name__)
 DEFAULT_REQUEST_TIMEOUT_S = 90.0
 
 
-def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S) -> FastAPI:
+def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S,
+               max_request_bytes: int = DEFAULT_REST_REQUEST_MAX_BYTES) -> FastAPI:
     """Build the REST application for ``herder``.
 
     ``request_timeout_s`` bounds every wait on the herder; past it the request fails with 500
-    ``"Request timed out"`` (tests use a small value).
+    ``"Request timed out"`` (tests use a small value). ``max_request_bytes`` bounds request bodies
+    (the worker's ``rest.request.max.bytes``): a larger one is refused with 413.
     """
     if request_timeout_s <= 0:
         raise ValueError(f"request_timeout_s must be positive, got {request_timeout_s}")
@@ -63,6 +67,8 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
     _use_connect_error_schema(app)
     install_exception_handlers(app)
     app.add_middleware(JerseyRulesMiddleware)
+    # Outermost: an oversized body is refused before anything else looks at the request.
+    app.add_middleware(RequestSizeLimitMiddleware, max_body_bytes=max_request_bytes)
     app.include_router(root.router)
     app.include_router(connectors.router)
     app.include_router(internal.router)
@@ -72,8 +78,17 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
     return app
 
 
+#: Every operation may fail with Kafka Connect's error body: 4xx for a bad request, an unknown
+#: connector, a conflict, a body too large...; 5xx for an internal error or a request timeout.
+_ERROR_RESPONSES = {
+    "4XX": "Invalid request, unknown resource, conflicting operation or unsupported body",
+    "5XX": "Internal error, or the request timed out",
+}
+
+
 def _use_connect_error_schema(app: FastAPI) -> None:
-    """Document Connect's 400 error body where FastAPI would document its 422 (never returned here)."""
+    """Document Connect's error body on every operation, where FastAPI would document its 422 (never
+    returned here): the spec is the contract the fuzz test holds the worker to."""
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is not None:
@@ -89,15 +104,11 @@ def _use_connect_error_schema(app: FastAPI) -> None:
         error_ref = {"$ref": "#/components/schemas/ErrorMessage"}
         for operations in schema.get("paths", {}).values():
             for operation in operations.values():
-                responses = operation.get("responses", {})
-                if responses.pop("422", None) is not None:
-                    responses.setdefault(
-                        "400",
-                        {
-                            "description": "Invalid request",
-                            "content": {"application/json": {"schema": error_ref}},
-                        },
-                    )
+                responses = operation.setdefault("responses", {})
+                responses.pop("422", None)
+                for code, description in _ERROR_RESPONSES.items():
+                    responses.setdefault(code, {
+                        "description": description, "content": {"application/json": {"schema": error_ref}}})
         app.openapi_schema = schema
         return schema
 
