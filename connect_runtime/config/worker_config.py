@@ -492,7 +492,8 @@ class WorkerConfig(BaseModel):
         DEFAULT_REST_REQUEST_MAX_BYTES, alias="rest.request.max.bytes",
         description="The largest REST request body the worker reads, in bytes; a larger one is refused "
         "with 413 before it is read into memory. The default (8 MiB) is far above any real connector "
-        "config (a config record must fit in one Kafka message, 1 MiB by default).")
+        "config (a config record must fit in one Kafka message, 1 MiB by default). It also bounds the task "
+        "configs a worker hands to the leader in one request (all of a connector's tasks together).")
     tasks_max_limit: _PositiveInt = Field(
         DEFAULT_TASKS_MAX_LIMIT, alias="tasks.max.limit",
         description="The highest tasks.max a connector may be configured with on this worker; a higher "
