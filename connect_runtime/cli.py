@@ -200,7 +200,8 @@ def rest_server_factory(config: WorkerConfig) -> RestServerFactory:
                     create_app(herder, regular=listener.regular, admin=listener.admin, peer_tls=peer_tls,
                                extensions=extensions.extensions if listener.regular else (),
                                allowed_origins=config.access_control_allow_origin,
-                               allowed_methods=config.access_control_allow_methods),
+                               allowed_methods=config.access_control_allow_methods,
+                               max_request_bytes=config.rest_request_max_bytes),
                     listener.host or "0.0.0.0", listener.port,
                     ssl_context=config.rest_ssl_context(listener) if listener.https else None)
                 for listener in config.rest_listeners()

@@ -19,12 +19,14 @@ from connect_runtime.api.rest_extension import ConnectRestExtension
 from connect_runtime.cluster.herder_api import Herder
 from connect_runtime.cluster.peer_http import async_peer_client
 from connect_runtime.config.rest_tls import PeerTls
+from connect_runtime.config.worker_config import DEFAULT_REST_REQUEST_MAX_BYTES
 from connect_runtime.version import runtime_version
 from rest.cors import CrossOriginMiddleware
 from rest.errors import install_exception_handlers
 from rest.extensions import register_extensions
 from rest.jersey_rules import JerseyRulesMiddleware
 from rest.models import ErrorMessage
+from rest.request_limits import RequestSizeLimitMiddleware
 from rest.routers import RestContext, connectors, internal, loggers, plugins, root
 
 logger = logging.getLogger(__name__)
@@ -36,7 +38,8 @@ DEFAULT_REQUEST_TIMEOUT_S = 90.0
 def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S, *,
                regular: bool = True, admin: bool = True, peer_tls: PeerTls | None = None,
                extensions: Sequence[ConnectRestExtension] = (), allowed_origins: str = "",
-               allowed_methods: str = "") -> FastAPI:
+               allowed_methods: str = "",
+               max_request_bytes: int = DEFAULT_REST_REQUEST_MAX_BYTES) -> FastAPI:
     """Build the REST application for ``herder``.
 
     ``request_timeout_s`` bounds every wait on the herder; past it the request fails with 500
@@ -46,6 +49,8 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
     ``extensions`` (configured REST extensions, see :mod:`rest.extensions`) register their middleware
     and routes here; ``allowed_origins`` and ``allowed_methods`` are ``access.control.allow.origin`` /
     ``access.control.allow.methods`` (CORS, :mod:`rest.cors`; empty origins: off).
+    ``max_request_bytes`` bounds request bodies (the worker's ``rest.request.max.bytes``): a larger one
+    is refused with 413.
     """
     if request_timeout_s <= 0:
         raise ValueError(f"request_timeout_s must be positive, got {request_timeout_s}")
@@ -88,13 +93,24 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
     if allowed_origins.strip():
         app.add_middleware(CrossOriginMiddleware, allowed_origins=allowed_origins,
                            allowed_methods=allowed_methods)
+    # Outermost: an oversized body is refused before anything else looks at the request.
+    app.add_middleware(RequestSizeLimitMiddleware, max_body_bytes=max_request_bytes)
     logger.debug("REST application created (request timeout %.1f s, regular endpoints %s, admin endpoints %s)",
                  request_timeout_s, regular, admin)
     return app
 
 
+#: Every operation may fail with Kafka Connect's error body: 4xx for a bad request, an unknown
+#: connector, a conflict, a body too large...; 5xx for an internal error or a request timeout.
+_ERROR_RESPONSES = {
+    "4XX": "Invalid request, unknown resource, conflicting operation or unsupported body",
+    "5XX": "Internal error, or the request timed out",
+}
+
+
 def _use_connect_error_schema(app: FastAPI) -> None:
-    """Document Connect's 400 error body where FastAPI would document its 422 (never returned here)."""
+    """Document Connect's error body on every operation, where FastAPI would document its 422 (never
+    returned here): the spec is the contract the fuzz test holds the worker to."""
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is not None:
@@ -110,15 +126,11 @@ def _use_connect_error_schema(app: FastAPI) -> None:
         error_ref = {"$ref": "#/components/schemas/ErrorMessage"}
         for operations in schema.get("paths", {}).values():
             for operation in operations.values():
-                responses = operation.get("responses", {})
-                if responses.pop("422", None) is not None:
-                    responses.setdefault(
-                        "400",
-                        {
-                            "description": "Invalid request",
-                            "content": {"application/json": {"schema": error_ref}},
-                        },
-                    )
+                responses = operation.setdefault("responses", {})
+                responses.pop("422", None)
+                for code, description in _ERROR_RESPONSES.items():
+                    responses.setdefault(code, {
+                        "description": description, "content": {"application/json": {"schema": error_ref}}})
         app.openapi_schema = schema
         return schema
 

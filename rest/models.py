@@ -14,10 +14,9 @@ scalars (numbers, booleans) become strings, numbers keep their literal text (``1
 
 from __future__ import annotations
 
-import json
 import logging
 from enum import Enum
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -46,6 +45,7 @@ from connect_runtime.cluster.herder_api import (
 )
 from connect_runtime.errors import BadRequestError
 from connect_runtime.types import ConnectorOffset, ConnectorOffsets, ConnectorTaskId, TargetState
+from rest.json_input import decode_json
 
 logger = logging.getLogger(__name__)
 
@@ -60,27 +60,16 @@ _M = TypeVar("_M", bound=BaseModel)
 # ---------------------------------------------------------------------------------------------
 
 
-def _reject_constant(token: str) -> NoReturn:
-    # Jackson rejects NaN/Infinity unless ALLOW_NON_NUMERIC_NUMBERS is on; so do we.
-    raise ValueError(f"Non-standard JSON token '{token}' is not allowed")
-
-
 def parse_json_body(raw: bytes) -> Any:
     """Parse a request body as JSON, keeping numbers as their literal text.
 
     Every field Connect binds from a body is a string, and Jackson's string deserializer takes a
     number's *text* (``1e3`` stays ``"1e3"``), so numbers are never converted to ``int``/``float``.
+    Nesting and Unicode are bounded by :func:`rest.json_input.decode_json`.
     """
     if not raw.strip():
         raise BadRequestError("Request body is empty; a JSON object is required")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadRequestError(f"Request body is not valid UTF-8: {exc}") from None
-    try:
-        return json.loads(text, parse_int=str, parse_float=str, parse_constant=_reject_constant)
-    except (json.JSONDecodeError, ValueError) as exc:
-        raise BadRequestError(f"Request body is not valid JSON: {exc}") from None
+    return decode_json(raw, numbers_as_text=True)
 
 
 def _describe_json(value: object) -> str:
@@ -273,10 +262,7 @@ def parse_connector_offsets(raw: bytes) -> list[ConnectorOffset]:
     """
     if not raw.strip():
         raise BadRequestError(NO_OFFSETS_PROVIDED)
-    try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError, ValueError) as exc:
-        raise BadRequestError(f"Request body is not valid JSON: {exc}") from None
+    data = decode_json(raw, numbers_as_text=False)
     if not isinstance(data, dict):
         if data is None:
             raise BadRequestError(NO_OFFSETS_PROVIDED)
@@ -597,6 +583,19 @@ class ConnectorOffsetsModel(ConnectModel):
     def from_entity(cls, offsets: ConnectorOffsets) -> ConnectorOffsetsModel:
         """Build from the herder entity."""
         return cls(offsets=[ConnectorOffsetModel.from_entity(o) for o in offsets.offsets])
+
+
+class ActiveTopicsModel(ConnectModel):
+    """The value of ``GET /connectors/{c}/topics``: ``{"<connector>": {"topics": [...]}}``."""
+
+    topics: list[str]
+
+
+class LoggerLevelModel(ConnectModel):
+    """``GET /admin/loggers/{name}`` (and each value of ``GET /admin/loggers``)."""
+
+    level: str
+    last_modified: int | None
 
 
 class MessageModel(ConnectModel):

@@ -15,8 +15,10 @@ from connect_runtime.api.converter import Converter, HeaderConverter
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.config.connector_config import (
     CONNECTOR_PLUGIN_VERSION,
+    TASKS_MAX,
     connector_config_def,
     source_connector_config_def,
+    tasks_max_limit_problem,
 )
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.converters import BUILTIN_CONVERTERS
@@ -82,6 +84,8 @@ def framework_config_def(config: WorkerConfig, plugins: PluginRegistry, connecto
     for key in base.keys.values():
         if key.name == CONNECTOR_PLUGIN_VERSION and installed:
             key = dataclasses.replace(key, default=installed, recommended_values=_constant([installed]))
+        elif key.name == TASKS_MAX:
+            key = dataclasses.replace(key, validator=_tasks_max_validator(key.validator, config.tasks_max_limit))
         elif key.name in worker_converters:
             kind = _CONVERTER_KEYS[key.name]
             key = dataclasses.replace(key, default=worker_converters[key.name],
@@ -89,6 +93,19 @@ def framework_config_def(config: WorkerConfig, plugins: PluginRegistry, connecto
                                       recommended_values=_constant(converter_names(plugins, kind)))
         keys.append(key)
     return ConfigDef(keys)
+
+
+def _tasks_max_validator(base: Any, limit: int) -> Any:
+    """``tasks.max``'s own check, then this worker's ``tasks.max.limit``: checked before anything is sized
+    by it (a connector asked for ``tasks.max`` task configs may build that many)."""
+    def check(name: str, value: Any) -> None:
+        if base is not None:
+            base(name, value)
+        if isinstance(value, int):
+            problem = tasks_max_limit_problem(value, limit)
+            if problem is not None:
+                raise ConfigException(name, value, problem)
+    return check
 
 
 def _constant(values: list[Any]) -> Any:

@@ -77,7 +77,7 @@ from connect_runtime.storage.config_writer import ConfigTopicWriter, ConfigWrite
 from connect_runtime.storage.status_store import KafkaStatusBackingStore, State
 from connect_runtime.types import ConnectorOffset, ConnectorOffsets, ConnectorTaskId, TargetState
 from connect_runtime.worker.connector_offsets import SourceConnectorOffsets, normalize_offsets
-from connect_runtime.worker.worker import Worker
+from connect_runtime.worker.worker import TooManyTasksException, Worker
 
 logger = logging.getLogger(__name__)
 _rate_limited = RateLimitedLogger(logger)
@@ -432,7 +432,8 @@ class DistributedHerder:
             self._task_generations[task] = gen
             self.worker.start_task(task, state.connector_configs[task.connector], task_cfg, target,
                                    fence=functools.partial(self._fence_for_task, task.connector),
-                                   verify_generation=functools.partial(self._verify_task_generation, task, gen))
+                                   verify_generation=functools.partial(self._verify_task_generation, task, gen),
+                                   task_count=state.task_counts.get(task.connector))
             changed = True
         for task in self.worker.task_ids():
             target = state.target_state(task.connector)
@@ -529,6 +530,10 @@ class DistributedHerder:
         try:
             max_tasks = self.worker.connector_config(name).tasks_max
             new_configs = self.worker.connector_task_configs(name, max_tasks)
+        except TooManyTasksException:
+            # The worker failed the connector; as in Java, no retry until it is reconfigured or restarted.
+            logger.debug("Connector %s generated too many tasks; will not retry configuring connector", name)
+            return
         except Exception:
             logger.exception("Failed to reconfigure tasks of connector %s", name)
             return

@@ -217,6 +217,18 @@ PLUGIN_VERSION_SUFFIX = ".plugin.version"
 CONNECTOR_PLUGIN_VERSION = "connector" + PLUGIN_VERSION_SUFFIX
 #: KIP-1004: whether a connector generating more task configs than ``tasks.max`` fails.
 TASKS_MAX_ENFORCE = "tasks.max.enforce"
+TASKS_MAX = "tasks.max"
+#: The worker key bounding ``tasks.max`` (ours; see ``WorkerConfig.tasks_max_limit``).
+TASKS_MAX_LIMIT = "tasks.max.limit"
+
+
+def tasks_max_limit_problem(tasks_max: int, limit: int) -> str | None:
+    """Why ``tasks.max`` is refused on a worker whose ``tasks.max.limit`` is ``limit`` (None: it is not)."""
+    if tasks_max <= limit:
+        return None
+    return f"Value must be no more than {limit} (this worker's {TASKS_MAX_LIMIT})"
+
+
 _TASKS_MAX_ENFORCE_DOC = (
     "(Deprecated) Whether to enforce that the tasks.max property is respected by the connector. By default, "
     "connectors that generate too many tasks will fail. If false, the excess tasks are allowed (with a "

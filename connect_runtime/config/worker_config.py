@@ -107,6 +107,10 @@ _CLIENT_BASE_KEYS = frozenset({
 })
 _CLIENT_BASE_PREFIXES = ("sasl.", "ssl.")
 # Worker keys that start like a client prefix but are not client settings.
+#: ``rest.request.max.bytes``: 8 MiB.
+DEFAULT_REST_REQUEST_MAX_BYTES = 8 * 1024 * 1024
+#: ``tasks.max.limit``.
+DEFAULT_TASKS_MAX_LIMIT = 1000
 _NOT_CLIENT_PREFIXES = ("admin.listeners",)
 # Top-level ssl.* keys only the REST server reads (Java's RestServerConfig), not the Kafka clients.
 _REST_ONLY_SSL_KEYS = frozenset({"ssl.client.auth"})
@@ -527,6 +531,18 @@ class WorkerConfig(BaseModel):
         description="Comma-separated names of connect_runtime.api.ConnectRestExtension classes, registered "
         "in the order specified (Kafka's BasicAuthSecurityRestExtension name gives the built-in Basic "
         "authentication).")
+    # Our own keys (Java has no such bounds): one request must not be able to take the worker down.
+    rest_request_max_bytes: _PositiveInt = Field(
+        DEFAULT_REST_REQUEST_MAX_BYTES, alias="rest.request.max.bytes",
+        description="The largest REST request body the worker reads, in bytes; a larger one is refused "
+        "with 413 before it is read into memory. The default (8 MiB) is far above any real connector "
+        "config (a config record must fit in one Kafka message, 1 MiB by default). It also bounds the task "
+        "configs a worker hands to the leader in one request (all of a connector's tasks together).")
+    tasks_max_limit: _PositiveInt = Field(
+        DEFAULT_TASKS_MAX_LIMIT, alias="tasks.max.limit",
+        description="The highest tasks.max a connector may be configured with on this worker; a higher "
+        "one is a validation error (400 on create/update) and fails a connector stored with it, before "
+        "the connector is asked for any task configs.")
 
     # --- converters and plugins --------------------------------------------------------------
     key_converter: _NonEmptyStr = Field(

@@ -23,7 +23,12 @@ from connect_runtime.api.task import SourceTask
 from connect_runtime.api.transformation import Transformation
 from connect_runtime.clients import producer_config
 from connect_runtime.config.config_providers import ResolvedConfig, reverse_transform
-from connect_runtime.config.connector_config import TASKS_MAX_ENFORCE, SourceConnectorConfig, TransactionBoundary
+from connect_runtime.config.connector_config import (
+    TASKS_MAX_ENFORCE,
+    SourceConnectorConfig,
+    TransactionBoundary,
+    tasks_max_limit_problem,
+)
 from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
@@ -59,6 +64,34 @@ logger = logging.getLogger(__name__)
 TASK_CLASS_CONFIG = "task.class"
 _RETRY_BACKOFF_S = 1.0
 _RETRY_BACKOFF_MAX_S = 10.0
+
+
+class TooManyTasksException(ConnectException):
+    """A connector generated more task configs than its ``tasks.max`` (Java's ``TooManyTasksException``,
+    KIP-1004): the connector fails, and so does a task of a connector with more stored task configs than
+    ``tasks.max``, unless ``tasks.max.enforce`` is false."""
+
+    def __init__(self, name: str, num_tasks: int, max_tasks: int) -> None:
+        super().__init__(
+            f"The connector {name} has generated {num_tasks} tasks, which is greater than {max_tasks}, the "
+            "maximum number of tasks it is configured to create. This behaviour should be considered a bug and "
+            "is disallowed. If necessary, it can be permitted by reconfiguring the connector with "
+            f"'{TASKS_MAX_ENFORCE}' set to false; however, this option will be removed in a future release of "
+            "Kafka Connect.")
+
+
+def check_tasks_max(name: str, num_tasks: int, max_tasks: int, enforce: bool) -> None:
+    """Java's ``Worker.checkTasksMax``: more tasks than ``tasks.max`` raise, or only warn when not enforced."""
+    if num_tasks <= max_tasks:
+        return
+    if enforce:
+        raise TooManyTasksException(name, num_tasks, max_tasks)
+    # tasks.max.enforce=false (deprecated, KIP-1004): the excess tasks run, with Java's warning.
+    logger.warning("The connector %s has generated %d tasks, which is greater than %d, the maximum number of tasks "
+                   "it is configured to create. This behavior should be considered a bug and will be disallowed "
+                   "in future releases of Kafka Connect. Please report this to the maintainers of the connector "
+                   "and request that they adjust their connector's taskConfigs() method to respect the maxTasks "
+                   "parameter.", name, num_tasks, max_tasks)
 
 
 class _ConnectorContext(SourceConnectorContext):
@@ -210,6 +243,9 @@ class Worker:
 
     def _parse_connector_config(self, props: Mapping[str, str]) -> SourceConnectorConfig:
         config = SourceConnectorConfig.parse(props, topic_creation_enabled=self.config.topic_creation_enable)
+        # A config stored with a tasks.max above this worker's limit (written by a worker with a higher one)
+        # fails its connector and tasks here, before the connector is asked for task configs.
+        _check_tasks_max_limit(config.tasks_max, self.config.tasks_max_limit)
         # The transforms' and predicates' settings too, as Kafka's ConnectorConfig does: a connector
         # whose chain could never be built fails itself, not only its tasks.
         enrich(ConfigDef(), props, self.plugins.resolve).parse(props)
@@ -232,15 +268,14 @@ class Worker:
         if rc is None or not rc.started:
             raise ConnectException(f"Connector {name} is not running")
         task_cls = rc.connector.task_class()
+        # Never ask a connector to size anything by a tasks.max above this worker's limit.
+        _check_tasks_max_limit(max_tasks, self.config.tasks_max_limit)
         configs = rc.connector.task_configs(max_tasks)
-        if len(configs) > max_tasks:
-            if parse_bool(rc.config.originals.get(TASKS_MAX_ENFORCE, "true")):
-                raise ConnectException(f"Connector {name} generated {len(configs)} task configs, more than "
-                                       f"tasks.max={max_tasks}")
-            # tasks.max.enforce=false (deprecated, KIP-1004): the excess tasks run, with a warning.
-            logger.warning("The connector %s has generated %d tasks, which is greater than %d, the maximum number "
-                           "of tasks it is configured to create; tasks.max.enforce is false, so they all run",
-                           name, len(configs), max_tasks)
+        try:
+            check_tasks_max(name, len(configs), max_tasks, _enforce_tasks_max(rc.config))
+        except TooManyTasksException as e:
+            self._connector_failed(name, e)  # as Java's WorkerConnector.fail: the connector is FAILED
+            raise
         qualified = f"{task_cls.__module__}.{task_cls.__qualname__}"
         if rc.config.connector_class in JAVA_CLASS_NAMES:
             # Configured by its Apache Kafka name: task configs name the Java task class, as a Java worker
@@ -301,10 +336,12 @@ class Worker:
         state: TargetState,
         fence: Callable[[], None],
         verify_generation: Callable[[], None],
+        task_count: int | None = None,
     ) -> bool:
         """Create and start a task's thread; False (and FAILED status) if it cannot be built.
 
-        ``connector_props`` is the connector's config as stored; an invalid one fails the task.
+        ``connector_props`` is the connector's config as stored; an invalid one fails the task, and so
+        does ``task_count`` (the connector's stored task configs) above its ``tasks.max`` (Java 4.x).
         """
         if task_id in self._tasks or self.is_stopping(task_id):
             raise ConnectException(f"Task already exists in this worker: {task_id}")
@@ -320,6 +357,9 @@ class Worker:
                 raise ConnectException(f"{task_cls} is not a SourceTask")
             task = task_cls()
             connector_config = self._parse_connector_config(connector_props)
+            if task_count is not None:
+                check_tasks_max(task_id.connector, task_count, connector_config.tasks_max,
+                                _enforce_tasks_max(connector_config))
             check_client_overrides(self.config.override_policy, task_id.connector,
                                    self.plugins.connector_class(connector_config.connector_class),
                                    connector_config.originals)
@@ -550,6 +590,16 @@ class Worker:
 
     def on_shutdown(self, task: ConnectorTaskId) -> None:
         self._put_task_status(task, State.UNASSIGNED, safe=True)
+
+
+def _check_tasks_max_limit(tasks_max: int, limit: int) -> None:
+    problem = tasks_max_limit_problem(tasks_max, limit)
+    if problem is not None:
+        raise ConnectException(f"Invalid value {tasks_max} for configuration tasks.max: {problem}")
+
+
+def _enforce_tasks_max(config: SourceConnectorConfig) -> bool:
+    return parse_bool(config.originals.get(TASKS_MAX_ENFORCE, "true"))
 
 
 def _refuse_version(key: str, error: str) -> None:

@@ -23,6 +23,7 @@ from rest.models import (
     CONNECTOR_OFFSETS_JSON_SCHEMA,
     CREATE_CONNECTOR_JSON_SCHEMA,
     STRING_MAP_JSON_SCHEMA,
+    ActiveTopicsModel,
     ConnectorConfigBody,
     ConnectorConfigPatchBody,
     ConnectorExpansion,
@@ -142,7 +143,11 @@ def _info_response(info: ConnectorInfo, status: int, location: str | None = None
     return JSONResponse(ConnectorInfoModel.from_entity(info).to_json(), status_code=status, headers=headers)
 
 
-@router.get("", summary="List connectors (optionally expanded with status and/or info)")
+@router.get(
+    "",
+    response_model=list[str] | dict[str, ConnectorExpansion],
+    summary="List connectors (optionally expanded with status and/or info)",
+)
 @router.get("/", include_in_schema=False)
 async def list_connectors(
     ctx: Ctx,
@@ -275,6 +280,7 @@ async def patch_connector_config(
 
 @router.get(
     "/{connector}/topics",
+    response_model=dict[str, ActiveTopicsModel],
     summary="Get the list of topics actively used by the specified connector",
 )
 async def get_connector_active_topics(connector: str, ctx: Ctx) -> JSONResponse:
@@ -286,6 +292,8 @@ async def get_connector_active_topics(connector: str, ctx: Ctx) -> JSONResponse:
 @router.put(
     "/{connector}/topics/reset",
     status_code=202,
+    response_class=Response,
+    responses={202: {"description": "The active topics were reset"}},
     summary="Reset the list of topics actively used by the specified connector",
 )
 async def reset_connector_active_topics(connector: str, ctx: Ctx) -> Response:
@@ -320,14 +328,26 @@ async def delete_connector(connector: str, request: Request, ctx: Ctx, forward: 
     return Response(status_code=204)
 
 
-@router.put("/{connector}/pause", status_code=202, summary="Pause a connector and its tasks")
+@router.put(
+    "/{connector}/pause",
+    status_code=202,
+    response_class=Response,
+    responses={202: {"description": "The connector will be paused"}},
+    summary="Pause a connector and its tasks",
+)
 async def pause_connector(connector: str, ctx: Ctx) -> Response:
     """202 with no body (any worker may write the target state)."""
     await ctx.blocking(lambda: ctx.herder.pause_connector(connector))
     return Response(status_code=202)
 
 
-@router.put("/{connector}/resume", status_code=202, summary="Resume a paused connector")
+@router.put(
+    "/{connector}/resume",
+    status_code=202,
+    response_class=Response,
+    responses={202: {"description": "The connector will be resumed"}},
+    summary="Resume a paused connector",
+)
 async def resume_connector(connector: str, ctx: Ctx) -> Response:
     """202 with no body."""
     await ctx.blocking(lambda: ctx.herder.resume_connector(connector))

@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse
 from connect_runtime.cluster.herder_api import LoggerLevelInfo
 from connect_runtime.errors import BadRequestError, NotFoundError
 from connect_runtime.loggers import to_python_level
-from rest.models import ConnectorConfigPatchBody, parse_json_body, parse_request
+from rest.models import ConnectorConfigPatchBody, LoggerLevelModel, parse_json_body, parse_request
 from rest.routers import RestContext, get_context
 
 logger = logging.getLogger(__name__)
@@ -30,7 +30,11 @@ def _level_json(level: LoggerLevelInfo) -> dict[str, Any]:
     return {"level": level.level, "last_modified": level.last_modified}
 
 
-@router.get("", summary="List the current loggers that have their levels explicitly set and their log levels")
+@router.get(
+    "",
+    response_model=dict[str, LoggerLevelModel],
+    summary="List the current loggers that have their levels explicitly set and their log levels",
+)
 @router.get("/", include_in_schema=False)
 async def list_loggers(ctx: Ctx) -> JSONResponse:
     """``{"<logger>": {"level", "last_modified"}}``, ``root`` included."""
@@ -38,7 +42,7 @@ async def list_loggers(ctx: Ctx) -> JSONResponse:
     return JSONResponse({name: _level_json(level) for name, level in levels.items()})
 
 
-@router.get("/{logger_name}", summary="Get the log level for the specified logger")
+@router.get("/{logger_name}", response_model=LoggerLevelModel, summary="Get the log level for the specified logger")
 async def get_logger(logger_name: str, ctx: Ctx) -> JSONResponse:
     """``{"level", "last_modified"}``; 404 if there is no such logger."""
     level = await ctx.blocking(partial(ctx.herder.logger_level, logger_name))
@@ -49,6 +53,8 @@ async def get_logger(logger_name: str, ctx: Ctx) -> JSONResponse:
 
 @router.put(
     "/{logger_name}",
+    response_model=list[str],
+    responses={204: {"description": "Cluster scope: every worker will apply the level"}},
     summary="Set the log level for the specified logger",
     openapi_extra={
         "requestBody": {

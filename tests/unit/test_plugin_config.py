@@ -14,6 +14,7 @@ from connect_runtime.config.connector_config import SourceConnectorConfig, sourc
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import NotFoundError
 from connect_runtime.plugins.registry import PluginRegistry
+from connect_runtime.storage.status_store import ConnectorStatus
 from connect_runtime.types import TargetState
 from connect_runtime.version import satisfies
 from connect_runtime.worker import worker as worker_module
@@ -117,17 +118,58 @@ class _TooManyTasks(SourceConnector):
         pass
 
 
+class _StatusRecorder:
+    def __init__(self) -> None:
+        self.connectors: list[ConnectorStatus] = []
+
+    def put_connector(self, status: ConnectorStatus) -> None:
+        self.connectors.append(status)
+
+
+TOO_MANY_TASKS = ("The connector c has generated 3 tasks, which is greater than 1, the maximum number of tasks it is "
+                  "configured to create. This behaviour should be considered a bug and is disallowed. If necessary, "
+                  "it can be permitted by reconfiguring the connector with 'tasks.max.enforce' set to false; however, "
+                  "this option will be removed in a future release of Kafka Connect.")
+
+
 @pytest.mark.parametrize("enforce", ["true", "false"])
 def test_tasks_max_enforce(enforce: str) -> None:
-    worker = worker_module.Worker(WORKER, "w:1", PluginRegistry(), None, None, lambda name: None)  # type: ignore[arg-type]
+    """Java 4.x: too many task configs fail the connector with TooManyTasksException's message."""
+    statuses = _StatusRecorder()
+    worker = worker_module.Worker(WORKER, "w:1", PluginRegistry(), None, statuses, lambda name: None)  # type: ignore[arg-type]
     props = {"name": "c", "connector.class": "x", "tasks.max": "1", "tasks.max.enforce": enforce}
     worker._connectors["c"] = worker_module._RunningConnector(
         "c", _TooManyTasks(), SourceConnectorConfig.parse(props), TargetState.STARTED, True)
     if enforce == "true":
-        with pytest.raises(ConnectException, match=r"more than tasks\.max=1"):
+        with pytest.raises(worker_module.TooManyTasksException) as raised:
             worker.connector_task_configs("c", 1)
+        assert str(raised.value) == TOO_MANY_TASKS
+        (status,) = statuses.connectors
+        assert status.state == "FAILED" and status.trace is not None and TOO_MANY_TASKS in status.trace
     else:
         assert len(worker.connector_task_configs("c", 1)) == 3
+        assert statuses.connectors == []
+
+
+def test_tasks_max_limit_is_a_validation_error_and_never_reaches_the_connector(validator: ConnectorValidator) -> None:
+    limited = WorkerConfig.from_properties({**WORKER.originals, "tasks.max.limit": "50"})
+    infos = ConnectorValidator(limited, PluginRegistry()).validate(
+        {"connector.class": "VerifiableSource", "name": "v", "topic": "t", "tasks.max": "2147483647"})
+    assert _by_name(infos)["tasks.max"][2] == [
+        "Invalid value 2147483647 for configuration tasks.max: Value must be no more than 50 (this worker's "
+        "tasks.max.limit)"]
+    assert infos.error_count == 1
+    assert _by_name(validator.validate({"connector.class": "VerifiableSource", "name": "v", "topic": "t",
+                                        "tasks.max": "1000"}))["tasks.max"][2] == []
+    assert _by_name(validator.validate({"connector.class": "VerifiableSource", "name": "v", "topic": "t",
+                                        "tasks.max": "1001"}))["tasks.max"][2] != []
+    # A config stored with a higher tasks.max (another worker's limit) never asks the connector for tasks.
+    worker = worker_module.Worker(limited, "w:1", PluginRegistry(), None, _StatusRecorder(), lambda name: None)  # type: ignore[arg-type]
+    worker._connectors["c"] = worker_module._RunningConnector(
+        "c", _TooManyTasks(), SourceConnectorConfig.parse({"name": "c", "connector.class": "x"}),
+        TargetState.STARTED, True)
+    with pytest.raises(ConnectException, match=r"no more than 50"):
+        worker.connector_task_configs("c", 2147483647)
 
 
 def test_built_in_converters_are_listed_by_their_kafka_names(validator: ConnectorValidator) -> None:

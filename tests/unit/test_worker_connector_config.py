@@ -154,3 +154,16 @@ def test_topic_creation_settings_on_a_worker_without_topic_creation_fail_the_con
     assert task_status.state == "FAILED" and message in task_status.trace
     # Without topic.creation.* settings the same worker starts the connector.
     assert worker.start_connector("d", {**CONNECTOR, "name": "d"}, TargetState.STARTED)
+
+
+@pytest.mark.parametrize(("enforce", "started"), [("true", False), ("false", True)])
+def test_more_stored_task_configs_than_tasks_max_fail_the_task(worker: Worker, enforce: str, started: bool) -> None:
+    """Java 4.x ``Worker.startTask``: a connector with more task configs than ``tasks.max`` (e.g. lowered
+    since they were written) fails its tasks unless ``tasks.max.enforce`` is false."""
+    ok = worker.start_task(TASK, {**CONNECTOR, "tasks.max.enforce": enforce}, TASK_PROPS, TargetState.STARTED,
+                           fence=lambda: None, verify_generation=lambda: None, task_count=4)
+    assert ok is started
+    if not started:
+        (status,) = worker.status_store.tasks  # type: ignore[attr-defined]
+        assert status.state == "FAILED"
+        assert "TooManyTasksException: The connector c has generated 4 tasks, which is greater than 3" in status.trace
