@@ -19,7 +19,6 @@ from connect_runtime.api.converter import CONVERTER_TYPE_CONFIG, Converter, Head
 from connect_runtime.api.delegated_delivery import DelegatedDelivery
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.storage import OffsetStorageReader
-from connect_runtime.api.task import SourceTask
 from connect_runtime.api.transformation import Transformation
 from connect_runtime.clients import producer_config
 from connect_runtime.config.config_providers import ResolvedConfig, reverse_transform
@@ -315,9 +314,7 @@ class Worker:
         try:
             connector_props = self._resolve(task_id, connector_props)
             task_props = self._resolve(task_id, task_props)
-            task_cls = self.plugins.resolve(task_props[TASK_CLASS_CONFIG])
-            if not issubclass(task_cls, SourceTask):
-                raise ConnectException(f"{task_cls} is not a SourceTask")
+            task_cls = self.plugins.task_class(task_props[TASK_CLASS_CONFIG])
             task = task_cls()
             connector_config = self._parse_connector_config(connector_props)
             check_client_overrides(self.config.override_policy, task_id.connector,
