@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Final
 
 from connect_runtime.api.config_values import (
     INTEGER_TYPES,
@@ -179,6 +179,14 @@ class ConfigDef:
         return values
 
     def _parse_one(self, key: ConfigKey, props: Mapping[str, Any]) -> Any:
+        try:
+            return self._parse_checked(key, props)
+        except ConfigException as e:
+            if key.type is ConfigType.PASSWORD:
+                raise _without_password(e, props.get(key.name)) from None
+            raise
+
+    def _parse_checked(self, key: ConfigKey, props: Mapping[str, Any]) -> Any:
         if key.name in props:
             value = parse_value(key, props[key.name])
         elif key.required:
@@ -205,6 +213,20 @@ class ConfigDef:
                     cv.recommended_values = []
             results.append(cv)
         return results
+
+
+#: How a PASSWORD value is shown in messages and validation results (Kafka's ``Password.HIDDEN``).
+HIDDEN: Final = "[hidden]"
+
+
+def _without_password(error: ConfigException, raw: Any) -> ConfigException:
+    """``error`` with a PASSWORD key's value shown as ``[hidden]`` (Java's Password prints so)."""
+    secret = "" if raw is None else str(raw)
+    if not secret or secret not in str(error):
+        return error
+    hidden = ConfigException(str(error).replace(secret, HIDDEN))
+    hidden.name, hidden.value = error.name, HIDDEN
+    return hidden
 
 
 class Range:

@@ -28,7 +28,7 @@ from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.plugins.registry import JAVA_CLASS_NAMES, PluginRegistry, java_class_name
 from connect_runtime.plugins.versions import check_requested_versions
-from connect_runtime.redaction import redactor
+from connect_runtime.redaction import password_values, redactor
 from connect_runtime.storage.offset_store import (
     ConnectorOffsetBackingStore,
     ConnectorOffsetReader,
@@ -146,6 +146,7 @@ class Worker:
             cls = self.plugins.connector_class(config.connector_class)
             check_client_overrides(self.config.override_policy, name, cls, config.originals)
             connector = cls()
+            self._hide_passwords(name, connector.config_def(), config.originals)
             check_requested_versions(config.originals, config.connector_class, connector, _refuse_version)
             offsets = self.offset_stores.for_connector(config)
             offsets.start()
@@ -191,6 +192,15 @@ class Worker:
     def _forget_resolved(self, owner: str | ConnectorTaskId) -> None:
         self._resolved.pop(owner, None)
         redactor.unregister((id(self), owner))
+        redactor.unregister((id(self), owner, "passwords"))
+
+    def _hide_passwords(self, owner: str | ConnectorTaskId, definition: ConfigDef,
+                        *configs: Mapping[str, str]) -> None:
+        """Keep the values ``definition`` types PASSWORD out of the log while ``owner`` runs."""
+        secrets: dict[str, str] = {}
+        for config in configs:
+            secrets.update(password_values(definition, config).secrets)
+        redactor.register((id(self), owner, "passwords"), ResolvedConfig({}, secrets))
 
     def _task_closed(self, task_id: ConnectorTaskId) -> Callable[[WorkerSourceTask], None]:
         """What a task's thread calls when it ends: forget the values it resolved, unless a new instance of
@@ -204,8 +214,11 @@ class Worker:
         return closed
 
     def _redact(self, owner: str | ConnectorTaskId, text: str | None) -> str | None:
+        if text is None:
+            return None
         resolved = self._resolved.get(owner)
-        return text if text is None or resolved is None else redactor.redact(resolved.redact(text))
+        # The process-wide redactor too: it also hides the PASSWORD values of what runs.
+        return redactor.redact(text if resolved is None else resolved.redact(text))
 
     def _parse_connector_config(self, props: Mapping[str, str]) -> SourceConnectorConfig:
         config = SourceConnectorConfig.parse(props, topic_creation_enabled=self.config.topic_creation_enable)
@@ -317,6 +330,8 @@ class Worker:
             task_cls = self.plugins.task_class(task_props[TASK_CLASS_CONFIG])
             task = task_cls()
             connector_config = self._parse_connector_config(connector_props)
+            self._hide_passwords(task_id, self.plugins.connector_class(connector_config.connector_class)().config_def(),
+                                 connector_props, task_props)
             check_client_overrides(self.config.override_policy, task_id.connector,
                                    self.plugins.connector_class(connector_config.connector_class),
                                    connector_config.originals)
