@@ -100,3 +100,22 @@ def test_config_topic_with_several_partitions_is_refused(kafka_bootstrap: str, t
     assert worker.proc is not None
     assert worker.proc.wait(60) == 1
     assert "required to have a single partition" in worker.log_tail(), worker.log_tail()
+
+
+def test_a_bad_plugin_path_refuses_start_up_with_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "w.properties"
+    path.write_text(BASE + f"plugin.path={tmp_path / 'missing'}\n")
+    result = _run(path)
+    assert result.returncode == 1
+    assert _errors(result.stderr) == [
+        f'connect-distributed: Invalid value "{tmp_path / "missing"}" for configuration plugin.path: not a directory'
+    ], result.stderr
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "broken_plugin.py").write_text("raise RuntimeError('no licence key')\n")
+    path.write_text(BASE + f"plugin.path={plugins}\n")
+    result = _run(path)
+    assert result.returncode == 1
+    (error,) = _errors(result.stderr)
+    assert "for configuration plugin.path: module broken_plugin failed to import: RuntimeError('no licence key')" \
+        in error, result.stderr
