@@ -153,6 +153,9 @@ class PluginRegistry:
             self._register(cls, extra=(ep.name,))
 
     def _load_plugin_path(self) -> None:
+        for directory in set(self.allowlist.plugin_path) - set(self.allowlist.path_modules.values()):
+            # Likely a Java worker's plugin directory: its jars are not plugins here.
+            logger.warning("plugin.path directory %s holds no Python plugin module or package", directory)
         for module_name, directory in self.allowlist.path_modules.items():
             try:
                 module = importlib.import_module(module_name)
