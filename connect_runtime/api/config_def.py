@@ -217,14 +217,21 @@ class ConfigDef:
 
 #: How a PASSWORD value is shown in messages and validation results (Kafka's ``Password.HIDDEN``).
 HIDDEN: Final = "[hidden]"
+# The log redaction's threshold too (config_providers.MIN_REDACTED_LENGTH): "1" or "true" would garble text.
+_MIN_HIDDEN_ELSEWHERE: Final = 6
 
 
 def _without_password(error: ConfigException, raw: Any) -> ConfigException:
     """``error`` with a PASSWORD key's value shown as ``[hidden]`` (Java's Password prints so)."""
     secret = "" if raw is None else str(raw)
-    if not secret or secret not in str(error):
+    text = str(error)
+    if not secret or secret not in text:
         return error
-    hidden = ConfigException(str(error).replace(secret, HIDDEN))
+    # Where a ConfigException names the value; elsewhere only values long enough not to garble the text.
+    text = text.replace(f"Invalid value {secret} for configuration", f"Invalid value {HIDDEN} for configuration")
+    if len(secret) >= _MIN_HIDDEN_ELSEWHERE:
+        text = text.replace(secret, HIDDEN)
+    hidden = ConfigException(text)
     hidden.name, hidden.value = error.name, HIDDEN
     return hidden
 

@@ -18,7 +18,7 @@ from connect_runtime.api.transformation import Predicate, Transformation
 from connect_runtime.cluster.framework_config import framework_config_def
 from connect_runtime.cluster.herder_api import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo, PluginDesc
 from connect_runtime.config.client_settings import client_setting_problems
-from connect_runtime.config.config_providers import ResolvedConfig, has_placeholder
+from connect_runtime.config.config_providers import MIN_REDACTED_LENGTH, ResolvedConfig, has_placeholder
 from connect_runtime.config.connector_config import CLIENT_OVERRIDE_PREFIXES, validate_topic_creation
 from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.transformation_config import enrich
@@ -389,10 +389,12 @@ def _with_raw_values(infos: ConfigInfos, raw: Mapping[str, str], resolved: Resol
 
 def _hide_passwords(infos: ConfigInfos) -> ConfigInfos:
     """``infos`` with every PASSWORD-typed value shown as ``[hidden]`` (as Java's ``Password`` prints), and
-    those values taken out of every error message (a plugin's own validation may quote them)."""
-    secrets = {c.value.value for c in infos.configs
-               if c.definition.type == "PASSWORD" and c.value.value and c.value.value != HIDDEN}
-    if not secrets:
+    those of ``MIN_REDACTED_LENGTH`` or more taken out of every error message (a plugin's own validation
+    may quote them; shorter ones would garble the messages, and the ConfigDef's own errors already hide
+    them)."""
+    secrets = {c.value.value for c in infos.configs if c.definition.type == "PASSWORD"
+               and c.value.value and len(c.value.value) >= MIN_REDACTED_LENGTH and c.value.value != HIDDEN}
+    if not any(c.definition.type == "PASSWORD" for c in infos.configs):
         return infos
     # Longest first: a secret that contains another is hidden whole.
     ordered = sorted(secrets, key=len, reverse=True)

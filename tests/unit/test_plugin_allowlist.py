@@ -162,4 +162,8 @@ def test_password_values_are_hidden_in_results_errors_and_the_log(caplog: pytest
     assert secret not in str(infos)
     assert "validating with [hidden]" in caplog.text and secret not in caplog.text
     assert redactor.redact(secret) == secret  # no longer redacted once validation is over
+    infos = validator.validate({"connector.class": "_Secretive", "name": "n", "db.password": "a"})
+    (value,) = [c.value for c in infos.configs if c.value.name == "db.password"]
+    assert (value.value, value.errors) == ("[hidden]", ["Invalid value [hidden] for configuration db.password: "
+                                                        "too short"])
     assert password_values(_Secretive().config_def(), {"db.password": "short"}).secrets == {}  # < 6: left alone
