@@ -244,6 +244,16 @@ _POLICY_REQUIREMENT = ("must be one of " + ", ".join(p.value for p in OverridePo
                        "of a connect_runtime.api.ConnectorClientConfigOverridePolicy subclass")
 
 
+def _parse_plugin_discovery(value: object) -> str:
+    # Java's modes choose how jars are searched; ours (entry points and plugin.path, both always) is its
+    # default, hybrid_warn. The others would change what Java finds, so they are not accepted silently.
+    s = parse_string(value).lower()
+    if s != "hybrid_warn":
+        raise _Invalid("only hybrid_warn (the default) is supported: plugins are found through entry points "
+                       "and plugin.path, both always")
+    return s
+
+
 def _hmac_name(value: str) -> str:
     name = _HMAC_BY_FOLDED_NAME.get(value.strip().lower())
     if name is None:
@@ -505,6 +515,9 @@ class WorkerConfig(BaseModel):
         "(connectors, converters, header converters, transformations, predicates, config providers, override "
         "policies); the directory is appended to sys.path and dotted paths under those modules may be named. "
         "A path that is not a directory, or a module that fails to import, refuses start-up.")
+    plugin_discovery: Annotated[str, BeforeValidator(_parse_plugin_discovery)] = Field(
+        "hybrid_warn", alias="plugin.discovery",
+        description="Kafka Connect's plugin discovery mode; only hybrid_warn (the default) is supported.")
     plugin_allowed_packages: _List = Field(
         default_factory=list, alias="plugin.allowed.packages",
         description="Comma-separated Python packages whose classes may be named by dotted path in connector "

@@ -167,3 +167,10 @@ def test_password_values_are_hidden_in_results_errors_and_the_log(caplog: pytest
     assert (value.value, value.errors) == ("[hidden]", ["Invalid value [hidden] for configuration db.password: "
                                                         "too short"])
     assert password_values(_Secretive().config_def(), {"db.password": "short"}).secrets == {}  # < 6: left alone
+
+
+def test_plugin_discovery_modes_other_than_the_default_are_refused() -> None:
+    config = WorkerConfig.from_properties({**REQUIRED, "plugin.discovery": "HYBRID_WARN"})
+    assert config.plugin_discovery == "hybrid_warn"
+    with pytest.raises(WorkerConfigError, match=r'Invalid value "service_load" for configuration plugin\.discovery'):
+        WorkerConfig.from_properties({**REQUIRED, "plugin.discovery": "service_load"})
