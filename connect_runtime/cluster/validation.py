@@ -123,7 +123,11 @@ class ConnectorValidator:
         connector = cls()
         # The plugin's PASSWORD values stay out of the log while it validates (and of what we log).
         owner = ("validation passwords", object())
-        redactor.register(owner, password_values(connector.config_def(), props))
+        try:  # the transforms' and predicates' keys too
+            definition = enrich(connector.config_def(), props, self._plugins.resolve)
+        except ConfigException:  # a malformed chain: validation reports it below
+            definition = connector.config_def()
+        redactor.register(owner, password_values(definition, props))
         try:
             return self._validate_plugin(class_name, cls, connector, props)
         finally:

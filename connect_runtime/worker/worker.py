@@ -146,7 +146,8 @@ class Worker:
             cls = self.plugins.connector_class(config.connector_class)
             check_client_overrides(self.config.override_policy, name, cls, config.originals)
             connector = cls()
-            self._hide_passwords(name, connector.config_def(), config.originals)
+            self._hide_passwords(name, enrich(connector.config_def(), config.originals, self.plugins.resolve),
+                                 config.originals)
             check_requested_versions(config.originals, config.connector_class, connector, _refuse_version)
             offsets = self.offset_stores.for_connector(config)
             offsets.start()
@@ -196,7 +197,8 @@ class Worker:
 
     def _hide_passwords(self, owner: str | ConnectorTaskId, definition: ConfigDef,
                         *configs: Mapping[str, str]) -> None:
-        """Keep the values ``definition`` types PASSWORD out of the log while ``owner`` runs."""
+        """Keep the values ``definition`` (the connector's keys and its transforms' and predicates') types
+        PASSWORD out of the log while ``owner`` runs."""
         secrets: dict[str, str] = {}
         for config in configs:
             secrets.update(password_values(definition, config).secrets)
@@ -330,7 +332,8 @@ class Worker:
             task_cls = self.plugins.task_class(task_props[TASK_CLASS_CONFIG])
             task = task_cls()
             connector_config = self._parse_connector_config(connector_props)
-            self._hide_passwords(task_id, self.plugins.connector_class(connector_config.connector_class)().config_def(),
+            connector_def = self.plugins.connector_class(connector_config.connector_class)().config_def()
+            self._hide_passwords(task_id, enrich(connector_def, connector_props, self.plugins.resolve),
                                  connector_props, task_props)
             check_client_overrides(self.config.override_policy, task_id.connector,
                                    self.plugins.connector_class(connector_config.connector_class),

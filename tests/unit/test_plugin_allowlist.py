@@ -144,6 +144,16 @@ class _Secretive(SourceConnector):
         pass
 
 
+class _Tokenised(Transformation):
+    """A transformation with a PASSWORD key."""
+
+    def config_def(self) -> ConfigDef:
+        return ConfigDef().define("token", ConfigType.PASSWORD, "")
+
+    def apply(self, record):  # type: ignore[no-untyped-def]
+        return record
+
+
 def _refuse_short(name: str, value: object) -> None:
     if len(str(value)) < 30:
         raise ConfigException(name, value, "too short")
@@ -153,6 +163,7 @@ def test_password_values_are_hidden_in_results_errors_and_the_log(caplog: pytest
     secret = "hunter2-but-longer"
     registry = PluginRegistry()
     registry.register(_Secretive)
+    registry.register(_Tokenised)
     validator = ConnectorValidator(WorkerConfig.from_properties(REQUIRED), registry)
     with caplog.at_level(logging.WARNING):
         infos = validator.validate({"connector.class": "_Secretive", "name": "n", "db.password": secret})
@@ -162,6 +173,9 @@ def test_password_values_are_hidden_in_results_errors_and_the_log(caplog: pytest
     assert secret not in str(infos)
     assert "validating with [hidden]" in caplog.text and secret not in caplog.text
     assert redactor.redact(secret) == secret  # no longer redacted once validation is over
+    infos = validator.validate({"connector.class": "_Secretive", "name": "n", "db.password": secret * 2,
+                                "transforms": "t", "transforms.t.type": "_Tokenised", "transforms.t.token": secret})
+    assert {c.value.name: c.value.value for c in infos.configs}["transforms.t.token"] == "[hidden]"
     infos = validator.validate({"connector.class": "_Secretive", "name": "n", "db.password": "a"})
     (value,) = [c.value for c in infos.configs if c.value.name == "db.password"]
     assert (value.value, value.errors) == ("[hidden]", ["Invalid value [hidden] for configuration db.password: "
