@@ -55,7 +55,9 @@ class DistributedWorker:
     def __init__(self, config: WorkerConfig, rest_server: RestServerFactory,
                  plugins: PluginRegistry | None = None) -> None:
         self.config = config
-        self.plugins = plugins or PluginRegistry()
+        # Discovered when the worker starts (a plugin.path problem is then one line, not a traceback).
+        self._given_plugins = plugins
+        self.plugins: PluginRegistry
         self._rest_server = rest_server
         self._closers: list[Any] = []
         self.herder: DistributedHerder | None = None
@@ -71,12 +73,13 @@ class DistributedWorker:
     def start(self) -> None:
         """Connect, read the internal topics, join the group and serve REST.
 
-        Raises :class:`ConfigException` before touching Kafka if a worker converter key names a class
-        that cannot serve it, and when an existing internal topic is not compacted or the config topic
-        has several partitions; :class:`ConnectException` when Kafka does not answer within
-        ``default.api.timeout.ms``.
+        Discovers the plugins first. Raises :class:`ConfigException` before touching Kafka if a
+        ``plugin.path`` module cannot be imported or a worker converter key names a class that cannot
+        serve it, and when an existing internal topic is not compacted or the config topic has several
+        partitions; :class:`ConnectException` when Kafka does not answer within ``default.api.timeout.ms``.
         """
         cfg = self.config
+        self.plugins = self._given_plugins or PluginRegistry(cfg.plugin_allowlist)
         check_worker_converters(cfg, self.plugins)
         errors = _ClientErrors()
         admin = AdminClient(client_config({**cfg.client_settings("admin"), "error_cb": errors}))

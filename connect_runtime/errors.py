@@ -10,9 +10,11 @@ class ConnectRestError(ConnectException):
 
     status: int = 500
 
-    def __init__(self, message: str, status: int | None = None) -> None:
+    def __init__(self, message: str, status: int | None = None, log_message: str | None = None) -> None:
         super().__init__(message)
         self.message = message
+        #: What the log shows instead of ``message`` when that echoes values that may be secret.
+        self.log_message = log_message if log_message is not None else message
         if status is not None:
             self.status = status
 

@@ -5,6 +5,9 @@ here (so do a validation, an offsets request and the worker's own config); until
 run, every log record the process writes has those values put back as their placeholders (message,
 arguments and traceback alike; values shorter than ``MIN_REDACTED_LENGTH`` are left alone).
 Status traces are redacted where they are written (see :class:`~connect_runtime.worker.worker.Worker`).
+
+PASSWORD-typed values of a connector config (its ConfigDef's PASSWORD keys) are registered the same way
+(see :func:`password_values`) and show as ``[hidden]``.
 """
 
 from __future__ import annotations
@@ -12,12 +15,24 @@ from __future__ import annotations
 import logging
 import threading
 import traceback
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
-from connect_runtime.config.config_providers import ResolvedConfig
+from connect_runtime.api.config_def import HIDDEN, ConfigDef, ConfigType
+from connect_runtime.config.config_providers import MIN_REDACTED_LENGTH, ResolvedConfig
 
-__all__ = ["SecretRedactor", "redactor"]
+__all__ = ["SecretRedactor", "password_values", "redactor"]
+
+
+def password_values(definition: ConfigDef, props: Mapping[str, Any]) -> ResolvedConfig:
+    """What hides the values of ``props`` that ``definition`` types PASSWORD: each (at least
+    ``MIN_REDACTED_LENGTH`` long) becomes ``[hidden]`` (register it with :data:`redactor`)."""
+    secrets: dict[str, str] = {}
+    for key in definition.keys.values():
+        value = props.get(key.name)
+        if key.type is ConfigType.PASSWORD and isinstance(value, str) and len(value) >= MIN_REDACTED_LENGTH:
+            secrets[value] = HIDDEN
+    return ResolvedConfig({}, secrets)
 
 
 class SecretRedactor:

@@ -63,9 +63,9 @@ def response_for_exception(request_path: str, exc: BaseException) -> JSONRespons
     """Map any exception to the Connect error response (Java's ``ConnectExceptionMapper``)."""
     if isinstance(exc, ConnectRestError):
         if exc.status >= 500:
-            logger.error("REST request to %s failed: %s", request_path, exc.message)
+            logger.error("REST request to %s failed: %s", request_path, exc.log_message)
         else:
-            logger.debug("REST request to %s failed with %d: %s", request_path, exc.status, exc.message)
+            logger.debug("REST request to %s failed with %d: %s", request_path, exc.status, exc.log_message)
         return error_response(exc.status, exc.message)
     if isinstance(exc, StarletteHTTPException):
         return error_response(exc.status_code, _http_exception_message(exc), exc.headers)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Final
 
 from connect_runtime.api.config_values import (
     INTEGER_TYPES,
@@ -179,6 +179,14 @@ class ConfigDef:
         return values
 
     def _parse_one(self, key: ConfigKey, props: Mapping[str, Any]) -> Any:
+        try:
+            return self._parse_checked(key, props)
+        except ConfigException as e:
+            if key.type is ConfigType.PASSWORD:
+                raise _without_password(e, props.get(key.name)) from None
+            raise
+
+    def _parse_checked(self, key: ConfigKey, props: Mapping[str, Any]) -> Any:
         if key.name in props:
             value = parse_value(key, props[key.name])
         elif key.required:
@@ -205,6 +213,27 @@ class ConfigDef:
                     cv.recommended_values = []
             results.append(cv)
         return results
+
+
+#: How a PASSWORD value is shown in messages and validation results (Kafka's ``Password.HIDDEN``).
+HIDDEN: Final = "[hidden]"
+# The log redaction's threshold too (config_providers.MIN_REDACTED_LENGTH): "1" or "true" would garble text.
+_MIN_HIDDEN_ELSEWHERE: Final = 6
+
+
+def _without_password(error: ConfigException, raw: Any) -> ConfigException:
+    """``error`` with a PASSWORD key's value shown as ``[hidden]`` (Java's Password prints so)."""
+    secret = "" if raw is None else str(raw)
+    text = str(error)
+    if not secret or secret not in text:
+        return error
+    # Where a ConfigException names the value; elsewhere only values long enough not to garble the text.
+    text = text.replace(f"Invalid value {secret} for configuration", f"Invalid value {HIDDEN} for configuration")
+    if len(secret) >= _MIN_HIDDEN_ELSEWHERE:
+        text = text.replace(secret, HIDDEN)
+    hidden = ConfigException(text)
+    hidden.name, hidden.value = error.name, HIDDEN
+    return hidden
 
 
 class Range:

@@ -3,7 +3,8 @@
 A connector's ``producer.override.*``, ``consumer.override.*`` and ``admin.override.*`` keys change
 the settings of the Kafka clients the worker creates for it. The worker's policy decides which of
 them are allowed: the built-in ``All`` (the default), ``None`` and ``Principal``, or a subclass of
-:class:`ConnectorClientConfigOverridePolicy` named by its dotted path. A disallowed key is an error on
+:class:`ConnectorClientConfigOverridePolicy` named by its dotted path (in a ``plugin.path`` module or
+under ``plugin.allowed.packages``). A disallowed key is an error on
 that key when the connector is validated or created, and fails the connector and its tasks at start.
 """
 

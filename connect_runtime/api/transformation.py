@@ -13,7 +13,8 @@ A connector config names them as Kafka Connect does::
     predicates.isTombstone.type=RecordIsTombstone
 
 Write your own by subclassing :class:`Transformation` or :class:`Predicate`; the runtime finds them by
-entry point (group ``connect_runtime.plugins``) or by their dotted Python path. Each task gets its own
+entry point (group ``connect_runtime.plugins``), in a ``plugin.path`` directory, or by their dotted
+Python path under a package the worker's ``plugin.allowed.packages`` lists. Each task gets its own
 instances: ``configure`` is called once before the first record, ``close`` when the task stops.
 ``apply``/``test`` run on the task's thread for every record, so keep them cheap.
 """

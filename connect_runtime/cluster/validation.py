@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from connect_runtime.api.config_def import ConfigDef, ConfigKey, ConfigValue
+from connect_runtime.api.config_def import HIDDEN, ConfigDef, ConfigKey, ConfigValue
 from connect_runtime.api.connector import Connector, SourceConnector
 from connect_runtime.api.converter import CONVERTER_TYPE_CONFIG, Converter, HeaderConverter
 from connect_runtime.api.errors import ConfigException
@@ -18,7 +18,7 @@ from connect_runtime.api.transformation import Predicate, Transformation
 from connect_runtime.cluster.framework_config import framework_config_def
 from connect_runtime.cluster.herder_api import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo, PluginDesc
 from connect_runtime.config.client_settings import client_setting_problems
-from connect_runtime.config.config_providers import ResolvedConfig, has_placeholder
+from connect_runtime.config.config_providers import MIN_REDACTED_LENGTH, ResolvedConfig, has_placeholder
 from connect_runtime.config.connector_config import CLIENT_OVERRIDE_PREFIXES, validate_topic_creation
 from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.transformation_config import enrich
@@ -26,7 +26,7 @@ from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, Worke
 from connect_runtime.errors import BadRequestError, NotFoundError
 from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, listed_name, plugin_types
 from connect_runtime.plugins.versions import check_requested_versions
-from connect_runtime.redaction import redactor
+from connect_runtime.redaction import password_values, redactor
 from connect_runtime.version import UNDEFINED_VERSION, plugin_version
 
 logger = logging.getLogger(__name__)
@@ -81,7 +81,9 @@ class ConnectorValidator:
         """
         # Checked on the raw config: the 400 must not show a resolved value.
         if not props.get("connector.class"):
-            raise BadRequestError("Connector config " + str(dict(props)) + " contains no connector type")
+            # Java's message echoes the config; the log names its keys only (their types are not known).
+            raise BadRequestError("Connector config " + str(dict(props)) + " contains no connector type",
+                                  log_message=f"Connector config with keys {sorted(props)} contains no connector type")
         if has_placeholder(props["connector.class"]):
             raise BadRequestError(_SHAPING_PLACEHOLDER.format(key="connector.class"))
         failures = {k: _SHAPING_PLACEHOLDER.format(key=k) for k, v in props.items()
@@ -113,12 +115,26 @@ class ConnectorValidator:
             redactor.unregister(owner)
         if resolved.resolved_any:
             infos = _with_raw_values(infos, props, resolved)
-        return _with_errors(infos, props, failures) if failures else infos
+        return _hide_passwords(_with_errors(infos, props, failures) if failures else infos)
 
     def _validate_resolved(self, props: Mapping[str, str]) -> ConfigInfos:
         class_name = props["connector.class"]
         cls = self._plugins.connector_class(class_name)
         connector = cls()
+        # The plugin's PASSWORD values stay out of the log while it validates (and of what we log).
+        owner = ("validation passwords", object())
+        try:  # the transforms' and predicates' keys too
+            definition = enrich(connector.config_def(), props, self._plugins.resolve)
+        except ConfigException:  # a malformed chain: validation reports it below
+            definition = connector.config_def()
+        redactor.register(owner, password_values(definition, props))
+        try:
+            return self._validate_plugin(class_name, cls, connector, props)
+        finally:
+            redactor.unregister(owner)
+
+    def _validate_plugin(self, class_name: str, cls: type[Connector], connector: Connector,
+                         props: Mapping[str, str]) -> ConfigInfos:
         common = enrich(framework_config_def(self._config, self._plugins, connector), props,
                         self._plugins.resolve, self._recommended_classes)
         values = {cv.name: cv for cv in common.validate(props)}
@@ -205,7 +221,7 @@ class ConnectorValidator:
         if not verdicts:
             return infos
         extra = [ConfigInfo(_override_key_info(cv.name), ConfigValueInfo(
-            cv.name, _HIDDEN if _is_password(cv.name) else _str(cv.value),
+            cv.name, HIDDEN if _is_password(cv.name) else _str(cv.value),
             [str(v) for v in cv.recommended_values], list(cv.errors), cv.visible)) for cv in verdicts.values()]
         errors = sum(len(cv.errors) for cv in verdicts.values())
         return ConfigInfos(infos.name, infos.error_count + errors, infos.groups, [*infos.configs, *extra])
@@ -324,7 +340,6 @@ def _shapes_config(key: str) -> bool:
     return key.endswith(".type") and key.startswith(("transforms.", "predicates."))
 
 
-_HIDDEN = "[hidden]"
 # Client settings Kafka types PASSWORD (their values are shown as "[hidden]"), and librdkafka's own.
 _PASSWORD_SETTINGS = frozenset({
     "sasl.jaas.config", "ssl.key.password", "ssl.keystore.password", "ssl.truststore.password", "ssl.keystore.key",
@@ -376,3 +391,26 @@ def _with_raw_values(infos: ConfigInfos, raw: Mapping[str, str], resolved: Resol
             recommended_values=[redact(r) for r in v.recommended_values],
             errors=[redact(e) for e in v.errors])))
     return ConfigInfos(redact(infos.name), infos.error_count, [redact(g) for g in infos.groups], configs)
+
+
+def _hide_passwords(infos: ConfigInfos) -> ConfigInfos:
+    """``infos`` with every PASSWORD-typed value shown as ``[hidden]`` (as Java's ``Password`` prints), and
+    those of ``MIN_REDACTED_LENGTH`` or more taken out of every error message (a plugin's own validation
+    may quote them; shorter ones would garble the messages, and the ConfigDef's own errors already hide
+    them)."""
+    secrets = {c.value.value for c in infos.configs if c.definition.type == "PASSWORD"
+               and c.value.value and len(c.value.value) >= MIN_REDACTED_LENGTH and c.value.value != HIDDEN}
+    if not any(c.definition.type == "PASSWORD" for c in infos.configs):
+        return infos
+    # Longest first: a secret that contains another is hidden whole.
+    ordered = sorted(secrets, key=len, reverse=True)
+
+    def scrub(text: str) -> str:
+        for secret in ordered:
+            text = text.replace(secret, HIDDEN)
+        return text
+
+    configs = [ConfigInfo(c.definition, replace(
+        c.value, value=HIDDEN if c.definition.type == "PASSWORD" and c.value.value is not None else c.value.value,
+        errors=[scrub(e) for e in c.value.errors])) for c in infos.configs]
+    return ConfigInfos(infos.name, infos.error_count, infos.groups, configs)

@@ -39,7 +39,6 @@ from typing import Final
 from connect_runtime.api.config_provider import ConfigProvider
 from connect_runtime.api.config_values import InvalidValue, parse_list
 from connect_runtime.api.errors import ConfigException
-from connect_runtime.config.plugin_classes import load_plugin_class
 from connect_runtime.config.properties import PropertiesError, load_properties
 
 __all__ = [
@@ -337,9 +336,12 @@ def reverse_transform(raw_connector_config: Mapping[str, str],
 
 def load_config_providers(
     props: Mapping[str, str],
-    resolve_class: Callable[[str], type] | None = None,
+    resolve_class: Callable[[str], type | None] | None = None,
 ) -> dict[str, ConfigProvider]:
     """Create and configure the providers ``props`` (worker properties) names in ``config.providers``.
+
+    A class that is not built in is found with ``resolve_class`` (the worker's plugin allowlist: see
+    :class:`~connect_runtime.config.plugin_classes.PluginAllowlist`); without it only built-ins are found.
 
     A missing or unknown class, or a provider whose ``configure`` fails, raises ConfigException
     with one line naming the provider's key; providers created before it are closed.
@@ -360,7 +362,7 @@ def load_config_providers(
 
 
 def _create_provider(props: Mapping[str, str], name: str,
-                     resolve_class: Callable[[str], type] | None) -> ConfigProvider:
+                     resolve_class: Callable[[str], type | None] | None) -> ConfigProvider:
     prefix = f"{CONFIG_PROVIDERS_CONFIG}.{name}"
     class_key = f"{prefix}.class"
     class_name = (props.get(class_key) or "").strip()
@@ -369,7 +371,7 @@ def _create_provider(props: Mapping[str, str], name: str,
                               f"(listed in {CONFIG_PROVIDERS_CONFIG})")
     cls = BUILTIN_CONFIG_PROVIDERS.get(class_name)
     if cls is None:
-        found = (resolve_class or load_plugin_class)(class_name)
+        found = resolve_class(class_name) if resolve_class is not None else None
         if not (isinstance(found, type) and issubclass(found, ConfigProvider)):
             found = None
         if found is None:

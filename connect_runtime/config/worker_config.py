@@ -50,7 +50,7 @@ from connect_runtime.config.config_providers import (
     load_config_providers,
 )
 from connect_runtime.config.override_policies import BUILTIN_POLICIES, OverridePolicyName, builtin_policy_name
-from connect_runtime.config.plugin_classes import load_plugin_class
+from connect_runtime.config.plugin_classes import PluginAllowlist, PluginSettingError
 from connect_runtime.config.properties import PropertiesError, load_properties
 from connect_runtime.config.rest_tls import (
     ADMIN_LISTENERS_HTTPS_PREFIX,
@@ -275,11 +275,20 @@ def _parse_override_policy(value: object) -> OverridePolicyName | str:
     policy = builtin_policy_name(s)
     if policy is not None:
         return policy
-    cls = load_plugin_class(s)
-    if cls is None or not issubclass(cls, OverridePolicyPlugin):
-        allowed = ", ".join(p.value for p in OverridePolicyName)
-        raise _Invalid(f"must be one of {allowed}, or the dotted path of a "
-                       "connect_runtime.api.ConnectorClientConfigOverridePolicy subclass")
+    return s  # a class: found (through the plugin allowlist) when the policy is created
+
+
+_POLICY_REQUIREMENT = ("must be one of " + ", ".join(p.value for p in OverridePolicyName) + ", or the dotted path "
+                       "of a connect_runtime.api.ConnectorClientConfigOverridePolicy subclass")
+
+
+def _parse_plugin_discovery(value: object) -> str:
+    # Java's modes choose how jars are searched; ours (entry points and plugin.path, both always) is its
+    # default, hybrid_warn. The others would change what Java finds, so they are not accepted silently.
+    s = parse_string(value).lower()
+    if s != "hybrid_warn":
+        raise _Invalid("only hybrid_warn (the default) is supported: plugins are found through entry points "
+                       "and plugin.path, both always")
     return s
 
 
@@ -561,8 +570,20 @@ class WorkerConfig(BaseModel):
         "form that is written to Kafka. This controls the format of the header values.")
     plugin_path: _OptList = Field(
         None, alias="plugin.path",
-        description="List of paths, separated by commas, that contain plugins (connectors, converters, "
-        "transformations).")
+        description="Comma-separated Python plugin directories. Each directory's top-level modules (name.py) "
+        "and packages (name/__init__.py) are imported when the worker starts and scanned for plugin classes "
+        "(connectors, converters, header converters, transformations, predicates, config providers, override "
+        "policies); the directory is appended to sys.path and dotted paths under those modules may be named. "
+        "A path that is not a directory, or a module that fails to import, refuses start-up.")
+    plugin_discovery: Annotated[str, BeforeValidator(_parse_plugin_discovery)] = Field(
+        "hybrid_warn", alias="plugin.discovery",
+        description="Kafka Connect's plugin discovery mode; only hybrid_warn (the default) is supported.")
+    plugin_allowed_packages: _List = Field(
+        default_factory=list, alias="plugin.allowed.packages",
+        description="Comma-separated Python packages whose classes may be named by dotted path in connector "
+        "configs, the worker file and REST requests (e.g. mycompany.connect allows mycompany.connect.* but not "
+        "mycompany). Any other dotted name that is not a discovered plugin is not found, and nothing is "
+        "imported for it.")
     config_providers: _List = Field(
         default_factory=list, alias="config.providers",
         description="Comma-separated names of ConfigProvider classes, loaded and used in the order "
@@ -593,6 +614,7 @@ class WorkerConfig(BaseModel):
     _server_tls: dict[str, ssl.SSLContext] = PrivateAttr(default_factory=dict)
     _peer_tls: PeerTls | None = PrivateAttr(default=None)
     _tls_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _allowlist: PluginAllowlist | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _check_across_keys(self) -> WorkerConfig:
@@ -624,7 +646,8 @@ class WorkerConfig(BaseModel):
         are redacted from the process's log until :meth:`close_plugins`, and an error never shows one
         (the key it names shows its placeholder).
         """
-        transformer = ConfigTransformer(_create_providers(props))
+        allowlist = _plugin_allowlist(props)
+        transformer = ConfigTransformer(_create_providers(props, allowlist))
         raw = {k: v for k, v in props.items() if not k.startswith(CONFIG_PROVIDERS_CONFIG)}
         resolution = ResolvedConfig(dict(raw))
         owner = ("worker config", object())
@@ -639,6 +662,7 @@ class WorkerConfig(BaseModel):
             except ValidationError as e:
                 _raise_first(e)
             config._originals = resolved
+            config._allowlist = allowlist
             config._transformer = transformer
             config._redaction_owner = owner
             config._policy = config._create_policy()
@@ -677,10 +701,11 @@ class WorkerConfig(BaseModel):
 
     def _create_policy(self) -> OverridePolicyPlugin:
         name = self.connector_client_config_override_policy
-        cls = BUILTIN_POLICIES[name] if isinstance(name, OverridePolicyName) else load_plugin_class(name)
-        if cls is None or not issubclass(cls, OverridePolicyPlugin):  # checked when parsed; here for mypy
-            raise WorkerConfigError(f"Invalid value {name} for configuration connector.client.config.override.policy",
-                                    key="connector.client.config.override.policy", value=name)
+        cls = BUILTIN_POLICIES[name] if isinstance(name, OverridePolicyName) else self.plugin_allowlist.load(name)
+        if cls is None or not issubclass(cls, OverridePolicyPlugin):
+            raise WorkerConfigError(
+                f'Invalid value "{name}" for configuration connector.client.config.override.policy: '
+                f"{_POLICY_REQUIREMENT}", key="connector.client.config.override.policy", value=name)
         try:
             policy = cls()
             policy.configure(dict(self._originals))
@@ -723,10 +748,21 @@ class WorkerConfig(BaseModel):
     # --- derived views ---------------------------------------------------------------------------
 
     @property
+    def plugin_allowlist(self) -> PluginAllowlist:
+        """Which dotted class names this worker may import (``plugin.allowed.packages``, ``plugin.path``):
+        the one rule for connector configs, REST requests and the worker file's own plugin classes."""
+        if self._allowlist is None:  # built without from_properties (tests, embedding)
+            try:
+                self._allowlist = PluginAllowlist(self.plugin_allowed_packages, self.plugin_path or ())
+            except PluginSettingError as e:
+                raise _setting_error(e) from None
+        return self._allowlist
+
+    @property
     def config_transformer(self) -> ConfigTransformer:
         """Resolves ``${provider:[path:]key}`` placeholders with the worker's config providers."""
         if self._transformer is None:  # built without from_properties (tests, embedding)
-            self._transformer = ConfigTransformer(_create_providers(self._originals))
+            self._transformer = ConfigTransformer(_create_providers(self._originals, self.plugin_allowlist))
         return self._transformer
 
     @property
@@ -919,9 +955,23 @@ class WorkerConfig(BaseModel):
         return scheme, host, port
 
 
-def _create_providers(props: Mapping[str, str]) -> dict[str, ConfigProvider]:
+def _plugin_allowlist(props: Mapping[str, str]) -> PluginAllowlist:
+    """The allowlist of raw worker properties (needed before the rest is parsed: config providers and the
+    override policy are plugins too); a bad ``plugin.path`` or ``plugin.allowed.packages`` refuses."""
     try:
-        return dict(load_config_providers(props))
+        return PluginAllowlist.from_properties(props)
+    except PluginSettingError as e:
+        raise _setting_error(e) from None
+
+
+def _setting_error(e: PluginSettingError) -> WorkerConfigError:
+    return WorkerConfigError(f'Invalid value "{e.value}" for configuration {e.name}: {e.requirement}', key=e.name,
+                             value=e.value)
+
+
+def _create_providers(props: Mapping[str, str], allowlist: PluginAllowlist) -> dict[str, ConfigProvider]:
+    try:
+        return dict(load_config_providers(props, allowlist.load))
     except WorkerConfigError:
         raise
     except ConfigException as e:

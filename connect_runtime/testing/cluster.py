@@ -81,11 +81,11 @@ def assert_settles(read: Callable[[], T], settle_s: float = 15.0, window_s: floa
     return value
 
 
-def python_path(*dirs: str | Path) -> dict[str, str]:
-    """``env`` for a :class:`WorkerProcess` that imports plugins from ``dirs`` (put before ``$PYTHONPATH``),
-    e.g. ``WorkerProcess(..., env=python_path(Path(__file__).parent / "plugins"))``."""
-    paths = [*(str(d) for d in dirs), os.environ.get("PYTHONPATH", "")]
-    return {"PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+def plugin_path(*dirs: str | Path) -> dict[str, str]:
+    """``extra`` worker settings for a :class:`WorkerProcess` that discovers the plugins of Python plugin
+    directories ``dirs`` (``plugin.path``), e.g.
+    ``WorkerProcess(..., extra=plugin_path(Path(__file__).parent / "plugins"))``."""
+    return {"plugin.path": ",".join(str(d) for d in dirs)}
 
 
 class WorkerProcess:
@@ -104,8 +104,8 @@ class WorkerProcess:
         self.port = port or free_port()
         #: How clients of this worker verify its https listeners.
         self.verify = verify
-        #: Variables merged over this process's environment for the child (e.g. ``PYTHONPATH`` so the
-        #: worker can import test plugins).
+        #: Variables merged over this process's environment for the child (plugins are found through
+        #: ``plugin.path``: see :func:`plugin_path`).
         self.env: dict[str, str] = dict(env or {})
         self.workdir = workdir
         self.workdir.mkdir(parents=True, exist_ok=True)

@@ -19,7 +19,6 @@ from connect_runtime.api.converter import CONVERTER_TYPE_CONFIG, Converter, Head
 from connect_runtime.api.delegated_delivery import DelegatedDelivery
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.storage import OffsetStorageReader
-from connect_runtime.api.task import SourceTask
 from connect_runtime.api.transformation import Transformation
 from connect_runtime.clients import producer_config
 from connect_runtime.config.config_providers import ResolvedConfig, reverse_transform
@@ -34,7 +33,7 @@ from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.plugins.registry import JAVA_CLASS_NAMES, PluginRegistry, java_class_name
 from connect_runtime.plugins.versions import check_requested_versions
-from connect_runtime.redaction import redactor
+from connect_runtime.redaction import password_values, redactor
 from connect_runtime.storage.offset_store import (
     ConnectorOffsetBackingStore,
     ConnectorOffsetReader,
@@ -180,6 +179,8 @@ class Worker:
             cls = self.plugins.connector_class(config.connector_class)
             check_client_overrides(self.config.override_policy, name, cls, config.originals)
             connector = cls()
+            self._hide_passwords(name, enrich(connector.config_def(), config.originals, self.plugins.resolve),
+                                 config.originals)
             check_requested_versions(config.originals, config.connector_class, connector, _refuse_version)
             offsets = self.offset_stores.for_connector(config)
             offsets.start()
@@ -225,6 +226,16 @@ class Worker:
     def _forget_resolved(self, owner: str | ConnectorTaskId) -> None:
         self._resolved.pop(owner, None)
         redactor.unregister((id(self), owner))
+        redactor.unregister((id(self), owner, "passwords"))
+
+    def _hide_passwords(self, owner: str | ConnectorTaskId, definition: ConfigDef,
+                        *configs: Mapping[str, str]) -> None:
+        """Keep the values ``definition`` (the connector's keys and its transforms' and predicates') types
+        PASSWORD out of the log while ``owner`` runs."""
+        secrets: dict[str, str] = {}
+        for config in configs:
+            secrets.update(password_values(definition, config).secrets)
+        redactor.register((id(self), owner, "passwords"), ResolvedConfig({}, secrets))
 
     def _task_closed(self, task_id: ConnectorTaskId) -> Callable[[WorkerSourceTask], None]:
         """What a task's thread calls when it ends: forget the values it resolved, unless a new instance of
@@ -238,8 +249,11 @@ class Worker:
         return closed
 
     def _redact(self, owner: str | ConnectorTaskId, text: str | None) -> str | None:
+        if text is None:
+            return None
         resolved = self._resolved.get(owner)
-        return text if text is None or resolved is None else redactor.redact(resolved.redact(text))
+        # The process-wide redactor too: it also hides the PASSWORD values of what runs.
+        return redactor.redact(text if resolved is None else resolved.redact(text))
 
     def _parse_connector_config(self, props: Mapping[str, str]) -> SourceConnectorConfig:
         config = SourceConnectorConfig.parse(props, topic_creation_enabled=self.config.topic_creation_enable)
@@ -352,14 +366,15 @@ class Worker:
         try:
             connector_props = self._resolve(task_id, connector_props)
             task_props = self._resolve(task_id, task_props)
-            task_cls = self.plugins.resolve(task_props[TASK_CLASS_CONFIG])
-            if not issubclass(task_cls, SourceTask):
-                raise ConnectException(f"{task_cls} is not a SourceTask")
+            task_cls = self.plugins.task_class(task_props[TASK_CLASS_CONFIG])
             task = task_cls()
             connector_config = self._parse_connector_config(connector_props)
             if task_count is not None:
                 check_tasks_max(task_id.connector, task_count, connector_config.tasks_max,
                                 _enforce_tasks_max(connector_config))
+            connector_def = self.plugins.connector_class(connector_config.connector_class)().config_def()
+            self._hide_passwords(task_id, enrich(connector_def, connector_props, self.plugins.resolve),
+                                 connector_props, task_props)
             check_client_overrides(self.config.override_policy, task_id.connector,
                                    self.plugins.connector_class(connector_config.connector_class),
                                    connector_config.originals)

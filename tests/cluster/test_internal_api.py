@@ -59,7 +59,7 @@ from connect_runtime.testing.cluster import (
     WorkerProcess,
     config_records,
     current_leader,
-    python_path,
+    plugin_path,
     read_committed,
     wait_until,
 )
@@ -230,7 +230,7 @@ def _markers(bootstrap: str, topic: str) -> set[str]:
 @pytest.mark.kafka
 @pytest.mark.cluster
 def test_internal_endpoints_check_signatures(kafka_bootstrap: str, cluster: Callable[..., WorkerProcess]) -> None:
-    worker = cluster(env=python_path(PLUGINS_DIR))
+    worker = cluster(extra=plugin_path(PLUGINS_DIR))
     worker.wait_ready()
     config_topic = worker.props["config.storage.topic"]
     client = ConnectClient(worker.url)

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from connect_runtime.testing.cluster import WorkerProcess, current_leader, python_path, wait_until
+from connect_runtime.testing.cluster import WorkerProcess, current_leader, plugin_path, wait_until
 from rest.basic_auth import JAVA_CLASS_NAME, PROPERTY_FILE_LOGIN_MODULE
 from rest.credentials import hash_password
 
@@ -59,14 +59,13 @@ def secured(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> I
     jaas = tmp / "connect.jaas"
     jaas.write_text(f'KafkaConnect {{\n  {PROPERTY_FILE_LOGIN_MODULE} required\n  file="{credentials}";\n}};\n')
     common = {**FAST, "rest.extension.classes": f"{JAVA_CLASS_NAME}, header_rest_extension.HeaderRestExtension",
-              "test.extension.stamp": STAMP, "access.control.allow.origin": ORIGIN}
+              "test.extension.stamp": STAMP, "access.control.allow.origin": ORIGIN, **plugin_path(PLUGINS)}
     group = f"secured-{uuid.uuid4().hex[:8]}"
-    env = python_path(PLUGINS)
     closed_file = tmp / "extension-closed.txt"
     workers = [
-        WorkerProcess(kafka_bootstrap, tmp, group, env=env,
+        WorkerProcess(kafka_bootstrap, tmp, group,
                       extra={**common, "rest.basic.auth.credentials.file": str(credentials)}),
-        WorkerProcess(kafka_bootstrap, tmp, group, env=env,
+        WorkerProcess(kafka_bootstrap, tmp, group,
                       extra={**common, "rest.basic.auth.jaas.config.file": str(jaas),
                              "test.extension.closed.file": str(closed_file)}),
     ]

@@ -21,7 +21,7 @@ from connect_runtime.testing.cluster import (
     WorkerProcess,
     check_sequences,
     config_records,
-    python_path,
+    plugin_path,
     read_committed,
     wait_until,
 )
@@ -36,7 +36,7 @@ STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 @pytest.fixture
 def worker(kafka_bootstrap: str, tmp_path: Path) -> Iterator[WorkerProcess]:
     w = WorkerProcess(kafka_bootstrap, tmp_path, f"config-change-{uuid.uuid4().hex[:8]}", eos="enabled",
-                      env=python_path(PLUGINS_DIR)).start_ready()
+                      extra=plugin_path(PLUGINS_DIR)).start_ready()
     try:
         yield w
     finally:

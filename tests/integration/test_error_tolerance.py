@@ -15,7 +15,7 @@ from connect_runtime.testing.cluster import (
     ConnectClient,
     WorkerProcess,
     end_offsets,
-    python_path,
+    plugin_path,
     read_committed,
     stored_offsets,
     wait_until,
@@ -33,7 +33,7 @@ CONVERTER_MESSAGE = "Python class builtins.set does not have corresponding schem
 
 @pytest.fixture
 def worker(kafka_bootstrap: str, tmp_path: Path, group_id: str) -> Iterator[WorkerProcess]:
-    w = WorkerProcess(kafka_bootstrap, tmp_path, group_id, eos="enabled", env=python_path(PLUGINS_DIR)).start_ready()
+    w = WorkerProcess(kafka_bootstrap, tmp_path, group_id, eos="enabled", extra=plugin_path(PLUGINS_DIR)).start_ready()
     yield w
     w.kill()
 
@@ -92,7 +92,7 @@ def test_at_least_once_delivery_errors_skipped_under_all(
     """At-least-once (no exactly-once): a record the broker refuses is logged and skipped under
     ``all``, as the reference's WorkerSourceTask does; under ``none`` it fails the task."""
     worker = WorkerProcess(kafka_bootstrap, tmp_path, group_id, eos="disabled",
-                           env=python_path(PLUGINS_DIR)).start_ready()
+                           extra=plugin_path(PLUGINS_DIR)).start_ready()
     small = {"max.message.bytes": "2048"}
     skip_topic = new_topic(kafka_bootstrap, config=small)
     fail_topic = new_topic(kafka_bootstrap, config=small)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 
-from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, end_offsets, python_path, wait_until
+from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, end_offsets, plugin_path, wait_until
 from connect_runtime.testing.pytest_plugin import new_topic
 
 pytestmark = pytest.mark.kafka
@@ -44,7 +44,7 @@ def _headers(bootstrap: str, topic: str, count: int) -> list[list[tuple[str, byt
 def test_headers_are_converted_by_the_header_converter(kafka_bootstrap: str, group_id: str, tmp_path: Path) -> None:
     simple_topic = new_topic(kafka_bootstrap, f"hdr-{uuid.uuid4().hex[:8]}")
     json_topic = new_topic(kafka_bootstrap, f"hdr-{uuid.uuid4().hex[:8]}")
-    worker = WorkerProcess(kafka_bootstrap, tmp_path, group_id, env=python_path(PLUGINS_DIR)).start_ready()
+    worker = WorkerProcess(kafka_bootstrap, tmp_path, group_id, extra=plugin_path(PLUGINS_DIR)).start_ready()
     client = ConnectClient(worker.url)
     try:
         client.create_connector("simple", {"connector.class": SOURCE, "topic": simple_topic, "count": "3", **INSERT})

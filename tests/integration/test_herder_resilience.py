@@ -16,7 +16,7 @@ from connect_runtime.testing.cluster import (
     ConnectClient,
     WorkerProcess,
     check_sequences,
-    python_path,
+    plugin_path,
     read_committed,
     verifiable_pairs,
     wait_until,
@@ -30,9 +30,9 @@ PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"
 
 @pytest.fixture(scope="module")
 def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
-    env = python_path(PLUGINS_DIR)
+    extra = plugin_path(PLUGINS_DIR)
     w = WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("herder"), f"herder-{uuid.uuid4().hex[:8]}",
-                      eos="enabled", env=env).start_ready()
+                      eos="enabled", extra=extra).start_ready()
     yield w
     w.kill()
 

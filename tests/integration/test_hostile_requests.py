@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from connect_runtime.testing.cluster import WorkerProcess, python_path, wait_until
+from connect_runtime.testing.cluster import WorkerProcess, plugin_path, wait_until
 
 pytestmark = pytest.mark.kafka
 
@@ -31,8 +31,8 @@ RSS_GROWTH_LIMIT_KB = 64 * 1024
 @pytest.fixture(scope="module")
 def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
     w = WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("hostile"), f"hostile-{uuid.uuid4().hex[:8]}",
-                      eos="disabled", env=python_path(PLUGINS_DIR),
-                      extra={"rest.request.max.bytes": str(BODY_LIMIT)}).start_ready()
+                      eos="disabled",
+                      extra={"rest.request.max.bytes": str(BODY_LIMIT), **plugin_path(PLUGINS_DIR)}).start_ready()
     try:
         yield w
     finally:

@@ -23,7 +23,7 @@ from connect_runtime.testing.cluster import (
     ConnectClient,
     WorkerProcess,
     assert_settles,
-    python_path,
+    plugin_path,
     read_committed,
     wait_until,
 )
@@ -51,7 +51,7 @@ THROUGHPUT = "50"
 
 def _start_worker(bootstrap: str, workdir: Path, eos: str) -> WorkerProcess:
     return WorkerProcess(bootstrap, workdir, f"rest-api-{uuid.uuid4().hex[:8]}", eos=eos,
-                         env=python_path(PLUGINS_DIR)).start_ready()
+                         extra=plugin_path(PLUGINS_DIR)).start_ready()
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, python_path, wait_until
+from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, plugin_path, wait_until
 from connect_runtime.testing.pytest_plugin import new_topic
 
 pytestmark = pytest.mark.kafka
@@ -51,7 +51,7 @@ def _verifiable(topic: str, tasks: int = 1) -> dict[str, str]:
 def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
     """One ready EOS worker for the read tests."""
     w = WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("rest-reads"), _name("rest-reads"),
-                      env=python_path(PLUGINS_DIR))
+                      extra=plugin_path(PLUGINS_DIR))
     w.start()
     try:
         w.wait_ready(90)
@@ -72,8 +72,8 @@ def client(worker: WorkerProcess) -> Iterator[ConnectClient]:
 def test_first_create_right_after_root_answers_is_201(kafka_bootstrap: str, tmp_path: Path) -> None:
     """The issue's scenario, literally: poll ``GET /`` until 200, then POST once, expect 201."""
     topic = new_topic(kafka_bootstrap)
-    worker = WorkerProcess(kafka_bootstrap, tmp_path, _name("rest-startup"), env=python_path(PLUGINS_DIR),
-                           extra={"heartbeat.interval.ms": "3000"})
+    worker = WorkerProcess(kafka_bootstrap, tmp_path, _name("rest-startup"),
+                           extra={**plugin_path(PLUGINS_DIR), "heartbeat.interval.ms": "3000"})
     health: list[tuple[int, Any]] = []
     done = threading.Event()
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, ResourceType
 
-from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, end_offsets, python_path, wait_until
+from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, end_offsets, plugin_path, wait_until
 from connect_runtime.testing.pytest_plugin import new_topic
 
 pytestmark = pytest.mark.kafka
@@ -25,7 +25,7 @@ CONNECTOR_CLASS = "topic_per_task_source.TopicPerTaskSourceConnector"
 @pytest.fixture
 def worker(kafka_bootstrap: str, tmp_path: Path) -> Iterator[WorkerProcess]:
     w = WorkerProcess(kafka_bootstrap, tmp_path, f"topic-creation-{uuid.uuid4().hex[:8]}", eos="enabled",
-                      env=python_path(PLUGINS_DIR)).start_ready()
+                      extra=plugin_path(PLUGINS_DIR)).start_ready()
     try:
         yield w
     finally:

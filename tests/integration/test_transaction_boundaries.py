@@ -19,7 +19,7 @@ from connect_runtime.testing.cluster import (
     WorkerProcess,
     check_sequences,
     end_offsets,
-    python_path,
+    plugin_path,
     read_committed,
     verifiable_pairs,
     wait_until,
@@ -34,9 +34,9 @@ BOUNDARY_SOURCE = "boundary_source.BoundarySourceConnector"
 
 @pytest.fixture(scope="module")
 def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
-    env = python_path(PLUGINS_DIR)
+    extra = plugin_path(PLUGINS_DIR)
     w = WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("boundaries"), f"tb-{uuid.uuid4().hex[:8]}",
-                      eos="enabled", env=env).start_ready()
+                      eos="enabled", extra=extra).start_ready()
     yield w
     w.kill()
 

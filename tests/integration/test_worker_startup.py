@@ -207,3 +207,22 @@ def test_rest_port_in_use_ends_in_one_line(kafka_bootstrap: str, tmp_path: Path)
         worker = WorkerProcess(kafka_bootstrap, tmp_path, f"port-taken-{uuid.uuid4().hex[:8]}", port=port)
         line = _refusal(worker)
     assert line.startswith("connect-distributed: failed to start: ") and str(port) in line, line
+
+
+def test_a_bad_plugin_path_refuses_start_up_with_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "w.properties"
+    path.write_text(BASE + f"plugin.path={tmp_path / 'missing'}\n")
+    result = _run(path)
+    assert result.returncode == 1
+    assert _errors(result.stderr) == [
+        f'connect-distributed: Invalid value "{tmp_path / "missing"}" for configuration plugin.path: not a directory'
+    ], result.stderr
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "broken_plugin.py").write_text("raise RuntimeError('no licence key')\n")
+    path.write_text(BASE + f"plugin.path={plugins}\n")
+    result = _run(path)
+    assert result.returncode == 1
+    (error,) = _errors(result.stderr)
+    assert "for configuration plugin.path: module broken_plugin failed to import: RuntimeError('no licence key')" \
+        in error, result.stderr

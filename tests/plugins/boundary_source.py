@@ -1,6 +1,6 @@
 """A sequence source that defines its own transaction boundaries (``transaction.boundary=connector``).
 
-Loaded by worker subprocesses through ``PYTHONPATH`` (this directory) as
+Loaded by worker subprocesses through ``plugin.path`` (this directory) as
 ``connector.class=boundary_source.BoundarySourceConnector``. One task; source partition
 ``{"id": 0}``, offset ``{"seqno": n}``, key 0, value n (like VerifiableSource), resuming from the
 stored seqno + 1.

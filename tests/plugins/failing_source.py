@@ -1,6 +1,6 @@
 """Source connectors that fail on purpose, to check how the runtime reports failures.
 
-Loaded by worker subprocesses through ``PYTHONPATH`` (this directory) as
+Loaded by worker subprocesses through ``plugin.path`` (this directory) as
 ``connector.class=failing_source.FailingSourceConnector`` or
 ``failing_source.FailingStartSourceConnector``.
 

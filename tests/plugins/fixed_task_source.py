@@ -1,7 +1,7 @@
 """A source connector whose task configs ignore most of the connector config, to check that a
 connector config change still reaches running tasks.
 
-Loaded by worker subprocesses through ``PYTHONPATH`` (this directory) as
+Loaded by worker subprocesses through ``plugin.path`` (this directory) as
 ``connector.class=fixed_task_source.FixedTaskSourceConnector``. Task configs carry only ``topic``
 and the task id, so changing e.g. ``value.converter`` generates identical task configs.
 

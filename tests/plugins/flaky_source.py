@@ -1,6 +1,6 @@
 """A source whose tasks fail to start on a transient error a given number of times, then run.
 
-Loaded by worker subprocesses through ``PYTHONPATH`` (this directory) as
+Loaded by worker subprocesses through ``plugin.path`` (this directory) as
 ``connector.class=flaky_source.FlakySourceConnector``. ``failures`` (default 2) is how many starts of
 each task raise :class:`RetriableException` (counted in files under ``state.dir``); ``transient=false``
 raises a plain ``RuntimeError`` instead. Once running, a task writes its seqnos like VerifiableSource.

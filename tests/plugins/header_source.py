@@ -1,7 +1,7 @@
 """A source connector whose records carry one header of each kind of value a plugin may give (for the
 header converter tests).
 
-Loaded by worker subprocesses through ``PYTHONPATH`` (this directory) as
+Loaded by worker subprocesses through ``plugin.path`` (this directory) as
 ``connector.class=header_source.HeaderSourceConnector``. The one task writes ``count`` records (value:
 the sequence number) to ``topic``, each with the headers in :data:`HEADERS`, then idles.
 """

@@ -1,6 +1,6 @@
 """A connector that is not a source connector, to check what the runtime does with one.
 
-Loaded by worker subprocesses through ``PYTHONPATH`` (this directory) as
+Loaded by worker subprocesses through ``plugin.path`` (this directory) as
 ``connector.class=plain_sink.PlainSinkConnector``. It subclasses :class:`connect_runtime.api.Connector`
 directly, so the runtime reports its type as ``sink``; it asks for no tasks (the runtime only runs
 source tasks), so it starts and just sits there.

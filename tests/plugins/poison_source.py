@@ -1,7 +1,7 @@
 """A source connector whose every ``poison.every``-th record has a value the JSON converter rejects
 (a Python set), to check ``errors.tolerance``.
 
-Loaded by worker subprocesses through ``PYTHONPATH`` (this directory) as
+Loaded by worker subprocesses through ``plugin.path`` (this directory) as
 ``connector.class=poison_source.PoisonSourceConnector``. Each task writes sequence numbers like
 VerifiableSource (key: the task id, source partition ``{"id": <task>}``, offset ``{"seqno": n}``); the
 value of seqno ``n`` is ``n``, or ``{n}`` when ``n % poison.every == poison.every - 1``. With

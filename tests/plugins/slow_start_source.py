@@ -1,6 +1,6 @@
 """A source connector that takes a while to start, to keep the herder thread busy.
 
-Loaded by worker subprocesses through ``PYTHONPATH`` (this directory) as
+Loaded by worker subprocesses through ``plugin.path`` (this directory) as
 ``connector.class=slow_start_source.SlowStartSourceConnector``. The worker that is assigned the
 connector starts it on its herder thread, so ``start()`` blocks that thread for ``start.sleep.ms``
 (default 5000): long enough to show what else has to wait for it and what must not. Its tasks write

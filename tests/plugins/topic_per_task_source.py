@@ -1,7 +1,7 @@
 """A source connector whose task ``i`` writes sequence numbers to the ``i``-th topic of ``topics``, so
 tasks of one connector can write to topics that exist and to topics that do not.
 
-Loaded by worker subprocesses through ``PYTHONPATH`` (this directory) as
+Loaded by worker subprocesses through ``plugin.path`` (this directory) as
 ``connector.class=topic_per_task_source.TopicPerTaskSourceConnector``. Source partition
 ``{"id": <task>}``, offset ``{"seqno": n}``, resuming at the stored seqno + 1; key = task id.
 """

@@ -195,6 +195,7 @@ def test_worker_config_creates_providers_and_resolves_its_own_values(tmp_path: P
         "config.providers.file.class": "org.apache.kafka.common.config.provider.FileConfigProvider",
         "config.providers.file.param.allowed.paths": str(tmp_path),
         "config.providers.rec.class": f"{__name__}.RecordingProvider",
+        "plugin.allowed.packages": __name__,
         "config.providers.rec.param.url": "https://vault",
     })
     assert config.group_id == "resolved-group"
@@ -208,7 +209,7 @@ def test_worker_config_creates_providers_and_resolves_its_own_values(tmp_path: P
 
 @pytest.mark.parametrize("name", ["Vendor$Nested", "Vendor.Nested"])
 def test_a_provider_class_nested_in_another_is_found(name: str) -> None:
-    config = WorkerConfig.from_properties({**REQUIRED, "config.providers": "v",
+    config = WorkerConfig.from_properties({**REQUIRED, "config.providers": "v", "plugin.allowed.packages": __name__,
                                            "config.providers.v.class": f"{__name__}.{name}"})
     assert config.config_transformer.transform({"x": "${v:p:k}"}).data == {"x": "P/K"}
     config.close_plugins()
@@ -222,7 +223,8 @@ def test_a_provider_class_nested_in_another_is_found(name: str) -> None:
         ({"config.providers": "vault", "config.providers.vault.class": "no.such.VaultProvider"},
          "Invalid value no.such.VaultProvider for configuration config.providers.vault.class: Failed to find "
          "any class that implements ConfigProvider"),
-        ({"config.providers": "bad", "config.providers.bad.class": f"{__name__}.FailingProvider"},
+        ({"config.providers": "bad", "config.providers.bad.class": f"{__name__}.FailingProvider",
+          "plugin.allowed.packages": __name__},
          f"Config provider bad (config.providers.bad.class={__name__}.FailingProvider) failed to configure: "
          "cannot reach the vault"),
         ({"config.providers": "file", "config.providers.file.class": "FileConfigProvider",

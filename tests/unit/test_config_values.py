@@ -3,6 +3,7 @@ values, for the same reason, because both call :mod:`connect_runtime.api.config_
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -70,10 +71,20 @@ def test_bool_inputs(raw: Any) -> None:
     _check_same(parse_bool, ConfigType.BOOLEAN, "topic.creation.enable", raw)
 
 
-@pytest.mark.parametrize("raw", ["a, b ,c", "a", "", "  ", "a,,b", ("x ", " y"), ["p"], 5])
-def test_list_inputs(raw: Any) -> None:
-    # plugin.path: config.providers would need a class for each name listed.
+@pytest.mark.parametrize("raw", ["a, b ,c", "a", "", "  ", ("x ", " y"), ["p"], 5])
+def test_list_inputs(raw: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # plugin.path (relative directories, made here): config.providers would need a class for each name listed.
+    monkeypatch.chdir(tmp_path)
+    for d in "abcxyp":
+        (tmp_path / d).mkdir()
     _check_same(parse_list, ConfigType.LIST, "plugin.path", raw)
+
+
+def test_an_empty_plugin_path_entry_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert _via_config_def(ConfigType.LIST, "a,,b") == ["a", "", "b"]
+    with pytest.raises(WorkerConfigError, match=r"for configuration plugin\.path: not a directory"):
+        _via_worker("plugin.path", "a,,b")
 
 
 def test_list_items_are_trimmed_whatever_the_input() -> None:

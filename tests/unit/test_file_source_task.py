@@ -183,7 +183,7 @@ def test_resolves_by_java_and_short_names(name: str) -> None:
 
 
 def test_task_class_resolves_by_java_name() -> None:
-    assert PluginRegistry().resolve("org.apache.kafka.connect.file.FileStreamSourceTask") is FileStreamSourceTask
+    assert PluginRegistry().task_class("org.apache.kafka.connect.file.FileStreamSourceTask") is FileStreamSourceTask
 
 
 def test_standard_input_without_file(monkeypatch: pytest.MonkeyPatch) -> None:

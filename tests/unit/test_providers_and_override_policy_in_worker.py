@@ -40,6 +40,7 @@ TASK = ConnectorTaskId("c", 0)
 BASE = {
     "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c",
     "offset.storage.topic": "o", "status.storage.topic": "s", "exactly.once.source.support": "disabled",
+    "plugin.allowed.packages": __name__,  # the plugins this module defines
 }
 SECRET_TOPIC = "topic-from-the-secret-file"
 SECRET_SERVERS = "secret-broker:9093"
@@ -121,7 +122,7 @@ def _worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, **extra: str) -> Wo
     config = WorkerConfig.from_properties({
         **BASE, "config.providers": "file", "config.providers.file.class": "FileConfigProvider",
         "config.providers.file.param.allowed.paths": str(tmp_path), **extra})
-    worker = Worker(config, "w1:8083", PluginRegistry(), None, _Statuses(), lambda name: None)  # type: ignore[arg-type]
+    worker = Worker(config, "w1:8083", PluginRegistry(config.plugin_allowlist), None, _Statuses(), lambda name: None)  # type: ignore[arg-type]
     _started.append(worker)
     return worker
 
@@ -235,7 +236,7 @@ def test_validation_checks_resolved_values_and_echoes_raw_ones(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, secrets: Path
 ) -> None:
     worker = _worker(monkeypatch, tmp_path, **{"connector.client.config.override.policy": "None"})
-    validator = ConnectorValidator(worker.config, PluginRegistry())
+    validator = ConnectorValidator(worker.config, worker.plugins)
     props = _connector(secrets, **{"tasks.max": f"${{file:{secrets}:tasks}}",
                                    "producer.override.bootstrap.servers": "elsewhere:9092"})
     infos = validator.validate(props)
@@ -257,7 +258,7 @@ def test_validation_reports_a_refused_path_on_its_key(
     allowed = tmp_path / "only-here" / "tasks.properties"
     allowed.write_text("tasks=2\n")
     worker = _worker(monkeypatch, tmp_path / "only-here")
-    infos = ConnectorValidator(worker.config, PluginRegistry()).validate(
+    infos = ConnectorValidator(worker.config, worker.plugins).validate(
         _connector(secrets, **{"tasks.max": f"${{file:{allowed}:tasks}}"}))
     topic = _by_name(infos)["topic"]
     assert topic.value == f"${{file:{secrets}:topic}}"
@@ -304,7 +305,7 @@ def test_validation_refuses_placeholders_in_keys_that_shape_the_config(
     props = {"name": "c", "connector.class": "VerifiableSource", "tasks.max": "1", "topic": ref,
              "transforms": ref, "predicates": ref, "topic.creation.groups": ref,
              "transforms.a.type": cls_ref, "predicates.p.type": cls_ref}
-    infos = ConnectorValidator(worker.config, PluginRegistry()).validate(props)
+    infos = ConnectorValidator(worker.config, worker.plugins).validate(props)
     # Nowhere in the REST answer: not in key names, groups, documentation, values or errors.
     body = json.dumps(ConfigInfosModel.from_entity(infos).to_json())
     assert SECRET_ALIAS not in body
@@ -322,7 +323,8 @@ def test_validation_refuses_a_placeholder_connector_class_and_never_echoes_resol
     secret_file = tmp_path / "db.properties"
     secret_file.write_text(f"password={SECRET_ALIAS}\n")
     ref = f"${{file:{secret_file}:password}}"
-    validator = ConnectorValidator(_worker(monkeypatch, tmp_path).config, PluginRegistry())
+    worker = _worker(monkeypatch, tmp_path)
+    validator = ConnectorValidator(worker.config, worker.plugins)
     with pytest.raises(BadRequestError) as info:
         validator.validate({"name": "x", "password": ref})
     assert "contains no connector type" in str(info.value)
@@ -339,7 +341,8 @@ def test_logs_written_while_validating_are_redacted(
     secret_file = tmp_path / "db.properties"
     secret_file.write_text(f"password={SECRET_ALIAS}\n")
     ref = f"${{file:{secret_file}:password}}"
-    validator = ConnectorValidator(_worker(monkeypatch, tmp_path).config, PluginRegistry())
+    worker = _worker(monkeypatch, tmp_path)
+    validator = ConnectorValidator(worker.config, worker.plugins)
     with caplog.at_level(logging.ERROR):
         infos = validator.validate({"name": "x", "connector.class": f"{__name__}.ValidateExplodes",
                                     "tasks.max": "1", "password": ref})
@@ -415,7 +418,7 @@ def test_an_offsets_request_never_shows_a_resolved_value(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, secrets: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     worker = _worker(monkeypatch, tmp_path)
-    offsets = SourceConnectorOffsets(worker.config, PluginRegistry(), _NoStores())  # type: ignore[arg-type]
+    offsets = SourceConnectorOffsets(worker.config, worker.plugins, _NoStores())  # type: ignore[arg-type]
     props = _connector(secrets, **{"tasks.max": f"${{file:{secrets}:tasks}}"})
     try:
         with caplog.at_level(logging.ERROR), pytest.raises(ConnectException) as info:

@@ -14,6 +14,7 @@ from connect_runtime.api.record import SourceRecord
 from connect_runtime.api.transformation import Predicate, Transformation
 from connect_runtime.cluster.herder_api import ConfigInfos
 from connect_runtime.cluster.validation import ConnectorValidator
+from connect_runtime.config.plugin_classes import PluginAllowlist
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import BadRequestError
 from connect_runtime.plugins.registry import PluginRegistry
@@ -56,11 +57,13 @@ class IsEven(Predicate):
 
 TAGGING = f"{__name__}.Tagging"
 IS_EVEN = f"{__name__}.IsEven"
+#: This module's plugins are named by dotted path: its package is allowed.
+ALLOWED = PluginAllowlist([__name__])
 
 
 @pytest.fixture
 def validator() -> ConnectorValidator:
-    return ConnectorValidator(WorkerConfig.from_properties(WORKER), PluginRegistry())
+    return ConnectorValidator(WorkerConfig.from_properties(WORKER), PluginRegistry(ALLOWED))
 
 
 def errors(infos: ConfigInfos) -> dict[str, list[str]]:
@@ -110,12 +113,12 @@ def test_plugin_version_is_the_installed_one(validator: ConnectorValidator) -> N
     assert errors(infos) == {"transforms.f.plugin.version": [
         f"Invalid value 0.0.0-other for configuration transforms.f.plugin.version: Version 0.0.0-other of plugin "
         f"connect_runtime.transforms.filter.Filter is not installed; the installed version is {installed}"]}
-    chain = build_transformation_chain({**props, "transforms.f.plugin.version": installed}, PluginRegistry())
+    chain = build_transformation_chain({**props, "transforms.f.plugin.version": installed}, PluginRegistry(ALLOWED))
     assert len(chain) == 1
     # A range, as for connector.plugin.version (KIP-891): the installed version satisfies it, or it is refused.
     assert errors(validator.validate({**props, "transforms.f.plugin.version": f"[{installed},)"})) == {}
     assert len(build_transformation_chain({**props, "predicates.p.plugin.version": f"[{installed},)"},
-                                          PluginRegistry())) == 1
+                                          PluginRegistry(ALLOWED))) == 1
     assert list(errors(validator.validate({**props, "predicates.p.plugin.version": "(,0.0.1]"}))) == [
         "predicates.p.plugin.version"]
 
@@ -211,7 +214,7 @@ def test_chain_applies_in_order_with_predicates_and_closes() -> None:
              "transforms.three.type": TAGGING, "transforms.three.tag": "3", "transforms.three.predicate": "even",
              "transforms.three.negate": "true",
              "predicates.even.type": IS_EVEN}
-    chain = build_transformation_chain(props, PluginRegistry())
+    chain = build_transformation_chain(props, PluginRegistry(ALLOWED))
     assert [type(t) for t in chain] == [Tagging, PredicatedTransformation, PredicatedTransformation]
     first = chain[0]
     assert isinstance(first, Tagging)
@@ -236,11 +239,11 @@ def test_chain_refuses_invalid_config_and_closes_what_it_built() -> None:
     props = {**BASE, "transforms": "ok,bad", "transforms.ok.type": TAGGING,
              "transforms.bad.type": "RegexRouter", "transforms.bad.regex": "(a)", "transforms.bad.replacement": "$2"}
     with pytest.raises(ConfigException, match="No group 2"):
-        build_transformation_chain(props, PluginRegistry())
+        build_transformation_chain(props, PluginRegistry(ALLOWED))
     assert CLOSED == ["t:x"]
     with pytest.raises(ConfigException, match=r'Missing required configuration "transforms\.x\.type"'):
-        build_transformation_chain({**BASE, "transforms": "x"}, PluginRegistry())
-    assert build_transformation_chain(BASE, PluginRegistry()) == []
+        build_transformation_chain({**BASE, "transforms": "x"}, PluginRegistry(ALLOWED))
+    assert build_transformation_chain(BASE, PluginRegistry(ALLOWED)) == []
 
 
 class Outer:
@@ -252,7 +255,7 @@ class Outer:
 
 
 def test_plugin_classes_by_dotted_path_including_nested_ones() -> None:
-    plugins = PluginRegistry()
+    plugins = PluginRegistry(ALLOWED)
     assert plugins.resolve(f"{__name__}.Outer$Inner") is Outer.Inner
     assert plugins.resolve(f"{__name__}.Outer.Inner") is Outer.Inner
     assert plugins.resolve(TAGGING) is Tagging
@@ -266,4 +269,4 @@ def test_full_parse_of_the_enriched_config_refuses_an_invalid_chain() -> None:
 
     props = {**BASE, "transforms": "r", "transforms.r.type": "RegexRouter", "transforms.r.regex": "x"}
     with pytest.raises(ConfigException, match=r'Missing required configuration "transforms\.r\.replacement"'):
-        enrich(ConfigDef(), props, PluginRegistry().resolve).parse(props)
+        enrich(ConfigDef(), props, PluginRegistry(ALLOWED).resolve).parse(props)

@@ -94,7 +94,9 @@ def test_defaults() -> None:
     assert c.client_id is None
 
 
-def test_values_are_parsed_from_strings(tls: dict[str, str]) -> None:
+def test_values_are_parsed_from_strings(tls: dict[str, str], tmp_path: Path) -> None:
+    for d in "abc":
+        (tmp_path / d).mkdir()
     c = WorkerConfig.from_properties({
         **REQUIRED,
         "offset.flush.interval.ms": " 1000 ",
@@ -106,7 +108,7 @@ def test_values_are_parsed_from_strings(tls: dict[str, str]) -> None:
         "topic.creation.enable": "FALSE",
         "topic.tracking.enable": " false ",
         "topic.tracking.allow.reset": "True",
-        "plugin.path": " /opt/a , /opt/b,/opt/c ",
+        "plugin.path": f" {tmp_path}/a , {tmp_path}/b,{tmp_path}/c ",
         "config.providers": "file, env",
         "config.providers.file.class": "FileConfigProvider",
         "config.providers.env.class": "org.apache.kafka.common.config.provider.EnvVarConfigProvider",
@@ -125,7 +127,7 @@ def test_values_are_parsed_from_strings(tls: dict[str, str]) -> None:
     assert c.topic_creation_enable is False
     assert c.topic_tracking_enable is False
     assert c.topic_tracking_allow_reset is True
-    assert c.plugin_path == ["/opt/a", "/opt/b", "/opt/c"]
+    assert c.plugin_path == [f"{tmp_path}/a", f"{tmp_path}/b", f"{tmp_path}/c"]
     assert c.config_providers == ["file", "env"]
     assert c.listeners == ["http://localhost:8084", "https://0.0.0.0:8443"]
     assert c.inter_worker_key_size == 256
