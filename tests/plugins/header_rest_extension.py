@@ -1,6 +1,6 @@
 """A third-party REST extension, to check ``rest.extension.classes`` on real workers.
 
-Loaded through ``PYTHONPATH`` (this directory) as ``header_rest_extension.HeaderRestExtension``. It
+Found through ``plugin.path`` (this directory) as ``header_rest_extension.HeaderRestExtension``. It
 adds a middleware that stamps every response with ``X-Test-Extension: <test.extension.stamp>`` (a
 worker setting it reads in ``configure``) and a route, ``GET /test-extension/health``, that answers
 the cluster's connectors and their health as read through ``ConnectClusterState``.
