@@ -154,8 +154,9 @@ def test_jaas_file_of_a_java_worker_names_the_credentials(tmp_path: Path) -> Non
 @pytest.mark.parametrize(("names", "configs", "message"), [
     (["no_such_module.NoSuchExtension"], {},
      "rest.extension.classes: class no_such_module.NoSuchExtension could not be found"),
-    (["connect_runtime.api.SourceConnector"], {},
-     "rest.extension.classes: connect_runtime.api.SourceConnector is not a concrete "
+    # a plugin of another kind (a transformation, found by its Kafka name)
+    (["org.apache.kafka.connect.transforms.RegexRouter"], {},
+     "rest.extension.classes: org.apache.kafka.connect.transforms.RegexRouter is not a concrete "
      "connect_runtime.api.ConnectRestExtension"),
     ([JAVA_CLASS_NAME], {},
      f"rest.extension.classes: {JAVA_CLASS_NAME} failed to configure: Basic authentication needs "
