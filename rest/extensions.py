@@ -91,7 +91,7 @@ def _extension_class(name: str, plugins: PluginResolver) -> type[ConnectRestExte
     if cls is None:
         try:
             cls = plugins.resolve(name)
-        except Exception:
+        except ConnectException:  # not found (PluginNotFoundError); anything else is a bug and surfaces
             cls = None
     if cls is None:
         raise ConfigException(f"{REST_EXTENSION_CLASSES_CONFIG}: class {name} could not be found")
