@@ -328,18 +328,20 @@ def _fast_types(value: Any) -> bool:
 
 
 def fast_json_body(value: Any) -> bytes | None:
-    """The schemaless JSON bytes of a dict, list or tuple from the C encoder when they are provably
+    """The schemaless JSON bytes of a str, dict, list or tuple from the C encoder when they are provably
     the bytes :func:`json_dumps_compact` (and Java's ``JsonConverter``) writes, else None."""
     kind = type(value)
     if kind is dict:
         items = value.values()
     elif kind is list or kind is tuple:
         items = value
+    elif kind is str:
+        items = ()
     else:
         return None
     try:
         # The first level inline: a flat map costs one C-level pass over its values' types.
-        if not _FAST_LEAVES.issuperset(map(type, items)) and not (
+        if items and not _FAST_LEAVES.issuperset(map(type, items)) and not (
             set(map(type, items)) <= _FAST_TYPES
             and all(_fast_types(item) for item in items if type(item) in _CONTAINERS)
         ):
@@ -450,10 +452,12 @@ class JsonConverter(Converter, HeaderConverter):
         """Serialize ``value`` to JSON bytes; None stays None."""
         if value is None:
             return None
-        kind = type(value)
-        if kind is int:  # the commonest key: digits as Java writes a long
-            body = int.__repr__(value).encode()
-        elif (kind is dict or kind is list or kind is tuple) and (fast := fast_json_body(value)) is not None:
+        if type(value) is int:  # the commonest key: digits, as Java writes a long
+            try:
+                body = _orjson_dumps(value)
+            except TypeError:  # beyond 64 bits
+                body = json_dumps_compact(value)
+        elif (fast := fast_json_body(value)) is not None:
             body = fast
         else:
             body = json_dumps_compact(value)

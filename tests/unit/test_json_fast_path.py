@@ -88,8 +88,7 @@ ANY_VALUE = st.recursive(
 @given(FAST_VALUE)
 def test_fast_shapes_take_the_fast_path_with_identical_bytes(value: Any) -> None:
     expected = careful(value)
-    container = type(value) in (dict, list, tuple)
-    if container:
+    if type(value) in (dict, list, tuple, str):
         assert fast_json_body(value) == expected
     assert SCHEMALESS.from_connect_data("t", value) == (None if value is None else expected)
     if value is not None:
@@ -140,7 +139,8 @@ class Count(int):
         # ints beyond 64 bits
         {"i": 2**64}, [-(2**63) - 1], {"i": 2**64 - 1}, [10**40],
         # subclasses and types orjson writes natively
-        {"s": Name("x")}, {Name("k"): 1}, [Count(7)], {"l": Level.HIGH}, {"d": collections.OrderedDict(a=1)},
+        {"s": Name("x")}, {Name("k"): 1}, [Count(7)], Name("x"), Count(7), Level.HIGH, True, 2**64, -(2**63),
+        "\x0b", "\U0001f600", "\ud800", {"l": Level.HIGH}, {"d": collections.OrderedDict(a=1)},
         # what must still take the fast path
         {"s": "/\x7f\u2028\b\t\n\f\r\"\\"}, {}, [], (), {"a": [1, {"b": None, "c": (True, "x")}]},
     ],
@@ -164,6 +164,8 @@ def test_deep_nesting_falls_back_to_the_careful_encoder() -> None:
         ({"name": "n", "task": 0, "topic": "t", "time_ms": 1764000000000, "seqno": 5}, True),
         ({"f": 1.0}, False), ({"s": "\x0b"}, False), ({"s": "\U0001f600"}, False), ({1: 1}, False),
         ({"i": 2**64}, False), ({"s": Name("x")}, False), ({"l": Level.HIGH}, False),
+        ("plain", True), ("\u00e9\"", True), ("\x0b", False), ("\U0001f600", False), ("\ud800", False),
+        (Name("x"), False), (5, False),
     ],
 )
 def test_which_values_take_the_fast_path(value: Any, fast: bool) -> None:
