@@ -1,8 +1,9 @@
 """What every source task loop shares: lifecycle, pause/stop, poll, convert and send.
 
 One thread per task. The per-record path (``_send_batch``) is kept tight: no per-record logging,
-no per-record closures unless the plugin overrides ``commit_record``, and the source-partition key is
-serialized once per distinct partition object rather than once per record.
+no per-record closures unless the plugin overrides ``commit_record``, and what repeats from record to
+record is decided once per run: the source-partition key once per partition object, the topic checks
+once per topic object, a JsonConverter key once per (immutable) key object.
 """
 
 from __future__ import annotations
