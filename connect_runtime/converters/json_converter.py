@@ -21,8 +21,10 @@ What Jackson (``ObjectMapper.writeValueAsBytes`` on the ``JsonNode`` tree Kafka 
   ``[key,value]`` pairs (``JsonConverter.convertToJson``, MAP case).
 
 The common case (str keys, str/int/bool/None leaves, text without control characters or
-astral characters) goes through the C-accelerated :mod:`json` encoder; everything else
-through a careful pure-Python encoder. Both produce identical bytes for the common case.
+astral characters) goes through a C encoder; everything else through a careful pure-Python
+encoder. Both produce identical bytes for the common case. Record keys and values
+(``JsonConverter.from_connect_data``) use orjson (:func:`fast_json_body`, ~3x faster on a small
+map); the internal topics' records (:func:`json_dumps_compact`) the standard library's encoder.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ import struct
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+import orjson
+
 from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, ValidString, Width
 from connect_runtime.api.converter import Converter, HeaderConverter, converter_config_def
 from connect_runtime.api.errors import ConfigException, DataException
@@ -45,6 +49,7 @@ from connect_runtime.api.errors import ConfigException, DataException
 __all__ = [
     "ENVELOPE_REQUIRED_MESSAGE",
     "JsonConverter",
+    "fast_json_body",
     "java_double_to_string",
     "json_dumps_compact",
     "json_loads",
@@ -284,6 +289,74 @@ def json_dumps_compact(value: Any) -> bytes:
     return "".join(out).encode("utf-8")
 
 
+# --- the fast path for record keys and values (JsonConverter.from_connect_data) ----------------
+#
+# orjson writes, for exactly these types, the bytes Jackson writes: compact, fields in insertion
+# order, ints as decimal digits, true/false/null, strings raw UTF-8 with \" \\ \b \t \n \f \r
+# escapes and "/" and U+007F unescaped. Where it differs it is either refused here by type
+# (floats: Python's shortest repr, not Double.toString, and NaN as null; bytes; Enum, UUID and
+# other types orjson writes natively and Java has no counterpart for; subclasses of the allowed
+# types), or raises (non-str dict keys, ints outside 64 bits, lone surrogates, nesting deeper than
+# orjson's limit), or is caught in its output: control characters other than the short escapes
+# (lower-case "\u00xx" where Jackson writes upper case) and characters outside the BMP (raw
+# UTF-8 where Jackson writes surrogate-pair escapes). Everything else goes to the careful encoder.
+# Chosen over msgspec by measurement: both encode a 5-field map in ~0.19 us, but msgspec writes
+# int dict keys as strings, so its callers would have to check every key's type as well.
+_FAST_LEAVES: Final = _SIMPLE_SCALARS
+_FAST_TYPES: Final = _SIMPLE_TYPES
+_BACKSLASH: Final = ord("\\")
+_orjson_dumps: Final = orjson.dumps
+
+
+def _fast_types(value: Any) -> bool:
+    """True if ``value`` holds only exact dict/list/tuple/str/int/bool/None (keys unchecked:
+    orjson refuses any non-str key)."""
+    kind = type(value)
+    if kind is dict:
+        items = value.values()
+    elif kind is list or kind is tuple:
+        items = value
+    else:
+        return kind in _FAST_LEAVES
+    # One C-level pass over the items' types; containers below are checked one level at a time.
+    kinds = set(map(type, items))
+    if kinds <= _FAST_LEAVES:
+        return True
+    if not kinds <= _FAST_TYPES:
+        return False
+    return all(_fast_types(item) for item in items if type(item) in _CONTAINERS)
+
+
+def fast_json_body(value: Any) -> bytes | None:
+    """The schemaless JSON bytes of a str, dict, list or tuple from the C encoder when they are provably
+    the bytes :func:`json_dumps_compact` (and Java's ``JsonConverter``) writes, else None."""
+    kind = type(value)
+    if kind is dict:
+        items = value.values()
+    elif kind is list or kind is tuple:
+        items = value
+    elif kind is str:
+        items = ()
+    else:
+        return None
+    try:
+        # The first level inline: a flat map costs one C-level pass over its values' types.
+        if items and not _FAST_LEAVES.issuperset(map(type, items)) and not (
+            set(map(type, items)) <= _FAST_TYPES
+            and all(_fast_types(item) for item in items if type(item) in _CONTAINERS)
+        ):
+            return None
+        body: bytes = _orjson_dumps(value)
+    except (TypeError, RecursionError):  # orjson.JSONEncodeError is a TypeError
+        return None
+    # "92 in body" is a memchr; "b'\\u00' in body" is slower, so it runs only after a backslash.
+    if _BACKSLASH in body and b"\\u00" in body:
+        return None
+    if not body.isascii() and (0xF0 in body or 0xF1 in body or 0xF2 in body or 0xF3 in body or 0xF4 in body):
+        return None  # a 4-byte UTF-8 sequence: a character outside the BMP
+    return body
+
+
 def _reject_constant(name: str) -> Any:
     # Jackson's parser rejects NaN/Infinity tokens (ALLOW_NON_NUMERIC_NUMBERS is off by default).
     raise ValueError(f"Non-standard token '{name}': NaN and Infinity are not valid JSON numbers")
@@ -379,7 +452,15 @@ class JsonConverter(Converter, HeaderConverter):
         """Serialize ``value`` to JSON bytes; None stays None."""
         if value is None:
             return None
-        body = json_dumps_compact(value)
+        if type(value) is int:  # the commonest key: digits, as Java writes a long
+            try:
+                body = _orjson_dumps(value)
+            except TypeError:  # beyond 64 bits
+                body = json_dumps_compact(value)
+        elif (fast := fast_json_body(value)) is not None:
+            body = fast
+        else:
+            body = json_dumps_compact(value)
         if self._schemas_enabled:
             return b'{"schema":null,"payload":' + body + b"}"
         return body

@@ -1,8 +1,9 @@
 """What every source task loop shares: lifecycle, pause/stop, poll, convert and send.
 
 One thread per task. The per-record path (``_send_batch``) is kept tight: no per-record logging,
-no per-record closures unless the plugin overrides ``commit_record``, and the source-partition key is
-serialized once per distinct partition object rather than once per record.
+no per-record closures unless the plugin overrides ``commit_record``, and what repeats from record to
+record is decided once per run: the source-partition key once per partition object, the topic checks
+once per topic object, a JsonConverter key once per (immutable) key object.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from connect_runtime.api.task import SourceTask, SourceTaskContext
 from connect_runtime.api.transaction import TransactionContext
 from connect_runtime.api.transformation import Transformation
 from connect_runtime.clients import is_transient
+from connect_runtime.converters.json_converter import JsonConverter
 from connect_runtime.converters.simple_header_converter import SimpleHeaderConverter
 from connect_runtime.storage import formats
 from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore
@@ -36,6 +38,10 @@ from connect_runtime.worker.task_status import TaskStatusListener
 from connect_runtime.worker.topic_creation import TaskTopics
 
 logger = logging.getLogger(__name__)
+
+#: Key types whose JsonConverter bytes depend only on the (immutable) object: cached per key object.
+_IMMUTABLE_KEYS = frozenset((int, str, bool, float, bytes, type(None)))
+_NO_KEY: Any = object()
 
 #: Offsets waiting to be committed: serialized offsets-topic key -> offset map (None = tombstone).
 PendingOffsets = dict[bytes, Mapping[str, Any] | None]
@@ -248,8 +254,15 @@ class WorkerSourceTask(ABC):
             self.batch_end(sent)
 
     def _send_batch(self, records: Sequence[SourceRecord]) -> int:
-        """Convert and send ``records``; returns how many were sent (not dropped by a transform)."""
+        """Convert and send ``records``; returns how many were sent (not dropped by a transform).
+
+        Per-record decisions that repeat within a batch are made once per run of equal inputs: the
+        topic checks once per topic object, the offsets key once per partition, and the key bytes
+        once per key object when the key converter is a JsonConverter (a pure function of an
+        immutable key). The connector-boundary hook may commit or abort between records, so after
+        each call of it the topic checks are made again."""
         producer = self.producer
+        produce = producer.produce
         key_conv = self._key_converter.from_connect_data
         value_conv = self._value_converter.from_connect_data
         pending = self.pending_offsets
@@ -261,96 +274,140 @@ class WorkerSourceTask(ABC):
         pending_topics = self._pending_topics
         # Record-level hook only when a subclass defines it (connector-defined boundaries).
         record_sent = self.on_record_sent if type(self).on_record_sent is not WorkerSourceTask.on_record_sent else None
+        cache_keys = type(self._key_converter) is JsonConverter
+        checked_topic: str | None = None  # the last topic object that passed the forbidden-topic test
+        ready_topic: str | None = None  # the last topic object known to exist and be active or pending
+        last_key: Any = _NO_KEY  # the last key object whose bytes are cached (only immutable ones)
+        last_key_bytes: bytes | None = None
+        last_partition = self._last_partition
+        last_partition_key = self._last_partition_key
         dropped = 0
         self.begin_batch()
-        for rec in records:
-            if transforms:
-                transformed = self._transform(rec)
-                if transformed is None:
-                    # Dropped (or skipped after a tolerated error): its offset is not recorded, but it
-                    # may still carry a transaction boundary request.
-                    dropped += 1
-                    self._dropped(rec, wants_metadata, record_sent)
-                    continue
-            else:
-                transformed = rec
-            topic = transformed.topic
-            if topic == forbidden_topic:
-                raise ConnectException(
-                    "Source tasks may not produce to their own offsets topics when exactly-once support "
-                    "is enabled")
-            # Headers first, as Java converts them (only records that carry some pay for it).
-            rec_headers = transformed.headers
-            if rec_headers:
-                try:
-                    headers: list[tuple[str, str | bytes | None]] | None = self._convert_headers(topic, rec_headers)
-                except Exception as e:
-                    headers = self._error_handler.failed(
-                        Stage.HEADER_CONVERTER, self._header_converter, self._convert_headers, (topic, rec_headers),
-                        rec, e)
-                    if headers is SKIP:
+        try:
+            for rec in records:
+                if transforms:
+                    transformed = self._transform(rec)
+                    if transformed is None:
+                        # Dropped (or skipped after a tolerated error): its offset is not recorded, but it
+                        # may still carry a transaction boundary request.
                         dropped += 1
                         self._dropped(rec, wants_metadata, record_sent)
+                        ready_topic = None
                         continue
-            else:
-                headers = None
-            # Failures go to the error handler from the except clause only: no cost per good record.
-            try:
-                key = key_conv(topic, transformed.key)
-            except Exception as e:
-                key = self._error_handler.failed(Stage.KEY_CONVERTER, self._key_converter, key_conv,
-                                                 (topic, transformed.key), rec, e)
-                if key is SKIP:
-                    dropped += 1
-                    self._dropped(rec, wants_metadata, record_sent)
-                    continue
-            try:
-                value = value_conv(topic, transformed.value)
-            except Exception as e:
-                value = self._error_handler.failed(Stage.VALUE_CONVERTER, self._value_converter, value_conv,
-                                                   (topic, transformed.value), rec, e)
-                if value is SKIP:
-                    dropped += 1
-                    self._dropped(rec, wants_metadata, record_sent)
-                    continue
-            if topic not in known_topics:
-                self._first_record_to(topic)
-            if topic not in active_topics:
-                pending_topics.add(topic)
-            partition = -1 if transformed.kafka_partition is None else transformed.kafka_partition
-            timestamp = transformed.timestamp or 0
-            if wants_metadata:
-                slot: list[RecordMetadata | None] = [None]
-                self._uncommitted.append((rec, slot))
-                cb: Callable[[KafkaError | None, Message], None] | None = _metadata_callback(slot)
-            else:
-                cb = None
-            while True:
-                try:
-                    if cb is None:
-                        if headers:
-                            producer.produce(topic, value, key, partition, timestamp=timestamp, headers=headers)
-                        elif timestamp:
-                            producer.produce(topic, value, key, partition, timestamp=timestamp)
-                        else:
-                            producer.produce(topic, value, key, partition)
+                else:
+                    transformed = rec
+                topic = transformed.topic
+                if topic is not checked_topic:
+                    if topic == forbidden_topic:
+                        raise ConnectException(
+                            "Source tasks may not produce to their own offsets topics when exactly-once support "
+                            "is enabled")
+                    checked_topic = topic
+                # Headers first, as Java converts them (only records that carry some pay for it).
+                rec_headers = transformed.headers
+                if rec_headers:
+                    try:
+                        headers: list[tuple[str, str | bytes | None]] | None = self._convert_headers(
+                            topic, rec_headers)
+                    except Exception as e:
+                        headers = self._error_handler.failed(
+                            Stage.HEADER_CONVERTER, self._header_converter, self._convert_headers,
+                            (topic, rec_headers), rec, e)
+                        if headers is SKIP:
+                            dropped += 1
+                            self._dropped(rec, wants_metadata, record_sent)
+                            ready_topic = None
+                            continue
+                else:
+                    headers = None
+                # Failures go to the error handler from the except clause only: no cost per good record.
+                rec_key = transformed.key
+                if rec_key is last_key:
+                    key = last_key_bytes
+                else:
+                    try:
+                        key = key_conv(topic, rec_key)
+                    except Exception as e:
+                        key = self._error_handler.failed(Stage.KEY_CONVERTER, self._key_converter, key_conv,
+                                                         (topic, rec_key), rec, e)
+                        if key is SKIP:
+                            dropped += 1
+                            self._dropped(rec, wants_metadata, record_sent)
+                            ready_topic = None
+                            continue
                     else:
-                        producer.produce(topic, value, key, partition, on_delivery=cb, timestamp=timestamp,
-                                         headers=headers)
-                    break
+                        if cache_keys and type(rec_key) in _IMMUTABLE_KEYS:
+                            last_key, last_key_bytes = rec_key, key
+                try:
+                    value = value_conv(topic, transformed.value)
+                except Exception as e:
+                    value = self._error_handler.failed(Stage.VALUE_CONVERTER, self._value_converter, value_conv,
+                                                       (topic, transformed.value), rec, e)
+                    if value is SKIP:
+                        dropped += 1
+                        self._dropped(rec, wants_metadata, record_sent)
+                        ready_topic = None
+                        continue
+                if topic is not ready_topic:
+                    if topic not in known_topics:
+                        self._first_record_to(topic)
+                    if topic not in active_topics:
+                        pending_topics.add(topic)
+                    ready_topic = topic
+                partition = transformed.kafka_partition
+                if partition is None:
+                    partition = -1
+                timestamp = transformed.timestamp or 0
+                try:
+                    if wants_metadata:
+                        slot: list[RecordMetadata | None] = [None]
+                        self._uncommitted.append((rec, slot))
+                        cb = _metadata_callback(slot)
+                        produce(topic, value, key, partition, on_delivery=cb, timestamp=timestamp, headers=headers)
+                    elif headers:
+                        produce(topic, value, key, partition, timestamp=timestamp, headers=headers)
+                    elif timestamp:
+                        produce(topic, value, key, partition, timestamp=timestamp)
+                    else:
+                        produce(topic, value, key, partition)
                 except BufferError:
-                    # Local queue full: serve delivery reports and retry, as Java blocks on send.
-                    producer.poll(0.05)
-            sp = rec.source_partition
-            if sp is not None:
-                if sp is not self._last_partition and sp != self._last_partition:
-                    self._last_partition = sp
-                    self._last_partition_key = formats.offset_key(self.id.connector, sp)
-                pending[self._last_partition_key] = rec.source_offset
-            if record_sent is not None:
-                record_sent(rec, False)
+                    self._produce_when_room(topic, value, key, partition, cb if wants_metadata else None,
+                                            timestamp, headers)
+                sp = rec.source_partition
+                if sp is not None:
+                    if sp is not last_partition and sp != last_partition:
+                        last_partition = sp
+                        last_partition_key = formats.offset_key(self.id.connector, sp)
+                    pending[last_partition_key] = rec.source_offset
+                if record_sent is not None:
+                    record_sent(rec, False)
+                    ready_topic = None
+        finally:
+            # Always a matching pair: the key was computed for that partition.
+            self._last_partition = last_partition
+            self._last_partition_key = last_partition_key
         producer.poll(0)
         return len(records) - dropped
+
+    def _produce_when_room(self, topic: str, value: bytes | None, key: bytes | None, partition: int,
+                           cb: Callable[[KafkaError | None, Message], None] | None, timestamp: int,
+                           headers: list[tuple[str, str | bytes | None]] | None) -> None:
+        """The producer's local queue is full: serve delivery reports and retry, as Java blocks on send."""
+        while True:
+            self.producer.poll(0.05)
+            try:
+                if cb is not None:
+                    self.producer.produce(topic, value, key, partition, on_delivery=cb, timestamp=timestamp,
+                                          headers=headers)
+                elif headers:
+                    self.producer.produce(topic, value, key, partition, timestamp=timestamp, headers=headers)
+                elif timestamp:
+                    self.producer.produce(topic, value, key, partition, timestamp=timestamp)
+                else:
+                    self.producer.produce(topic, value, key, partition)
+                return
+            except BufferError:
+                continue
 
     def _convert_headers(self, topic: str, headers: Headers) -> list[tuple[str, str | bytes | None]]:
         """The record's headers with their values converted by the header converter."""
