@@ -1,37 +1,47 @@
 #!/usr/bin/env python3
-"""Exactly-once source throughput: one VerifiableSource task in a real worker vs. a plain
-transactional producer doing the same transactions.
+"""Exactly-once source throughput, all in one run: one task (simple and complete records), N tasks in one
+worker, the same task at least once, and a plain transactional producer doing the same transactions.
 
-(a) *runtime*: a ``connect-distributed`` worker child process with ``exactly.once.source.support=enabled``
-    runs ONE VerifiableSource task (``throughput=-1``, schemaless JsonConverter) writing to a
-    1-partition topic, with ``transaction.boundary=--boundary`` (``poll``: one transaction per poll of
-    1000 records; ``interval``: commit at the end of the first poll after ``--interval-ms``) and
-    ``complete.record.data`` per ``--record-data`` (``simple``: the bare seqno; ``complete``: a map
-    {name, task, topic, time_ms, seqno}). A window starts and ends at a commit seen on the data topic:
-    its last stable offset (LSO) moves. Each transaction there is its records plus one commit marker,
-    so between two LSOs records = delta seqno (of the last record before each LSO) and transactions =
-    delta LSO - records. records/s = records / elapsed; records/transaction = records / transactions.
-(b) *baseline*: in this process, a confluent-kafka transactional producer with the task producer's
-    settings (``eos_producer_config``: idempotence, acks=all, linger.ms=5) runs, per transaction,
-    what the worker does: ``begin_transaction``, N records (key ``b"0"``, the value bytes the
-    JsonConverter writes for the task's value) to a fresh 1-partition topic, one offset record
-    (``["<connector>",{"id":0}]`` -> ``{"seqno":N}``) to a fresh 5-partition compacted topic,
-    ``commit_transaction``. N = 1000 with the poll boundary; with the interval boundary, the runtime's
-    mean records per transaction measured so far (a calibration window before the first baseline run).
+Scenarios (``scenarios`` in the output; each with records/s and the CPU cores it used):
 
-Runs are sequential (the target machine has 2 cores) and interleaved to even out drift:
-B (R B) x ``--rounds`` (interval: calibration R first), the worker's connector paused during the
-baseline runs between its windows; the means of the R windows and of the B runs give the ratio R/B
-(target >= 0.5).
+* ``one_task_simple`` / ``one_task_complete`` (``--record-data``, default both): a ``connect-distributed``
+  worker child process with ``exactly.once.source.support=enabled`` runs ONE VerifiableSource task
+  (``throughput=-1``, schemaless JsonConverter) writing to a 1-partition topic, with
+  ``transaction.boundary=--boundary`` (``poll``: one transaction per poll of 1000 records; ``interval``:
+  commit at the end of the first poll after ``--interval-ms``) and ``complete.record.data`` false
+  (``simple``: the bare seqno) or true (``complete``: a map {name, task, topic, time_ms, seqno}). A window
+  starts and ends at a commit seen on the data topic: its last stable offset (LSO) moves. Each transaction
+  there is its records plus one commit marker, so between two LSOs records = delta seqno (of the last
+  record before each LSO) and transactions = delta LSO - records. Interleaved with it, the *baseline*: in
+  this process, a confluent-kafka transactional producer with the task producer's settings
+  (``eos_producer_config``) runs, per transaction, what the worker does: ``begin_transaction``, N records
+  (key ``b"0"``, the value bytes the JsonConverter writes for the task's value) to a fresh 1-partition
+  topic, one offset record to a fresh 5-partition compacted topic, ``commit_transaction``. N = 1000 with
+  the poll boundary; with the interval boundary, the runtime's mean records per transaction measured so
+  far (a calibration window before the first baseline run). B (R B) x ``--rounds``, the worker's
+  connector paused during the baseline runs between its windows; ratio = mean R / mean B.
+* ``tasks_in_one_worker`` (``--tasks N``, default the number of CPUs; 0 or 1 skips it): one exactly-once
+  worker running N one-task connectors, each to its own 1-partition topic (so each task's window is
+  measured as above); records/s is the sum of the tasks' rates. ``summary.scaling`` = its rate / one task's
+  (target 0.8 x N).
+* ``at_least_once_simple`` (``--no-at-least-once`` skips it): the one simple task in a worker with
+  ``exactly.once.source.support=disabled``; records = growth of the topic's high watermark over
+  ``--seconds``. ``summary.exactly_once_cost`` = 1 - exactly-once rate / at-least-once rate (target <= 0.05).
 
-Prints ONE JSON object on stdout; logs go to stderr. The broker is ``--bootstrap``, else
-``$KAFKA_BOOTSTRAP_SERVERS``, else a LocalKafka started in a temp dir (and stopped at the end).
-A fresh broker's JVM needs 40 s or more of load to get near its steady rate (the baseline more than
-doubles meanwhile), so discarded baseline transactions run first (``--broker-warmup``).
+CPU cores = CPU seconds (user + system, from /proc) of the worker process and all its descendants over
+the window / the window's wall time; for the baseline, this process's CPU time.
+
+Runs are sequential (the target machine has 2 cores). Prints ONE JSON object on stdout; logs go to
+stderr. The top-level ``runtime_records_per_s``, ``baseline_records_per_s`` and ``ratio`` are those of the
+first one-task scenario, as in earlier versions. The broker is ``--bootstrap``, else
+``$KAFKA_BOOTSTRAP_SERVERS``, else a LocalKafka started in a temp dir (and stopped at the end). A fresh
+broker's JVM needs 40 s or more of load to get near its steady rate, so discarded baseline transactions
+run first (``--broker-warmup``).
 
     python bench/eos_throughput.py [--seconds 15] [--warmup 3] [--broker-warmup 60] [--rounds 2]
                                    [--boundary poll|interval] [--interval-ms 1000]
-                                   [--record-data simple|complete] [--bootstrap HOST:PORT]
+                                   [--record-data simple|complete|both] [--tasks N] [--no-at-least-once]
+                                   [--bootstrap HOST:PORT]
 """
 
 from __future__ import annotations
@@ -87,7 +97,9 @@ NOTES = (
     "the task producer's settings doing transactions of the same size (1000 records with the poll boundary, "
     "the runtime's measured mean with the interval boundary) with the same value bytes + 1 offset record; "
     "mean of the runs before, between (worker paused) and after the runtime windows. Runs are sequential, "
-    "on a shared machine: check loadavg."
+    "on a shared machine: check loadavg. tasks_in_one_worker: N one-task connectors in one worker, each to "
+    "its own topic, rates summed. at_least_once_simple: records = high-watermark growth over the window. "
+    "cpu_cores: CPU time of the worker process tree (baseline: this process) / wall time."
 )
 
 
