@@ -148,3 +148,16 @@ def test_output_shape(bench: ModuleType) -> None:
     json.dumps(out)
     partial = bench.summary({"one_task_complete": {"runtime_records_per_s": 1.0, "ratio": 0.5}}, 2)
     assert partial["ratio_to_baseline"] == 0.5 and partial["scaling"] is None
+
+
+def test_connector_config_sets_the_boundary_only_when_exactly_once(bench: ModuleType) -> None:
+    rb = object.__new__(bench.RuntimeBench)  # no broker: only the attributes connector_config reads
+    rb.topic, rb.boundary, rb.interval_ms, rb.record_data, rb.eos = "t", "interval", 500, "complete", True
+    assert rb.connector_config("t2") == {
+        "connector.class": "VerifiableSource", "topic": "t2", "tasks.max": "1", "throughput": "-1",
+        "complete.record.data": "true", "transaction.boundary": "interval",
+        "transaction.boundary.interval.ms": "500"}
+    rb.eos, rb.record_data = False, "simple"
+    config = rb.connector_config()
+    assert config["topic"] == "t" and config["complete.record.data"] == "false"
+    assert "transaction.boundary" not in config and "transaction.boundary.interval.ms" not in config
