@@ -25,7 +25,8 @@ transaction per record: the default here is the interval boundary, where both co
 
 Prints ONE JSON object on stdout; logs go to stderr.
 
-    python bench/java_connect_throughput.py [--seconds 15] [--warmup 5] [--broker-warmup 60] [--rounds 2]
+    python bench/java_connect_throughput.py [--seconds 15] [--warmup 5] [--broker-warmup 60] [--jvm-warmup 30]
+                                            [--rounds 2]
                                             [--boundary interval|poll] [--interval-ms 1000]
                                             [--record-data simple|complete|both] [--bootstrap HOST:PORT]
 """
@@ -41,6 +42,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -214,6 +216,11 @@ def run_pair(bootstrap: str, workdir: Path, libs: Path, args: argparse.Namespace
     runtime_windows: list[dict[str, Any]] = []
     try:
         java.start(JAVA_CONNECTOR_CLASS)
+        if args.jvm_warmup > 0:
+            # A fresh JVM compiles its hot paths during the first tens of seconds of load; without this the
+            # first Java window measures the JIT (our worker has no such phase).
+            log.info("[%s] Java connector running %.0f s to warm up the JVM", record_data, args.jvm_warmup)
+            time.sleep(args.jvm_warmup)
         java.pause()
         ours.start()
         ours.pause()
@@ -237,6 +244,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="warm-up after each resume, before the window (5; the JVM's JIT needs it)")
     parser.add_argument("--broker-warmup", type=float, default=60.0,
                         help="seconds of discarded transactions first, to warm up the broker's JIT (60)")
+    parser.add_argument("--jvm-warmup", type=float, default=30.0,
+                        help="seconds the Java connector runs after the Java worker starts, before the first "
+                             "window, so that the JVM's JIT has compiled the hot paths (30)")
     parser.add_argument("--rounds", type=int, default=2, help="windows of each worker, alternating (2)")
     parser.add_argument("--boundary", choices=eos.BOUNDARIES, default="interval",
                         help="transaction.boundary of both connectors (interval: Kafka's VerifiableSource "
@@ -248,8 +258,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"),
                         help="bootstrap.servers (default $KAFKA_BOOTSTRAP_SERVERS, else a local broker)")
     args = parser.parse_args(argv)
-    if args.rounds < 1 or args.seconds <= 0 or args.interval_ms <= 0:
-        parser.error("--rounds must be >= 1, --seconds > 0 and --interval-ms > 0")
+    if args.rounds < 1 or args.seconds <= 0 or args.interval_ms <= 0 or args.jvm_warmup < 0:
+        parser.error("--rounds must be >= 1, --seconds > 0, --interval-ms > 0 and --jvm-warmup >= 0")
     return args
 
 
@@ -295,6 +305,7 @@ def build_output(args: argparse.Namespace, results: dict[str, Any], loadavg: lis
         "connect_test_plugins": TEST_PLUGINS_VERSION,
         "seconds": args.seconds,
         "warmup_seconds": args.warmup,
+        "jvm_warmup_seconds": args.jvm_warmup,
         "rounds": args.rounds,
         "boundary": args.boundary,
         "interval_ms": args.interval_ms if args.boundary == "interval" else None,

@@ -85,6 +85,8 @@ def test_compare_and_output_shape(java_bench: ModuleType) -> None:
 
 def test_parse_args(java_bench: ModuleType) -> None:
     args = java_bench.parse_args([])
-    assert (args.boundary, args.record_data, args.rounds) == ("interval", "both", 2)
+    assert (args.boundary, args.record_data, args.rounds, args.jvm_warmup) == ("interval", "both", 2, 30.0)
     with pytest.raises(SystemExit):
         java_bench.parse_args(["--rounds", "0"])
+    with pytest.raises(SystemExit):
+        java_bench.parse_args(["--jvm-warmup", "-1"])
