@@ -164,24 +164,28 @@ def default_cache_dir() -> Path:
     return root / f"kafka-{KAFKA_VERSION}"
 
 
-def _pom() -> str:
+BROKER_DEPENDENCIES: tuple[tuple[str, str, str], ...] = (
+    ("org.apache.kafka", f"kafka_{SCALA_VERSION}", KAFKA_VERSION),
+    ("org.apache.logging.log4j", "log4j-slf4j-impl", LOG4J_VERSION),
+)
+"""The Maven artifacts (group, artifact, version) whose runtime classpath is the broker's."""
+
+
+def _pom(dependencies: tuple[tuple[str, str, str], ...] = BROKER_DEPENDENCIES,
+         artifact_id: str = "kafka-broker-classpath") -> str:
+    deps = "".join(f"""
+    <dependency>
+      <groupId>{group}</groupId>
+      <artifactId>{artifact}</artifactId>
+      <version>{version}</version>
+    </dependency>""" for group, artifact, version in dependencies)
     return f"""<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
   <groupId>local.connect-runtime</groupId>
-  <artifactId>kafka-broker-classpath</artifactId>
+  <artifactId>{artifact_id}</artifactId>
   <version>{KAFKA_VERSION}</version>
   <packaging>pom</packaging>
-  <dependencies>
-    <dependency>
-      <groupId>org.apache.kafka</groupId>
-      <artifactId>kafka_{SCALA_VERSION}</artifactId>
-      <version>{KAFKA_VERSION}</version>
-    </dependency>
-    <dependency>
-      <groupId>org.apache.logging.log4j</groupId>
-      <artifactId>log4j-slf4j-impl</artifactId>
-      <version>{LOG4J_VERSION}</version>
-    </dependency>
+  <dependencies>{deps}
   </dependencies>
 </project>
 """
@@ -223,7 +227,19 @@ def ensure_jars(cache_dir: Path | None = None) -> Path:
     file, so only one of them fetches. Raises :class:`LocalKafkaError` when ``mvn`` is needed but
     missing or fails.
     """
-    cache_dir = (cache_dir or default_cache_dir()).expanduser().resolve()
+    return ensure_maven_jars(cache_dir or default_cache_dir(), BROKER_DEPENDENCIES,
+                             f"kafka_{SCALA_VERSION}-", "kafka-broker-classpath")
+
+
+def ensure_maven_jars(cache_dir: Path, dependencies: tuple[tuple[str, str, str], ...], required_prefix: str,
+                      artifact_id: str) -> Path:
+    """Make sure the runtime classpath of ``dependencies`` (group, artifact, version) is in
+    ``cache_dir/libs`` and return that directory: :func:`ensure_jars`'s fetch-once mechanism (``mvn
+    dependency:copy-dependencies`` into a marked, locked cache) for any set of artifacts, e.g. the
+    Kafka Connect jars a benchmark compares against. The fetch counts as failed when no jar's name
+    starts with ``required_prefix``.
+    """
+    cache_dir = cache_dir.expanduser().resolve()
     libs = cache_dir / "libs"
     if _jars_complete(cache_dir):
         return libs
@@ -233,9 +249,10 @@ def ensure_jars(cache_dir: Path | None = None) -> Path:
         mvn = shutil.which("mvn")
         if mvn is None:
             raise LocalKafkaError(_MVN_MISSING)
-        logger.info("fetching Apache Kafka %s jars from Maven Central into %s", KAFKA_VERSION, cache_dir)
+        logger.info("fetching %s from Maven Central into %s",
+                    ", ".join(":".join(d) for d in dependencies), cache_dir)
         pom = cache_dir / "pom.xml"
-        pom.write_text(_pom())
+        pom.write_text(_pom(dependencies, artifact_id))
         partial = cache_dir / "libs.partial"
         shutil.rmtree(partial, ignore_errors=True)
         mvn_log = cache_dir / "mvn.log"
@@ -258,9 +275,9 @@ def ensure_jars(cache_dir: Path | None = None) -> Path:
                 check=False,
             )
         jars = sorted(p.name for p in partial.glob("*.jar")) if partial.is_dir() else []
-        if proc.returncode != 0 or not any(j.startswith(f"kafka_{SCALA_VERSION}-") for j in jars):
+        if proc.returncode != 0 or not any(j.startswith(required_prefix) for j in jars):
             raise LocalKafkaError(
-                f"mvn could not fetch the Kafka {KAFKA_VERSION} jars (exit code {proc.returncode}); "
+                f"mvn could not fetch {artifact_id} (Kafka {KAFKA_VERSION}) jars (exit code {proc.returncode}); "
                 f"see {mvn_log}",
                 _tail(mvn_log),
             )
