@@ -13,9 +13,10 @@ count twice):
   thread or process, converters, offset bookkeeping), not of N connector instances and their configs;
   1 record/s keeps every task alive (polling, committing transactions) while doing almost no work.
 
-Each reading is taken once the RSS has settled: after ``--warmup`` seconds (15), readings ``--settle-interval`` seconds apart until two
-consecutive ones differ by less than ``--settle-tolerance`` (2%), or ``--settle-timeout`` passes (then the
-scenario says ``settled: false`` and a warning is printed). ``per_task_mib`` = (idle_tasks - idle_worker) / N;
+Each reading is taken once the RSS has settled: after ``--warmup`` seconds (15), readings
+``--settle-interval`` seconds apart until two consecutive ones differ by less than
+``--settle-tolerance`` (2%), or ``--settle-timeout`` passes (then the scenario says ``settled: false``
+and a warning is printed). ``per_task_mib`` = (idle_tasks - idle_worker) / N;
 ``one_task_increment_mib`` = one_eos_task - idle_worker. ``budget_mib`` (``--budget-mib``) is the budget
 stated in bench/README.md for a worker with 50 idle tasks; ``within_budget`` compares the idle_tasks total
 with it.
