@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""Memory of a worker and per task: the resident set size (RSS) of a ``connect-distributed`` worker
+child process and all its descendants, read from ``/proc/<pid>/status`` (VmRSS), in three scenarios,
+each in a fresh worker (so that memory freed by an earlier scenario but kept by the allocator does not
+count twice):
+
+* ``idle_worker``: an exactly-once worker with no connectors;
+* ``one_eos_task``: the same with ONE exactly-once VerifiableSource task (``--one-task-throughput``
+  records/s, default 100: a low rate);
+* ``idle_tasks``: the same with ``--idle-tasks`` (default 50) idle exactly-once tasks: ONE VerifiableSource
+  connector with ``tasks.max=N`` at ``throughput=1`` record/s per task. One connector rather than N
+  one-task connectors, so that the increment over the idle worker is the cost of tasks (their producer,
+  thread or process, converters, offset bookkeeping), not of N connector instances and their configs;
+  1 record/s keeps every task alive (polling, committing transactions) while doing almost no work.
+
+Each reading is taken once the RSS has settled: after ``--warmup`` seconds (15), readings
+``--settle-interval`` seconds apart until two consecutive ones differ by less than
+``--settle-tolerance`` (2%), or ``--settle-timeout`` passes (then the scenario says ``settled: false``
+and a warning is printed). ``per_task_mib`` = (idle_tasks - idle_worker) / N;
+``one_task_increment_mib`` = one_eos_task - idle_worker. ``budget_mib`` (``--budget-mib``) is the budget
+stated in bench/README.md for a worker with 50 idle tasks; ``within_budget`` compares the idle_tasks total
+with it.
+
+Prints ONE JSON object on stdout; logs go to stderr. The broker is ``--bootstrap``, else
+``$KAFKA_BOOTSTRAP_SERVERS``, else a LocalKafka started in a temp dir (and stopped at the end).
+
+    python bench/task_memory.py [--idle-tasks 50] [--one-task-throughput 100] [--warmup 15] [--settle-interval 5]
+                                [--settle-tolerance 0.02] [--settle-timeout 180] [--budget-mib 160]
+                                [--bootstrap HOST:PORT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+_BENCH = Path(__file__).resolve().parent
+if str(_BENCH) not in sys.path:  # the shared /proc helpers of eos_throughput.py
+    sys.path.insert(0, str(_BENCH))
+
+# eos_throughput puts this tree on sys.path and PYTHONPATH (for the worker child) when imported.
+from eos_throughput import create_topic, descendants, parse_proc_stat  # noqa: E402
+
+from connect_runtime.testing.cluster import ConnectClient, WorkerProcess  # noqa: E402
+from connect_runtime.testing.local_kafka import KAFKA_VERSION, LocalKafka  # noqa: E402
+
+log = logging.getLogger("bench.task_memory")
+
+MIB = 1024 * 1024
+CONNECTOR = "bench-mem"
+
+
+def parse_vmrss_kib(status_text: str) -> int | None:
+    """VmRSS in KiB from the text of ``/proc/<pid>/status``; None when absent (a zombie or kernel thread)."""
+    for line in status_text.splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return None
+
+
+def process_tree_rss(pid: int) -> tuple[int, int] | None:
+    """(RSS in bytes, number of processes) of ``pid`` and all its live descendants; None when ``pid`` is
+    gone. Shared pages (the interpreter, libraries) count once per process, as ``ps`` shows them: this is
+    what the processes hold resident, an upper bound of what they cost the machine together."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parents[int(entry.name)] = parse_proc_stat((entry / "stat").read_text())[0]
+        except (OSError, IndexError, ValueError):
+            continue  # exited while we looked
+    if pid not in parents:
+        return None
+    total_kib, count = 0, 0
+    for p in [pid, *descendants(parents, pid)]:
+        try:
+            rss = parse_vmrss_kib(Path(f"/proc/{p}/status").read_text())
+        except OSError:
+            continue
+        if rss is not None:
+            total_kib += rss
+            count += 1
+    return total_kib * 1024, count
+
+
+def settled(previous: float, current: float, tolerance: float) -> bool:
+    """Two readings differ by less than ``tolerance`` (a fraction of the larger one)."""
+    top = max(previous, current)
+    return top > 0 and abs(current - previous) / top < tolerance
+
+
+def wait_settled(read: Callable[[], float], interval_s: float, tolerance: float, timeout_s: float,
+                 sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic) -> tuple[float, bool, list[float]]:
+    """Read every ``interval_s`` until two consecutive readings are :func:`settled`, or ``timeout_s``
+    passes. Returns (the last reading, whether it settled, all readings)."""
+    deadline = clock() + timeout_s
+    readings = [read()]
+    while True:
+        sleep(interval_s)
+        readings.append(read())
+        if settled(readings[-2], readings[-1], tolerance):
+            return readings[-1], True, readings
+        if clock() >= deadline:
+            return readings[-1], False, readings
+
+
+def mib(n_bytes: float) -> float:
+    return round(n_bytes / MIB, 1)
+
+
+def summarize(scenarios: dict[str, dict[str, Any]], idle_tasks: int, budget_mib: float) -> dict[str, Any]:
+    """Headline figures from the scenarios' settled RSS (MiB): per-task increments and the budget check."""
+    idle = scenarios["idle_worker"]["rss_mib"]
+    one = scenarios["one_eos_task"]["rss_mib"]
+    many = scenarios["idle_tasks"]["rss_mib"]
+    return {
+        "idle_worker_mib": idle,
+        "one_eos_task_mib": one,
+        "idle_tasks_mib": many,
+        "one_task_increment_mib": round(one - idle, 1),
+        "per_task_mib": round((many - idle) / idle_tasks, 2) if idle_tasks > 0 else None,
+        "budget_mib": budget_mib,
+        "within_budget": many <= budget_mib,
+    }
+
+
+def run_scenario(bootstrap: str, workdir: Path, name: str, tasks: int, throughput: int,
+                 args: argparse.Namespace) -> dict[str, Any]:
+    """A fresh exactly-once worker; ``tasks`` > 0 adds one VerifiableSource connector with that many tasks.
+    Returns the settled RSS of the worker's process tree."""
+    suffix = uuid.uuid4().hex[:8]
+    group = f"bench-mem-{suffix}"
+    worker = WorkerProcess(bootstrap, workdir / f"worker-{suffix}", group, eos="enabled")
+    client: ConnectClient | None = None
+    worker.start()
+    try:
+        worker.wait_ready(120)
+        client = ConnectClient(worker.url)
+        proc = worker.proc
+        assert proc is not None
+        started = time.monotonic()
+        if tasks > 0:
+            topic = create_topic(bootstrap, f"bench-mem-{suffix}", 1)
+            config = {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": str(tasks),
+                      "throughput": str(throughput)}
+            response = client.request("PUT", f"/connectors/{CONNECTOR}/config", json=config)
+            if response.status_code >= 400:
+                raise RuntimeError(f"creating {CONNECTOR}: {response.status_code} {response.text}")
+            client.wait_running(CONNECTOR, tasks, timeout_s=max(90.0, 6.0 * tasks))
+        log.info("[%s] %d task(s) running after %.1f s; %.0f s warm-up, then waiting for the RSS to settle",
+                 name, tasks, time.monotonic() - started, args.warmup)
+        time.sleep(args.warmup)  # let producers connect and the first transactions commit before reading
+
+        def read() -> float:
+            got = process_tree_rss(proc.pid)
+            if got is None:
+                raise RuntimeError(f"worker exited; log:\n{worker.log_tail()}")
+            return float(got[0])
+
+        rss, ok, readings = wait_settled(read, args.settle_interval, args.settle_tolerance, args.settle_timeout)
+        tree = process_tree_rss(proc.pid)
+        if tasks > 0:
+            states = [t["state"] for t in client.status(CONNECTOR)["tasks"]]
+            if len(states) != tasks or any(s != "RUNNING" for s in states):
+                raise RuntimeError(f"[{name}] tasks not all RUNNING at the end: {states}; log:\n"
+                                   f"{worker.log_tail()}")
+        log.info("[%s] RSS %.1f MiB (%s)", name, rss / MIB, "settled" if ok else "NOT settled")
+        return {
+            "tasks": tasks,
+            "throughput_per_task": throughput if tasks > 0 else None,
+            "rss_mib": mib(rss),
+            "processes": tree[1] if tree is not None else None,
+            "settled": ok,
+            "readings_mib": [mib(r) for r in readings],
+        }
+    finally:
+        if client is not None:
+            client.close()
+        log.info("[%s] worker stopped with exit code %s", name, worker.stop())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--idle-tasks", type=int, default=50, help="idle tasks of the third scenario (50)")
+    parser.add_argument("--one-task-throughput", type=int, default=100,
+                        help="records/s of the one exactly-once task (100)")
+    parser.add_argument("--warmup", type=float, default=15.0,
+                        help="seconds after the tasks run before the first RSS reading (15)")
+    parser.add_argument("--settle-interval", type=float, default=5.0, help="seconds between RSS readings (5)")
+    parser.add_argument("--settle-tolerance", type=float, default=0.02,
+                        help="settled when two consecutive readings differ by less than this fraction (0.02)")
+    parser.add_argument("--settle-timeout", type=float, default=180.0,
+                        help="give up waiting for the RSS to settle after this many seconds (180)")
+    parser.add_argument("--budget-mib", type=float, default=160.0,
+                        help="the stated budget for a worker with the idle tasks, in MiB (160)")
+    parser.add_argument("--bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"),
+                        help="bootstrap.servers (default $KAFKA_BOOTSTRAP_SERVERS, else a local broker)")
+    return parser
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if (args.idle_tasks < 1 or args.one_task_throughput < 1 or args.settle_interval <= 0 or args.warmup < 0
+            or not 0 < args.settle_tolerance < 1 or args.settle_timeout <= 0 or args.budget_mib <= 0):
+        parser.error("--idle-tasks and --one-task-throughput must be >= 1, --settle-interval, --settle-timeout "
+                     "and --budget-mib > 0, and 0 < --settle-tolerance < 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    scenarios: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-mem-") as tmp:
+        workdir = Path(tmp)
+        kafka: LocalKafka | None = None
+        bootstrap: str = args.bootstrap or ""
+        if not bootstrap:
+            kafka = LocalKafka(workdir / "kafka")
+            log.info("starting a local Kafka %s in %s", KAFKA_VERSION, kafka.data_dir)
+            bootstrap = kafka.start()
+        try:
+            scenarios["idle_worker"] = run_scenario(bootstrap, workdir, "idle_worker", 0, 0, args)
+            scenarios["one_eos_task"] = run_scenario(bootstrap, workdir, "one_eos_task", 1,
+                                                     args.one_task_throughput, args)
+            scenarios["idle_tasks"] = run_scenario(bootstrap, workdir, "idle_tasks", args.idle_tasks, 1, args)
+        finally:
+            if kafka is not None:
+                kafka.stop()
+    warnings = [f"{name}: RSS did not settle within {args.settle_timeout:.0f} s"
+                for name, s in scenarios.items() if not s["settled"]]
+    out = summarize(scenarios, args.idle_tasks, args.budget_mib)
+    if not out["within_budget"]:
+        warnings.append(f"{args.idle_tasks} idle tasks: {out['idle_tasks_mib']} MiB exceeds the budget of "
+                        f"{args.budget_mib:.0f} MiB")
+    for w in warnings:
+        log.warning("%s", w)
+    print(json.dumps({
+        "benchmark": "task_memory",
+        "kafka": KAFKA_VERSION if kafka is not None else "external",
+        "bootstrap": "local" if kafka is not None else bootstrap,
+        "idle_tasks": args.idle_tasks,
+        "warmup_s": args.warmup,
+        "settle_interval_s": args.settle_interval,
+        "settle_tolerance": args.settle_tolerance,
+        "summary": out,
+        "scenarios": scenarios,
+        "warnings": warnings,
+        "python": sys.version.split()[0],
+        "cpus": os.cpu_count() or 1,
+        "notes": "RSS = sum of VmRSS over the worker process and its descendants (shared pages counted per "
+                 "process); each scenario in a fresh exactly-once worker; idle tasks = one VerifiableSource "
+                 "connector with tasks.max=N at 1 record/s per task.",
+    }))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
