@@ -23,6 +23,7 @@ import ctypes
 import faulthandler
 import logging
 import os
+import pickle
 import signal
 import sys
 import threading
@@ -239,13 +240,18 @@ def _configure_logging(spec: TaskSpec) -> None:
         redactor.register(("task", spec.task_id), ResolvedConfig({}, dict(spec.secrets)))
 
 
-def main(spec: TaskSpec, conn: Connection) -> None:
-    """The task process's entry point (run by the worker's process launcher)."""
+def main(sys_path: list[str], payload: bytes, conn: Connection) -> None:
+    """The task process's entry point (run by the worker's process launcher).
+
+    ``payload`` is the pickled :class:`TaskSpec`, unpickled only once ``sys_path`` (the worker's, with its
+    ``plugin.path`` directories) is in place: its classes travel by module and name.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     _die_with_parent()
     faulthandler.enable()  # a crash in native code leaves its Python stack in the worker's log
-    _configure_logging(spec)
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1 <task pid>`, as for the worker
+    sys.path.extend(p for p in sys_path if p not in sys.path)
     runner: list[WorkerSourceTask] = []
     ready = threading.Event()
 
@@ -273,11 +279,12 @@ def main(spec: TaskSpec, conn: Connection) -> None:
 
     threading.Thread(target=watch, name="task-pipe", daemon=True).start()
     try:
+        spec: TaskSpec = pickle.loads(payload)
+        _configure_logging(spec)
         built = build_runner(spec, channel)
     except BaseException as e:
-        logger.error("Failed to start task %s", spec.task_id, exc_info=True)
-        channel.notify("status", "on_failure", spec.task_id, "".join(traceback.format_exception(e)), is_transient(e))
-        channel.notify("closed", True)
+        logger.error("Failed to start the task", exc_info=True)
+        channel.notify("start_failed", "".join(traceback.format_exception(e)), is_transient(e))
         ready.set()
         return
     channel.notify("version", plugin_version(built.task))

@@ -11,7 +11,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import multiprocessing
+import pickle
 import signal
+import sys
 import threading
 import traceback
 from collections.abc import Callable, Collection
@@ -101,7 +103,7 @@ class TaskProcess:
         ours, theirs = ctx.Pipe(duplex=True)
         from connect_runtime.worker import task_process
 
-        process = ctx.Process(target=task_process.main, args=(self._spec, theirs),  # type: ignore[attr-defined]
+        process = ctx.Process(target=task_process.main, args=(list(sys.path), pickle.dumps(self._spec), theirs),  # type: ignore[attr-defined]
                               name=f"task-{self.id}")
         try:
             process.start()
@@ -162,6 +164,13 @@ class TaskProcess:
             if method == "on_failure":
                 self.failed = True
             getattr(self._status, method)(task, *args)
+        elif kind == "start_failed":
+            # The process could not build the task (its plugins, converters or producer): FAILED, as a task
+            # whose start() throws.
+            logger.error("Failed to start task %s", self.id)
+            self.failed = True
+            self._said_goodbye = True
+            self._status.on_failure(self.id, message[1], message[2])
         elif kind == "version":
             self.version = message[1]
         elif kind == "closed":
