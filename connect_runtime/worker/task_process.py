@@ -33,6 +33,7 @@ from concurrent.futures import Future
 from multiprocessing.connection import Connection
 from typing import Any
 
+import setproctitle
 from confluent_kafka import Producer
 
 from connect_runtime.api.converter import CONVERTER_TYPE_CONFIG, Converter, HeaderConverter
@@ -280,6 +281,8 @@ def main(sys_path: list[str], payload: bytes, conn: Connection) -> None:
     threading.Thread(target=watch, name="task-pipe", daemon=True).start()
     try:
         spec: TaskSpec = pickle.loads(payload)
+        # What `ps` and `top` show: which task this process runs.
+        setproctitle.setproctitle(f"connect-runtime task {spec.task_id}")
         _configure_logging(spec)
         built = build_runner(spec, channel)
     except BaseException as e:
