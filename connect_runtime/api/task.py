@@ -49,8 +49,9 @@ class SourceTask(ABC):
 
     **Threading.** Each task runs on a thread of its own, and every one of these methods is called on
     that thread, never concurrently with another: a task needs no locks for its own state, and may close
-    its clients in ``stop`` without racing a ``poll``. Threads of the task's own (a reader, a callback)
-    must not call into the runtime except through the context's objects that say they may.
+    its clients in ``stop`` without racing a ``poll``. Threads the task starts itself (a reader, a client
+    library's callbacks) should hand their results to ``poll`` (through a queue, say) rather than use
+    the context or its transaction context themselves.
 
     **Stopping.** A stop (connector deleted or stopped, task revoked or restarted, worker shutting down)
     only sets a flag the runtime checks between two polls; it never interrupts a running ``poll``. So
