@@ -8,10 +8,10 @@ checks between polls; a ``poll`` that never returns is abandoned by the worker o
 ``task.shutdown.graceful.timeout.ms`` has passed (cancelled: no final commit, no status), and the
 plugin's ``stop`` runs when, if ever, that ``poll`` returns.
 
-The per-record path (``_send_batch``) is kept tight: no per-record logging,
-no per-record closures unless the plugin overrides ``commit_record``, and what repeats from record to
-record is decided once per run: the source-partition key once per partition object, the topic checks
-once per topic object, a JsonConverter key once per (immutable) key object.
+The per-record path (``_send_batch``) is kept tight: no per-record logging, no per-record closures
+unless the plugin overrides ``commit_record``, and what repeats from record to record is decided once
+per run: the source-partition key once per partition object, the topic checks once per topic object,
+a JsonConverter key once per (immutable) key object.
 """
 
 from __future__ import annotations
