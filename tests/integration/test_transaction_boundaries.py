@@ -1,4 +1,4 @@
-"""Exactly-once transaction boundaries on a real broker (reference ExactlyOnceSourceIntegrationTest):
+"""Exactly-once transaction boundaries on a real broker (as Apache Kafka's ExactlyOnceSourceIntegrationTest):
 interval and connector-defined boundaries, aborted transactions, refused offsets-topic writes, and a
 failed commit that leaves no open transaction behind."""
 

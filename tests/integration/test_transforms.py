@@ -1,7 +1,7 @@
 """Transforms and predicates on a real broker: a chain (InsertField, RegexRouter, Filter on
 TopicNameMatches) changes what lands in Kafka exactly as configured; the offsets of filtered records
-are not written (reference "Subtle" 10); the delivered sequences stay exactly-once; invalid chains
-are refused with the reference's errors."""
+are not written (docs/architecture.md, "Internal topic records"); the delivered sequences stay
+exactly-once; invalid chains are refused with the reference's errors."""
 
 from __future__ import annotations
 
