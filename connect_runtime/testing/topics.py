@@ -314,21 +314,32 @@ class TransactionReport:
                 f"{len(self.aborted)} aborted in {len(self.aborted_transactions)}, {len(self.open)} open")
 
 
-def read_transactions(bootstrap: str, topic: str, timeout_s: float = 120.0) -> TransactionReport:
-    """Every record of ``topic`` marked committed, aborted or open, and grouped into transactions.
+def read_transactions(bootstrap: str, topic: str, timeout_s: float = 120.0,
+                      settle_s: float = 30.0) -> TransactionReport:
+    """Every record of ``topic`` up to its current end marked committed, aborted or open, and grouped
+    into transactions.
 
-    Reads the topic twice, ``read_uncommitted`` (every record) and ``read_committed`` (the visible
-    ones): a record of the first read missing from the second was aborted, unless it lies at or
-    past the partition's last stable offset (then its transaction is open). Each commit or abort
+    Transactions open at the end are first given up to ``settle_s`` to be decided (a task commits
+    on its own schedule; ``settle_s=0`` takes the topic as it is). Then it reads the topic twice,
+    ``read_uncommitted`` (every record) and ``read_committed`` (the visible ones): a record of the
+    first read missing from the second was aborted, unless it lies at or past the partition's last
+    stable offset (its transaction is still open). A transaction aborted before its records
+    reached the broker leaves nothing to report. Each commit or abort
     marker takes an offset of its own, so a transaction is a run of consecutive offsets with one
     outcome. That grouping is exact for partitions written by one transactional producer at a time
     (a Connect source task); interleaved transactions of several producers on one partition, or a
     compacted topic, split runs differently, and non-transactional records run together as one
     "transaction" until the next gap.
     """
-    lso = stable_offsets(bootstrap, topic)
-    every = sorted(_read(bootstrap, topic, "read_uncommitted", lambda: end_offsets(bootstrap, topic), timeout_s),
-                   key=lambda r: (r.partition, r.offset))
+    ends = end_offsets(bootstrap, topic)
+    deadline = time.monotonic() + settle_s
+    while True:
+        lso = stable_offsets(bootstrap, topic)
+        if all(lso[p] >= ends[p] for p in ends) or time.monotonic() >= deadline:
+            break
+        time.sleep(0.2)
+    every = sorted((r for r in _read(bootstrap, topic, "read_uncommitted", lambda: ends, timeout_s)
+                    if r.offset < ends[r.partition]), key=lambda r: (r.partition, r.offset))
     visible = {(r.partition, r.offset)
                for r in _read(bootstrap, topic, "read_committed", lambda: lso, timeout_s)}
     report = TransactionReport()

@@ -81,7 +81,7 @@ def test_transaction_reader_reports_committed_aborted_and_open(kafka_bootstrap: 
     with pytest.raises(AssertionError, match=f"{topic} had 6 committed records, not 7"):
         wait_for_records(kafka_bootstrap, topic, 7, timeout_s=2)
 
-    report = read_transactions(kafka_bootstrap, topic)
+    report = read_transactions(kafka_bootstrap, topic, settle_s=1)
     assert _values(report.committed) == [(0, "c1"), (0, "c2"), (0, "c3"), (0, "c4"), (1, "c5"), (1, "c6")]
     assert _values(report.aborted) == [(0, "a1"), (0, "a2")]
     assert _values(report.open) == [(1, "o1"), (1, "o2")]
