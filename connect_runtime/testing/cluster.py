@@ -321,6 +321,16 @@ class WorkerGroup:
                  f"{'running' if w.alive else 'exited'}) log", f"{w.log_path}\n{w.log_tail(lines)}")
                 for w in self.workers]
 
+    def failure_reports(self, lines: int = 80) -> list[tuple[str, str]]:
+        """What a failed test reports: :meth:`log_reports` as the logs were when it failed, after which
+        each running worker appends a dump of its threads to its log file (:meth:`dump_threads`)."""
+        reports = self.log_reports(lines)
+        if self.alive:
+            self.dump_threads()
+            reports = [(title, f"{text}\n(thread dumps of the running workers follow in their log files)")
+                       for title, text in reports]
+        return reports
+
     def close(self) -> None:
         """Close the clients and kill every worker and what it started (SIGKILL: nothing to wait for)."""
         for client in self._clients:

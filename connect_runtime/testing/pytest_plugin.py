@@ -45,9 +45,9 @@ Fixtures
         end of the session. Submit with its ``submit_command()`` and ``submit_env()``.
 
     The worker fixtures clean up after themselves: at the end of the test every worker they started
-    is killed together with every process it started; when the test fails, each worker first
-    dumps its threads into its log, and the tail of each log (with the log's path) is added to the
-    failure report.
+    is killed together with every process it started; when the test fails, the tail of each
+    worker's log (with the log's path) is added to the failure report, and each running worker then
+    appends a dump of its threads to its log file.
 
 Helpers
     :func:`new_topic` creates a topic and waits until it is usable; :func:`unique_topic_name` makes
@@ -109,8 +109,7 @@ def pytest_runtest_makereport(
     groups = item.stash.get(_WORKER_GROUPS, [])
     if report.failed and report.when in ("setup", "call") and groups:
         for group in groups:
-            group.dump_threads()
-            for title, text in group.log_reports(LOG_TAIL_LINES):
+            for title, text in group.failure_reports(LOG_TAIL_LINES):
                 report.sections.append((f"Captured {title}", text))
     return report
 

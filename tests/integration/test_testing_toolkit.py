@@ -243,7 +243,9 @@ def test_worker_fixtures_report_logs_on_failure_and_leave_no_process(kafka_boots
     assert "ConnectRestError" in out and "No status found for connector no-such-connector" in out, out[-3000:]
     sections = [line for line in out.splitlines() if "Captured worker http://127.0.0.1:" in line]
     assert len(sections) == 3, out[-3000:]  # connect_worker and the two of connect_cluster
-    assert "Current thread" in out or "Thread 0x" in out, "a thread dump in the reported log tails"
+    assert "Current thread" not in out, "the reported tails are the logs as they were at the failure"
+    logs = sorted((tmp_path / "inner").rglob("worker-*.log"))
+    assert len(logs) == 3 and all("Current thread" in log.read_text() for log in logs), "thread dumps in the logs"
     pids = [int(p) for p in pids_file.read_text().split()]
 
     def gone(pid: int) -> bool:
