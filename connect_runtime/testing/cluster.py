@@ -122,8 +122,11 @@ class WorkerProcess:
         #: Variables merged over this process's environment for the child (plugins are found through
         #: ``plugin.path``: see :func:`plugin_path`).
         self.env: dict[str, str] = dict(env or {})
+        #: Where the properties file and the log go.
         self.workdir = workdir
         self.workdir.mkdir(parents=True, exist_ok=True)
+        #: The worker's settings (written to :attr:`config_path` by :meth:`start`; change them between
+        #: a :meth:`kill` and the next :meth:`start` to restart the worker with other settings).
         self.props: dict[str, str] = {
             "bootstrap.servers": bootstrap,
             "group.id": group_id,
@@ -145,10 +148,13 @@ class WorkerProcess:
         }
         self.props.update(extra or {})
         first_scheme, host, first_port = parse_listener(self.props["listeners"].split(",")[0])
+        #: The first listener's port.
         self.port = first_port
         #: The first listener's URL (``127.0.0.1`` when it binds all interfaces).
         self.url = f"{first_scheme}://{host or '127.0.0.1'}:{first_port}"
+        #: The worker's properties file.
         self.config_path = workdir / f"worker-{self.port}.properties"
+        #: The worker's stdout and stderr (appended to across restarts).
         self.log_path = workdir / f"worker-{self.port}.log"
         #: The child process, once started.
         self.proc: subprocess.Popen[bytes] | None = None
