@@ -183,6 +183,8 @@ def test_connect_client_drives_every_endpoint(kafka_bootstrap: str, connect_work
     # Exactly once through pause, resume and restarts, checked with the key function.
     client.stop_connector(name)
     client.wait_state(name, "STOPPED")
+    client.reset_active_topics(name)
+    assert client.active_topics(name) == []
     report = check_sequences(read_committed(kafka_bootstrap, topic), key=verifiable_key)
     assert report.exactly_once and set(report.counts) == {0, 1}, report.summary()
     # What the REST API reports is what the offsets topic holds.
