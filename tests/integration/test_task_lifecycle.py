@@ -1,18 +1,17 @@
 """Java's source task lifecycle through a worker on a real broker: deleting a connector stops its task on
 the task's own thread, after its ``poll`` returned, once; a task that failed in ``start`` gets no
 ``stop``; the connector is started and stopped once. The loop's logic in detail is in
-tests/unit/test_task_lifecycle.py."""
+tests/unit/test_task_lifecycle_loop.py."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, plugin_path, wait_until
+from connect_runtime.testing import ConnectClient, WorkerGroup, WorkerProcess, plugin_path, wait_until
 from connect_runtime.testing.pytest_plugin import new_topic
 
 pytestmark = pytest.mark.kafka
@@ -22,10 +21,8 @@ LIFECYCLE = "lifecycle_source.LifecycleSourceConnector"
 
 
 @pytest.fixture
-def worker(kafka_bootstrap: str, tmp_path: Path, group_id: str) -> Iterator[WorkerProcess]:
-    w = WorkerProcess(kafka_bootstrap, tmp_path, group_id, extra=plugin_path(PLUGINS_DIR)).start_ready()
-    yield w
-    w.kill()
+def worker(worker_factory: WorkerGroup) -> WorkerProcess:
+    return worker_factory(extra=plugin_path(PLUGINS_DIR), ready=True)
 
 
 def _events(path: Path) -> list[dict[str, Any]]:
