@@ -58,8 +58,8 @@ class SourceTask(ABC):
     ``poll`` must return regularly, within a second or so, with None or ``[]`` when there is nothing
     yet (wait with a timeout, never block without one). A ``poll`` that has not returned when
     ``task.shutdown.graceful.timeout.ms`` (5 s by default) is over gets its task cancelled: the runtime
-    gives up on that instance (no final commit, no more status; a new instance may start meanwhile), and
-    its ``stop`` is called if and when that ``poll`` returns.
+    kills the task's process (each task runs in a process of its own), with no final commit and no
+    ``stop``; a new instance may start meanwhile and fences what the killed one left open.
 
     Under exactly-once support the records returned by one ``poll`` and their source offsets are
     committed atomically (per ``transaction.boundary``).
