@@ -6,8 +6,8 @@ method, path, query and raw body go to the target worker with ``forward=<recursi
 answer (status, body, ``Content-Type``, ``Location``) becomes this request's answer.
 
 Internal requests are re-signed: the incoming KIP-507 headers are dropped and the body is signed again
-with this worker's current session key and ``inter.worker.signature.algorithm``, as DESIGN.md and the
-reference require (a key rotation between the hops then cannot fail the second hop).
+with this worker's current session key and ``inter.worker.signature.algorithm``, as Kafka Connect
+does (a key rotation between the hops then cannot fail the second hop).
 """
 
 from __future__ import annotations

@@ -36,7 +36,23 @@ class SourceConnectorContext(ConnectorContext):
 
 
 class Connector(ABC):
-    """Base of every connector. The runtime creates one instance per connector per start."""
+    """Base of every connector.
+
+    **Lifecycle.** The runtime creates one instance each time a worker takes the connector on (created,
+    assigned, restarted) and calls :meth:`initialize` once, then :meth:`start`. While started it may
+    call :meth:`task_configs` any number of times. :meth:`stop` is called once for every ``start`` that
+    returned: when the connector is paused or stopped (a later resume calls ``start`` again on the same
+    instance), deleted, revoked or restarted, or its worker shuts down. A ``start`` that raises fails the
+    connector and gets no ``stop``: release what it took before raising. A ``stop`` that raises while
+    pausing fails the connector (as in Kafka Connect); it is not called again.
+
+    **Threading.** The worker calls ``initialize``, ``start``, ``task_configs`` and ``stop`` one at a
+    time, from its own thread, which also serves the rest of the cluster's work: keep them short, and do
+    slow work (watching the source for changes) on a thread of your own, which may call
+    ``context.request_task_reconfiguration()`` and ``context.raise_error()``. :meth:`config_def`,
+    :meth:`validate` and :meth:`version` may be called on other, fresh instances that are never
+    started (for ``/connector-plugins`` and validation), from other threads.
+    """
 
     context: ConnectorContext
 
@@ -58,7 +74,8 @@ class Connector(ABC):
 
     @abstractmethod
     def start(self, props: Mapping[str, str]) -> None:
-        """Start with the connector's configuration (string values)."""
+        """Start with the connector's configuration (string values). If it raises, the connector is
+        FAILED and :meth:`stop` is not called."""
 
     @abstractmethod
     def task_class(self) -> type[SourceTask]:
@@ -70,11 +87,15 @@ class Connector(ABC):
 
     @abstractmethod
     def stop(self) -> None:
-        """Stop; release resources taken in :meth:`start`."""
+        """Release resources taken in :meth:`start`; called once for each ``start`` that returned."""
 
 
 class SourceConnector(Connector):
-    """A connector that reads from an external system and writes into Kafka."""
+    """A connector that reads from an external system and writes into Kafka: it splits the work into
+    task configs, and its :class:`~connect_runtime.api.SourceTask` instances do the reading. Its
+    lifecycle and threading are :class:`Connector`'s; :meth:`alter_offsets`,
+    :meth:`exactly_once_support` and :meth:`can_define_transaction_boundaries` are called on fresh
+    instances that are not started."""
 
     def exactly_once_support(self, connector_config: Mapping[str, str]) -> ExactlyOnceSupport | None:
         """Whether this connector can deliver exactly once with ``connector_config``.

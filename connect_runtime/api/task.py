@@ -37,17 +37,38 @@ class SourceTaskContext(ABC):
 
 
 class SourceTask(ABC):
-    """Base of source tasks. Each task runs on its own thread; ``poll`` is called in a loop.
+    """Base of source tasks: reads records from the external system for the runtime to write to Kafka.
+
+    **Lifecycle** (Kafka Connect's since Kafka 2.8, KAFKA-10792). The runtime creates one instance per
+    task start and calls, in this order: :meth:`initialize`, :meth:`start`, then :meth:`poll` in a loop
+    (with :meth:`commit`, :meth:`commit_record`, :meth:`on_pause` and :meth:`on_resume` between two
+    polls), and finally :meth:`stop`, exactly once, after the last ``poll`` has returned. ``stop`` is
+    called only if ``start`` returned: a ``start`` that raises must release what it took itself. A task
+    whose ``poll`` raises is stopped the same way (once, after that ``poll``) and then reported FAILED.
+    A restarted or moved task is a new instance; an instance is never started twice.
+
+    **Threading.** Each task runs on a thread of its own, and every one of these methods is called on
+    that thread, never concurrently with another: a task needs no locks for its own state, and may close
+    its clients in ``stop`` without racing a ``poll``. Threads the task starts itself (a reader, a client
+    library's callbacks) should hand their results to ``poll`` (through a queue, say) rather than use
+    the context or its transaction context themselves.
+
+    **Stopping.** A stop (connector deleted or stopped, task revoked or restarted, worker shutting down)
+    only sets a flag the runtime checks between two polls; it never interrupts a running ``poll``. So
+    ``poll`` must return regularly, within a second or so, with None or ``[]`` when there is nothing
+    yet (wait with a timeout, never block without one). A ``poll`` that has not returned when
+    ``task.shutdown.graceful.timeout.ms`` (5 s by default) is over gets its task cancelled: the runtime
+    kills the task's process (each task runs in a process of its own), with no final commit and no
+    ``stop``; a new instance may start meanwhile and fences what the killed one left open.
 
     Under exactly-once support the records returned by one ``poll`` and their source offsets are
-    committed atomically (per ``transaction.boundary``). Keep ``poll`` short (return None or ``[]``
-    when there is nothing yet) so the runtime can commit, pause and stop promptly.
+    committed atomically (per ``transaction.boundary``).
     """
 
     context: SourceTaskContext
 
     def initialize(self, context: SourceTaskContext) -> None:
-        """Called once before :meth:`start`; keeps the context on ``self.context``."""
+        """Called once, on the task's thread, before :meth:`start`; keeps the context on ``self.context``."""
         self.context = context
 
     @abstractmethod
@@ -56,17 +77,29 @@ class SourceTask(ABC):
 
     @abstractmethod
     def start(self, props: Mapping[str, str]) -> None:
-        """Start with the task's configuration; read committed offsets here to resume."""
+        """Start with the task's configuration; read committed offsets here to resume.
+
+        Called once, on the task's thread. If it raises, the task is FAILED and :meth:`stop` is not
+        called: release anything taken before raising. A stop requested meanwhile is seen only once it
+        returns, so keep it short (connect, read offsets; no long waits).
+        """
 
     @abstractmethod
     def poll(self) -> list[SourceRecord] | None:
-        """Return the next batch of records, or None/[] when there is none right now."""
+        """Return the next batch of records, or None/[] when there is none right now.
+
+        Called in a loop on the task's thread. Return regularly, within a second or so, even when there
+        is no data: the runtime checks for pause and stop requests only between two polls (see the
+        class docstring). Raise :class:`~connect_runtime.api.RetriableException` to be polled again;
+        anything else fails the task (after :meth:`stop`).
+        """
 
     def commit(self) -> None:
-        """Called after the runtime has committed offsets (e.g. to acknowledge upstream)."""
+        """Called on the task's thread after the runtime has committed offsets (e.g. to acknowledge
+        upstream)."""
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
-        """Called for every record once its transaction or offset flush is done.
+        """Called on the task's thread for every record once its transaction or offset flush is done.
 
         ``metadata`` is None for records a transformation dropped and for records of an aborted
         transaction. Overriding this costs a delivery callback per record: leave it alone unless
@@ -84,4 +117,12 @@ class SourceTask(ABC):
 
     @abstractmethod
     def stop(self) -> None:
-        """Signal the task to stop; may be called from another thread while ``poll`` runs."""
+        """Release what :meth:`start` took (close clients, end child processes).
+
+        Called exactly once per started instance, on the task's thread, after the last :meth:`poll`
+        returned and the final offsets commit (if any) was made; never while ``poll`` runs, and not at
+        all if ``start`` raised. Unlike Java's documentation of ``SourceTask.stop()`` (older than
+        KAFKA-10792), it is not a signal from another thread: nothing can interrupt a ``poll`` except
+        ``poll`` returning. Keep it short: the worker waits for it within
+        ``task.shutdown.graceful.timeout.ms``.
+        """

@@ -1,5 +1,5 @@
 """Zombie fencing by the leader before a new generation of a connector's exactly-once tasks starts
-(reference §6, ``PUT /connectors/{c}/fence``).
+(``PUT /connectors/{c}/fence``; docs/architecture.md, "Exactly-once source tasks").
 
 Fence only when the connector's task configs changed since its last ``tasks-fencing`` record, a
 task-count record exists, and it is not a 1 -> 1 change; then the previous generation's transactional

@@ -1,7 +1,7 @@
 """The distributed herder: one thread that owns this worker's view of the cluster and decides what
 runs here. REST calls become requests executed on that thread (see ``herder_api``).
 
-Coordination goes through Kafka only (DESIGN.md "Cluster coordination"):
+Coordination goes through Kafka only (docs/architecture.md, "The cluster protocol"):
 - membership: heartbeats on the status topic (``membership.py``);
 - leadership: the author of the last ``leader`` record in the config topic, while it is live. A
   claimant initialises the transactional producer ``connect-cluster-<group.id>`` (fencing the previous
@@ -562,7 +562,8 @@ class DistributedHerder:
         threading.Thread(target=again, daemon=True, name=f"reconfigure-{name}").start()
 
     def _write_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
-        """Leader: task records in one transaction, then the commit record in another (reference §3)."""
+        """Leader: task records in one transaction, then the commit record in another
+        (docs/architecture.md, "Internal topic records")."""
         self._require_leader()
         state = self.config_store.refresh()
         self._require(state, name)
@@ -570,8 +571,9 @@ class DistributedHerder:
             return
         old = [state.task_config(t) for t in state.tasks(name)]
         # The same task configs are written again when the connector config changed since they were
-        # committed (reference "Subtle" 17): the new generation restarts the tasks with the new config
-        # (converters, producer overrides) and, under exactly-once, forces a new fencing round.
+        # committed (docs/architecture.md, "Internal topic records"): the new generation restarts the
+        # tasks with the new config (converters, producer overrides) and, under exactly-once, forces a
+        # new fencing round.
         if name in state.task_counts and old == configs and name not in state.inconsistent \
                 and state.connector_config_applied(name):
             return
@@ -909,7 +911,7 @@ class DistributedHerder:
 
     def set_cluster_logger_level(self, namespace: str, level: str) -> None:
         key, value = formats.logger_level_record(namespace, level)
-        # Any worker writes it, outside the leader's transactions (reference §3); every worker applies it
+        # Any worker writes it, outside the leader's transactions (as Java does); every worker applies it
         # when it reads it back, this one included.
         self._plain_producer.produce(self.config_store.topic, key=key.encode(), value=value)
         if self._plain_producer.flush(30):
@@ -939,7 +941,7 @@ class DistributedHerder:
         snap = self.config_store.refresh()
         self._require(snap, name)
         key, value = formats.target_state_record(name, state.value)
-        # Pause/resume are written by any worker, outside the leader's transactions (reference §3).
+        # Pause/resume are written by any worker, outside the leader's transactions (as Java does).
         self._plain_producer.produce(self.config_store.topic, key=key.encode(), value=value)
         remaining = self._plain_producer.flush(30)
         if remaining:

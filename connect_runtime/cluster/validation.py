@@ -1,5 +1,6 @@
 """Connector config validation: the common Connect keys, the plugin's own keys, and KIP-618's
-exactly-once preflight checks (reference §8), rendered as Kafka Connect's ConfigInfos."""
+exactly-once preflight checks (docs/architecture.md, "Exactly-once validation"), rendered as Kafka
+Connect's ConfigInfos."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ task-count (fencing) records, session keys, restart requests and leader claims.
 
 Everything is applied in topic order on the reader thread; the herder gets a consistent immutable
 :class:`ClusterConfigState` snapshot and a callback per applied change. Task configs are buffered
-until their ``commit-<c>`` record arrives with ids 0..N-1 all present (reference §3).
+until their ``commit-<c>`` record arrives with ids 0..N-1 all present (docs/architecture.md, "Internal topic records").
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 The config, offsets and status stores are all built on this. ``read_to_end()`` is the consistency
 primitive of the whole runtime: it takes the log-end offsets *including open transactions*
 (``READ_UNCOMMITTED`` list-offsets) and completes only when the ``read_committed`` consumer's position
-has reached them, so it waits for in-flight transactions on the topic to finish (reference §4).
+has reached them, so it waits for in-flight transactions on the topic to finish (docs/architecture.md,
+"One worker process").
 """
 
 from __future__ import annotations

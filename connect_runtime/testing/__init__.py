@@ -1,0 +1,79 @@
+"""The test toolkit of connect-runtime: test connectors against a real Kafka and real workers.
+
+The pytest plugin (:mod:`connect_runtime.testing.pytest_plugin`, registered on install) provides the
+fixtures: ``kafka_bootstrap``, ``topic_name``, ``worker_factory``, ``connect_worker``,
+``connect_client``, ``connect_cluster`` and more. The names below are the helpers tests call:
+
+Workers and REST
+    :class:`WorkerProcess` (one ``connect-distributed`` child process), :class:`WorkerGroup` (workers
+    of one group, cleaned up together), :data:`FAST_FAILOVER`, :func:`plugin_path`,
+    :class:`ConnectClient` and :class:`ConnectRestError`.
+Topics
+    :func:`new_topic`, :func:`read_committed`, :func:`read_records`, :func:`wait_for_records`,
+    :func:`end_offsets`, :func:`stable_offsets`, :func:`open_transactions`,
+    :func:`read_transactions` (committed and aborted records and transactions).
+Connector offsets
+    :func:`read_source_offsets`, :func:`read_source_offset` (any source connector, from the worker's
+    or the connector's offsets topic).
+Exactly once
+    :func:`check_sequences` with a key function, :class:`SequenceReport`, :func:`verifiable_key`.
+Waiting
+    :func:`wait_until`, :func:`assert_settles`.
+"""
+
+from connect_runtime.testing.cluster import FAST_FAILOVER, WorkerGroup, WorkerProcess, plugin_path
+from connect_runtime.testing.connect_client import ConnectClient, ConnectRestError
+from connect_runtime.testing.sequences import SequenceReport, check_sequences, verifiable_key, verifiable_pairs
+from connect_runtime.testing.source_offsets import read_source_offset, read_source_offsets
+from connect_runtime.testing.topics import (
+    KAFKA_LOGGER,
+    TopicRecord,
+    Transaction,
+    TransactionReport,
+    admin_client,
+    client_settings,
+    close_admin_clients,
+    end_offsets,
+    new_topic,
+    open_transactions,
+    read_committed,
+    read_records,
+    read_transactions,
+    stable_offsets,
+    unique_topic_name,
+    wait_for_records,
+)
+from connect_runtime.testing.waiting import assert_settles, wait_until
+
+__all__ = [
+    "FAST_FAILOVER",
+    "KAFKA_LOGGER",
+    "ConnectClient",
+    "ConnectRestError",
+    "SequenceReport",
+    "TopicRecord",
+    "Transaction",
+    "TransactionReport",
+    "WorkerGroup",
+    "WorkerProcess",
+    "admin_client",
+    "assert_settles",
+    "check_sequences",
+    "client_settings",
+    "close_admin_clients",
+    "end_offsets",
+    "new_topic",
+    "open_transactions",
+    "plugin_path",
+    "read_committed",
+    "read_records",
+    "read_source_offset",
+    "read_source_offsets",
+    "read_transactions",
+    "stable_offsets",
+    "unique_topic_name",
+    "verifiable_key",
+    "verifiable_pairs",
+    "wait_for_records",
+    "wait_until",
+]

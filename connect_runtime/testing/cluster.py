@@ -1,85 +1,93 @@
 """Run real worker processes against a real Kafka and check what they delivered.
 
 Shipped with the package so plugin authors can test connectors the way this project tests itself:
-``WorkerProcess`` starts ``connect-distributed`` as a child process (so tests can SIGKILL it),
-``ConnectClient`` drives the REST API, and ``read_committed`` / ``check_sequences`` verify exactly-once
-delivery of sequence-numbered records.
+:class:`WorkerProcess` starts ``connect-distributed`` as a child process (so tests can SIGKILL it),
+:class:`WorkerGroup` starts several workers of one Connect group and cleans them all up,
+:class:`~connect_runtime.testing.connect_client.ConnectClient` drives the REST API, and the readers of
+:mod:`~connect_runtime.testing.topics`, :mod:`~connect_runtime.testing.source_offsets` and
+:mod:`~connect_runtime.testing.sequences` (all importable from here too) check what was delivered.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import ssl
 import subprocess
 import sys
-import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from types import TracebackType
+from typing import Any
 
 import httpx
-from confluent_kafka import Consumer, IsolationLevel, TopicPartition
-from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from connect_runtime.config.worker_config import parse_listener
+from connect_runtime.testing.connect_client import ConnectClient, ConnectRestError
 from connect_runtime.testing.local_kafka import free_port
+from connect_runtime.testing.sequences import (
+    SequenceReport,
+    check_sequences,
+    verifiable_key,
+    verifiable_pairs,
+)
+from connect_runtime.testing.source_offsets import read_source_offset, read_source_offsets
+from connect_runtime.testing.topics import (
+    Transaction,
+    TransactionReport,
+    end_offsets,
+    open_transactions,
+    read_committed,
+    read_records,
+    read_transactions,
+    stable_offsets,
+    wait_for_records,
+)
+from connect_runtime.testing.waiting import assert_settles, wait_until
 
-T = TypeVar("T")
+__all__ = [
+    "FAST_FAILOVER",
+    "ConnectClient",
+    "ConnectRestError",
+    "SequenceReport",
+    "Transaction",
+    "TransactionReport",
+    "WorkerGroup",
+    "WorkerProcess",
+    "assert_settles",
+    "check_sequences",
+    "config_records",
+    "current_leader",
+    "end_offsets",
+    "open_transactions",
+    "plugin_path",
+    "read_committed",
+    "read_records",
+    "read_source_offset",
+    "read_source_offsets",
+    "read_transactions",
+    "stable_offsets",
+    "stored_offsets",
+    "verifiable_key",
+    "verifiable_pairs",
+    "wait_for_records",
+    "wait_until",
+]
 
 _WORKER_CMD = "import sys; from connect_runtime.cli import distributed_main; sys.exit(distributed_main(sys.argv[1:]))"
 
-
-def wait_until(condition: Callable[[], T | None], timeout_s: float = 60.0, interval_s: float = 0.2,
-               message: str = "condition") -> T:
-    """Poll ``condition`` until it returns something truthy; raise AssertionError at the deadline.
-
-    Other exceptions from ``condition`` count as "not yet" (e.g. REST not up yet) and the last one is
-    reported at the deadline; an AssertionError is a failed check, not a transient state, so it
-    propagates at once instead of turning into a timeout that hides what was wrong.
-    """
-    deadline = time.monotonic() + timeout_s
-    last_error: Exception | None = None
-    while True:
-        try:
-            result = condition()
-            if result:
-                return result
-        except AssertionError:
-            raise
-        except Exception as e:
-            last_error = e
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"Timed out after {timeout_s}s waiting for {message}"
-                                 + (f" (last error: {last_error!r})" if last_error else ""))
-        time.sleep(interval_s)
-
-
-def assert_settles(read: Callable[[], T], settle_s: float = 15.0, window_s: float = 2.5,
-                   message: str = "value") -> T:
-    """Wait until ``read()`` stops changing (two readings half a second apart agree, within
-    ``settle_s``: work in flight, such as a stopping task's final commit, may still land), then assert
-    it stays the same for ``window_s``. Returns the settled value.
-
-    For "nothing more is written": comparing against a reading taken once is racy, since a single
-    commit that lands just after it (a transaction marker counts) never lets the two agree again.
-    """
-    def settled() -> tuple[T] | None:
-        first = read()
-        time.sleep(0.5)  # part of the polled condition: two readings half a second apart
-        return (first,) if read() == first else None
-
-    (value,) = wait_until(settled, settle_s, interval_s=0.1, message=f"{message} to stop changing")
-    deadline = time.monotonic() + window_s
-    while time.monotonic() < deadline:
-        now = read()
-        assert now == value, f"{message} changed after it had settled: {value!r} -> {now!r}"
-        time.sleep(0.25)
-    return value
-
+FAST_FAILOVER: dict[str, str] = {
+    "session.timeout.ms": "4000",
+    "heartbeat.interval.ms": "1000",
+    "scheduled.rebalance.max.delay.ms": "0",
+    "task.shutdown.graceful.timeout.ms": "5000",
+}
+"""Worker settings that detect a dead worker and move its work within seconds (the defaults take
+minutes): for tests that kill workers. :class:`WorkerGroup` ``defaults`` of the ``connect_cluster``
+fixture."""
 
 def plugin_path(*dirs: str | Path) -> dict[str, str]:
     """``extra`` worker settings for a :class:`WorkerProcess` that discovers the plugins of Python plugin
@@ -90,6 +98,13 @@ def plugin_path(*dirs: str | Path) -> dict[str, str]:
 
 class WorkerProcess:
     """A ``connect-distributed`` child process with its own properties file and log.
+
+    ``bootstrap`` is the Kafka cluster; ``group_id`` the worker's ``group.id``, and its internal
+    topics are ``<group_id>-configs``, ``-offsets`` and ``-status``; ``eos`` is
+    ``exactly.once.source.support``; ``extra`` settings override the defaults in :attr:`props`
+    (JsonConverter without schemas, one-second offset flushes, replication factor 1); ``env`` is
+    merged over this process's environment for the child. Files go to ``workdir``
+    (``worker-<port>.properties`` and ``worker-<port>.log``).
 
     It listens on ``<scheme>://127.0.0.1:<port>`` unless ``extra`` sets ``listeners``; :attr:`url` is
     its first listener. For an https worker, put the keystore settings in ``extra``
@@ -107,8 +122,11 @@ class WorkerProcess:
         #: Variables merged over this process's environment for the child (plugins are found through
         #: ``plugin.path``: see :func:`plugin_path`).
         self.env: dict[str, str] = dict(env or {})
+        #: Where the properties file and the log go.
         self.workdir = workdir
         self.workdir.mkdir(parents=True, exist_ok=True)
+        #: The worker's settings (written to :attr:`config_path` by :meth:`start`; change them between
+        #: a :meth:`kill` and the next :meth:`start` to restart the worker with other settings).
         self.props: dict[str, str] = {
             "bootstrap.servers": bootstrap,
             "group.id": group_id,
@@ -130,22 +148,37 @@ class WorkerProcess:
         }
         self.props.update(extra or {})
         first_scheme, host, first_port = parse_listener(self.props["listeners"].split(",")[0])
+        #: The first listener's port.
         self.port = first_port
         #: The first listener's URL (``127.0.0.1`` when it binds all interfaces).
         self.url = f"{first_scheme}://{host or '127.0.0.1'}:{first_port}"
+        #: The worker's properties file.
         self.config_path = workdir / f"worker-{self.port}.properties"
+        #: The worker's stdout and stderr (appended to across restarts).
         self.log_path = workdir / f"worker-{self.port}.log"
+        #: The child process, once started.
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> WorkerProcess:
+        """Write :attr:`props` to :attr:`config_path` and start the worker (without waiting for it);
+        its stdout and stderr go to :attr:`log_path`.
+
+        The worker leads a process group of its own, so that :meth:`kill_all` can reach every
+        process it started.
+        """
         self.config_path.write_text("".join(f"{k}={v}\n" for k, v in self.props.items()))
         log = self.log_path.open("ab")
         env = {**os.environ, **self.env}
         env.setdefault("PYTHONUNBUFFERED", "1")
         self.proc = subprocess.Popen([sys.executable, "-c", _WORKER_CMD, str(self.config_path)],
-                                     stdout=log, stderr=subprocess.STDOUT, env=env)
+                                     stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
         log.close()
         return self
+
+    @property
+    def alive(self) -> bool:
+        """Started and not exited."""
+        return self.proc is not None and self.proc.poll() is None
 
     def start_ready(self, timeout_s: float = 60.0) -> WorkerProcess:
         """:meth:`start`, then :meth:`wait_ready`; a worker that does not get ready is killed."""
@@ -158,6 +191,7 @@ class WorkerProcess:
         return self
 
     def wait_ready(self, timeout_s: float = 60.0) -> None:
+        """Wait until ``GET /health`` answers 200; fail at once, with the log's tail, if the worker exits."""
         def ready() -> bool:
             if self.proc is not None and self.proc.poll() is not None:
                 raise RuntimeError(f"worker exited with {self.proc.returncode}; log: {self.log_tail()}")
@@ -166,6 +200,7 @@ class WorkerProcess:
         wait_until(ready, timeout_s, message=f"worker {self.url} to be ready")
 
     def signal(self, sig: int) -> None:
+        """Send ``sig`` to the worker (not to its children) if it runs, e.g. ``SIGSTOP`` to freeze it."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(sig)
 
@@ -187,79 +222,135 @@ class WorkerProcess:
             self.proc.wait(10)
             raise
 
+    def kill_all(self) -> None:
+        """SIGKILL the worker and whatever it started and left behind (its process group): the
+        clean-up of a test, after which nothing of this worker runs."""
+        if self.proc is None:
+            return
+        self.kill()
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def client(self, timeout_s: float = 30.0) -> ConnectClient:
+        """A new :class:`ConnectClient` of this worker (close it when done)."""
+        return ConnectClient(self.url, timeout_s, verify=self.verify)
+
     def log_tail(self, lines: int = 40) -> str:
+        """The last ``lines`` lines of the worker's log (``""`` when there is none yet)."""
         try:
             return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
         except OSError:
             return ""
 
 
-class ConnectClient:
-    """A tiny client of the Kafka Connect REST API."""
 
-    def __init__(self, url: str, timeout_s: float = 30.0, verify: ssl.SSLContext | bool = True) -> None:
-        self.url = url.rstrip("/")
-        self._http = httpx.Client(base_url=self.url, timeout=timeout_s, verify=verify)
+class WorkerGroup:
+    """Workers of one Connect group (one ``group.id``, the same internal topics) that are all killed,
+    with whatever they started, when the group is closed: the clean-up of the ``worker_factory`` and
+    ``connect_cluster`` fixtures, usable directly in fixtures of other scopes::
 
-    def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        return self._http.request(method, path, **kwargs)
+        with WorkerGroup(kafka_bootstrap, tmp_path) as group:
+            workers = group.start(3)             # three ready workers
+            client = group.client(workers[0])    # closed with the group
 
-    def create_connector(self, name: str, config: Mapping[str, str]) -> dict[str, Any]:
-        r = self._http.post("/connectors", json={"name": name, "config": dict(config)})
-        if r.status_code != 201:
-            raise AssertionError(f"create {name} failed: {r.status_code} {r.text}")
-        result: dict[str, Any] = r.json()
-        return result
+    ``defaults`` are worker settings every worker of the group gets (under each call's ``extra``);
+    ``group_id`` defaults to a fresh ``connect-<random>``.
+    """
 
-    def status(self, name: str) -> dict[str, Any]:
-        r = self._http.get(f"/connectors/{name}/status")
-        r.raise_for_status()
-        result: dict[str, Any] = r.json()
-        return result
+    def __init__(self, bootstrap: str, workdir: Path, group_id: str | None = None, *,
+                 defaults: Mapping[str, str] | None = None) -> None:
+        self.bootstrap = bootstrap
+        self.workdir = workdir
+        #: The workers' ``group.id``.
+        self.group_id = group_id or f"connect-{uuid.uuid4().hex[:8]}"
+        self.defaults: dict[str, str] = dict(defaults or {})
+        #: Every worker started, in order (also those that exited).
+        self.workers: list[WorkerProcess] = []
+        self._clients: list[ConnectClient] = []
 
-    def wait_running(self, name: str, tasks: int, timeout_s: float = 90.0) -> dict[str, Any]:
-        def running() -> dict[str, Any] | None:
-            st = self.status(name)
-            ok = (st["connector"]["state"] == "RUNNING" and len(st["tasks"]) == tasks
-                  and all(t["state"] == "RUNNING" for t in st["tasks"]))
-            return st if ok else None
+    def __call__(self, eos: str = "enabled", extra: Mapping[str, str] | None = None,
+                 env: Mapping[str, str] | None = None, port: int | None = None, *,
+                 ready: bool = False, timeout_s: float = 60.0) -> WorkerProcess:
+        """Start one more worker of the group; wait until it serves REST when ``ready``.
 
-        return wait_until(running, timeout_s, message=f"{name} and {tasks} tasks RUNNING")
+        Not waiting is for tests of a worker that must refuse to start; otherwise call
+        ``wait_ready()`` or pass ``ready=True``.
+        """
+        worker = WorkerProcess(self.bootstrap, self.workdir, self.group_id, port=port, eos=eos,
+                               extra={**self.defaults, **(extra or {})}, env=env)
+        self.workers.append(worker)
+        worker.start()
+        if ready:
+            worker.wait_ready(timeout_s)
+        return worker
+
+    def start(self, n: int, eos: str = "enabled", extra: Mapping[str, str] | None = None,
+              env: Mapping[str, str] | None = None, timeout_s: float = 60.0) -> list[WorkerProcess]:
+        """Start ``n`` more workers at once and wait until all serve REST; the new workers."""
+        started = [self(eos, extra, env) for _ in range(n)]
+        for worker in started:
+            worker.wait_ready(timeout_s)
+        return started
+
+    def client(self, worker: WorkerProcess | None = None, timeout_s: float = 30.0) -> ConnectClient:
+        """A :class:`ConnectClient` of ``worker`` (the first one by default), closed with the group."""
+        target = worker or self.workers[0]
+        client = target.client(timeout_s)
+        self._clients.append(client)
+        return client
+
+    @property
+    def alive(self) -> list[WorkerProcess]:
+        """The workers still running."""
+        return [w for w in self.workers if w.alive]
+
+    def dump_threads(self, timeout_s: float = 2.0) -> None:
+        """Have every running worker write a dump of its threads into its log (SIGUSR1), for a
+        post-mortem; waits (up to ``timeout_s``) until the dumps are in the logs."""
+        alive = self.alive
+        sizes = {}
+        for worker in alive:
+            sizes[worker.port] = worker.log_path.stat().st_size if worker.log_path.exists() else 0
+            worker.signal(signal.SIGCONT)  # a test may have left it stopped
+            worker.signal(signal.SIGUSR1)
+
+        def written() -> bool:
+            return all(not w.alive or (w.log_path.exists() and w.log_path.stat().st_size > sizes[w.port])
+                       for w in alive)
+
+        with contextlib.suppress(AssertionError):  # a worker too wedged to answer: its log as it is
+            wait_until(written, timeout_s, interval_s=0.05, message="thread dumps")
+
+    def log_reports(self, lines: int = 80) -> list[tuple[str, str]]:
+        """``(title, text)`` per worker: its log file's path and last ``lines`` lines."""
+        return [(f"worker {w.url} (pid {w.proc.pid if w.proc else '-'}, "
+                 f"{'running' if w.alive else 'exited'}) log", f"{w.log_path}\n{w.log_tail(lines)}")
+                for w in self.workers]
+
+    def failure_reports(self, lines: int = 80) -> list[tuple[str, str]]:
+        """What a failed test reports: :meth:`log_reports` as the logs were when it failed, after which
+        each running worker appends a dump of its threads to its log file (:meth:`dump_threads`)."""
+        reports = self.log_reports(lines)
+        if self.alive:
+            self.dump_threads()
+            reports = [(title, f"{text}\n(thread dumps of the running workers follow in their log files)")
+                       for title, text in reports]
+        return reports
 
     def close(self) -> None:
-        self._http.close()
+        """Close the clients and kill every worker and what it started (SIGKILL: nothing to wait for)."""
+        for client in self._clients:
+            client.close()
+        self._clients.clear()
+        for worker in self.workers:
+            worker.kill_all()
 
+    def __enter__(self) -> WorkerGroup:
+        return self
 
-def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
-    """Log-end offsets of every partition (including open transactions)."""
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    md = admin.list_topics(topic, timeout=30).topics[topic]
-    req = {TopicPartition(topic, p): OffsetSpec.latest() for p in md.partitions}
-    res = admin.list_offsets(req, isolation_level=IsolationLevel.READ_UNCOMMITTED)
-    return {tp.partition: f.result().offset for tp, f in res.items()}
-
-
-def read_committed(bootstrap: str, topic: str, timeout_s: float = 120.0) -> list[tuple[bytes | None, bytes | None]]:
-    """Every committed record of ``topic`` as (key, value), read to the current end."""
-    ends = end_offsets(bootstrap, topic)
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"verify-{uuid.uuid4()}",
-                         "isolation.level": "read_committed", "enable.auto.commit": False,
-                         "auto.offset.reset": "earliest"})
-    consumer.assign([TopicPartition(topic, p, 0) for p in ends])
-    out: list[tuple[bytes | None, bytes | None]] = []
-    deadline = time.monotonic() + timeout_s
-    try:
-        while True:
-            for m in consumer.consume(10000, 0.5):
-                if m.error() is None:
-                    out.append((m.key(), m.value()))
-            positions = consumer.position([TopicPartition(topic, p) for p in ends])
-            if all(tp.offset >= ends[tp.partition] or ends[tp.partition] == 0 for tp in positions):
-                return out
-            if time.monotonic() > deadline:
-                raise AssertionError(f"read_committed of {topic} did not reach {ends} in {timeout_s}s")
-    finally:
-        consumer.close()
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
 
 
 def config_records(bootstrap: str, topic: str) -> list[tuple[str, bytes | None]]:
@@ -276,64 +367,9 @@ def current_leader(bootstrap: str, config_topic: str) -> dict[str, Any] | None:
     return latest
 
 
-@dataclass
-class SequenceReport:
-    """Per task: how many records, the highest seqno, duplicated and missing seqnos."""
-
-    counts: dict[int, int] = field(default_factory=dict)
-    max_seqno: dict[int, int] = field(default_factory=dict)
-    duplicates: dict[int, list[int]] = field(default_factory=dict)
-    gaps: dict[int, list[int]] = field(default_factory=dict)
-
-    @property
-    def exactly_once(self) -> bool:
-        return bool(self.counts) and not any(self.duplicates.values()) and not any(self.gaps.values())
-
-    def summary(self) -> str:
-        dup = {t: len(v) for t, v in self.duplicates.items() if v}
-        gap = {t: len(v) for t, v in self.gaps.items() if v}
-        return f"counts={self.counts} max={self.max_seqno} duplicated={dup} missing={gap}"
-
-
-def check_sequences(records: Iterable[tuple[int, int]]) -> SequenceReport:
-    """Given (task, seqno) pairs, report duplicates and gaps in 0..max per task."""
-    seen: dict[int, dict[int, int]] = {}
-    for task, seq in records:
-        per = seen.setdefault(task, {})
-        per[seq] = per.get(seq, 0) + 1
-    report = SequenceReport()
-    for task, per in sorted(seen.items()):
-        top = max(per)
-        report.counts[task] = sum(per.values())
-        report.max_seqno[task] = top
-        report.duplicates[task] = sorted(s for s, n in per.items() if n > 1)
-        report.gaps[task] = [s for s in range(top + 1) if s not in per]
-    return report
-
-
-def verifiable_pairs(records: Iterable[tuple[bytes | None, bytes | None]]) -> list[tuple[int, int]]:
-    """(task, seqno) of VerifiableSource records written with the schemaless JsonConverter."""
-    out = []
-    for key, value in records:
-        assert key is not None and value is not None
-        v = json.loads(value)
-        seq = v["seqno"] if isinstance(v, dict) else v
-        out.append((int(json.loads(key)), int(seq)))
-    return out
-
 
 def stored_offsets(bootstrap: str, offsets_topic: str, connector: str) -> dict[int, int]:
-    """Last committed ``seqno`` per VerifiableSource task id from the offsets topic."""
-    result: dict[int, int] = {}
-    for key, value in read_committed(bootstrap, offsets_topic):
-        if key is None:
-            continue
-        k = json.loads(key)
-        if k[0] != connector:
-            continue
-        task = int(k[1]["id"])
-        if value is None:
-            result.pop(task, None)
-        else:
-            result[task] = int(json.loads(value)["seqno"])
-    return result
+    """Last committed ``seqno`` per VerifiableSource task id (its source partition ``{"id": task}``);
+    for any other connector use :func:`read_source_offsets`."""
+    return {int(e["partition"]["id"]): int(e["offset"]["seqno"])
+            for e in read_source_offsets(bootstrap, offsets_topic, connector)}

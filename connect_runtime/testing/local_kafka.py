@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from connect_runtime.processes import pid_alive
+from connect_runtime.testing.topics import close_admin_clients
 
 logger = logging.getLogger(__name__)
 
@@ -478,6 +479,10 @@ class LocalKafka:
         """
         if not self.data_dir.exists():
             return False
+        bootstrap = self.bootstrap
+        if bootstrap is not None:
+            # The toolkit's cached admin client of this broker would keep reconnecting to nothing.
+            close_admin_clients(bootstrap)
         with _file_lock(self.data_dir / ".lock"):
             return self._terminate(timeout)
 

@@ -19,6 +19,24 @@ Fixtures
         this fixture then fails, saying so, rather than being skipped.
     ``topic_name`` (function)
         a unique, valid topic name derived from the test's name; nothing is created.
+    ``connect_group_id`` (function)
+        a fresh ``group.id`` for this test's workers (``connect-<random>``).
+    ``worker_factory`` (function)
+        a :class:`~connect_runtime.testing.cluster.WorkerGroup` of ``connect_group_id`` on
+        ``kafka_bootstrap``: ``worker_factory(eos=..., extra=..., env=..., port=..., ready=...)``
+        starts one more worker of the group and returns its
+        :class:`~connect_runtime.testing.cluster.WorkerProcess`; ``worker_factory.start(n)`` starts
+        ``n`` ready ones.
+    ``connect_worker`` (function)
+        one ready worker of ``worker_factory``; settings come from the test's
+        ``@pytest.mark.connect_worker(eos=..., extra=..., env=...)`` marker, e.g.
+        ``extra=plugin_path(Path(__file__).parent / "plugins")`` for your plugins.
+    ``connect_client`` (function)
+        a :class:`~connect_runtime.testing.connect_client.ConnectClient` of ``connect_worker``.
+    ``connect_cluster`` (function)
+        a :class:`~connect_runtime.testing.cluster.WorkerGroup` of its own group whose workers detect a
+        dead member within seconds (:data:`~connect_runtime.testing.cluster.FAST_FAILOVER`), for tests
+        that kill workers: ``connect_cluster.start(3)``, or ``connect_cluster()`` for one more.
     ``spark_cluster`` (session)
         a :class:`~connect_runtime.testing.spark_cluster.LocalSparkCluster` (a Spark standalone
         master and 2 workers of 1 core and 1g each on 127.0.0.1 and, on Linux, 127.0.0.2: two hosts
@@ -26,8 +44,14 @@ Fixtures
         Java 17+), started the first time a test asks for it and stopped, executors included, at the
         end of the session. Submit with its ``submit_command()`` and ``submit_env()``.
 
+    The worker fixtures clean up after themselves: at the end of the test every worker they started
+    is killed together with every process it started; when the test fails, the tail of each
+    worker's log (with the log's path) is added to the failure report, and each running worker then
+    appends a dump of its threads to its log file.
+
 Helpers
-    :func:`new_topic` creates a topic and waits until it is usable.
+    :func:`new_topic` creates a topic and waits until it is usable; :func:`unique_topic_name` makes
+    a fresh name. Reading topics, offsets and sequences: see :mod:`connect_runtime.testing`.
 
 Example::
 
@@ -43,92 +67,51 @@ Example::
 from __future__ import annotations
 
 import os
-import re
 import sys
-import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from connect_runtime.testing.cluster import FAST_FAILOVER, WorkerGroup, WorkerProcess
+from connect_runtime.testing.connect_client import ConnectClient
 from connect_runtime.testing.local_kafka import SASL_LISTENER, LocalKafka, LocalKafkaError
 from connect_runtime.testing.spark_cluster import LocalSparkCluster, LocalSparkError
+from connect_runtime.testing.topics import close_admin_clients, new_topic, unique_topic_name
+
+__all__ = ["BOOTSTRAP_ENV", "new_topic", "unique_topic_name"]
 
 BOOTSTRAP_ENV = "KAFKA_BOOTSTRAP_SERVERS"
 """Environment variable naming an existing cluster to use instead of a local broker."""
 
-_MAX_TOPIC_LEN = 249
 _LOCAL_KAFKA = pytest.StashKey[LocalKafka]()
-_INVALID_TOPIC_CHARS = re.compile(r"[^a-zA-Z0-9._-]+")
+_WORKER_GROUPS = pytest.StashKey[list[WorkerGroup]]()
+#: Lines of each worker's log added to the report of a failed test.
+LOG_TAIL_LINES = 80
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the ``kafka`` and ``spark`` markers (so ``--strict-markers`` accepts it)."""
+    """Register the plugin's markers (so ``--strict-markers`` accepts them)."""
     config.addinivalue_line("markers", "kafka: needs a real Kafka broker (the kafka_bootstrap fixture)")
     config.addinivalue_line("markers", "spark: runs real PySpark (e.g. on the spark_cluster fixture)")
+    config.addinivalue_line("markers", "connect_worker(eos='enabled', extra=None, env=None): settings of the "
+                                       "connect_worker fixture's worker")
 
 
-def unique_topic_name(prefix: str = "test") -> str:
-    """A fresh topic name: ``prefix`` (sanitized) plus a random suffix, at most 249 characters."""
-    base = _INVALID_TOPIC_CHARS.sub("-", prefix).strip("-.") or "test"
-    suffix = uuid.uuid4().hex[:12]
-    return f"{base[: _MAX_TOPIC_LEN - len(suffix) - 1]}-{suffix}"
-
-
-def new_topic(
-    bootstrap: str,
-    name: str | None = None,
-    partitions: int = 1,
-    *,
-    replication_factor: int = -1,
-    config: dict[str, str] | None = None,
-    timeout: float = 30.0,
-) -> str:
-    """Create a topic and wait until every partition has a leader; return its name.
-
-    ``name`` defaults to a fresh unique name. ``replication_factor=-1`` uses the broker default;
-    ``config`` holds topic-level configs (e.g. ``{"cleanup.policy": "compact"}``). Raises
-    ``RuntimeError`` when the topic cannot be created or does not become ready in ``timeout`` s.
-    """
-    from confluent_kafka.admin import AdminClient
-    from confluent_kafka.cimpl import NewTopic
-
-    topic = name or unique_topic_name()
-    admin: Any = AdminClient({"bootstrap.servers": bootstrap})
-    futures = admin.create_topics(
-        [
-            NewTopic(
-                topic, num_partitions=partitions, replication_factor=replication_factor, config=config or {}
-            )
-        ],
-        operation_timeout=timeout,
-        request_timeout=timeout,
-    )
-    try:
-        futures[topic].result(timeout=timeout)
-    except Exception as exc:
-        raise RuntimeError(f"could not create topic {topic!r} on {bootstrap}: {exc}") from exc
-    deadline = time.monotonic() + timeout
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise RuntimeError(
-                f"topic {topic!r} on {bootstrap} had no leader for all partitions in {timeout:g} s"
-            )
-        try:
-            md = admin.list_topics(topic=topic, timeout=min(5.0, remaining))
-            tmd = md.topics.get(topic)
-            if (
-                tmd is not None
-                and tmd.error is None
-                and len(tmd.partitions) == partitions
-                and all(p.leader >= 0 and p.error is None for p in tmd.partitions.values())
-            ):
-                return topic
-        except Exception:  # KafkaException while metadata propagates; retry until the deadline
-            pass
-        time.sleep(0.1)
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """On a failed set-up or test, put the tails of the worker fixtures' logs into the report."""
+    report = yield
+    groups = item.stash.get(_WORKER_GROUPS, [])
+    if report.failed and report.when in ("setup", "call") and groups:
+        for group in groups:
+            for title, text in group.failure_reports(LOG_TAIL_LINES):
+                report.sections.append((f"Captured {title}", text))
+    return report
 
 
 @pytest.fixture(scope="session")
@@ -141,7 +124,10 @@ def kafka_bootstrap(tmp_path_factory: pytest.TempPathFactory, pytestconfig: pyte
     """
     external = os.environ.get(BOOTSTRAP_ENV, "").strip()
     if external:
-        yield external
+        try:
+            yield external
+        finally:
+            close_admin_clients(external)
         return
     kafka = LocalKafka(tmp_path_factory.mktemp("local-kafka"))
     try:
@@ -154,6 +140,7 @@ def kafka_bootstrap(tmp_path_factory: pytest.TempPathFactory, pytestconfig: pyte
         yield bootstrap
     finally:
         del pytestconfig.stash[_LOCAL_KAFKA]
+        close_admin_clients(bootstrap)
         kafka.stop()
 
 
@@ -193,3 +180,60 @@ def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSpa
 def topic_name(request: pytest.FixtureRequest) -> str:
     """A unique topic name for this test (derived from the test name); the topic is not created."""
     return unique_topic_name(request.node.name)
+
+
+def _worker_group(request: pytest.FixtureRequest, group: WorkerGroup) -> Iterator[WorkerGroup]:
+    """Register ``group`` for failure reports, hand it to the test, close it afterwards."""
+    request.node.stash.setdefault(_WORKER_GROUPS, []).append(group)
+    try:
+        yield group
+    finally:
+        group.close()
+
+
+@pytest.fixture
+def connect_group_id() -> str:
+    """A fresh ``group.id`` for this test's Connect workers (their internal topics derive from it)."""
+    return f"connect-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture
+def worker_factory(request: pytest.FixtureRequest, kafka_bootstrap: str, connect_group_id: str,
+                   tmp_path: Path) -> Iterator[WorkerGroup]:
+    """Start workers of one group (``connect_group_id``) on ``kafka_bootstrap``, files in ``tmp_path``.
+
+    ``worker_factory(eos="enabled", extra=None, env=None, port=None, ready=False)`` starts one more and
+    returns its :class:`~connect_runtime.testing.cluster.WorkerProcess`; ``worker_factory.start(n)``
+    starts ``n`` and waits until they are ready. All are killed at the end of the test (with their
+    logs in the report when it failed).
+    """
+    yield from _worker_group(request, WorkerGroup(kafka_bootstrap, tmp_path, connect_group_id))
+
+
+@pytest.fixture
+def connect_worker(request: pytest.FixtureRequest, worker_factory: WorkerGroup) -> WorkerProcess:
+    """One ready worker of ``worker_factory``, configured by the test's ``connect_worker`` marker.
+
+    ``@pytest.mark.connect_worker(eos="enabled", extra={...}, env={...})`` (all optional).
+    """
+    marker = request.node.get_closest_marker("connect_worker")
+    settings: dict[str, Any] = dict(marker.kwargs) if marker is not None else {}
+    return worker_factory(**settings, ready=True)
+
+
+@pytest.fixture
+def connect_client(connect_worker: WorkerProcess, worker_factory: WorkerGroup) -> ConnectClient:
+    """A :class:`~connect_runtime.testing.connect_client.ConnectClient` of ``connect_worker``."""
+    return worker_factory.client(connect_worker)
+
+
+@pytest.fixture
+def connect_cluster(request: pytest.FixtureRequest, kafka_bootstrap: str, tmp_path: Path) -> Iterator[WorkerGroup]:
+    """Workers of one group of their own that fail over fast
+    (:data:`~connect_runtime.testing.cluster.FAST_FAILOVER` under each worker's ``extra``).
+
+    ``connect_cluster.start(3)`` starts three ready workers; ``connect_cluster(eos=..., extra=...,
+    env=...)`` one more, not waited for. All are killed at the end of the test.
+    """
+    group = WorkerGroup(kafka_bootstrap, tmp_path, f"cluster-{uuid.uuid4().hex[:8]}", defaults=FAST_FAILOVER)
+    yield from _worker_group(request, group)

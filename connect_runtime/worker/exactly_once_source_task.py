@@ -1,9 +1,10 @@
 """The exactly-once source task (KIP-618): records and their source offsets commit in one Kafka
 transaction of the task's producer ``<group.id>-<connector>-<task>``.
 
-Start-up order matters (reference §6): fence the previous task generation, initialise transactions
-(this also fences an older instance of this very task id and aborts its open transaction), re-check
-that the task configs did not change meanwhile, and only then read offsets and start the plugin.
+Start-up order matters (docs/architecture.md, "Exactly-once source tasks"): fence the previous task
+generation, initialise transactions (this also fences an older instance of this very task id and
+aborts its open transaction), re-check that the task configs did not change meanwhile, and only then
+read offsets and start the plugin.
 
 When a transaction ends is the ``transaction.boundary``: after every poll, once an interval has
 passed, or when the connector says so (:class:`ConnectorBoundaryWorkerSourceTask`). A commit that

@@ -1,9 +1,17 @@
 """What every source task loop shares: lifecycle, pause/stop, poll, convert and send.
 
-One thread per task. The per-record path (``_send_batch``) is kept tight: no per-record logging,
-no per-record closures unless the plugin overrides ``commit_record``, and what repeats from record to
-record is decided once per run: the source-partition key once per partition object, the topic checks
-once per topic object, a JsonConverter key once per (immutable) key object.
+One thread per task, and every call into the plugin's task happens on it (Java's lifecycle since
+KAFKA-10792): ``initialize`` and ``start``, then ``poll`` in a loop (with ``commit``, ``commit_record``,
+``on_pause`` and ``on_resume`` between polls), then ``stop`` exactly once, after the last ``poll``
+returned, and only if ``start`` returned. A stop request from the worker only sets a flag the loop
+checks between polls; a ``poll`` that never returns is abandoned by the worker once
+``task.shutdown.graceful.timeout.ms`` has passed (cancelled: no final commit, no status), and the
+plugin's ``stop`` runs when, if ever, that ``poll`` returns.
+
+The per-record path (``_send_batch``) is kept tight: no per-record logging, no per-record closures
+unless the plugin overrides ``commit_record``, and what repeats from record to record is decided once
+per run: the source-partition key once per partition object, the topic checks once per topic object,
+a JsonConverter key once per (immutable) key object.
 """
 
 from __future__ import annotations
@@ -128,6 +136,8 @@ class WorkerSourceTask(ABC):
         self._state_cv = threading.Condition()
         self._stopping = False
         self._cancelled = False
+        # The plugin's start() returned: it gets stop() once, on this task's thread (see _stop_plugin).
+        self._started = False
         self.failed = False
         self._thread = threading.Thread(target=self._run, name=f"task-{task_id}", daemon=True)
         self.pending_offsets: PendingOffsets = {}
@@ -158,18 +168,18 @@ class WorkerSourceTask(ABC):
         self._thread.start()
 
     def stop(self) -> None:
-        """Ask the task to stop (final commit happens on its thread)."""
+        """Ask the task to stop; returns at once. The loop sees the request when the current ``poll``
+        returns, makes its final commit and calls the plugin's ``stop`` on the task's thread: this
+        method never calls into the plugin (a plugin's ``stop`` must not race with its ``poll``)."""
         with self._state_cv:
             self._stopping = True
             self._state_cv.notify_all()
         self._error_handler.trigger_stop()
-        try:
-            self.task.stop()
-        except Exception:
-            logger.exception("Task %s threw while being stopped", self.id)
 
     def cancel(self) -> None:
-        """Stop without the final commit (the task did not stop in time)."""
+        """Abandon a task that did not stop in time: no final commit and no status from it any more (a
+        replacement may already run). Its thread still calls the plugin's ``stop`` if its ``poll``
+        ever returns."""
         self._cancelled = True
         self.stop()
 
@@ -197,6 +207,7 @@ class WorkerSourceTask(ABC):
             self.task.initialize(_TaskContext(self.task_config, self._offset_reader, self.transaction_context(),
                                               self._delegated))
             self.task.start(self.task_config)
+            self._started = True
             self._status.on_startup(self.id)
             self._execute()
             if not self._cancelled and not self.failed:
@@ -221,6 +232,7 @@ class WorkerSourceTask(ABC):
                 self.abort_open_transaction()
             except Exception:
                 logger.exception("Task %s failed to abort its open transaction", self.id)
+            self._stop_plugin()  # as Java: the plugin is stopped before FAILED is reported
             self._status.on_failure(self.id, "".join(traceback.format_exception(e)), is_transient(e))
         finally:
             self._close()
@@ -472,7 +484,19 @@ class WorkerSourceTask(ABC):
         except Exception:
             logger.exception("Task %s threw in commit", self.id)
 
+    def _stop_plugin(self) -> None:
+        """The plugin's ``stop``: once, on this thread, and only if its ``start`` returned (a task that
+        failed in ``start`` releases what it took itself)."""
+        if not self._started:
+            return
+        self._started = False
+        try:
+            self.task.stop()
+        except Exception:
+            logger.exception("Task %s threw while being stopped", self.id)
+
     def _close(self) -> None:
+        self._stop_plugin()  # first, as Java does: while the producer and offset store are still open
         try:
             self.close_resources()
         except Exception:
@@ -486,7 +510,7 @@ class WorkerSourceTask(ABC):
             self._offset_store.stop()
         except Exception:
             logger.exception("Task %s failed to stop its offset store", self.id)
-        if not self.failed:
+        if not self.failed and not self._cancelled:  # a cancelled task's replacement may already run
             self._status.on_shutdown(self.id)
         if self._on_closed is not None:
             self._on_closed(self)

@@ -307,6 +307,7 @@ class Worker:
         rc = self._connectors.get(name)
         if rc is None:
             return
+        failure: str | None = None
         if state is TargetState.STARTED and not rc.started:
             try:
                 rc.connector.start(rc.config.originals)
@@ -315,10 +316,18 @@ class Worker:
                 self._put_connector_status(name, State.FAILED, _trace(e))
                 return
         elif state is not TargetState.STARTED and rc.started:
-            rc.connector.stop()
-            rc.started = False
+            rc.started = False  # stop() once per start(), whatever it does
+            try:
+                rc.connector.stop()
+            except Exception as e:
+                logger.exception("Connector %s threw while stopping", name)
+                # As Java: a connector that fails to pause is FAILED; one that fails to stop is STOPPED.
+                failure = _trace(e) if state is TargetState.PAUSED else None
         rc.state = state
-        self._put_connector_status(name, _state_name(state))
+        if failure is None:
+            self._put_connector_status(name, _state_name(state))
+        else:
+            self._put_connector_status(name, State.FAILED, failure)
         for tid, task in list(self._tasks.items()):
             if tid.connector == name:
                 task.transition_to(state)

@@ -195,7 +195,8 @@ class SparkSourceTask(SourceTask):
         self._launch()
 
     def stop(self) -> None:
-        """Called from the runtime's thread, which must not wait for Spark: the application is stopped
+        """Called on the task's thread once ``poll`` has returned; the worker gives it
+        ``task.shutdown.graceful.timeout.ms``, so it does not wait for Spark: the application is stopped
         (SIGTERM, then SIGKILL after a grace period) on a thread of its own."""
         self._stopping.set()
         with self._lock:

@@ -89,8 +89,9 @@ def test_reconfiguration_3_5_1_5_3(kafka_bootstrap: str, cluster) -> None:  # ty
 
 
 def test_rolling_bounces_like_the_reference_system_test(kafka_bootstrap: str, cluster) -> None:  # type: ignore[no-untyped-def]
-    """Reference: connect_distributed_test.py test_exactly_once_source: 3 workers, 3 tasks at 100 rec/s,
-    4 rounds bouncing every worker in turn (clean, clean, hard, hard; the last two with no settle time)."""
+    """Apache Kafka's system test test_exactly_once_source (connect_distributed_test.py): 3 workers,
+    3 tasks at 100 rec/s, 4 rounds bouncing every worker in turn (clean, clean, hard, hard; the last
+    two with no settle time)."""
     workers: list[WorkerProcess] = [cluster() for _ in range(3)]
     for w in workers:
         w.wait_ready()

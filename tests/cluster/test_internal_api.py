@@ -1,13 +1,14 @@
 """The internal (worker-to-worker) REST endpoints on real workers: KIP-507 signatures and KIP-618 fencing.
 
-``PUT /connectors/{c}/fence`` and ``POST /connectors/{c}/tasks`` (reference §6) are driven here from the
-outside, the way another worker would call them: signed with the session key read from the config topic
-(``session-key``), or deliberately not. What the leader did is read back from the config topic
-(read_committed, in order): ``commit-<c>`` records (new task generations) and ``tasks-fencing-<c>``
-records (task counts written after fencing). Whether a transactional id was fenced is observed with
-"zombie" producers opened by the test: a transactional producer that initialised the task's
-transactional id ``<group.id>-<c>-<n>`` and holds an open transaction; if the leader fenced that id,
-the zombie's commit fails and its record never becomes visible.
+``PUT /connectors/{c}/fence`` and ``POST /connectors/{c}/tasks`` (docs/architecture.md, "Exactly-once
+source tasks") are driven here from the outside, the way another worker would call them: signed with
+the session key read from the config topic (``session-key``), or deliberately not. What the leader did
+is read back from the config topic (read_committed, in order): ``commit-<c>`` records (new task
+generations) and ``tasks-fencing-<c>`` records (task counts written after fencing). Whether a
+transactional id was fenced is observed with "zombie" producers opened by the test: a transactional
+producer that initialised the task's transactional id ``<group.id>-<c>-<n>`` and holds an open
+transaction; if the leader fenced that id, the zombie's commit fails and its record never becomes
+visible.
 
 One case cannot be produced deterministically on a real cluster: new task configurations committed
 *while* the leader is fencing (409). Here ``_fence`` runs on the leader's herder thread, the only

@@ -1,5 +1,5 @@
 """A connector config change reaches running tasks even when the task configs it generates are
-identical (reference "Subtle" 17: the applied connector config is compared too).
+identical (docs/architecture.md, "Internal topic records": the applied connector config is compared too).
 
 The test connector's task configs hold only ``topic`` and the task id, so a new ``value.converter``
 changes no task config; the runtime must still write the task configs again (a new generation: the

@@ -6,13 +6,13 @@ fails on, are skipped under ``all`` (logged as the reference's LogReporter does 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from connect_runtime.testing.cluster import (
     ConnectClient,
+    WorkerGroup,
     WorkerProcess,
     end_offsets,
     plugin_path,
@@ -32,10 +32,8 @@ CONVERTER_MESSAGE = "Python class builtins.set does not have corresponding schem
 
 
 @pytest.fixture
-def worker(kafka_bootstrap: str, tmp_path: Path, group_id: str) -> Iterator[WorkerProcess]:
-    w = WorkerProcess(kafka_bootstrap, tmp_path, group_id, eos="enabled", extra=plugin_path(PLUGINS_DIR)).start_ready()
-    yield w
-    w.kill()
+def worker(worker_factory: WorkerGroup) -> WorkerProcess:
+    return worker_factory(eos="enabled", extra=plugin_path(PLUGINS_DIR), ready=True)
 
 
 def test_tolerance_all_skips_and_none_fails(kafka_bootstrap: str, worker: WorkerProcess) -> None:
@@ -88,11 +86,10 @@ def test_tolerance_all_skips_and_none_fails(kafka_bootstrap: str, worker: Worker
 
 
 def test_at_least_once_delivery_errors_skipped_under_all(
-        kafka_bootstrap: str, tmp_path: Path, group_id: str) -> None:
+        kafka_bootstrap: str, worker_factory: WorkerGroup) -> None:
     """At-least-once (no exactly-once): a record the broker refuses is logged and skipped under
     ``all``, as the reference's WorkerSourceTask does; under ``none`` it fails the task."""
-    worker = WorkerProcess(kafka_bootstrap, tmp_path, group_id, eos="disabled",
-                           extra=plugin_path(PLUGINS_DIR)).start_ready()
+    worker = worker_factory(eos="disabled", extra=plugin_path(PLUGINS_DIR), ready=True)
     small = {"max.message.bytes": "2048"}
     skip_topic = new_topic(kafka_bootstrap, config=small)
     fail_topic = new_topic(kafka_bootstrap, config=small)

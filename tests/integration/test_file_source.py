@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, read_committed, wait_until
+from connect_runtime.testing.cluster import (
+    ConnectClient,
+    WorkerProcess,
+    read_committed,
+    read_source_offset,
+    wait_until,
+)
 from connect_runtime.testing.pytest_plugin import new_topic
 
 pytestmark = pytest.mark.kafka
@@ -24,11 +30,8 @@ def _lines(bootstrap: str, topic: str) -> list[str]:
 
 
 def _stored_position(bootstrap: str, offsets_topic: str, path: Path) -> int | None:
-    position = None
-    for key, value in read_committed(bootstrap, offsets_topic):
-        if key is not None and json.loads(key) == [CONNECTOR, {"filename": str(path)}]:
-            position = None if value is None else json.loads(value)["position"]
-    return position
+    offset = read_source_offset(bootstrap, offsets_topic, CONNECTOR, {"filename": str(path)})
+    return None if offset is None else int(offset["position"])
 
 
 class _Appender(threading.Thread):

@@ -41,10 +41,11 @@ def _headers(bootstrap: str, topic: str, count: int) -> list[list[tuple[str, byt
     return out[:count]
 
 
-def test_headers_are_converted_by_the_header_converter(kafka_bootstrap: str, group_id: str, tmp_path: Path) -> None:
+@pytest.mark.connect_worker(extra=plugin_path(PLUGINS_DIR))
+def test_headers_are_converted_by_the_header_converter(kafka_bootstrap: str, connect_worker: WorkerProcess) -> None:
     simple_topic = new_topic(kafka_bootstrap, f"hdr-{uuid.uuid4().hex[:8]}")
     json_topic = new_topic(kafka_bootstrap, f"hdr-{uuid.uuid4().hex[:8]}")
-    worker = WorkerProcess(kafka_bootstrap, tmp_path, group_id, extra=plugin_path(PLUGINS_DIR)).start_ready()
+    worker = connect_worker
     client = ConnectClient(worker.url)
     try:
         client.create_connector("simple", {"connector.class": SOURCE, "topic": simple_topic, "count": "3", **INSERT})

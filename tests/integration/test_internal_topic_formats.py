@@ -1,5 +1,6 @@
-"""The bytes a running worker writes to its internal topics are Kafka Connect's formats (reference
-§3, §4, §9), so a Java Connect cluster can read them and vice versa."""
+"""The bytes a running worker writes to its internal topics are Kafka Connect's formats
+(docs/architecture.md, "Internal topic records"), so a Java Connect cluster can read them and vice
+versa."""
 
 from __future__ import annotations
 

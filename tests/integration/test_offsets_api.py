@@ -103,17 +103,12 @@ def _wait_records(bootstrap: str, topic: str, per_task: dict[int, int]) -> list[
 
 
 def _stop(client: ConnectClient, name: str) -> None:
-    assert client.request("PUT", f"/connectors/{name}/stop").status_code == 204
-
-    def stopped() -> bool:
-        st = client.status(name)
-        return st["connector"]["state"] == "STOPPED" and st["tasks"] == []
-
-    wait_until(stopped, 60, message=f"{name} STOPPED")
+    client.stop_connector(name)
+    client.wait_state(name, "STOPPED", timeout_s=60)
 
 
 def _resume(client: ConnectClient, name: str, tasks: int) -> None:
-    assert client.request("PUT", f"/connectors/{name}/resume").status_code == 202
+    client.resume_connector(name)
     client.wait_running(name, tasks)
 
 

@@ -1,4 +1,4 @@
-"""Exactly-once transaction boundaries on a real broker (reference ExactlyOnceSourceIntegrationTest):
+"""Exactly-once transaction boundaries on a real broker (as Apache Kafka's ExactlyOnceSourceIntegrationTest):
 interval and connector-defined boundaries, aborted transactions, refused offsets-topic writes, and a
 failed commit that leaves no open transaction behind."""
 
@@ -11,16 +11,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from confluent_kafka import Consumer, IsolationLevel, TopicPartition
-from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from connect_runtime.testing.cluster import (
     ConnectClient,
     WorkerProcess,
     check_sequences,
     end_offsets,
+    open_transactions,
     plugin_path,
     read_committed,
+    read_transactions,
     verifiable_pairs,
     wait_until,
 )
@@ -48,40 +48,6 @@ def client(worker: WorkerProcess) -> Iterator[ConnectClient]:
     c.close()
 
 
-def _committed_with_offsets(bootstrap: str, topic: str) -> list[tuple[int, int]]:
-    """(kafka offset, seqno) of every committed record of a 1-partition topic."""
-    ends = end_offsets(bootstrap, topic)
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"v-{uuid.uuid4()}",
-                         "isolation.level": "read_committed", "enable.auto.commit": False})
-    consumer.assign([TopicPartition(topic, 0, 0)])
-    out: list[tuple[int, int]] = []
-    try:
-        def done() -> bool:
-            for m in consumer.consume(10000, 0.5):
-                if m.error() is None:
-                    out.append((m.offset(), int(json.loads(m.value()))))
-            return consumer.position([TopicPartition(topic, 0)])[0].offset >= ends[0]
-
-        wait_until(done, 60, 0.0, message=f"reading {topic} to its end")
-    finally:
-        consumer.close()
-    return out
-
-
-def _transaction_sizes(committed: list[tuple[int, int]]) -> list[int]:
-    """Records per committed transaction of a single producer on one partition: each commit marker
-    takes an offset, so a transaction is a run of consecutive offsets."""
-    sizes: list[int] = []
-    previous = None
-    for offset, _ in committed:
-        if previous is not None and offset == previous + 1:
-            sizes[-1] += 1
-        else:
-            sizes.append(1)
-        previous = offset
-    return sizes
-
-
 def _trace(client: ConnectClient, name: str) -> str:
     def failed() -> str | None:
         tasks = client.status(name)["tasks"]
@@ -98,11 +64,13 @@ def test_interval_boundary_commits_many_records_per_transaction(kafka_bootstrap:
     client.wait_running("interval", 1)
     wait_until(lambda: sum(end_offsets(kafka_bootstrap, topic).values()) > 2500, 60, message="records")
     client.request("DELETE", "/connectors/interval")
-    committed = _committed_with_offsets(kafka_bootstrap, topic)
-    report = check_sequences((0, seq) for _, seq in committed)
+    transactions = read_transactions(kafka_bootstrap, topic)
+    assert not transactions.open, transactions.summary()
+    report = check_sequences(transactions.committed, key=lambda r: (r.partition, int(json.loads(r.value or b""))))
     assert report.exactly_once, report.summary()
     assert report.counts[0] == report.max_seqno[0] + 1  # nothing extra
-    sizes = _transaction_sizes(committed)
+    # A single producer on one partition: each commit marker ends one transaction.
+    sizes = [len(t) for t in transactions.committed_transactions]
     # ~500 records per 1 s interval; a poll boundary would commit every poll (a handful of records).
     assert len(sizes) >= 3, sizes
     assert statistics.median(sizes[:-1]) >= 200, sizes
@@ -127,7 +95,8 @@ def test_connector_defined_boundaries_with_aborted_transactions(kafka_bootstrap:
         client.request("PUT", f"/connectors/{name}/pause")
     for name, (topic, log) in runs.items():
         wait_until(lambda nm=name: client.status(nm)["tasks"][0]["state"] == "PAUSED", 60, message="paused")
-        seqnos = [seq for _, seq in _committed_with_offsets(kafka_bootstrap, topic)]
+        transactions = read_transactions(kafka_bootstrap, topic)
+        seqnos = [int(json.loads(r.value or b"")) for r in transactions.committed]
         assert len(seqnos) == len(set(seqnos)), f"{name}: duplicates"
         top = max(seqnos)
 
@@ -185,18 +154,6 @@ def test_producing_to_own_offsets_topic_fails_the_task(kafka_bootstrap: str, cli
     client.request("DELETE", f"/connectors/{name}")
 
 
-def _open_transactions(bootstrap: str, topic: str) -> dict[int, tuple[int, int]]:
-    """Partitions whose last stable offset is behind the log end: (LSO, end)."""
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    parts = admin.list_topics(topic, timeout=30).topics[topic].partitions
-    req = {TopicPartition(topic, p): OffsetSpec.latest() for p in parts}
-    lso = {tp.partition: f.result().offset for tp, f in admin.list_offsets(
-        req, isolation_level=IsolationLevel.READ_COMMITTED).items()}
-    end = {tp.partition: f.result().offset for tp, f in admin.list_offsets(
-        req, isolation_level=IsolationLevel.READ_UNCOMMITTED).items()}
-    return {p: (lso[p], end[p]) for p in parts if lso[p] < end[p]}
-
-
 def test_failed_commit_leaves_no_open_transaction(kafka_bootstrap: str, client: ConnectClient,
                                                    worker: WorkerProcess) -> None:
     topic = new_topic(kafka_bootstrap)
@@ -215,7 +172,7 @@ def test_failed_commit_leaves_no_open_transaction(kafka_bootstrap: str, client: 
     assert "message.max.bytes" in trace, "the trace says what to tune"
     offsets_topic = worker.props["offset.storage.topic"]
     for t in (offsets_topic, topic):
-        wait_until(lambda t=t: not _open_transactions(kafka_bootstrap, t), 15,
+        wait_until(lambda t=t: not open_transactions(kafka_bootstrap, t), 15,
                    message=f"no open transaction on {t}")
     # Another task's start-up reads the offsets topic to its end: it is not held back.
     other = new_topic(kafka_bootstrap)

@@ -1,7 +1,7 @@
 """Transforms and predicates on a real broker: a chain (InsertField, RegexRouter, Filter on
 TopicNameMatches) changes what lands in Kafka exactly as configured; the offsets of filtered records
-are not written (reference "Subtle" 10); the delivered sequences stay exactly-once; invalid chains
-are refused with the reference's errors."""
+are not written (docs/architecture.md, "Internal topic records"); the delivered sequences stay
+exactly-once; invalid chains are refused with the reference's errors."""
 
 from __future__ import annotations
 
@@ -13,13 +13,14 @@ import pytest
 
 from connect_runtime.testing.cluster import (
     ConnectClient,
+    ConnectRestError,
     WorkerProcess,
     check_sequences,
     end_offsets,
     read_committed,
     stored_offsets,
-    verifiable_pairs,
-    wait_until,
+    verifiable_key,
+    wait_for_records,
 )
 from connect_runtime.testing.pytest_plugin import new_topic
 
@@ -68,7 +69,7 @@ def test_chain_with_predicate_shapes_what_lands_in_kafka(
         client.create_connector("dropped", {**common, "topic": drop, "tasks.max": "1"})
         client.wait_running("kept", 2)
         client.wait_running("dropped", 1)
-        wait_until(lambda: _count(kafka_bootstrap, out) > 400, 60, message=f"records routed to {out}")
+        wait_for_records(kafka_bootstrap, out, 400)
         assert client.status("dropped")["tasks"][0]["state"] == "RUNNING"
         assert worker.stop() == 0  # clean stop: each task's final commit
     finally:
@@ -77,7 +78,7 @@ def test_chain_with_predicate_shapes_what_lands_in_kafka(
     records = read_committed(kafka_bootstrap, out)
     values = [json.loads(v) for _, v in records if v is not None]
     assert values and all(v["source_topic"] == keep and v["via"] == "smt" and v["topic"] == keep for v in values)
-    report = check_sequences(verifiable_pairs(records))
+    report = check_sequences(records, key=verifiable_key)
     assert report.exactly_once, report.summary()
     assert set(report.counts) == {0, 1}
     # Nothing under the original name (routed) or the filtered connector's topic (dropped).
@@ -88,34 +89,25 @@ def test_chain_with_predicate_shapes_what_lands_in_kafka(
     assert stored_offsets(kafka_bootstrap, offsets_topic, "dropped") == {}
 
 
-def test_invalid_chains_are_refused(kafka_bootstrap: str, worker_factory: Callable[..., WorkerProcess]) -> None:
-    worker = worker_factory(eos="enabled")
-    worker.wait_ready()
-    client = ConnectClient(worker.url)
-    try:
-        config = {"connector.class": "VerifiableSource", "topic": "t", "name": "bad",
-                  "transforms": "a,b", "transforms.a.type": "NoSuchTransform",
-                  "transforms.b.type": "Filter", "transforms.b.predicate": "nowhere"}
-        r = client.request("PUT", "/connector-plugins/VerifiableSource/config/validate", json=config)
-        assert r.status_code == 200, r.text
-        body = r.json()
-        errors = {c["value"]["name"]: c["value"]["errors"] for c in body["configs"] if c["value"]["errors"]}
-        assert errors == {
-            "transforms.a.type": ["Invalid value NoSuchTransform for configuration transforms.a.type: Class "
-                                  "NoSuchTransform could not be found."],
-            "transforms.b.predicate": ["Invalid value nowhere for configuration transforms.b.predicate: Predicate "
-                                       "'nowhere' is not defined: list it in 'predicates' and set "
-                                       "'predicates.nowhere.type'"],
-        }
-        assert body["error_count"] == 2 and "Transforms: b" in body["groups"]
-        r = client.request("POST", "/connectors", json={"name": "bad", "config": config})
-        assert r.status_code == 400, r.text
-        assert "Class NoSuchTransform could not be found." in r.json()["message"]
-        listed = client.request("GET", "/connector-plugins", params={"connectorsOnly": "false"}).json()
-        kinds = {p["class"]: p["type"] for p in listed}
-        assert kinds["org.apache.kafka.connect.transforms.RegexRouter"] == "transformation"
-        assert kinds["org.apache.kafka.connect.transforms.predicates.HasHeaderKey"] == "predicate"
-        r = client.request("GET", f"/connector-plugins/{J}RegexRouter/config")
-        assert r.status_code == 200 and [k["name"] for k in r.json()] == ["regex", "replacement"]
-    finally:
-        client.close()
+def test_invalid_chains_are_refused(connect_client: ConnectClient) -> None:
+    client = connect_client
+    config = {"connector.class": "VerifiableSource", "topic": "t", "name": "bad",
+              "transforms": "a,b", "transforms.a.type": "NoSuchTransform",
+              "transforms.b.type": "Filter", "transforms.b.predicate": "nowhere"}
+    body = client.validate(config)
+    assert client.validation_errors(config) == {
+        "transforms.a.type": ["Invalid value NoSuchTransform for configuration transforms.a.type: Class "
+                              "NoSuchTransform could not be found."],
+        "transforms.b.predicate": ["Invalid value nowhere for configuration transforms.b.predicate: Predicate "
+                                   "'nowhere' is not defined: list it in 'predicates' and set "
+                                   "'predicates.nowhere.type'"],
+    }
+    assert body["error_count"] == 2 and "Transforms: b" in body["groups"]
+    with pytest.raises(ConnectRestError) as refused:
+        client.create_connector("bad", config)
+    assert refused.value.status_code == 400
+    assert "Class NoSuchTransform could not be found." in refused.value.message
+    kinds = {p["class"]: p["type"] for p in client.connector_plugins(connectors_only=False)}
+    assert kinds["org.apache.kafka.connect.transforms.RegexRouter"] == "transformation"
+    assert kinds["org.apache.kafka.connect.transforms.predicates.HasHeaderKey"] == "predicate"
+    assert [k["name"] for k in client.plugin_config(f"{J}RegexRouter")] == ["regex", "replacement"]

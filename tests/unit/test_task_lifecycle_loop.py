@@ -1,0 +1,287 @@
+"""The source task lifecycle, Java's since KAFKA-10792: the plugin's ``stop()`` runs once, on the task's
+own thread, after ``poll()`` returned, and only for a task whose ``start()`` returned; a stop request
+never calls into the plugin from the caller's thread. Likewise a connector's ``stop()`` runs once and
+only after its ``start()`` returned.
+
+The task loop's and the worker's logic only: the producer, offset store and status listener are fakes.
+The same lifecycle through a worker on a real broker is in tests/integration/test_task_lifecycle.py.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from concurrent.futures import Future
+from typing import Any
+
+import pytest
+
+from connect_runtime.api import SourceConnector, SourceRecord, SourceTask
+from connect_runtime.config.worker_config import WorkerConfig
+from connect_runtime.plugins.registry import PluginRegistry
+from connect_runtime.testing.cluster import wait_until
+from connect_runtime.types import ConnectorTaskId, TargetState
+from connect_runtime.worker.at_least_once_source_task import AtLeastOnceWorkerSourceTask, DeliveryErrors
+from connect_runtime.worker.source_task_base import TaskSetup
+from connect_runtime.worker.worker import Worker
+
+TASK = ConnectorTaskId("c", 0)
+
+
+class _Statuses:
+    def __init__(self, events: list[str]) -> None:
+        self.events = events
+
+    def on_startup(self, task: ConnectorTaskId) -> None:
+        self.events.append("RUNNING")
+
+    def on_pause(self, task: ConnectorTaskId) -> None: ...
+
+    def on_resume(self, task: ConnectorTaskId) -> None: ...
+
+    def on_failure(self, task: ConnectorTaskId, trace: str, transient: bool = False) -> None:
+        self.events.append("FAILED")
+
+    def on_shutdown(self, task: ConnectorTaskId) -> None:
+        self.events.append("UNASSIGNED")
+
+    def active_topics(self, connector: str) -> Mapping[str, Any] | None:
+        return None
+
+    def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None: ...
+
+
+class _Producer:
+    def produce(self, *args: Any, **kwargs: Any) -> None: ...
+
+    def poll(self, timeout: float = 0) -> int:
+        return 0
+
+    def flush(self, timeout: float = 0) -> int:
+        return 0
+
+
+class _OffsetStore:
+    topic = "offsets"
+    has_connector_store = False
+
+    def start(self) -> None: ...
+
+    def read_to_end(self) -> Future[None]:
+        done: Future[None] = Future()
+        done.set_result(None)
+        return done
+
+    def set(self, entries: Mapping[bytes, Any], producer: Any = None) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+class _Converter:
+    def from_connect_data(self, topic: str, value: Any) -> bytes | None:
+        return None
+
+
+class RecordingTask(SourceTask):
+    """Records the thread of every call, and whether ``poll`` was running when ``stop`` came."""
+
+    def __init__(self, events: list[str], fail_start: bool = False, fail_poll: bool = False,
+                 poll_gate: threading.Event | None = None) -> None:
+        self.events = events
+        self.fail_start = fail_start
+        self.fail_poll = fail_poll
+        self.poll_gate = poll_gate  # set: poll blocks until it is set (a poll that does not return)
+        self.polling = False
+        self.poll_threads: set[int] = set()
+        self.polls = 0
+        #: (thread ident, whether poll was running) of every stop() call
+        self.stops: list[tuple[int, bool]] = []
+
+    def version(self) -> str:
+        return "1"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self.events.append("start")
+        if self.fail_start:
+            raise RuntimeError("start boom")
+
+    def poll(self) -> list[SourceRecord] | None:
+        self.polling = True
+        try:
+            self.poll_threads.add(threading.get_ident())
+            self.polls += 1
+            if self.fail_poll:
+                raise RuntimeError("poll boom")
+            if self.poll_gate is not None:
+                self.poll_gate.wait()
+            else:
+                threading.Event().wait(0.02)  # a poll that takes a while, as real ones do
+            return None
+        finally:
+            self.polling = False
+
+    def stop(self) -> None:
+        self.events.append("stop")
+        self.stops.append((threading.get_ident(), self.polling))
+
+
+def _runner(task: RecordingTask, events: list[str]) -> AtLeastOnceWorkerSourceTask:
+    setup = TaskSetup(task_id=TASK, task=task, task_config={},
+                      key_converter=_Converter(), value_converter=_Converter(),  # type: ignore[arg-type]
+                      transformations=[], producer=_Producer(),  # type: ignore[arg-type]
+                      offset_reader=None, offset_store=_OffsetStore(),  # type: ignore[arg-type]
+                      status=_Statuses(events), initial_state=TargetState.STARTED)  # type: ignore[arg-type]
+    return AtLeastOnceWorkerSourceTask(setup, DeliveryErrors(), flush_interval_ms=60000, flush_timeout_ms=1000)
+
+
+def test_stop_runs_once_on_the_task_thread_after_poll_returned() -> None:
+    events: list[str] = []
+    task = RecordingTask(events)
+    runner = _runner(task, events)
+    runner.start()
+    wait_until(lambda: task.polls >= 3, 10, message="the task polls")
+    runner.stop()
+    assert task.stops == []  # the request only asks: nothing of the plugin ran on this thread
+    assert runner.join(10)
+    runner.stop()  # the worker may ask again (a revocation after a stop): nothing more happens
+    assert len(task.stops) == 1, task.stops
+    (thread, polling), = task.stops
+    assert task.poll_threads == {thread}  # the thread that polled
+    assert thread != threading.get_ident()
+    assert not polling
+    assert events == ["start", "RUNNING", "stop", "UNASSIGNED"]
+
+
+def test_a_task_that_failed_in_start_gets_no_stop() -> None:
+    events: list[str] = []
+    task = RecordingTask(events, fail_start=True)
+    runner = _runner(task, events)
+    runner.start()
+    assert runner.join(10)
+    runner.stop()  # as the worker does when the FAILED task is later revoked, deleted or restarted
+    assert runner.join(10)
+    assert task.stops == []
+    assert events == ["start", "FAILED"]
+
+
+def test_a_task_that_failed_in_poll_is_stopped_once_on_its_thread_before_it_is_reported_failed() -> None:
+    events: list[str] = []
+    task = RecordingTask(events, fail_poll=True)
+    runner = _runner(task, events)
+    runner.start()
+    assert runner.join(10)
+    runner.stop()
+    assert len(task.stops) == 1
+    (thread, polling), = task.stops
+    assert task.poll_threads == {thread} and not polling
+    assert events == ["start", "RUNNING", "stop", "FAILED"]
+
+
+def test_a_poll_that_does_not_return_is_cancelled_and_stopped_only_when_it_returns() -> None:
+    """What the worker does with a poll that blocks past ``task.shutdown.graceful.timeout.ms``: it
+    cancels the task, which still calls nothing of the plugin from the worker's thread; the plugin is
+    stopped on its own thread if the poll ever returns."""
+    events: list[str] = []
+    gate = threading.Event()
+    task = RecordingTask(events, poll_gate=gate)
+    runner = _runner(task, events)
+    runner.start()
+    wait_until(lambda: task.polling, 10, message="the task is in poll")
+    runner.stop()
+    assert not runner.join(0.2)  # the graceful timeout, shortened
+    runner.cancel()
+    assert task.stops == [] and task.polling
+    gate.set()
+    assert runner.join(10)
+    assert len(task.stops) == 1
+    assert task.stops[0] == (next(iter(task.poll_threads)), False)
+    assert "UNASSIGNED" not in events and "FAILED" not in events  # a cancelled task reports nothing
+
+
+# -- connectors ---------------------------------------------------------------------------------------
+
+
+class RecordingConnector(SourceConnector):
+    """Counts start and stop calls; fails where told."""
+
+    fail_start = False
+    fail_stop = False
+    starts = 0
+    stops = 0
+
+    def version(self) -> str:
+        return "1"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        type(self).starts += 1
+        if self.fail_start:
+            raise RuntimeError("connector start boom")
+
+    def task_class(self) -> type[SourceTask]:
+        return RecordingTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [{}]
+
+    def stop(self) -> None:
+        type(self).stops += 1
+        if self.fail_stop:
+            raise RuntimeError("connector stop boom")
+
+
+class _ConnectorStatuses:
+    def __init__(self) -> None:
+        self.connectors: list[Any] = []
+
+    def put_connector(self, status: Any, safe: bool = False) -> None:
+        self.connectors.append(status)
+
+
+@pytest.fixture
+def worker(monkeypatch: pytest.MonkeyPatch) -> Worker:
+    monkeypatch.setattr(RecordingConnector, "starts", 0)
+    monkeypatch.setattr(RecordingConnector, "stops", 0)
+    monkeypatch.setattr(RecordingConnector, "fail_start", False)
+    monkeypatch.setattr(RecordingConnector, "fail_stop", False)
+    plugins = PluginRegistry()
+    plugins.register(RecordingConnector)
+    config = WorkerConfig.from_properties({
+        "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c",
+        "offset.storage.topic": "o", "status.storage.topic": "s", "exactly.once.source.support": "disabled",
+    })
+    return Worker(config, "w1:8083", plugins, None, _ConnectorStatuses(), lambda name: None)  # type: ignore[arg-type]
+
+
+CONNECTOR = {"name": "c", "connector.class": f"{__name__}.RecordingConnector", "tasks.max": "1"}
+
+
+def _states(worker: Worker) -> list[str]:
+    return [s.state for s in worker.status_store.connectors]  # type: ignore[attr-defined]
+
+
+def test_a_connector_that_failed_in_start_gets_no_stop(worker: Worker) -> None:
+    RecordingConnector.fail_start = True
+    assert not worker.start_connector("c", CONNECTOR, TargetState.STARTED)
+    worker.stop_connector("c")
+    assert (RecordingConnector.starts, RecordingConnector.stops) == (1, 0)
+    assert _states(worker) == ["FAILED"]
+
+
+def test_a_connector_is_stopped_once_per_start(worker: Worker) -> None:
+    assert worker.start_connector("c", CONNECTOR, TargetState.STARTED)
+    worker.set_connector_state("c", TargetState.PAUSED)
+    worker.set_connector_state("c", TargetState.STOPPED)  # already stopped: not again
+    worker.stop_connector("c")
+    assert (RecordingConnector.starts, RecordingConnector.stops) == (1, 1)
+    worker.start_connector("c", CONNECTOR, TargetState.PAUSED)  # created paused: never started
+    worker.stop_connector("c")
+    assert (RecordingConnector.starts, RecordingConnector.stops) == (1, 1)
+
+
+def test_a_connector_whose_stop_fails_while_pausing_is_failed_and_not_stopped_again(worker: Worker) -> None:
+    RecordingConnector.fail_stop = True
+    assert worker.start_connector("c", CONNECTOR, TargetState.STARTED)
+    worker.set_connector_state("c", TargetState.PAUSED)  # stop() raises: FAILED, as in Java
+    worker.stop_connector("c")
+    assert (RecordingConnector.starts, RecordingConnector.stops) == (1, 1)
+    assert _states(worker) == ["RUNNING", "FAILED"]

@@ -1,0 +1,82 @@
+"""The pure parts of the shipped test toolkit: the sequence checker with a key function, the REST
+error it raises, and where its Kafka clients log (librdkafka, against a port nothing listens on)."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import httpx
+import pytest
+from confluent_kafka import Consumer
+
+from connect_runtime.testing import (
+    KAFKA_LOGGER,
+    ConnectRestError,
+    admin_client,
+    check_sequences,
+    client_settings,
+    close_admin_clients,
+    verifiable_key,
+    verifiable_pairs,
+    wait_until,
+)
+from connect_runtime.testing.local_kafka import free_port
+
+
+def test_key_function_groups_any_records_into_streams() -> None:
+    lines = ["a-0", "b-0", "a-1", "a-1", "b-2", "a-2"]
+    report = check_sequences(lines, key=lambda line: (line[0], int(line[2:])))
+    assert not report.exactly_once
+    assert report.counts == {"a": 4, "b": 2} and report.max_seqno == {"a": 2, "b": 2}
+    assert report.duplicates == {"a": [1], "b": []} and report.gaps == {"a": [], "b": [1]}
+    assert "duplicated={'a': 1}" in report.summary() and "missing={'b': 1}" in report.summary()
+
+
+def test_first_number_and_pairs_without_key() -> None:
+    assert check_sequences([("x", 5), ("x", 6)], first=5).exactly_once
+    assert check_sequences([("x", 5), ("x", 6)]).gaps == {"x": [0, 1, 2, 3, 4]}
+    assert not check_sequences([]).exactly_once, "no record at all is no proof"
+    # Streams of mixed types still get one report each.
+    assert set(check_sequences([(1, 0), ("1", 0)]).counts) == {1, "1"}
+
+
+def test_verifiable_key_reads_both_value_shapes() -> None:
+    records = [(b"0", b"7"), (b"1", json.dumps({"seqno": 3, "task": 1}).encode())]
+    assert [verifiable_key(r) for r in records] == verifiable_pairs(records) == [(0, 7), (1, 3)]
+    report = check_sequences([(b"0", b"0"), (b"0", b"1")], key=verifiable_key)
+    assert report.exactly_once and report.max_seqno == {0: 1}
+
+
+def test_rest_error_carries_kafka_connects_error_body() -> None:
+    request = httpx.Request("GET", "http://worker/connectors/x/status")
+    error = ConnectRestError(httpx.Response(404, json={"error_code": 404, "message": "No status found for connector x"},
+                                            request=request))
+    assert (error.status_code, error.error_code, error.message) == (404, 404, "No status found for connector x")
+    assert str(error) == "GET /connectors/x/status answered 404: No status found for connector x"
+    plain = ConnectRestError(httpx.Response(502, text="bad gateway", request=request))
+    assert (plain.status_code, plain.error_code, plain.message) == (502, None, "bad gateway")
+
+
+def test_kafka_clients_log_to_the_toolkit_logger_not_stderr(caplog: pytest.LogCaptureFixture,
+                                                            capfd: pytest.CaptureFixture[str]) -> None:
+    nowhere = f"127.0.0.1:{free_port()}"
+    caplog.set_level(logging.DEBUG, logger=KAFKA_LOGGER.name)
+    consumer = Consumer(client_settings(nowhere, **{"group.id": "g", "reconnect.backoff.ms": 10}))
+    try:
+        def refused() -> bool:
+            consumer.poll(0.1)  # serves queued log lines to the logger
+            return any(r.name == KAFKA_LOGGER.name and "Connection refused" in r.getMessage() for r in caplog.records)
+
+        wait_until(refused, 15, interval_s=0, message="librdkafka's connection error in the log")
+    finally:
+        consumer.close()
+    admin = admin_client(nowhere)
+    assert admin_client(nowhere) is admin, "one admin client per broker for the session"
+    with pytest.raises(Exception):  # noqa: B017 - KafkaException: nothing listens there
+        admin.list_topics(timeout=0.5)
+    close_admin_clients(nowhere)
+    assert admin_client(nowhere) is not admin
+    close_admin_clients(nowhere)
+    err = capfd.readouterr().err
+    assert "|FAIL|" not in err and "rdkafka#" not in err, err
