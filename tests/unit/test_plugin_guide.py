@@ -42,7 +42,8 @@ def test_every_code_block_of_the_guide_is_its_example_file() -> None:
 
 def test_every_example_file_is_in_the_guide() -> None:
     shown = {match["path"] for match in _included()}
-    files = {str(p.relative_to(ROOT)) for p in EXAMPLES.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    files = {str(p.relative_to(ROOT)) for p in EXAMPLES.rglob("*")
+             if p.is_file() and not any(part.startswith((".", "__")) for part in p.relative_to(EXAMPLES).parts)}
     assert files <= shown, f"example files the guide does not show: {sorted(files - shown)}"
 
 
