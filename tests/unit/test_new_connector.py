@@ -5,6 +5,8 @@ tests/integration/test_scaffold_package.py)."""
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -61,3 +63,20 @@ def test_generated_files(tmp_path: Path) -> None:
     assert project["project"]["entry-points"][ENTRY_POINT_GROUP] == {
         "MySourceConnector": "my_source.connector:MySourceConnector"}
     assert '"connector.class": "MySource"' in (root / "tests" / "test_crash.py").read_text()
+    # Clean under this project's lint rules, run as the new package's own (connect_runtime third-party).
+    lint = subprocess.run([sys.executable, "-m", "ruff", "check", "--isolated", "--select", "E,F,W,I,B,UP,SIM,RUF",
+                           "--line-length", "120", "--target-version", "py311", "."],
+                          cwd=root, capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_every_template_is_package_data() -> None:
+    """A template pyproject.toml does not ship would be missing from an installed connect-runtime."""
+    import connect_runtime.scaffold
+
+    scaffold = Path(connect_runtime.scaffold.__file__).parent
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    shipped = {p for pattern in project["tool"]["setuptools"]["package-data"]["connect_runtime.scaffold"]
+               for p in scaffold.glob(pattern)}
+    templates = {p for p in (scaffold / "templates").rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert len(templates) == 8 and templates <= shipped, sorted(str(p) for p in templates - shipped)

@@ -110,8 +110,12 @@ def test_copies_the_file_in_transactions(connect_worker: WorkerProcess, connect_
     write_lines(data, range(250))
     topic = new_topic(kafka_bootstrap, partitions=1)
     config = {"connector.class": "JsonLinesSource", "file": str(data), "topic": topic,
-              "transaction.boundary": "connector", "lines.per.transaction": "50"}
+              "exactly.once.support": "required", "transaction.boundary": "connector",
+              "lines.per.transaction": "50"}
 
+    # Validation wants the whole create request's config, name included.
+    assert connect_client.validation_errors(config) == {
+        "name": ['Missing required configuration "name" which has no default value.']}
     # A bad value: validation names it, and creating the connector is refused with 400.
     bad = {**config, "name": "lines", "batch.size": "0"}
     assert connect_client.validation_errors(bad) == {
