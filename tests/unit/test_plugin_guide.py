@@ -9,19 +9,15 @@ import runpy
 import tomllib
 from importlib import import_module
 
-from plugin_guide_examples import EXAMPLES, GUIDE, PLUGINS, ROOT, example_tests
+from plugin_guide_examples import EXAMPLES, GUIDE, INCLUDED, PLUGINS, ROOT, example_test_functions, example_tests
 
 from connect_runtime.config.plugin_classes import ENTRY_POINT_GROUP, PluginAllowlist
 from connect_runtime.plugins.registry import PluginRegistry
 
-#: ``<!-- example: docs/examples/... -->`` then a fenced block holding that file.
-INCLUDED = re.compile(r"<!-- example: (?P<path>\S+) -->\n```(?P<lang>\w*)\n(?P<body>.*?)^```$", re.S | re.M)
 FENCE = re.compile(r"^```", re.M)
 
-# The guide's unit-level example tests, collected here (the broker ones run in tests/integration).
-_examples = example_tests()
-test_task_resumes_after_the_committed_offset = _examples.test_task_resumes_after_the_committed_offset
-test_config_errors = _examples.test_config_errors
+# The guide's example tests without a broker, collected here (the broker ones run in tests/integration).
+globals().update(example_test_functions(kafka=False))
 
 
 def _included() -> list[re.Match[str]]:
@@ -37,7 +33,8 @@ def test_every_code_block_of_the_guide_is_its_example_file() -> None:
         path = ROOT / match["path"]
         assert path.is_file(), f"docs/plugins.md includes {match['path']}, which does not exist"
         assert match["body"] == path.read_text(), (
-            f"the block of {match['path']} in docs/plugins.md differs from the file: copy the file into it")
+            f"the block of {match['path']} in docs/plugins.md differs from the file: "
+            "run `python tests/plugin_guide_examples.py` to copy the files into the guide")
 
 
 def test_every_example_file_is_in_the_guide() -> None:
@@ -52,6 +49,7 @@ def test_common_mistakes_example_runs() -> None:
 
 
 def test_packaging_example_names_the_example_connector() -> None:
+    example_tests()  # puts the plugins directory on sys.path
     project = tomllib.loads((EXAMPLES / "pyproject-example.toml").read_text())
     entry_points = project["project"]["entry-points"][ENTRY_POINT_GROUP]
     assert entry_points
@@ -62,6 +60,7 @@ def test_packaging_example_names_the_example_connector() -> None:
 
 def test_example_connector_is_found_by_its_aliases_on_plugin_path() -> None:
     registry = PluginRegistry(PluginAllowlist(plugin_path=[str(PLUGINS)]))
+    example_tests()  # puts the plugins directory on sys.path
     connector = import_module("jsonl_source").JsonLinesSourceConnector
     for name in ("JsonLinesSource", "JsonLinesSourceConnector", "jsonl_source.JsonLinesSourceConnector"):
         assert registry.connector_class(name) is connector

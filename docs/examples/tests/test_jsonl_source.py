@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from jsonl_source import JsonLinesSourceConnector, JsonLinesSourceTask
 
-from connect_runtime.api import OffsetStorageReader, SourceTaskContext, freeze_partition
+from connect_runtime.api import ConnectException, OffsetStorageReader, SourceTaskContext, freeze_partition
 from connect_runtime.testing import (
     ConnectClient,
     ConnectRestError,
@@ -102,6 +102,17 @@ def test_config_errors() -> None:
     }
 
 
+def test_alter_offsets_refuses_what_the_task_cannot_use() -> None:
+    connector = JsonLinesSourceConnector()
+    partition = freeze_partition({"file": "/data/in.jsonl"})
+    assert connector.alter_offsets({}, {partition: {"position": 120, "line": 3}}) is True
+    assert connector.alter_offsets({}, {partition: None}) is True  # a reset
+    with pytest.raises(ConnectException, match="Unknown source partition"):
+        connector.alter_offsets({}, {freeze_partition({"path": "/data/in.jsonl"}): None})
+    with pytest.raises(ConnectException, match="needs integer 'position' and 'line'"):
+        connector.alter_offsets({}, {partition: {"position": "120"}})
+
+
 @pytest.mark.kafka
 @pytest.mark.connect_worker(extra=plugin_path(PLUGINS))
 def test_copies_the_file_in_transactions(connect_worker: WorkerProcess, connect_client: ConnectClient,
@@ -128,9 +139,11 @@ def test_copies_the_file_in_transactions(connect_worker: WorkerProcess, connect_
     records = wait_for_records(kafka_bootstrap, topic, 250)
     report = check_sequences(records, key=by_line)
     assert report.exactly_once and report.counts == {"in.jsonl": 250}, report.summary()
-    # The committed offset is where the file ends; each transaction holds 50 lines.
-    assert read_source_offsets(kafka_bootstrap, connect_worker.props["offset.storage.topic"], "lines") == [
-        {"partition": {"file": str(data)}, "offset": {"position": data.stat().st_size, "line": 250}}]
+    # The committed offset is where the file ends (in the offsets topic, and as the REST API shows it);
+    # each transaction holds 50 lines.
+    committed = [{"partition": {"file": str(data)}, "offset": {"position": data.stat().st_size, "line": 250}}]
+    assert read_source_offsets(kafka_bootstrap, connect_worker.props["offset.storage.topic"], "lines") == committed
+    assert connect_client.offsets("lines") == committed
     transactions = read_transactions(kafka_bootstrap, topic)
     assert [len(t) for t in transactions.committed_transactions] == [50] * 5, transactions.summary()
 
