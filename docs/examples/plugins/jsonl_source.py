@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from connect_runtime.api import (
@@ -28,7 +29,7 @@ VERSION = "1.0.0"
 
 def absolute_path(name: str, value: Any) -> None:
     """A validator: raise ConfigException(name, value, why) to reject a value."""
-    if value is not None and not str(value).startswith("/"):
+    if value is not None and not Path(value).is_absolute():
         raise ConfigException(name, value, "Must be an absolute path")
 
 
