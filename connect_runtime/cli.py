@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from confluent_kafka import KafkaError, KafkaException
@@ -123,14 +124,16 @@ def _exit_when_threads_end(code: int) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``connect-runtime local-kafka|local-spark start|stop|status`` and ``connect-runtime demo``."""
+    """``connect-runtime local-kafka|local-spark start|stop|status``, ``demo``, ``hash-password`` and
+    ``new-connector``."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
-        print("usage: connect-runtime {local-kafka,local-spark,demo,hash-password} ...\n\n"
+        print("usage: connect-runtime {local-kafka,local-spark,demo,hash-password,new-connector} ...\n\n"
               "  local-kafka start|stop|status   run a single-node Apache Kafka for development and tests\n"
               "  local-spark start|stop|status   run a Spark standalone master + workers from the installed pyspark\n"
               "  demo                            local Kafka + one worker + an exactly-once demo connector\n"
-              "  hash-password [--user NAME]     print a hashed password for rest.basic.auth.credentials.file")
+              "  hash-password [--user NAME]     print a hashed password for rest.basic.auth.credentials.file\n"
+              "  new-connector NAME [--dir D]    write a source connector package with its tests into D/NAME")
         return 0 if args else 2
     if args[0] == "local-kafka":
         from connect_runtime.testing.local_kafka import cli
@@ -146,6 +149,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return demo_main(args[1:])
     if args[0] == "hash-password":
         return hash_password_main(args[1:])
+    if args[0] == "new-connector":
+        return new_connector_main(args[1:])
     print(f"connect-runtime: unknown command {args[0]!r}", file=sys.stderr)
     return 2
 
@@ -174,6 +179,27 @@ def hash_password_main(argv: Sequence[str]) -> int:
         return 1
     hashed = hash_password(password)
     print(f"{args.user}: {hashed}" if args.user else hashed)
+    return 0
+
+
+def new_connector_main(argv: Sequence[str]) -> int:
+    """``connect-runtime new-connector NAME [--dir D]``: write a source connector package (connector,
+    task, config definition, README, pyproject.toml with the entry point, tests) into ``D/NAME``."""
+    from connect_runtime.scaffold import ScaffoldError, new_connector
+
+    parser = argparse.ArgumentParser(
+        prog="connect-runtime new-connector",
+        description="Write a source connector package, with tests that pass as generated, into D/NAME.")
+    parser.add_argument("name", metavar="NAME",
+                        help="distribution and package name, e.g. mysource or my-source")
+    parser.add_argument("--dir", default=".", metavar="D", help="where to create NAME/ (default: here)")
+    args = parser.parse_args(argv)
+    try:
+        target = new_connector(args.name, Path(args.dir))
+    except ScaffoldError as e:
+        print(f"connect-runtime new-connector: {e}", file=sys.stderr)
+        return 2
+    print(f"Wrote {target}. Next: cd {target} && pip install -e . && pytest")
     return 0
 
 
