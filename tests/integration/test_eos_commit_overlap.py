@@ -237,6 +237,109 @@ def _no_record_produced_during_a_commit(events: list[tuple[str, int]]) -> None:
             assert not in_commit, f"record {n} was handed to the producer while a commit ran: {events}"
 
 
+@pytest.mark.parametrize("boundary", [TransactionBoundary.POLL, TransactionBoundary.INTERVAL])
+def test_the_next_batch_is_polled_while_the_commit_runs_and_sent_only_after_it(
+        kafka_bootstrap: str, rigs: list[_Rig], boundary: TransactionBoundary) -> None:
+    rig = _Rig(kafka_bootstrap, batches=5, boundary=boundary)
+    rigs.append(rig)
+    rig.runner.start()
+    wait_until(lambda: rig.committed_seqnos() == list(range(5 * BATCH)), 60,
+               message="all five batches committed")
+    events = rig.log.snapshot()
+    assert ("poll-during-commit", 1) in events, f"the next poll did not start while the commit ran: {events}"
+    _no_record_produced_during_a_commit(events)
+    if boundary is TransactionBoundary.POLL:
+        # Poll 2 started during commit 1, and its records were produced only after that commit ended.
+        first_end = events.index(("commit-end", 0))
+        assert events.index(("poll", 2)) < first_end < events.index(("produce", BATCH))
+    assert rig.plugin.threads == {f"task-{CONNECTOR}-0"}, "the plugin is polled on the task's own thread only"
+    rig.runner.stop()
+    assert rig.runner.join(30)
+    assert rig.statuses.events == [("RUNNING", ""), ("UNASSIGNED", "")]
+    assert rig.committed_seqnos() == list(range(5 * BATCH))
+    assert rig.stored_offsets()[-1] == {"seqno": 5 * BATCH - 1}
+
+
+def test_a_failed_commit_drops_the_batch_polled_meanwhile_and_fails_the_task(kafka_bootstrap: str,
+                                                                              rigs: list[_Rig]) -> None:
+    rig = _Rig(kafka_bootstrap, batches=3, fence_first=True)
+    rigs.append(rig)
+    rig.runner.start()
+    wait_until(lambda: any(state == "FAILED" for state, _ in rig.statuses.events), 60, message="the task FAILED")
+    assert rig.runner.join(30)
+    events = rig.log.snapshot()
+    assert ("poll", 2) in events and ("poll-during-commit", 1) in events, (
+        f"batch 2 was not polled while the failing commit ran: {events}")
+    produced = [n for what, n in events if what == "produce"]
+    assert produced == list(range(BATCH)), "the batch polled during the failed commit was never produced"
+    assert ("poll", 3) not in events
+    trace = next(trace for state, trace in rig.statuses.events if state == "FAILED")
+    assert f"Failed to flush offsets and/or records for task {CONNECTOR}-0" in trace
+    assert rig.committed_seqnos() == []
+    assert rig.stored_offsets() == [], "no offset of either batch was written"
+
+
+def test_a_poll_that_fails_while_the_commit_runs_fails_the_task_after_that_commit(
+        kafka_bootstrap: str, rigs: list[_Rig]) -> None:
+    rig = _Rig(kafka_bootstrap, batches=3, fail_poll=2)
+    rigs.append(rig)
+    rig.runner.start()
+    wait_until(lambda: any(state == "FAILED" for state, _ in rig.statuses.events), 60, message="the task FAILED")
+    events = rig.log.snapshot()
+    assert ("poll-during-commit", 1) in events, events
+    trace = next(trace for state, trace in rig.statuses.events if state == "FAILED")
+    assert "poll 2 broke" in trace
+    assert rig.committed_seqnos() == list(range(BATCH)), "the batch polled before the failure is committed"
+    assert rig.stored_offsets() == [{"seqno": BATCH - 1}]
+
+
+def test_a_stop_during_the_poll_ahead_delivers_the_batch_polled(kafka_bootstrap: str, rigs: list[_Rig]) -> None:
+    rig = _Rig(kafka_bootstrap, batches=3, block_poll=2)
+    rigs.append(rig)
+    rig.runner.start()
+    wait_until(lambda: ("poll", 2) in rig.log.snapshot(), 30, message="poll 2 started")
+    wait_until(lambda: rig.committed_seqnos() == list(range(BATCH)), 30, message="batch 1 committed")
+    rig.runner.stop()  # releases poll 2, which returns its batch
+    assert rig.runner.join(30)
+    events = rig.log.snapshot()
+    assert ("poll-during-commit", 1) in events, events
+    assert ("poll", 3) not in events, "a stopping task is not polled again"
+    assert rig.statuses.events == [("RUNNING", ""), ("UNASSIGNED", "")]
+    assert rig.committed_seqnos() == list(range(2 * BATCH)), "the batch polled when the stop came is delivered"
+    assert rig.stored_offsets()[-1] == {"seqno": 2 * BATCH - 1}
+
+
+def test_a_pause_during_the_poll_ahead_commits_the_batch_polled_then_pauses(kafka_bootstrap: str,
+                                                                          rigs: list[_Rig]) -> None:
+    rig = _Rig(kafka_bootstrap, batches=3, block_poll=2)
+    rigs.append(rig)
+    rig.runner.start()
+    wait_until(lambda: ("poll", 2) in rig.log.snapshot(), 30, message="poll 2 started")
+    rig.runner.transition_to(TargetState.PAUSED)
+    rig.plugin.release.set()
+    wait_until(lambda: ("PAUSED", "") in rig.statuses.events, 30, message="the task PAUSED")
+    assert rig.committed_seqnos() == list(range(2 * BATCH))
+    events = rig.log.snapshot()
+    assert ("poll-during-commit", 1) in events, events
+    assert ("poll", 3) not in events, "a paused task is not polled"
+    rig.runner.transition_to(TargetState.STARTED)
+    wait_until(lambda: rig.committed_seqnos() == list(range(3 * BATCH)), 30, message="batch 3 after resume")
+
+
+def test_a_plugin_with_its_own_commit_is_not_polled_before_it_was_called(kafka_bootstrap: str,
+                                                                         rigs: list[_Rig]) -> None:
+    rig = _Rig(kafka_bootstrap, _OwnCommit, batches=3, overlap_wait_s=NO_OVERLAP_WAIT_S)
+    rigs.append(rig)
+    rig.runner.start()
+    wait_until(lambda: rig.committed_seqnos() == list(range(3 * BATCH)), 60, message="three batches committed")
+    events = [e for e in rig.log.snapshot() if e[0] in ("poll", "task-commit", "poll-during-commit")]
+    assert ("poll-during-commit", 0) in events
+    polls_and_commits = [e for e in events if e[0] != "poll-during-commit"]
+    # Each commit() comes before the next poll, and tells about every batch polled so far.
+    assert polls_and_commits[:6] == [("poll", 1), ("task-commit", 1), ("poll", 2), ("task-commit", 2),
+                                     ("poll", 3), ("task-commit", 3)], events
+
+
 def test_a_fenced_commit_fails_the_task_with_the_commit_failure(kafka_bootstrap: str, rigs: list[_Rig]) -> None:
     """Without a poll ahead too (the plugin has its own commit()): the fenced producer's cleanup must not
     replace the error that failed the task by one of its own."""
