@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
@@ -78,8 +76,6 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self._interval_s = interval_ms / 1000.0 if boundary is TransactionBoundary.INTERVAL else 0.0
         self._next_commit = 0.0
         self._producer_closed = False
-        # Runs commit_transaction while the task's thread polls ahead (created on first use).
-        self._committer: ThreadPoolExecutor | None = None
 
     def prepare(self) -> None:
         with self._state_cv:
@@ -122,7 +118,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             if now < self._next_commit:
                 return
             self._next_commit = now + self._interval_s
-        self.commit(poll_ahead=self.can_poll_ahead())
+        self.commit()
 
     def before_pause(self) -> None:
         self.commit()
@@ -130,12 +126,8 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
     def final_commit(self) -> None:
         self.commit()
 
-    def commit(self, poll_ahead: bool = False) -> None:
-        """Write the pending offsets into the open transaction (opening one if needed) and commit it.
-
-        With ``poll_ahead`` the commit runs on the task's commit thread while the task's thread polls the
-        plugin for the next batch (:meth:`poll_ahead`), which is sent only after this commit succeeded; if
-        the commit fails, that batch is dropped unsent and the task fails as it would have anyway."""
+    def commit(self) -> None:
+        """Write the pending offsets into the open transaction (opening one if needed) and commit it."""
         pending = self.pending_offsets
         if not self._txn_open and not pending:
             self.report_committed()
@@ -143,7 +135,6 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         producer = self.producer
         store = self._offset_store
         entries = {key: formats.offset_value(offset) for key, offset in pending.items()}
-        poll_error: Exception | None = None
         try:
             # Tombstones reach the worker's global topic first, or a reset could resurface from there.
             store.write_tombstones_first(entries)
@@ -153,10 +144,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             topic = store.topic
             for key, value in entries.items():
                 producer.produce(topic, value, key)
-            if poll_ahead:
-                poll_error = self._commit_polling_ahead()
-            else:
-                commit_transaction(self.producer, self._timeout_s)
+            commit_transaction(self.producer, self._timeout_s)
         except Exception as e:
             self._txn_open = False
             raise self._commit_failed(e) from e
@@ -165,39 +153,6 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         pending.clear()
         store.mirror(entries)
         self.report_committed()
-        if poll_error is not None:
-            raise poll_error
-
-    def _commit_polling_ahead(self) -> Exception | None:
-        """``commit_transaction`` on the commit thread while this thread polls the next batch; returns
-        what the poll raised. librdkafka releases the interpreter lock while it commits, so the two overlap."""
-        committer = self._committer
-        if committer is None:
-            committer = self._committer = ThreadPoolExecutor(1, thread_name_prefix=f"task-{self.id}-commit")
-        started = threading.Event()
-
-        def run() -> None:
-            started.set()
-            commit_transaction(self.producer, self._timeout_s)
-
-        done = committer.submit(run)
-        # Until the commit thread is inside librdkafka it needs the interpreter lock: hand it over now,
-        # or it would wait for this thread's next switch interval (5 ms) before the commit even starts.
-        started.wait()
-        poll_error: Exception | None = None
-        try:
-            poll_error = self.poll_ahead()
-        finally:
-            # Whatever the poll did, the commit is settled before this thread goes on.
-            try:
-                done.result()
-            except BaseException:
-                self.discard_polled_ahead()
-                if poll_error is not None:
-                    logger.warning("Task %s: poll failed while its transaction was being committed: %r",
-                                   self.id, poll_error)
-                raise
-        return poll_error
 
     def abort(self) -> None:
         """Abort the open transaction: its records are never visible; their offsets stay pending, so
@@ -264,8 +219,6 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         if self._txn_open or not self._producer_closed:
             self._close_producer()
         self._txn_open = False
-        if self._committer is not None:
-            self._committer.shutdown(wait=False)
 
 
 class ConnectorBoundaryWorkerSourceTask(ExactlyOnceWorkerSourceTask):

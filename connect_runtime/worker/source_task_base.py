@@ -46,9 +46,6 @@ _NO_KEY: Any = object()
 #: Offsets waiting to be committed: serialized offsets-topic key -> offset map (None = tombstone).
 PendingOffsets = dict[bytes, Mapping[str, Any] | None]
 
-#: No batch was polled ahead (see :meth:`WorkerSourceTask.poll_ahead`).
-_NOT_POLLED: Any = object()
-
 
 class _TaskContext(SourceTaskContext):
     def __init__(self, configs: Mapping[str, str], reader: OffsetStorageReader,
@@ -155,12 +152,6 @@ class WorkerSourceTask(ABC):
         # Topics first written since the last commit: recorded as active only once a commit (or flush)
         # covering their records succeeded, as the reference records them on delivery.
         self._pending_topics: set[str] = set()
-        # The batch poll_ahead returned (records, None or []), sent by the loop before it polls again.
-        self._polled_ahead: Any = _NOT_POLLED
-        self._loop_running = False
-        # Whether the plugin may be polled before the previous batch's commit() call: only when it has no
-        # commit() of its own, which is "called after the runtime has committed offsets" up to its last poll.
-        self._may_poll_ahead = type(task).commit is SourceTask.commit
 
     # -- lifecycle driven by the worker ---------------------------------------------------------
     def start(self) -> None:
@@ -235,31 +226,25 @@ class WorkerSourceTask(ABC):
             self._close()
 
     def _execute(self) -> None:
-        self._loop_running = True
         while True:
-            records = self._polled_ahead
-            if records is not _NOT_POLLED:
-                # Polled while the previous commit ran: sent now, like any batch already polled.
-                self._polled_ahead = _NOT_POLLED
-            else:
+            if self._stopping:
+                return
+            if self._paused():
+                self.before_pause()
+                self.task.on_pause()
+                self._status.on_pause(self.id)
+                with self._state_cv:
+                    while self._paused() and not self._stopping:
+                        self._state_cv.wait(1.0)
                 if self._stopping:
                     return
-                if self._paused():
-                    self.before_pause()
-                    self.task.on_pause()
-                    self._status.on_pause(self.id)
-                    with self._state_cv:
-                        while self._paused() and not self._stopping:
-                            self._state_cv.wait(1.0)
-                    if self._stopping:
-                        return
-                    self.task.on_resume()
-                    self._status.on_resume(self.id)
-                try:
-                    records = self.task.poll()
-                except RetriableException as e:
-                    logger.warning("Task %s failed to poll records (will retry): %s", self.id, e)
-                    continue
+                self.task.on_resume()
+                self._status.on_resume(self.id)
+            try:
+                records = self.task.poll()
+            except RetriableException as e:
+                logger.warning("Task %s failed to poll records (will retry): %s", self.id, e)
+                continue
             sent = 0
             if records:
                 try:
@@ -505,27 +490,6 @@ class WorkerSourceTask(ABC):
             self._status.on_shutdown(self.id)
         if self._on_closed is not None:
             self._on_closed(self)
-
-    def can_poll_ahead(self) -> bool:
-        """Whether the loop may poll its next batch now, before the current batch's commit is done: the
-        loop runs, nothing asked it to pause or stop, and the plugin has no ``commit()`` of its own."""
-        return self._loop_running and self._may_poll_ahead and not self._stopping and not self._paused()
-
-    def poll_ahead(self) -> Exception | None:
-        """Poll the next batch now, on the task's thread (while a commit runs elsewhere); the loop sends
-        it before it polls again. Returns what ``poll`` raised, for the caller to raise once its commit is
-        settled (a :class:`RetriableException` is logged and the loop simply polls again)."""
-        try:
-            self._polled_ahead = self.task.poll()
-        except RetriableException as e:
-            logger.warning("Task %s failed to poll records (will retry): %s", self.id, e)
-        except Exception as e:
-            return e
-        return None
-
-    def discard_polled_ahead(self) -> None:
-        """The commit the batch was polled during failed: the batch is never sent (the task fails)."""
-        self._polled_ahead = _NOT_POLLED
 
     # -- hooks for the delivery guarantee -------------------------------------------------------
     def prepare(self) -> None:
