@@ -106,23 +106,30 @@ class TimedBench(RuntimeBench):
         new_commits = int(delta["commits"])
         durations = sorted(after["commit_durations_s"][-new_commits:]) if new_commits else []
         polls = max(1.0, delta["polls"])
-        per_poll = {f"{p}_ms": round(delta[f"{p}_s"] * 1000 / polls, 3) for p in PHASES}
-        # The task thread waited for the commit (or the offsets flush) in batch_end, except while it polled ahead.
-        blocked = delta["batch_end_s"] - delta.get("poll_ahead_s", 0.0)
-        per_poll["blocked_in_batch_end_ms"] = round(blocked * 1000 / polls, 3)
         loop = delta["loop_wall_s"]
-        per_poll["other_ms"] = round((loop - delta["poll_s"] - delta["send_s"] - blocked) * 1000 / polls, 3)
-        per_poll["loop_ms"] = round(loop * 1000 / polls, 3)
         return {
             "records_per_s": result["records_per_s"],
             "loop_records_per_s": round(delta["records"] / loop, 1) if loop > 0 else None,
             "records_per_poll": round(delta["records"] / polls, 1),
-            "per_poll": per_poll,
+            "per_poll": per_poll(delta),
             "commit_transaction_ms_p50_p90_p99": [round(percentile(durations, q) * 1000, 2) for q in (50, 90, 99)]
             if durations else None,
             "worker_cpu_cores": (round((cpu1 - cpu0) / (t1 - t0), 2)
                                  if cpu0 is not None and cpu1 is not None else None),
         }
+
+
+def per_poll(delta: dict[str, float]) -> dict[str, float]:
+    """Milliseconds per poll of each phase from the growth of the totals over a window."""
+    polls = max(1.0, delta["polls"])
+    out = {f"{p}_ms": round(delta[f"{p}_s"] * 1000 / polls, 3) for p in PHASES}
+    # The task thread waited for the commit (or the offsets flush) in batch_end, except while it polled ahead.
+    blocked = delta["batch_end_s"] - delta.get("poll_ahead_s", 0.0)
+    out["blocked_in_batch_end_ms"] = round(blocked * 1000 / polls, 3)
+    loop = delta["loop_wall_s"]
+    out["other_ms"] = round((loop - delta["poll_s"] - delta["send_s"] - blocked) * 1000 / polls, 3)
+    out["loop_ms"] = round(loop * 1000 / polls, 3)
+    return out
 
 
 def percentile(sorted_values: list[float], q: float) -> float:

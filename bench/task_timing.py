@@ -10,8 +10,8 @@ poll, never per record). The totals, in seconds unless named otherwise:
 * ``batch_end_s``: ``batch_end`` (exactly once: the commit; at least once: the offsets flush when due);
 * ``commit_transaction_s``: exactly once, the ``commit_transaction`` calls (the flush of the records
   and the EndTxn round trip), on the task thread or on its commit thread;
-* ``poll_ahead_s``: exactly once, the part of ``batch_end_s`` spent polling the next batch while the
-  commit ran on the commit thread (so the task thread waited ``batch_end_s - poll_ahead_s`` for it);
+* ``poll_ahead_s``: the part of ``batch_end_s`` spent in ``poll_ahead``, for a loop that polls its next
+  batch while its commit runs on another thread (as commit a4e4868 did, reverted); 0 otherwise;
 * ``flush_s``: at least once, ``producer.flush`` before offsets are written;
 * ``records``: records handed to ``_send_batch``; ``loop_wall_s``: wall time since the first poll;
 * ``commits``: ``commit_transaction`` calls; ``commit_durations_s``: the last 20,000 of their durations.
@@ -100,7 +100,7 @@ def _install() -> None:
         cls.batch_end = _timed("batch_end_s", cls.batch_end)  # type: ignore[method-assign]
     eos.commit_transaction = _timed_commit(eos.commit_transaction)  # type: ignore[attr-defined]
     poll_ahead = getattr(base.WorkerSourceTask, "poll_ahead", None)
-    if poll_ahead is not None:  # polls made inside batch_end, while a commit runs on another thread
+    if poll_ahead is not None:  # a loop that polls inside batch_end while its commit runs elsewhere
         base.WorkerSourceTask.poll_ahead = _timed("poll_ahead_s", poll_ahead)  # type: ignore[method-assign]
     flush_offsets = alos.AtLeastOnceWorkerSourceTask._flush_offsets
 
