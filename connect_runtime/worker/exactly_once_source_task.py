@@ -212,7 +212,9 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             producer.abort_transaction(5)
         with contextlib.suppress(KafkaException, RuntimeError):
             producer.purge()
-        producer.flush(0)
+        # A fenced (fatal) producer raises here too; the error that failed the task is the one to report.
+        with contextlib.suppress(KafkaException):
+            producer.flush(0)
 
     def close_resources(self) -> None:
         if self._txn_open or not self._producer_closed:

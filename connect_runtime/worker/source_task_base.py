@@ -263,6 +263,9 @@ class WorkerSourceTask(ABC):
                     sent = self._send_batch(records)
                 except KafkaException as e:
                     raise self.send_failed(e) from e
+            # Free the batch before the next poll: the next batch then reuses its memory while it is still in
+            # the CPU caches, rather than needing a second batch-sized working set (bench/README.md).
+            records = None
             self.batch_end(sent)
 
     def _send_batch(self, records: Sequence[SourceRecord]) -> int:
