@@ -77,7 +77,7 @@ class _RemoteStatus:
         self._channel = channel
         # A copy: the worker's live view does not cross the pipe. A topic another task of the connector
         # recorded since is recorded again by this one (the same record, harmless).
-        self._active_topics = None if active_topics is None else dict(active_topics)
+        self._active_topics: dict[str, Any] | None = None if active_topics is None else dict(active_topics)
 
     def on_startup(self, task: ConnectorTaskId) -> None:
         self._channel.notify("status", "on_startup", task)
@@ -99,6 +99,9 @@ class _RemoteStatus:
 
     def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
         self._channel.notify("status", "on_topic_used", task, topic)
+        if self._active_topics is not None:
+            # The view the send loop tests: without it, each commit would report the topic again.
+            self._active_topics[topic] = None
 
 
 class _RemoteOffsetStore:

@@ -98,3 +98,29 @@ def test_exit_statuses_are_described_as_an_operator_reads_them() -> None:
     assert describe_exit(-signal.SIGSEGV) == "killed by signal SIGSEGV"
     assert describe_exit(-signal.SIGKILL) == "killed by signal SIGKILL"
     assert describe_exit(None) == "no exit status"
+
+
+class _Notes:
+    def __init__(self) -> None:
+        self.sent: list[tuple[Any, ...]] = []
+
+    def notify(self, *message: Any) -> None:
+        self.sent.append(message)
+
+
+def test_a_task_process_reports_a_new_topic_once() -> None:
+    """The send loop tests the listener's view per record and reports a topic it does not hold after each
+    commit: the task process's view must learn the topics it reported, or every commit reports them again
+    (and a stopped worker's full pipe would stall the task)."""
+    from connect_runtime.types import ConnectorTaskId
+    from connect_runtime.worker.task_process import _RemoteStatus
+
+    notes = _Notes()
+    status = _RemoteStatus(notes, {"old": None})  # type: ignore[arg-type]
+    task = ConnectorTaskId("c", 0)
+    view = status.active_topics("c")
+    assert view is not None and "new" not in view
+    status.on_topic_used(task, "new")
+    assert "new" in view
+    assert notes.sent == [("status", "on_topic_used", task, "new")]
+    assert _RemoteStatus(notes, None).active_topics("c") is None  # tracking off: the loop keeps its own
