@@ -9,6 +9,7 @@ from __future__ import annotations
 import signal
 
 import pytest
+from process_tree import alive, descendants, describe, stopped
 
 from connect_runtime.testing.cluster import (
     ConnectClient,
@@ -36,6 +37,12 @@ def _assert_exactly_once(bootstrap: str, topic: str, tasks: set[int]) -> None:
     assert set(report.counts) == tasks, report.summary()
 
 
+def _log_since(worker: WorkerProcess, offset: int) -> str:
+    with worker.log_path.open("rb") as f:
+        f.seek(offset)
+        return f.read().decode("utf-8", "replace")
+
+
 def _all_running(client: ConnectClient, name: str, tasks: int) -> dict[int, str] | None:
     st = client.status(name)
     ok = st["connector"]["state"] == "RUNNING" and len(st["tasks"]) == tasks and all(
@@ -44,9 +51,13 @@ def _all_running(client: ConnectClient, name: str, tasks: int) -> dict[int, str]
 
 
 def test_zombie_task_is_fenced(kafka_bootstrap: str, cluster) -> None:  # type: ignore[no-untyped-def]
+    """SIGSTOP of a worker (its pid only: its task processes run on) past the session timeout moves its
+    tasks elsewhere; the stopped worker's task processes, zombies now, are fenced by their successors:
+    their commits fail, and they are gone once the worker, continued, learns it lost its tasks."""
     workers: list[WorkerProcess] = [cluster() for _ in range(3)]
     for w in workers:
         w.wait_ready()
+    idle = {w.port: descendants(w) for w in workers}
     topic = new_topic(kafka_bootstrap, partitions=3)
     client = ConnectClient(workers[0].url)
     client.create_connector("zt", {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": "3",
@@ -55,7 +66,11 @@ def test_zombie_task_is_fenced(kafka_bootstrap: str, cluster) -> None:  # type: 
     victim_id = placed[0]
     victim = next(w for w in workers if victim_id.endswith(f":{w.port}"))
     others = [w for w in workers if w is not victim]
+    held = sum(1 for worker_id in placed.values() if worker_id == victim_id)
+    zombies = wait_until(lambda: (new := descendants(victim) - idle[victim.port]) and len(new) >= held and new,
+                         30, message=f"{held} task process(es) under the victim worker")
     watcher = ConnectClient(others[0].url)
+    log_mark = victim.log_path.stat().st_size
     victim.signal(signal.SIGSTOP)
     try:
         # Past the session timeout its tasks restart on the other workers.
@@ -63,11 +78,15 @@ def test_zombie_task_is_fenced(kafka_bootstrap: str, cluster) -> None:  # type: 
                            90, message="the stopped worker's tasks to run elsewhere")
         assert set(moved.values()) <= {f"127.0.0.1:{w.port}" for w in others}
         _grows(kafka_bootstrap, topic)
+        # Only the worker was stopped: its task processes were running all along, zombies producing.
+        assert not stopped(zombies), describe(stopped(zombies))
     finally:
         victim.signal(signal.SIGCONT)
-    # The zombie's task instances wake up mid-transaction: whatever they commit must fail.
-    wait_until(lambda: any(s in victim.log_tail(500) for s in ("fenced", "Fenced", "lost contact")), 60,
-               message="the zombie's tasks to be fenced or stopped")
+    # The zombies' commits fail: their successors' init_transactions() fenced their producers.
+    wait_until(lambda: "fenced" in _log_since(victim, log_mark).lower(), 60,
+               message="the zombie task processes' commits to fail as fenced")
+    wait_until(lambda: not alive(zombies), 60,
+               message=f"the zombie task processes to exit (alive: {describe(alive(zombies))})")
     _grows(kafka_bootstrap, topic)
     wait_until(lambda: _all_running(watcher, "zt", 3), 90, message="all tasks running")
     _assert_exactly_once(kafka_bootstrap, topic, {0, 1, 2})
