@@ -1,5 +1,9 @@
-"""The processes a worker runs its tasks in, seen from outside: its descendants (a task process is
-forked from the worker's fork server, so it is a descendant of the worker, not necessarily a child)."""
+"""The processes a worker runs its tasks in, seen from outside.
+
+A worker's task processes are forked from its fork server, a child of the worker started with its first
+task; with it the worker may start other helpers (multiprocessing's resource tracker). So the worker's
+children are its helpers and its task processes are the descendants below them.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from collections.abc import Iterable
 
 import psutil
 
-from connect_runtime.testing.cluster import WorkerProcess
+from connect_runtime.testing.cluster import WorkerProcess, wait_until
 
 
 def descendants(worker: WorkerProcess) -> set[psutil.Process]:
@@ -18,6 +22,19 @@ def descendants(worker: WorkerProcess) -> set[psutil.Process]:
         return set(psutil.Process(worker.proc.pid).children(recursive=True))
     except psutil.NoSuchProcess:
         return set()
+
+
+def task_processes(worker: WorkerProcess) -> set[psutil.Process]:
+    """The descendants of ``worker`` that are not its children: its task processes."""
+    assert worker.proc is not None
+    out = set()
+    for p in descendants(worker):
+        try:
+            if p.ppid() != worker.proc.pid:
+                out.add(p)
+        except psutil.NoSuchProcess:
+            continue
+    return out
 
 
 def alive(processes: Iterable[psutil.Process]) -> list[psutil.Process]:
@@ -53,3 +70,12 @@ def describe(processes: Iterable[psutil.Process]) -> str:
         except psutil.NoSuchProcess:
             parts.append(f"{p.pid}:gone")
     return ", ".join(parts) or "none"
+
+
+def wait_gone(processes: Iterable[psutil.Process], timeout_s: float, what: str) -> None:
+    """Wait until none of ``processes`` is alive; at the deadline, fail naming those that are."""
+    procs = list(processes)
+    try:
+        wait_until(lambda: not alive(procs), timeout_s, message=what)
+    except AssertionError as e:
+        raise AssertionError(f"{e}; still alive: {describe(alive(procs))}") from None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import signal
 
 import pytest
-from process_tree import alive, descendants, describe, stopped
+from process_tree import describe, stopped, task_processes, wait_gone
 
 from connect_runtime.testing.cluster import (
     ConnectClient,
@@ -57,7 +57,6 @@ def test_zombie_task_is_fenced(kafka_bootstrap: str, cluster) -> None:  # type: 
     workers: list[WorkerProcess] = [cluster() for _ in range(3)]
     for w in workers:
         w.wait_ready()
-    idle = {w.port: descendants(w) for w in workers}
     topic = new_topic(kafka_bootstrap, partitions=3)
     client = ConnectClient(workers[0].url)
     client.create_connector("zt", {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": "3",
@@ -67,8 +66,8 @@ def test_zombie_task_is_fenced(kafka_bootstrap: str, cluster) -> None:  # type: 
     victim = next(w for w in workers if victim_id.endswith(f":{w.port}"))
     others = [w for w in workers if w is not victim]
     held = sum(1 for worker_id in placed.values() if worker_id == victim_id)
-    zombies = wait_until(lambda: (new := descendants(victim) - idle[victim.port]) and len(new) >= held and new,
-                         30, message=f"{held} task process(es) under the victim worker")
+    zombies = wait_until(lambda: (t := task_processes(victim)) and len(t) == held and t, 30,
+                         message=f"one process for each of the victim worker's {held} task(s)")
     watcher = ConnectClient(others[0].url)
     log_mark = victim.log_path.stat().st_size
     victim.signal(signal.SIGSTOP)
@@ -78,15 +77,15 @@ def test_zombie_task_is_fenced(kafka_bootstrap: str, cluster) -> None:  # type: 
                            90, message="the stopped worker's tasks to run elsewhere")
         assert set(moved.values()) <= {f"127.0.0.1:{w.port}" for w in others}
         _grows(kafka_bootstrap, topic)
-        # Only the worker was stopped: its task processes were running all along, zombies producing.
+        # Only the worker was stopped: its task processes ran on, zombies. Their successors'
+        # init_transactions() fenced their producers, so their commits fail: they say so in the worker's
+        # log (their stderr) while the worker itself cannot write a line.
         assert not stopped(zombies), describe(stopped(zombies))
+        wait_until(lambda: "fenced" in _log_since(victim, log_mark).lower(), 60,
+                   message="the zombie task processes' commits to fail as fenced")
     finally:
         victim.signal(signal.SIGCONT)
-    # The zombies' commits fail: their successors' init_transactions() fenced their producers.
-    wait_until(lambda: "fenced" in _log_since(victim, log_mark).lower(), 60,
-               message="the zombie task processes' commits to fail as fenced")
-    wait_until(lambda: not alive(zombies), 60,
-               message=f"the zombie task processes to exit (alive: {describe(alive(zombies))})")
+    wait_gone(zombies, 60, "the zombie task processes to exit")
     _grows(kafka_bootstrap, topic)
     wait_until(lambda: _all_running(watcher, "zt", 3), 90, message="all tasks running")
     _assert_exactly_once(kafka_bootstrap, topic, {0, 1, 2})
