@@ -81,7 +81,8 @@ def test_zombie_task_is_fenced(kafka_bootstrap: str, cluster) -> None:  # type: 
         # init_transactions() fenced their producers, so their commits fail: they say so in the worker's
         # log (their stderr) while the worker itself cannot write a line.
         assert not stopped(zombies), describe(stopped(zombies))
-        wait_until(lambda: "fenced" in _log_since(victim, log_mark).lower(), 60,
+        wait_until(lambda: any("fenced" in line.lower() and "zt-" in line  # about a task zt-<n>
+                               for line in _log_since(victim, log_mark).splitlines()), 60,
                    message="the zombie task processes' commits to fail as fenced")
     finally:
         victim.signal(signal.SIGCONT)
