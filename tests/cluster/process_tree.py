@@ -1,8 +1,8 @@
 """The processes a worker runs its tasks in, seen from outside.
 
-A worker's task processes are forked from its fork server, a child of the worker started with its first
-task; with it the worker may start other helpers (multiprocessing's resource tracker). So the worker's
-children are its helpers and its task processes are the descendants below them.
+A worker's task processes are forked from its fork server (a child of the worker; with it the worker may
+start other helpers, such as multiprocessing's resource tracker), so they are descendants of the worker,
+not its children. Each is named after its task: ``ps`` shows ``connect-runtime task <connector>-<n>``.
 """
 
 from __future__ import annotations
@@ -24,16 +24,20 @@ def descendants(worker: WorkerProcess) -> set[psutil.Process]:
         return set()
 
 
-def task_processes(worker: WorkerProcess) -> set[psutil.Process]:
-    """The descendants of ``worker`` that are not its children: its task processes."""
-    assert worker.proc is not None
-    out = set()
+#: How a task process names itself (its command line, as ``ps`` shows it), followed by its task's id.
+TASK_TITLE = "connect-runtime task "
+
+
+def task_processes(worker: WorkerProcess) -> dict[psutil.Process, str]:
+    """The task processes below ``worker``, each with the id of its task (``<connector>-<n>``)."""
+    out = {}
     for p in descendants(worker):
         try:
-            if p.ppid() != worker.proc.pid:
-                out.add(p)
-        except psutil.NoSuchProcess:
+            title = " ".join(p.cmdline())
+        except psutil.Error:
             continue
+        if title.startswith(TASK_TITLE):
+            out[p] = title[len(TASK_TITLE):].strip()
     return out
 
 

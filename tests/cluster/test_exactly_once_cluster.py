@@ -65,9 +65,9 @@ def test_zombie_task_is_fenced(kafka_bootstrap: str, cluster) -> None:  # type: 
     victim_id = placed[0]
     victim = next(w for w in workers if victim_id.endswith(f":{w.port}"))
     others = [w for w in workers if w is not victim]
-    held = sum(1 for worker_id in placed.values() if worker_id == victim_id)
-    zombies = wait_until(lambda: (t := task_processes(victim)) and len(t) == held and t, 30,
-                         message=f"one process for each of the victim worker's {held} task(s)")
+    held = sorted(f"zt-{task}" for task, worker_id in placed.items() if worker_id == victim_id)
+    zombies = wait_until(lambda: (t := task_processes(victim)) and sorted(t.values()) == held and list(t), 30,
+                         message=f"one process for each of the victim worker's tasks {held}")
     watcher = ConnectClient(others[0].url)
     log_mark = victim.log_path.stat().st_size
     victim.signal(signal.SIGSTOP)

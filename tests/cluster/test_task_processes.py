@@ -7,7 +7,6 @@ test_exactly_once_cluster.py::test_zombie_task_is_fenced.
 
 from __future__ import annotations
 
-import collections
 import re
 from pathlib import Path
 
@@ -145,17 +144,18 @@ def test_sigkill_of_a_worker_leaves_no_task_process(kafka_bootstrap: str, cluste
 
     placed = wait_until(spread, 90, message="4 tasks RUNNING on both workers")
     victim, survivor = workers[1], workers[0]
-    held = collections.Counter(placed.values())[_worker_id(victim)]
-    # One process per task, below the worker (the worker itself is never one).
-    tasks = wait_until(lambda: (t := task_processes(victim)) and len(t) == held and t, 30,
-                       message=f"one process for each of the victim worker's {held} tasks")
+    held = sorted(f"sk-{task}" for task, worker_id in placed.items() if worker_id == _worker_id(victim))
+    # One process per task, below the worker.
+    tasks = wait_until(lambda: (t := task_processes(victim)) and sorted(t.values()) == held and t, 30,
+                       message=f"one process for each of the victim worker's tasks {held}")
     _grows(kafka_bootstrap, topic)
-    tree = descendants(victim) | tasks  # its helpers (the fork server) too
+    tree = descendants(victim) | set(tasks)  # its helpers (the fork server) too
     victim.kill()
     wait_gone(tree, SESSION_TIMEOUT_S + MARGIN_S, "no process of the killed worker left")
 
     wait_until(lambda: (p := _placement(client, "sk", 4)) and set(p.values()) == {_worker_id(survivor)}, 90,
                message="all 4 tasks RUNNING on the survivor")
-    wait_until(lambda: len(task_processes(survivor)) == 4, 30, message="4 task processes under the survivor")
+    wait_until(lambda: sorted(task_processes(survivor).values()) == [f"sk-{t}" for t in range(4)], 30,
+               message="the 4 task processes under the survivor")
     _grows(kafka_bootstrap, topic)
     _exactly_once(kafka_bootstrap, topic, {0, 1, 2, 3})
