@@ -30,6 +30,7 @@ from connect_runtime.storage.topics import (
     ensure_internal_topic,
     max_message_bytes,
 )
+from connect_runtime.worker.task_process_handle import warm_up
 from connect_runtime.worker.worker import Worker
 
 logger = logging.getLogger(__name__)
@@ -107,6 +108,8 @@ class DistributedWorker:
                         lambda c: herder_ref[0].request_reconfiguration(c),
                         on_tasks_changed=lambda: herder_ref[0].on_tasks_changed(),
                         retry_task=lambda t, delay: herder_ref[0].schedule_task_retry(t, delay))
+        # Tasks run in processes forked from a fork server: start it while the worker joins.
+        threading.Thread(target=warm_up, name="task-process-warm-up", daemon=True).start()
         membership = Membership(cfg.session_timeout_ms)
         herder = DistributedHerder(cfg, worker, self.url, config_store, status_store, writer, shared_producer,
                                    self.plugins, cluster_id, membership)

@@ -41,6 +41,23 @@ def parent_pid(pid: int) -> int | None:
         return None
 
 
+def descendants(root: int) -> set[int]:
+    """Every live process below ``root`` (children, their children, ...), from one pass over ``/proc``."""
+    children: dict[int, list[int]] = {}
+    for pid in proc_pids():
+        ppid = parent_pid(pid)
+        if ppid is not None:
+            children.setdefault(ppid, []).append(pid)
+    found: set[int] = set()
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
 def cmdline(pid: int) -> list[str]:
     try:
         raw = Path(f"/proc/{pid}/cmdline").read_bytes()

@@ -31,9 +31,9 @@ from connect_runtime.clients import is_transient
 from connect_runtime.converters.json_converter import JsonConverter
 from connect_runtime.converters.simple_header_converter import SimpleHeaderConverter
 from connect_runtime.storage import formats
-from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker.retry_with_tolerance import SKIP, RetryWithToleranceOperator, Stage
+from connect_runtime.worker.task_offsets import TaskOffsetStore
 from connect_runtime.worker.task_status import TaskStatusListener
 from connect_runtime.worker.topic_creation import TaskTopics
 
@@ -89,7 +89,7 @@ class TaskSetup:
     producer: Producer
     offset_reader: OffsetStorageReader
     #: The connector's offsets (its own topic and/or the worker's); started and stopped by the task.
-    offset_store: ConnectorOffsetBackingStore
+    offset_store: TaskOffsetStore
     status: TaskStatusListener
     initial_state: TargetState
     #: What the task may hand to processes that deliver its records outside the worker.

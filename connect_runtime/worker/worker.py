@@ -10,8 +10,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from confluent_kafka import Producer
-
 from connect_runtime.api.config_def import ConfigDef
 from connect_runtime.api.config_values import parse_bool
 from connect_runtime.api.connector import Connector, SourceConnectorContext
@@ -19,13 +17,10 @@ from connect_runtime.api.converter import CONVERTER_TYPE_CONFIG, Converter, Head
 from connect_runtime.api.delegated_delivery import DelegatedDelivery
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.storage import OffsetStorageReader
-from connect_runtime.api.transformation import Transformation
-from connect_runtime.clients import producer_config
 from connect_runtime.config.config_providers import ResolvedConfig, reverse_transform
 from connect_runtime.config.connector_config import (
     TASKS_MAX_ENFORCE,
     SourceConnectorConfig,
-    TransactionBoundary,
     tasks_max_limit_problem,
 )
 from connect_runtime.config.override_policies import check_client_overrides
@@ -42,20 +37,10 @@ from connect_runtime.storage.offset_store import (
 from connect_runtime.storage.status_store import ConnectorStatus, KafkaStatusBackingStore, State, TaskStatus
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.version import plugin_version
-from connect_runtime.worker.at_least_once_source_task import (
-    AtLeastOnceWorkerSourceTask,
-    DeliveryErrors,
-    at_least_once_producer_config,
-)
-from connect_runtime.worker.exactly_once_source_task import (
-    ConnectorBoundaryWorkerSourceTask,
-    ExactlyOnceWorkerSourceTask,
-    eos_producer_config,
-)
+from connect_runtime.worker.exactly_once_source_task import eos_producer_config
 from connect_runtime.worker.offset_stores import OffsetStoreFactory
-from connect_runtime.worker.retry_with_tolerance import RetryWithToleranceOperator
-from connect_runtime.worker.source_task_base import TaskSetup, WorkerSourceTask
-from connect_runtime.worker.topic_creation import TaskTopics
+from connect_runtime.worker.task_process_handle import TaskProcess
+from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.transformation_chain import build_transformation_chain, close_quietly
 
 logger = logging.getLogger(__name__)
@@ -146,7 +131,7 @@ class Worker:
         self.status_store = status_store
         self._request_reconfiguration = request_reconfiguration
         self._connectors: dict[str, _RunningConnector] = {}
-        self._tasks: dict[ConnectorTaskId, WorkerSourceTask] = {}
+        self._tasks: dict[ConnectorTaskId, TaskProcess] = {}
         self._lock = threading.Lock()
         self.generation = 0
         self._task_generations: dict[ConnectorTaskId, int] = {}
@@ -154,7 +139,7 @@ class Worker:
         self._failed_connectors: set[str] = set()
         # Tasks asked to stop whose threads have not finished yet: still ours (heartbeats list them, so
         # the leader does not hand them over) and never started again until they are gone.
-        self._stopping: dict[ConnectorTaskId, WorkerSourceTask] = {}
+        self._stopping: dict[ConnectorTaskId, TaskProcess] = {}
         self._on_tasks_changed = on_tasks_changed or (lambda: None)
         self._retry_task = retry_task
         # Consecutive failures of a task on transient (Kafka unavailable) errors: the retry backoff.
@@ -229,20 +214,21 @@ class Worker:
         redactor.unregister((id(self), owner, "passwords"))
 
     def _hide_passwords(self, owner: str | ConnectorTaskId, definition: ConfigDef,
-                        *configs: Mapping[str, str]) -> None:
+                        *configs: Mapping[str, str]) -> dict[str, str]:
         """Keep the values ``definition`` (the connector's keys and its transforms' and predicates') types
         PASSWORD out of the log while ``owner`` runs."""
         secrets: dict[str, str] = {}
         for config in configs:
             secrets.update(password_values(definition, config).secrets)
         redactor.register((id(self), owner, "passwords"), ResolvedConfig({}, secrets))
+        return secrets
 
-    def _task_closed(self, task_id: ConnectorTaskId) -> Callable[[WorkerSourceTask], None]:
+    def _task_closed(self, task_id: ConnectorTaskId) -> Callable[[TaskProcess], None]:
         """What a task's thread calls when it ends: forget the values it resolved, unless a new instance of
         the task has resolved its own since (a cancelled thread can outlive its stop)."""
         mine = self._resolved.get(task_id)
 
-        def closed(_: WorkerSourceTask) -> None:
+        def closed(_: TaskProcess) -> None:
             if mine is not None and self._resolved.get(task_id) is mine:
                 self._forget_resolved(task_id)
 
@@ -361,73 +347,80 @@ class Worker:
             raise ConnectException(f"Task already exists in this worker: {task_id}")
         self._failed_tasks.discard(task_id)
         self._forget_resolved(task_id)
-        producer: Producer | None = None
-        transformations: list[Transformation] = []
+        offsets: ConnectorOffsetBackingStore | None = None
         try:
-            connector_props = self._resolve(task_id, connector_props)
-            task_props = self._resolve(task_id, task_props)
-            task_cls = self.plugins.task_class(task_props[TASK_CLASS_CONFIG])
-            task = task_cls()
-            connector_config = self._parse_connector_config(connector_props)
-            if task_count is not None:
-                check_tasks_max(task_id.connector, task_count, connector_config.tasks_max,
-                                _enforce_tasks_max(connector_config))
-            connector_def = self.plugins.connector_class(connector_config.connector_class)().config_def()
-            self._hide_passwords(task_id, enrich(connector_def, connector_props, self.plugins.resolve),
-                                 connector_props, task_props)
-            check_client_overrides(self.config.override_policy, task_id.connector,
-                                   self.plugins.connector_class(connector_config.connector_class),
-                                   connector_config.originals)
-            transformations = build_transformation_chain(connector_props, self.plugins)
-            key_conv = self._converter(connector_config, "key")
-            value_conv = self._converter(connector_config, "value")
-            header_conv = self._header_converter(connector_config)
-            # Each task reads a connector-specific offsets topic itself (started in its start-up steps).
-            offsets = self.offset_stores.for_connector(connector_config)
-            reader = ConnectorOffsetReader(task_id.connector, offsets)
-            base = self._producer_base(connector_config)
-            runner: WorkerSourceTask
-            if self.eos_enabled:
-                conf = eos_producer_config(base, self.config.task_transactional_id(task_id.connector, task_id.task))
-                producer = Producer(producer_config(conf))
-            else:
-                errors = DeliveryErrors()
-                producer = Producer(producer_config(at_least_once_producer_config(base, errors)))
-            setup = TaskSetup(task_id, task, task_props, key_conv, value_conv, transformations, producer, reader,
-                              offsets, self, state, self._delegated_delivery(connector_config, base),
-                              error_handler=_error_handler(task_id, connector_config),
-                              topics=self._task_topics(connector_config), header_converter=header_conv,
-                              on_closed=self._task_closed(task_id))
-            if self.eos_enabled:
-                boundary = connector_config.transaction_boundary
-                if boundary is TransactionBoundary.CONNECTOR:
-                    runner = ConnectorBoundaryWorkerSourceTask(setup, fence, verify_generation)
-                else:
-                    interval_ms = connector_config.transaction_boundary_interval_ms
-                    runner = ExactlyOnceWorkerSourceTask(
-                        setup, fence, verify_generation, boundary,
-                        self.config.offset_flush_interval_ms if interval_ms is None else interval_ms)
-            else:
-                runner = AtLeastOnceWorkerSourceTask(setup, errors, self.config.offset_flush_interval_ms,
-                                                     self.config.offset_flush_timeout_ms)
+            spec, offsets = self._task_spec(task_id, connector_props, task_props, state, task_count)
+            runner = TaskProcess(spec, self, fence, verify_generation, offsets, self._task_closed(task_id))
+            self._task_generations[task_id] = self.generation
+            runner.start()
         except Exception as e:
             logger.exception("Failed to start task %s", task_id)
-            for built in transformations:
-                close_quietly(built)
+            if offsets is not None:
+                offsets.stop()
             self._failed_tasks.add(task_id)  # owned and FAILED until restarted or revoked
             self.on_failure(task_id, _trace(e))
             return False
         self._tasks[task_id] = runner
-        self._task_generations[task_id] = self.generation
-        runner.start()
         return True
 
-    def _task_topics(self, connector_config: SourceConnectorConfig) -> TaskTopics:
-        """What a task checks (and creates, KIP-158) before its first record to a topic."""
-        stores = self.offset_stores
-        return TaskTopics(connector_config.name, connector_config.topic_creation,
-                          lambda: stores.client_settings(connector_config, "admin"),
-                          self.config.topic_creation_enable)
+    def _task_spec(self, task_id: ConnectorTaskId, connector_props: Mapping[str, str], task_props: Mapping[str, str],
+                   state: TargetState, task_count: int | None) -> tuple[TaskSpec, ConnectorOffsetBackingStore]:
+        """Everything the task's process needs, decided here (configs resolved, parsed and checked), and
+        the connector's offsets store the worker keeps for it."""
+        connector_props = self._resolve(task_id, connector_props)
+        task_props = self._resolve(task_id, task_props)
+        task_cls = self.plugins.task_class(task_props[TASK_CLASS_CONFIG])
+        connector_config = self._parse_connector_config(connector_props)
+        if task_count is not None:
+            check_tasks_max(task_id.connector, task_count, connector_config.tasks_max,
+                            _enforce_tasks_max(connector_config))
+        connector_cls = self.plugins.connector_class(connector_config.connector_class)
+        passwords = self._hide_passwords(task_id, enrich(connector_cls().config_def(), connector_props,
+                                                         self.plugins.resolve), connector_props, task_props)
+        check_client_overrides(self.config.override_policy, task_id.connector, connector_cls,
+                               connector_config.originals)
+        # Built here once to check them (a chain or converter that cannot be built fails the task before
+        # its process starts); the process builds its own.
+        for built in build_transformation_chain(connector_props, self.plugins):
+            close_quietly(built)
+        self._converter(connector_config, "key")
+        self._converter(connector_config, "value")
+        self._header_converter(connector_config)
+        base = self._producer_base(connector_config)
+        eos = self.eos_enabled
+        producer = (eos_producer_config(base, self.config.task_transactional_id(task_id.connector, task_id.task))
+                    if eos else base)
+        interval_ms = connector_config.transaction_boundary_interval_ms
+        resolved = self._resolved.get(task_id)
+        root = logging.getLogger()
+        formatter = root.handlers[0].formatter if root.handlers else None
+        # Each task reads a connector-specific offsets topic itself (started in its start-up steps).
+        offsets = self.offset_stores.for_connector(connector_config)
+        spec = TaskSpec(
+            task_id=task_id, task_class=task_cls, task_config=dict(task_props),
+            connector_config=dict(connector_props), plugins=self.plugins,
+            key_converter=self._converter_spec(connector_config, "key"),
+            value_converter=self._converter_spec(connector_config, "value"),
+            header_converter=self._converter_spec(connector_config, "header"),
+            producer_config=producer, exactly_once=eos,
+            transaction_boundary=connector_config.transaction_boundary,
+            commit_interval_ms=(self.config.offset_flush_interval_ms if not eos or interval_ms is None
+                                else interval_ms),
+            offset_flush_timeout_ms=self.config.offset_flush_timeout_ms,
+            topic_creation_enable=self.config.topic_creation_enable,
+            admin_settings=self.offset_stores.client_settings(connector_config, "admin"),
+            offsets_topic=self.offset_stores.connector_topic(connector_config) or self.config.offset_storage_topic,
+            has_connector_store=self.offset_stores.uses_connector_store(connector_config),
+            delegated_delivery=self._delegated_delivery(connector_config, base), initial_state=state,
+            active_topics=self._active_topics_snapshot(task_id.connector),
+            secrets={**(resolved.secrets if resolved is not None else {}), **passwords},
+            log_level=root.getEffectiveLevel(),
+            log_format=formatter._fmt if formatter is not None else None)
+        return spec, offsets
+
+    def _active_topics_snapshot(self, connector: str) -> dict[str, Any] | None:
+        view = self.active_topics(connector)
+        return None if view is None else dict(view)
 
     def _producer_base(self, connector_config: SourceConnectorConfig) -> dict[str, Any]:
         conf = self.config.client_settings("producer", connector_config.client_overrides("producer"))
@@ -504,7 +497,7 @@ class Worker:
 
         threading.Thread(target=await_them, name="task-stopper", daemon=True).start()
 
-    def _take_for_stop(self, ids: list[ConnectorTaskId]) -> list[WorkerSourceTask]:
+    def _take_for_stop(self, ids: list[ConnectorTaskId]) -> list[TaskProcess]:
         self._failed_tasks.difference_update(ids)
         runners = [r for r in (self._tasks.pop(i, None) for i in ids) if r is not None]
         for i in set(ids) - {r.id for r in runners}:
@@ -513,7 +506,7 @@ class Worker:
             r.stop()
         return runners
 
-    def _await_stop(self, runners: list[WorkerSourceTask], timeout_s: float | None) -> None:
+    def _await_stop(self, runners: list[TaskProcess], timeout_s: float | None) -> None:
         timeout = self.config.task_shutdown_graceful_timeout_ms / 1000.0 if timeout_s is None else timeout_s
         deadline = time.monotonic() + timeout
         for r in runners:
@@ -537,7 +530,7 @@ class Worker:
             stopping = [t for t in self._stopping if t not in self._tasks]
         return [*self._tasks, *self._failed_tasks, *stopping]
 
-    def task(self, task_id: ConnectorTaskId) -> WorkerSourceTask | None:
+    def task(self, task_id: ConnectorTaskId) -> TaskProcess | None:
         return self._tasks.get(task_id)
 
     def stop(self) -> None:
@@ -566,7 +559,7 @@ class Worker:
         generation = self._task_generations.get(task, self.generation)
         trace = self._redact(task, trace)
         runner = self._tasks.get(task) or self._stopping.get(task)
-        version = plugin_version(runner.task) if runner is not None else None
+        version = runner.version if runner is not None else None
         self.status_store.put_task(TaskStatus(task, state, trace, self.worker_id, generation, version), safe=safe)
 
     def on_startup(self, task: ConnectorTaskId) -> None:
@@ -624,14 +617,6 @@ def _refuse_version(key: str, error: str) -> None:
 def _state_name(state: TargetState) -> str:
     return {TargetState.STARTED: State.RUNNING, TargetState.PAUSED: State.PAUSED,
             TargetState.STOPPED: State.STOPPED}[state]
-
-
-def _error_handler(task_id: ConnectorTaskId, config: SourceConnectorConfig) -> RetryWithToleranceOperator:
-    """The task's handling of failed transforms and conversions, from the connector's ``errors.*``."""
-    return RetryWithToleranceOperator(
-        task_id, retry_timeout_ms=config.errors_retry_timeout, retry_max_delay_ms=config.errors_retry_delay_max_ms,
-        tolerance=config.errors_tolerance, log_errors=config.errors_log_enable,
-        log_messages=config.errors_log_include_messages)
 
 
 def _trace(e: BaseException) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from connect_runtime.processes import env_value, parent_pid, proc_pids
+from connect_runtime.processes import descendants, env_value, proc_pids
 from connect_runtime.testing.cluster import ConnectClient, read_committed, wait_until
 from connectors.spark.application import TOKEN_ENV
 
@@ -68,8 +68,9 @@ def create_topic(bootstrap: str, topic: str, partitions: int = 3) -> str:
 
 
 def app_tokens(worker_pid: int) -> set[str]:
-    """The tokens of the Spark applications a worker process runs now (its spark-submit children)."""
-    tokens = {env_value(pid, TOKEN_ENV) for pid in proc_pids() if parent_pid(pid) == worker_pid}
+    """The tokens of the Spark applications a worker process runs now (spark-submit children of its task
+    processes)."""
+    tokens = {env_value(pid, TOKEN_ENV) for pid in descendants(worker_pid)}
     return {t for t in tokens if t is not None}
 
 

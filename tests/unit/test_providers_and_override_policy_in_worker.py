@@ -33,6 +33,7 @@ from connect_runtime.redaction import redactor
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker import worker as worker_module
 from connect_runtime.worker.connector_offsets import SourceConnectorOffsets
+from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.worker import TASK_CLASS_CONFIG, Worker
 from rest.models import ConfigInfosModel
 
@@ -58,20 +59,21 @@ class _Statuses:
     def put_task(self, status: Any, safe: bool = False) -> None:
         self.tasks.append(status)
 
-
-class _RecordingProducer:
-    confs: list[dict[str, Any]] = []
-
-    def __init__(self, conf: dict[str, Any]) -> None:
-        _RecordingProducer.confs.append(conf)
+    def active_topics(self, connector: str) -> dict[str, Any]:
+        return {}
 
 
 class _RecordingRunner:
-    setups: list[Any] = []
+    """Stands in for the task process: records what the worker decided for it."""
 
-    def __init__(self, setup: Any, *args: Any) -> None:
-        _RecordingRunner.setups.append(setup)
-        self.id = setup.task_id
+    specs: list[TaskSpec] = []
+
+    def __init__(self, spec: TaskSpec, status: Any, fence: Any, verify_generation: Any, offsets: Any,
+                 on_closed: Any = None) -> None:
+        _RecordingRunner.specs.append(spec)
+        self.id = spec.task_id
+        self.version = None
+        self.on_closed = on_closed
 
     def start(self) -> None:
         pass
@@ -115,10 +117,8 @@ def _stop_workers() -> Iterator[None]:
 
 
 def _worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, **extra: str) -> Worker:
-    _RecordingProducer.confs = []
-    _RecordingRunner.setups = []
-    monkeypatch.setattr(worker_module, "Producer", _RecordingProducer)
-    monkeypatch.setattr(worker_module, "AtLeastOnceWorkerSourceTask", _RecordingRunner)
+    _RecordingRunner.specs = []
+    monkeypatch.setattr(worker_module, "TaskProcess", _RecordingRunner)
     config = WorkerConfig.from_properties({
         **BASE, "config.providers": "file", "config.providers.file.class": "FileConfigProvider",
         "config.providers.file.param.allowed.paths": str(tmp_path), **extra})
@@ -148,9 +148,9 @@ def test_placeholders_resolve_at_start_and_task_configs_keep_them(
     assert task_config["topic"] == connector["topic"]  # ... but its task configs keep the placeholder
 
     assert _start_task(worker, connector, task_config)
-    (setup,) = _RecordingRunner.setups
+    (setup,) = _RecordingRunner.specs
     assert setup.task_config["topic"] == SECRET_TOPIC  # the task starts with the value
-    assert _RecordingProducer.confs[0]["bootstrap.servers"] == SECRET_SERVERS
+    assert _RecordingRunner.specs[0].producer_config["bootstrap.servers"] == SECRET_SERVERS
 
 
 def test_a_failure_trace_shows_the_placeholder_not_the_value(
@@ -177,7 +177,7 @@ def test_a_path_outside_allowed_paths_fails_the_task(
     assert not _start_task(worker, _connector(secrets), task)
     (status,) = worker.status_store.tasks  # type: ignore[attr-defined]
     assert f"The path {secrets} is not allowed to be accessed" in status.trace
-    assert _RecordingProducer.confs == []
+    assert _RecordingRunner.specs == []
 
 
 @pytest.mark.parametrize(
@@ -189,7 +189,7 @@ def test_policy_none_fails_a_task_with_a_stored_override(
     connector = {**_connector(secrets), "producer.override.bootstrap.servers": "elsewhere:9092"}
     task = {**connector, TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
     assert not _start_task(worker, connector, task)
-    assert _RecordingProducer.confs == []
+    assert _RecordingRunner.specs == []
     (status,) = worker.status_store.tasks  # type: ignore[attr-defined]
     assert ("Client Config Overrides not allowed [producer.override.bootstrap.servers: The 'None' policy does "
             "not allow 'bootstrap.servers' to be overridden in the connector configuration.]") in status.trace
@@ -202,7 +202,8 @@ def test_policy_all_and_principal(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
           "producer.override.security.protocol": "PLAINTEXT"}
     task = {**ok, TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
     assert _start_task(worker, ok, task)
-    assert _RecordingProducer.confs[0]["sasl.mechanisms"] == "PLAIN"  # the override, translated for librdkafka
+    # The override, translated for librdkafka.
+    assert _RecordingRunner.specs[0].producer_config["sasl.mechanisms"] == "PLAIN"
     policy = worker.config.override_policy
     verdicts = validate_client_overrides(policy, "c", object, {**ok, "admin.override.retries": "1",
                                                                 "consumer.override.sasl.jaas.config": "x"})
@@ -380,9 +381,14 @@ def test_a_connector_s_secrets_stay_redacted_until_its_stop_returned(
 
 
 class _StuckRunner(_RecordingRunner):
-    """A task thread that does not end when cancelled (a plugin blocked in poll)."""
+    """A task that does not end when cancelled (its process not yet reaped)."""
 
     cancelled = False
+    instances: list[_StuckRunner] = []
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _StuckRunner.instances.append(self)
 
     def cancel(self) -> None:
         _StuckRunner.cancelled = True
@@ -395,15 +401,15 @@ def test_a_cancelled_task_s_secrets_stay_redacted_until_its_thread_ends(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, secrets: Path
 ) -> None:
     worker = _worker(monkeypatch, tmp_path)
-    monkeypatch.setattr(worker_module, "AtLeastOnceWorkerSourceTask", _StuckRunner)
+    monkeypatch.setattr(worker_module, "TaskProcess", _StuckRunner)
     task = {**_connector(secrets), TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
     assert _start_task(worker, _connector(secrets), task)
     worker.stop_and_await_tasks([TASK], timeout_s=0.0)
     assert _StuckRunner.cancelled
     # Its code may still run (and log): the values stay redacted.
     assert redactor.redact(SECRET_TOPIC) != SECRET_TOPIC
-    (setup,) = _RecordingRunner.setups
-    setup.on_closed(None)  # what the task's thread calls last, in WorkerSourceTask._close
+    (runner,) = _StuckRunner.instances[-1:]
+    runner.on_closed(None)  # what the task process's handle calls once the process has ended
     assert redactor.redact(SECRET_TOPIC) == SECRET_TOPIC
 
 

@@ -10,11 +10,14 @@ from typing import Any
 
 import pytest
 
+from connect_runtime.clients import producer_config
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.converters import JsonConverter, StringConverter
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.types import ConnectorTaskId, TargetState
+from connect_runtime.worker import task_process
 from connect_runtime.worker import worker as worker_module
+from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.worker import TASK_CLASS_CONFIG, Worker
 
 TASK = ConnectorTaskId("c", 0)
@@ -38,20 +41,21 @@ class _Statuses:
     def put_task(self, status: Any, safe: bool = False) -> None:
         self.tasks.append(status)
 
-
-class _RecordingProducer:
-    confs: list[dict[str, Any]] = []
-
-    def __init__(self, conf: dict[str, Any]) -> None:
-        _RecordingProducer.confs.append(conf)
+    def active_topics(self, connector: str) -> dict[str, Any]:
+        return {}
 
 
 class _RecordingRunner:
-    setups: list[Any] = []
+    """Stands in for the task process: records what the worker decided for it."""
 
-    def __init__(self, setup: Any, *args: Any) -> None:
-        _RecordingRunner.setups.append(setup)
-        self.id = setup.task_id
+    specs: list[TaskSpec] = []
+
+    def __init__(self, spec: TaskSpec, status: Any, fence: Any, verify_generation: Any, offsets: Any,
+                 on_closed: Any = None) -> None:
+        _RecordingRunner.specs.append(spec)
+        self.id = spec.task_id
+        self.version = None
+        self.on_closed = on_closed
 
     def start(self) -> None:
         pass
@@ -63,10 +67,8 @@ def worker(monkeypatch: pytest.MonkeyPatch) -> Worker:
 
 
 def _worker(monkeypatch: pytest.MonkeyPatch, extra: dict[str, str]) -> Worker:
-    _RecordingProducer.confs = []
-    _RecordingRunner.setups = []
-    monkeypatch.setattr(worker_module, "Producer", _RecordingProducer)
-    monkeypatch.setattr(worker_module, "AtLeastOnceWorkerSourceTask", _RecordingRunner)
+    _RecordingRunner.specs = []
+    monkeypatch.setattr(worker_module, "TaskProcess", _RecordingRunner)
     config = WorkerConfig.from_properties({
         "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c",
         "offset.storage.topic": "o", "status.storage.topic": "s",
@@ -85,7 +87,7 @@ def test_task_producer_gets_overrides_and_the_java_partitioner(worker: Worker) -
     assert _start_task(worker, {**CONNECTOR, "producer.override.linger.ms": "20",
                                 "producer.override.compression.type": "zstd",
                                 "consumer.override.isolation.level": "read_uncommitted"})
-    (conf,) = _RecordingProducer.confs
+    (conf,) = [producer_config(dict(spec.producer_config)) for spec in _RecordingRunner.specs]  # as the process does
     assert conf["linger.ms"] == "20"  # the connector's override beats the worker's producer.linger.ms
     assert conf["compression.type"] == "zstd"
     assert "isolation.level" not in conf
@@ -95,24 +97,26 @@ def test_task_producer_gets_overrides_and_the_java_partitioner(worker: Worker) -
 
 def test_an_explicit_partitioner_override_wins(worker: Worker) -> None:
     assert _start_task(worker, {**CONNECTOR, "producer.override.partitioner": "consistent_random"})
-    assert _RecordingProducer.confs[0]["partitioner"] == "consistent_random"
+    assert producer_config(dict(_RecordingRunner.specs[0].producer_config))["partitioner"] == "consistent_random"
 
 
 def test_converters_come_from_the_connector_else_the_worker(worker: Worker) -> None:
     assert _start_task(worker, {**CONNECTOR, "key.converter": " StringConverter ",
                                 "key.converter.converter.encoding": "UTF-16",
                                 "value.converter.schemas.enable": "false"})
-    (setup,) = _RecordingRunner.setups
-    assert isinstance(setup.key_converter, StringConverter)
+    (setup,) = _RecordingRunner.specs
+    key_converter = task_process._converter(setup, setup.key_converter, True)  # as the task process builds it
+    value_converter = task_process._converter(setup, setup.value_converter, False)
+    assert isinstance(key_converter, StringConverter)
     # No value.converter on the connector: the worker's StringConverter, not JSON, in spite of the
     # connector's value.converter.* key.
-    assert isinstance(setup.value_converter, StringConverter)
-    assert not isinstance(setup.value_converter, JsonConverter)
+    assert isinstance(value_converter, StringConverter)
+    assert not isinstance(value_converter, JsonConverter)
 
 
 def test_invalid_stored_config_fails_the_task(worker: Worker) -> None:
     assert not _start_task(worker, {**CONNECTOR, "tasks.max": "many"})
-    assert _RecordingProducer.confs == []
+    assert _RecordingRunner.specs == []
     (status,) = worker.status_store.tasks  # type: ignore[attr-defined]
     assert status.state == "FAILED"
     assert "ConfigException: Invalid value many for configuration tasks.max: Not a number of type INT" in status.trace
@@ -149,7 +153,7 @@ def test_topic_creation_settings_on_a_worker_without_topic_creation_fail_the_con
     (status,) = worker.status_store.connectors  # type: ignore[attr-defined]
     assert status.state == "FAILED" and message in status.trace
     assert not _start_task(worker, props)
-    assert _RecordingProducer.confs == []
+    assert _RecordingRunner.specs == []
     (task_status,) = worker.status_store.tasks  # type: ignore[attr-defined]
     assert task_status.state == "FAILED" and message in task_status.trace
     # Without topic.creation.* settings the same worker starts the connector.

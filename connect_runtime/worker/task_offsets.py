@@ -1,0 +1,51 @@
+"""What a task loop needs of its connector's offsets store (the worker's store, or a proxy to it)."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from typing import Any, Protocol
+
+from confluent_kafka import Producer
+
+from connect_runtime.storage.offset_store import OffsetEntries
+
+
+class TaskOffsetStore(Protocol):
+    """The subset of :class:`~connect_runtime.storage.offset_store.ConnectorOffsetBackingStore` a task uses."""
+
+    @property
+    def topic(self) -> str:
+        """The topic the task's offsets are written to."""
+
+    @property
+    def has_connector_store(self) -> bool:
+        """Whether the worker's global offsets topic is a second store behind the connector's own."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def read_to_end(self) -> Future[None]: ...
+
+    def write_tombstones_first(self, entries: OffsetEntries, timeout_s: float = 30.0) -> None: ...
+
+    def mirror(self, entries: OffsetEntries) -> None: ...
+
+    def set(self, entries: OffsetEntries, producer: Producer | None = None, timeout_s: float = 30.0) -> None: ...
+
+
+def produce_offsets(producer: Producer, topic: str, entries: OffsetEntries, timeout_s: float) -> None:
+    """Write ``entries`` to ``topic`` with ``producer`` and wait for every acknowledgement (raises on failure)."""
+    errors: list[Any] = []
+
+    def on_delivery(err: Any, _msg: Any) -> None:
+        if err is not None:
+            errors.append(err)
+
+    for key, value in entries.items():
+        producer.produce(topic, key=key, value=value, on_delivery=on_delivery)
+    remaining = producer.flush(timeout_s)
+    if remaining:
+        raise TimeoutError(f"Timed out writing {remaining} offsets to {topic}")
+    if errors:
+        raise RuntimeError(f"Failed to write offsets to {topic}: {errors[0]}")
