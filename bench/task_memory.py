@@ -36,7 +36,7 @@ Prints ONE JSON object on stdout; logs go to stderr. The broker is ``--bootstrap
 ``$KAFKA_BOOTSTRAP_SERVERS``, else a LocalKafka started in a temp dir (and stopped at the end).
 
     python bench/task_memory.py [--idle-tasks 50] [--one-task-throughput 100] [--warmup 15] [--settle-interval 5]
-                                [--settle-tolerance 0.02] [--settle-timeout 180] [--budget-mib 160]
+                                [--settle-tolerance 0.02] [--settle-timeout 180] [--budget-mib 900]
                                 [--bootstrap HOST:PORT]
 """
 
@@ -254,8 +254,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="settled when two consecutive readings differ by less than this fraction (0.02)")
     parser.add_argument("--settle-timeout", type=float, default=180.0,
                         help="give up waiting for the PSS to settle after this many seconds (180)")
-    parser.add_argument("--budget-mib", type=float, default=160.0,
-                        help="the stated budget for the PSS of a worker with the idle tasks, in MiB (160)")
+    parser.add_argument("--budget-mib", type=float, default=900.0,
+                        help="the stated budget for the PSS of a worker with the idle tasks, in MiB (900)")
     parser.add_argument("--bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"),
                         help="bootstrap.servers (default $KAFKA_BOOTSTRAP_SERVERS, else a local broker)")
     return parser
