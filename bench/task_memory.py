@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
-"""Memory of a worker and per task: the resident set size (RSS) of a ``connect-distributed`` worker
-child process and all its descendants, read from ``/proc/<pid>/status`` (VmRSS), in three scenarios,
-each in a fresh worker (so that memory freed by an earlier scenario but kept by the allocator does not
-count twice):
+"""Memory of a worker and per task: the memory of a ``connect-distributed`` worker child process and all
+its descendants (its task processes, and the fork server they come from), in three scenarios, each in a
+fresh worker (so that memory freed by an earlier scenario but kept by the allocator does not count twice):
 
 * ``idle_worker``: an exactly-once worker with no connectors;
 * ``one_eos_task``: the same with ONE exactly-once VerifiableSource task (``--one-task-throughput``
@@ -13,19 +12,31 @@ count twice):
   thread or process, converters, offset bookkeeping), not of N connector instances and their configs;
   1 record/s keeps every task alive (polling, committing transactions) while doing almost no work.
 
-Each reading is taken once the RSS has settled: after ``--warmup`` seconds (15), readings
+Three measures of the process tree, each summed over its processes:
+
+* ``rss``: resident set size (``VmRSS``). Pages shared between processes (the interpreter, libraries,
+  and the copy-on-write pages a forked task process shares with the process it was forked from) count
+  once PER PROCESS: an upper bound, the figure ``ps`` and ``top`` show.
+* ``pss``: proportional set size (``/proc/<pid>/smaps_rollup``): a page shared by k processes counts 1/k
+  in each. Summed over the tree it is what the tree costs the machine, shared pages counted fairly.
+  The budget is stated on it.
+* ``uss``: unique set size (the ``Private_*`` lines of ``smaps_rollup``): the pages only that process
+  holds, what the machine gets back when it exits.
+
+Each reading is taken once the PSS has settled: after ``--warmup`` seconds (15), readings
 ``--settle-interval`` seconds apart until two consecutive ones differ by less than
 ``--settle-tolerance`` (2%), or ``--settle-timeout`` passes (then the scenario says ``settled: false``
-and a warning is printed). ``per_task_mib`` = (idle_tasks - idle_worker) / N;
-``one_task_increment_mib`` = one_eos_task - idle_worker. ``budget_mib`` (``--budget-mib``) is the budget
-stated in bench/README.md for a worker with 50 idle tasks; ``within_budget`` compares the idle_tasks total
-with it.
+and a warning is printed). In ``summary``, for each measure: ``per_task_mib`` = (idle_tasks - idle_worker)
+/ N and ``one_task_increment_mib`` = one_eos_task - idle_worker (the top-level figures are RSS, as in
+earlier versions; ``pss`` and ``uss`` hold the same for those). ``budget_mib`` (``--budget-mib``) is the
+budget stated in bench/README.md for a worker with 50 idle tasks; ``within_budget`` compares the
+idle_tasks PSS total with it.
 
 Prints ONE JSON object on stdout; logs go to stderr. The broker is ``--bootstrap``, else
 ``$KAFKA_BOOTSTRAP_SERVERS``, else a LocalKafka started in a temp dir (and stopped at the end).
 
     python bench/task_memory.py [--idle-tasks 50] [--one-task-throughput 100] [--warmup 15] [--settle-interval 5]
-                                [--settle-tolerance 0.02] [--settle-timeout 180] [--budget-mib 160]
+                                [--settle-tolerance 0.02] [--settle-timeout 180] [--budget-mib 900]
                                 [--bootstrap HOST:PORT]
 """
 
@@ -40,15 +51,18 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 _BENCH = Path(__file__).resolve().parent
-if str(_BENCH) not in sys.path:  # the shared /proc helpers of eos_throughput.py
+if str(_BENCH) not in sys.path:  # create_topic of eos_throughput.py
     sys.path.insert(0, str(_BENCH))
 
 # eos_throughput puts this tree on sys.path and PYTHONPATH (for the worker child) when imported.
-from eos_throughput import create_topic, descendants, parse_proc_stat  # noqa: E402
+from eos_throughput import create_topic  # noqa: E402
 
 from connect_runtime.testing.cluster import ConnectClient, WorkerProcess  # noqa: E402
 from connect_runtime.testing.local_kafka import KAFKA_VERSION, LocalKafka  # noqa: E402
@@ -59,38 +73,54 @@ MIB = 1024 * 1024
 CONNECTOR = "bench-mem"
 
 
-def parse_vmrss_kib(status_text: str) -> int | None:
-    """VmRSS in KiB from the text of ``/proc/<pid>/status``; None when absent (a zombie or kernel thread)."""
-    for line in status_text.splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return None
+@dataclass(frozen=True)
+class Memory:
+    """Memory of one process or of several, in bytes, each measure summed over the processes."""
+
+    rss: int
+    pss: int
+    uss: int
+    processes: int
+
+    def __add__(self, other: Memory) -> Memory:
+        return Memory(self.rss + other.rss, self.pss + other.pss, self.uss + other.uss,
+                      self.processes + other.processes)
+
+    def __sub__(self, other: Memory) -> Memory:
+        return Memory(self.rss - other.rss, self.pss - other.pss, self.uss - other.uss,
+                      self.processes - other.processes)
+
+    def mib(self) -> dict[str, float]:
+        return {"rss_mib": mib(self.rss), "pss_mib": mib(self.pss), "uss_mib": mib(self.uss)}
 
 
-def process_tree_rss(pid: int) -> tuple[int, int] | None:
-    """(RSS in bytes, number of processes) of ``pid`` and all its live descendants; None when ``pid`` is
-    gone. Shared pages (the interpreter, libraries) count once per process, as ``ps`` shows them: this is
-    what the processes hold resident, an upper bound of what they cost the machine together."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            parents[int(entry.name)] = parse_proc_stat((entry / "stat").read_text())[0]
-        except (OSError, IndexError, ValueError):
-            continue  # exited while we looked
-    if pid not in parents:
+def process_memory(proc: psutil.Process) -> Memory | None:
+    """RSS, and PSS and USS from ``/proc/<pid>/smaps_rollup`` (psutil reads it), of one process; None
+    when it is gone (or a zombie)."""
+    try:
+        m = proc.memory_full_info()
+    except (psutil.NoSuchProcess, psutil.ZombieProcess):
         return None
-    total_kib, count = 0, 0
-    for p in [pid, *descendants(parents, pid)]:
-        try:
-            rss = parse_vmrss_kib(Path(f"/proc/{p}/status").read_text())
-        except OSError:
-            continue
-        if rss is not None:
-            total_kib += rss
-            count += 1
-    return total_kib * 1024, count
+    return Memory(m.rss, m.pss, m.uss, 1)
+
+
+def process_tree_memory(pid: int) -> tuple[Memory, Memory] | None:
+    """(``pid`` alone, ``pid`` and all its live descendants); None when ``pid`` is gone. A descendant that
+    exits while we read is left out."""
+    try:
+        root = psutil.Process(pid)
+        children = root.children(recursive=True)
+    except psutil.NoSuchProcess:
+        return None
+    own = process_memory(root)
+    if own is None:
+        return None
+    total = own
+    for child in children:
+        got = process_memory(child)
+        if got is not None:
+            total += got
+    return own, total
 
 
 def settled(previous: float, current: float, tolerance: float) -> bool:
@@ -119,26 +149,41 @@ def mib(n_bytes: float) -> float:
     return round(n_bytes / MIB, 1)
 
 
-def summarize(scenarios: dict[str, dict[str, Any]], idle_tasks: int, budget_mib: float) -> dict[str, Any]:
-    """Headline figures from the scenarios' settled RSS (MiB): per-task increments and the budget check."""
-    idle = scenarios["idle_worker"]["rss_mib"]
-    one = scenarios["one_eos_task"]["rss_mib"]
-    many = scenarios["idle_tasks"]["rss_mib"]
+MEASURES = ("rss", "pss", "uss")
+
+
+def increments(scenarios: dict[str, dict[str, Any]], measure: str, idle_tasks: int) -> dict[str, Any]:
+    """One measure's figures (MiB) from the scenarios' settled trees: the totals, the increment of one
+    task and per idle task."""
+    key = f"{measure}_mib"
+    idle = scenarios["idle_worker"][key]
+    one = scenarios["one_eos_task"][key]
+    many = scenarios["idle_tasks"][key]
     return {
         "idle_worker_mib": idle,
         "one_eos_task_mib": one,
         "idle_tasks_mib": many,
         "one_task_increment_mib": round(one - idle, 1),
         "per_task_mib": round((many - idle) / idle_tasks, 2) if idle_tasks > 0 else None,
-        "budget_mib": budget_mib,
-        "within_budget": many <= budget_mib,
     }
+
+
+def summarize(scenarios: dict[str, dict[str, Any]], idle_tasks: int, budget_mib: float) -> dict[str, Any]:
+    """Headline figures: RSS at the top level (as earlier versions printed them), PSS and USS under
+    ``pss`` and ``uss``; the budget is checked against the idle tasks' PSS."""
+    out = increments(scenarios, "rss", idle_tasks)
+    for measure in MEASURES[1:]:
+        out[measure] = increments(scenarios, measure, idle_tasks)
+    out["budget_mib"] = budget_mib
+    out["budget_measure"] = "pss"
+    out["within_budget"] = out["pss"]["idle_tasks_mib"] <= budget_mib
+    return out
 
 
 def run_scenario(bootstrap: str, workdir: Path, name: str, tasks: int, throughput: int,
                  args: argparse.Namespace) -> dict[str, Any]:
     """A fresh exactly-once worker; ``tasks`` > 0 adds one VerifiableSource connector with that many tasks.
-    Returns the settled RSS of the worker's process tree."""
+    Returns the settled memory of the worker's process tree, of the worker process and of its descendants."""
     suffix = uuid.uuid4().hex[:8]
     group = f"bench-mem-{suffix}"
     worker = WorkerProcess(bootstrap, workdir / f"worker-{suffix}", group, eos="enabled")
@@ -158,31 +203,38 @@ def run_scenario(bootstrap: str, workdir: Path, name: str, tasks: int, throughpu
             if response.status_code >= 400:
                 raise RuntimeError(f"creating {CONNECTOR}: {response.status_code} {response.text}")
             client.wait_running(CONNECTOR, tasks, timeout_s=max(90.0, 6.0 * tasks))
-        log.info("[%s] %d task(s) running after %.1f s; %.0f s warm-up, then waiting for the RSS to settle",
+        log.info("[%s] %d task(s) running after %.1f s; %.0f s warm-up, then waiting for the PSS to settle",
                  name, tasks, time.monotonic() - started, args.warmup)
         time.sleep(args.warmup)  # let producers connect and the first transactions commit before reading
 
         def read() -> float:
-            got = process_tree_rss(proc.pid)
+            got = process_tree_memory(proc.pid)
             if got is None:
                 raise RuntimeError(f"worker exited; log:\n{worker.log_tail()}")
-            return float(got[0])
+            return float(got[1].pss)
 
-        rss, ok, readings = wait_settled(read, args.settle_interval, args.settle_tolerance, args.settle_timeout)
-        tree = process_tree_rss(proc.pid)
+        _, ok, readings = wait_settled(read, args.settle_interval, args.settle_tolerance, args.settle_timeout)
+        got = process_tree_memory(proc.pid)
+        if got is None:
+            raise RuntimeError(f"worker exited; log:\n{worker.log_tail()}")
+        own, tree = got
         if tasks > 0:
             states = [t["state"] for t in client.status(CONNECTOR)["tasks"]]
             if len(states) != tasks or any(s != "RUNNING" for s in states):
                 raise RuntimeError(f"[{name}] tasks not all RUNNING at the end: {states}; log:\n"
                                    f"{worker.log_tail()}")
-        log.info("[%s] RSS %.1f MiB (%s)", name, rss / MIB, "settled" if ok else "NOT settled")
+        log.info("[%s] %d process(es): RSS %.1f MiB, PSS %.1f MiB, USS %.1f MiB (PSS %s)", name, tree.processes,
+                 tree.rss / MIB, tree.pss / MIB, tree.uss / MIB, "settled" if ok else "NOT settled")
+        rest = tree - own
         return {
             "tasks": tasks,
             "throughput_per_task": throughput if tasks > 0 else None,
-            "rss_mib": mib(rss),
-            "processes": tree[1] if tree is not None else None,
+            **tree.mib(),
+            "processes": tree.processes,
+            "worker_process": own.mib(),
+            "descendants": {"processes": rest.processes, **rest.mib()},
             "settled": ok,
-            "readings_mib": [mib(r) for r in readings],
+            "readings_pss_mib": [mib(r) for r in readings],
         }
     finally:
         if client is not None:
@@ -196,14 +248,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--one-task-throughput", type=int, default=100,
                         help="records/s of the one exactly-once task (100)")
     parser.add_argument("--warmup", type=float, default=15.0,
-                        help="seconds after the tasks run before the first RSS reading (15)")
-    parser.add_argument("--settle-interval", type=float, default=5.0, help="seconds between RSS readings (5)")
+                        help="seconds after the tasks run before the first PSS reading (15)")
+    parser.add_argument("--settle-interval", type=float, default=5.0, help="seconds between PSS readings (5)")
     parser.add_argument("--settle-tolerance", type=float, default=0.02,
                         help="settled when two consecutive readings differ by less than this fraction (0.02)")
     parser.add_argument("--settle-timeout", type=float, default=180.0,
-                        help="give up waiting for the RSS to settle after this many seconds (180)")
-    parser.add_argument("--budget-mib", type=float, default=160.0,
-                        help="the stated budget for a worker with the idle tasks, in MiB (160)")
+                        help="give up waiting for the PSS to settle after this many seconds (180)")
+    parser.add_argument("--budget-mib", type=float, default=900.0,
+                        help="the stated budget for the PSS of a worker with the idle tasks, in MiB (900)")
     parser.add_argument("--bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"),
                         help="bootstrap.servers (default $KAFKA_BOOTSTRAP_SERVERS, else a local broker)")
     return parser
@@ -241,12 +293,12 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             if kafka is not None:
                 kafka.stop()
-    warnings = [f"{name}: RSS did not settle within {args.settle_timeout:.0f} s"
+    warnings = [f"{name}: PSS did not settle within {args.settle_timeout:.0f} s"
                 for name, s in scenarios.items() if not s["settled"]]
     out = summarize(scenarios, args.idle_tasks, args.budget_mib)
     if not out["within_budget"]:
-        warnings.append(f"{args.idle_tasks} idle tasks: {out['idle_tasks_mib']} MiB exceeds the budget of "
-                        f"{args.budget_mib:.0f} MiB")
+        warnings.append(f"{args.idle_tasks} idle tasks: {out['pss']['idle_tasks_mib']} MiB PSS exceeds the budget "
+                        f"of {args.budget_mib:.0f} MiB")
     for w in warnings:
         log.warning("%s", w)
     print(json.dumps({
@@ -262,9 +314,11 @@ def main(argv: list[str] | None = None) -> int:
         "warnings": warnings,
         "python": sys.version.split()[0],
         "cpus": os.cpu_count() or 1,
-        "notes": "RSS = sum of VmRSS over the worker process and its descendants (shared pages counted per "
-                 "process); each scenario in a fresh exactly-once worker; idle tasks = one VerifiableSource "
-                 "connector with tasks.max=N at 1 record/s per task.",
+        "notes": "rss/pss/uss = sums over the worker process and its descendants: RSS counts shared pages once "
+                 "per process, PSS splits each shared page between the processes sharing it, USS counts "
+                 "private pages only (smaps_rollup); the budget is on PSS; each scenario in a fresh "
+                 "exactly-once worker; idle tasks = one VerifiableSource connector with tasks.max=N at "
+                 "1 record/s per task.",
     }))
     return 0
 

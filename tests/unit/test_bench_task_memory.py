@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from connect_runtime.testing.cluster import wait_until
 
 _SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "task_memory.py"
 
@@ -21,6 +24,7 @@ def bench() -> ModuleType:
         spec = importlib.util.spec_from_file_location("bench_task_memory", _SCRIPT)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # its dataclass resolves its annotations through sys.modules
         spec.loader.exec_module(module)
         return module
     finally:
@@ -31,18 +35,33 @@ def bench() -> ModuleType:
             os.environ["PYTHONPATH"] = saved_env
 
 
-def test_parse_vmrss_kib(bench: ModuleType) -> None:
-    text = "Name:\tpython\nVmPeak:\t  300000 kB\nVmRSS:\t   72704 kB\nThreads:\t9\n"
-    assert bench.parse_vmrss_kib(text) == 72704
-    assert bench.parse_vmrss_kib("Name:\tkthreadd\nThreads:\t1\n") is None
-
-
-def test_process_tree_rss_of_this_process(bench: ModuleType) -> None:
-    got = bench.process_tree_rss(os.getpid())
+def test_process_tree_memory_of_this_process(bench: ModuleType) -> None:
+    got = bench.process_tree_memory(os.getpid())
     assert got is not None
-    rss, count = got
-    assert count >= 1 and rss > 1024 * 1024
-    assert bench.process_tree_rss(2**22 + 12345) is None  # above pid_max: never a live pid
+    own, tree = got
+    assert own.processes == 1 and tree.processes >= 1
+    # A single process's shared pages count fully in its RSS, in part in its PSS, not in its USS.
+    assert own.rss >= own.pss >= own.uss > 1024 * 1024
+    assert tree.rss >= own.rss and tree.pss >= own.pss
+    assert bench.process_tree_memory(2**22 + 12345) is None  # above pid_max: never a live pid
+
+
+def test_process_tree_memory_counts_descendants_and_shares_fairly(bench: ModuleType) -> None:
+    # A child and a grandchild (the shell forks sleep), as a worker's fork server and task process.
+    child = subprocess.Popen(["/bin/sh", "-c", "sleep 30 & wait"])
+    try:
+        def grown() -> tuple[object, object] | None:
+            got = bench.process_tree_memory(os.getpid())
+            return got if got is not None and got[1].processes >= 3 else None
+
+        own, tree = wait_until(grown, 10, message="a child and a grandchild")
+        rest = tree - own
+        assert rest.processes >= 2 and rest.rss > 0
+        # sh and sleep share their libraries' pages: counted once per process in RSS, split in PSS.
+        assert rest.pss < rest.rss and rest.uss <= rest.pss
+    finally:
+        child.kill()
+        child.wait()
 
 
 def test_settled(bench: ModuleType) -> None:
@@ -76,13 +95,16 @@ def test_wait_settled_gives_up_at_deadline(bench: ModuleType) -> None:
 
 
 def test_summarize(bench: ModuleType) -> None:
-    scenarios = {"idle_worker": {"rss_mib": 70.0}, "one_eos_task": {"rss_mib": 80.0},
-                 "idle_tasks": {"rss_mib": 320.0}}
-    out = bench.summarize(scenarios, 50, 400.0)
-    assert out["one_task_increment_mib"] == 10.0
-    assert out["per_task_mib"] == 5.0
-    assert out["within_budget"] is True
-    assert bench.summarize(scenarios, 50, 300.0)["within_budget"] is False
+    scenarios = {"idle_worker": {"rss_mib": 70.0, "pss_mib": 60.0, "uss_mib": 50.0},
+                 "one_eos_task": {"rss_mib": 100.0, "pss_mib": 75.0, "uss_mib": 60.0},
+                 "idle_tasks": {"rss_mib": 1570.0, "pss_mib": 560.0, "uss_mib": 300.0}}
+    out = bench.summarize(scenarios, 50, 600.0)
+    assert out["one_task_increment_mib"] == 30.0 and out["per_task_mib"] == 30.0  # RSS at the top level
+    assert out["pss"]["one_task_increment_mib"] == 15.0 and out["pss"]["per_task_mib"] == 10.0
+    assert out["uss"]["per_task_mib"] == 5.0 and out["uss"]["idle_tasks_mib"] == 300.0
+    # The budget is on PSS: 1570 MiB of RSS over it does not matter, 560 MiB of PSS does.
+    assert out["budget_measure"] == "pss" and out["within_budget"] is True
+    assert bench.summarize(scenarios, 50, 500.0)["within_budget"] is False
 
 
 def test_parse_args_defaults_and_refusals(bench: ModuleType) -> None:
