@@ -93,6 +93,12 @@ class TaskChannel:
                     message = self._conn.recv()
                 except (EOFError, OSError):
                     return
+                except Exception:
+                    # Closed under the reader (TypeError from a dropped handle), or a message that cannot
+                    # be unpickled: either way the pipe can no longer be trusted; end as at its end.
+                    if not self._conn.closed:
+                        logger.exception("The task pipe failed; closing it")
+                    return
                 kind = message[0]
                 if kind == "reply":
                     self._complete(message[1], message[2], message[3])
