@@ -42,6 +42,23 @@ def canonical_offset_key(key: bytes) -> bytes:
     return json_dumps_compact([connector, {f: partition[f] for f in sorted(fields)}])
 
 
+def produce_offsets(producer: Producer, topic: str, entries: OffsetEntries, timeout_s: float) -> None:
+    """Write ``entries`` to ``topic`` with ``producer`` and wait for every acknowledgement (raises on failure)."""
+    errors: list[KafkaError] = []
+
+    def on_delivery(err: KafkaError | None, _msg: Message) -> None:
+        if err is not None:
+            errors.append(err)
+
+    for key, value in entries.items():
+        producer.produce(topic, key=key, value=value, on_delivery=on_delivery)
+    remaining = producer.flush(timeout_s)
+    if remaining:
+        raise TimeoutError(f"Timed out writing {remaining} offsets to {topic}")
+    if errors:
+        raise RuntimeError(f"Failed to write offsets to {topic}: {errors[0]}")
+
+
 class KafkaOffsetBackingStore:
     """All offsets of one offsets topic in memory, read ``read_committed`` from the beginning.
 
@@ -127,19 +144,7 @@ class KafkaOffsetBackingStore:
         producer = producer or self._producer
         if producer is None:
             raise RuntimeError("this offset store is read-only")
-        errors: list[KafkaError] = []
-
-        def on_delivery(err: KafkaError | None, _msg: Message) -> None:
-            if err is not None:
-                errors.append(err)
-
-        for key, value in entries.items():
-            producer.produce(self.topic, key=key, value=value, on_delivery=on_delivery)
-        remaining = producer.flush(timeout_s)
-        if remaining:
-            raise TimeoutError(f"Timed out writing {remaining} offsets to {self.topic}")
-        if errors:
-            raise RuntimeError(f"Failed to write offsets to {self.topic}: {errors[0]}")
+        produce_offsets(producer, self.topic, entries, timeout_s)
 
     def set_async(self, entries: OffsetEntries) -> None:
         """Write ``entries`` without waiting; failures are logged (the global-topic mirror)."""

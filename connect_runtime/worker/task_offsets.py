@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from concurrent.futures import Future
-from typing import Any, Protocol
+from typing import Protocol
 
 from confluent_kafka import Producer
 
@@ -32,20 +32,3 @@ class TaskOffsetStore(Protocol):
     def mirror(self, entries: OffsetEntries) -> None: ...
 
     def set(self, entries: OffsetEntries, producer: Producer | None = None, timeout_s: float = 30.0) -> None: ...
-
-
-def produce_offsets(producer: Producer, topic: str, entries: OffsetEntries, timeout_s: float) -> None:
-    """Write ``entries`` to ``topic`` with ``producer`` and wait for every acknowledgement (raises on failure)."""
-    errors: list[Any] = []
-
-    def on_delivery(err: Any, _msg: Any) -> None:
-        if err is not None:
-            errors.append(err)
-
-    for key, value in entries.items():
-        producer.produce(topic, key=key, value=value, on_delivery=on_delivery)
-    remaining = producer.flush(timeout_s)
-    if remaining:
-        raise TimeoutError(f"Timed out writing {remaining} offsets to {topic}")
-    if errors:
-        raise RuntimeError(f"Failed to write offsets to {topic}: {errors[0]}")

@@ -43,7 +43,7 @@ from connect_runtime.clients import is_transient, producer_config
 from connect_runtime.config.config_providers import ResolvedConfig
 from connect_runtime.config.connector_config import SourceConnectorConfig, TransactionBoundary
 from connect_runtime.redaction import redactor
-from connect_runtime.storage.offset_store import OffsetEntries
+from connect_runtime.storage.offset_store import OffsetEntries, produce_offsets
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.version import plugin_version
 from connect_runtime.worker.at_least_once_source_task import (
@@ -58,7 +58,6 @@ from connect_runtime.worker.exactly_once_source_task import (
 from connect_runtime.worker.retry_with_tolerance import RetryWithToleranceOperator
 from connect_runtime.worker.source_task_base import TaskSetup, WorkerSourceTask
 from connect_runtime.worker.task_channel import TaskChannel
-from connect_runtime.worker.task_offsets import produce_offsets
 from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.topic_creation import TaskTopics
 from connect_runtime.worker.transformation_chain import build_transformation_chain, close_quietly

@@ -25,7 +25,7 @@ import httpx
 from conftest import WorkerFactory
 from spark_helpers import assert_not_failed, create_topic, file_offsets, rows_by_id, write_csv
 
-from connect_runtime.processes import env_value, proc_pids
+from connect_runtime.processes import descendants, env_value, proc_pids
 from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, wait_until
 from connect_runtime.testing.spark_cluster import LocalSparkCluster
 from connectors.spark.application import TOKEN_ENV
@@ -200,22 +200,6 @@ def _app_tokens(pids: Iterable[int]) -> set[str]:
     return {t for t in (env_value(pid, TOKEN_ENV) for pid in pids) if t is not None}
 
 
-def _descendants(root: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for pid in proc_pids():
-        try:
-            ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(pid)
-    found, todo = set(), [root]
-    while todo:
-        pid = todo.pop()
-        found.add(pid)
-        todo += children.get(pid, [])
-    return found - {root}
-
-
 def _pids_with_tokens(tokens: set[str]) -> list[int]:
     """Live (non-zombie) processes carrying one of ``tokens``."""
     def alive(pid: int) -> bool:
@@ -307,7 +291,7 @@ def test_worker_killed_mid_job_task_moves_and_its_application_ends(
     victim = next(w for w in pair if owner == f"127.0.0.1:{w.port}")
     survivor = next(w for w in pair if w is not victim)
     assert victim.proc is not None
-    dead_tokens = _app_tokens(_descendants(victim.proc.pid))  # spark-submit, the driver, PySpark's daemon...
+    dead_tokens = _app_tokens(descendants(victim.proc.pid))  # spark-submit, the driver, PySpark's daemon...
     assert dead_tokens, "the task's Spark application runs under its worker"
     victim.kill()
     # Nothing of the dead worker's application is left: not the JVM, not the Python driver, not
