@@ -470,7 +470,9 @@ class WorkerConfig(BaseModel):
         description="Amount of time to wait for tasks to shut down gracefully.")
     scheduled_rebalance_max_delay_ms: _NonNegInt = Field(
         300000, alias="scheduled.rebalance.max.delay.ms",
-        description="The maximum delay before the work of a departed worker is reassigned (0 = at once).")
+        description="How long the leader remembers the connectors and tasks of a departed worker (whose work "
+                    "moves to the live workers at once), so that a worker back within this time gets exactly "
+                    "them back; 0 = a returning worker is treated as new.")
     session_timeout_ms: _PositiveInt = Field(
         10000, alias="session.timeout.ms",
         description="A worker is considered dead when no heartbeat of it was seen for this long.")

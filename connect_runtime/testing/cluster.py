@@ -85,8 +85,8 @@ FAST_FAILOVER: dict[str, str] = {
     "scheduled.rebalance.max.delay.ms": "0",
     "task.shutdown.graceful.timeout.ms": "5000",
 }
-"""Worker settings that detect a dead worker and move its work within seconds (the defaults take
-minutes): for tests that kill workers. :class:`WorkerGroup` ``defaults`` of the ``connect_cluster``
+"""Worker settings that detect a dead worker in 3 to 4 s (the defaults take 7 to 10 s) and forget a departed
+worker at once: for tests that kill workers. :class:`WorkerGroup` ``defaults`` of the ``connect_cluster``
 fixture."""
 
 def plugin_path(*dirs: str | Path) -> dict[str, str]:

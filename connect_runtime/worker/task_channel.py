@@ -16,6 +16,7 @@ import contextlib
 import itertools
 import logging
 import pickle
+import socket
 import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
@@ -138,6 +139,12 @@ class TaskChannel:
             self._send(reply)
 
     def close(self) -> None:
+        """Close this end: the other side sees the end of the pipe, even while :meth:`serve` is reading."""
+        # Closing the fd alone leaves the socket open under a recv() blocked on it (Linux), and the
+        # other side would wait for an end that never comes: shut it down first (through a dup).
+        with contextlib.suppress(OSError, ValueError), \
+                socket.fromfd(self._conn.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.shutdown(socket.SHUT_RDWR)
         with contextlib.suppress(OSError):
             self._conn.close()
 

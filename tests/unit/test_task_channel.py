@@ -22,6 +22,10 @@ class _Unpicklable(Exception):
         super().__init__(f"{a}/{b}")
 
 
+#: Set once a "block" call runs: the worker side's reader is then back, blocked, in recv.
+_BLOCKING = threading.Event()
+
+
 def _worker_side(op: str, args: tuple[Any, ...]) -> Any:
     if op == "add":
         return args[0] + args[1]
@@ -30,6 +34,7 @@ def _worker_side(op: str, args: tuple[Any, ...]) -> Any:
     if op == "odd":
         raise _Unpicklable(1, 2)
     if op == "block":
+        _BLOCKING.set()
         threading.Event().wait(args[0])
         return "late"
     raise ValueError(op)
@@ -85,7 +90,11 @@ def test_notifications_arrive_in_order_while_a_long_call_runs(
 def test_the_end_of_the_pipe_fails_waiting_calls_and_later_sends(
         pair: tuple[TaskChannel, TaskChannel, list[Any]]) -> None:
     worker, task, _ = pair
-    waiting = task.call_async("block", 5.0)
+    _BLOCKING.clear()
+    waiting = task.call_async("block", 20.0)
+    # Close while the worker side's reader waits in recv: closing the fd alone would leave the socket
+    # open under that read, and the task side would never see the end of the pipe.
+    assert _BLOCKING.wait(5)
     worker.close()
     with pytest.raises(ChannelClosed):
         waiting.result(5)
