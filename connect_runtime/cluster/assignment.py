@@ -12,9 +12,9 @@ Rules:
 - A worker that stopped heartbeating, or announced that it is leaving, loses its items at once: the
   live workers take them over (a leaving worker's as soon as its heartbeat shows each one stopped).
 - The leader remembers what a departed worker had for ``scheduled.rebalance.max.delay.ms``
-  (:class:`Departed`, kept in the assignment record so a new leader knows it too). A worker that comes
-  back within that window gets exactly those items back, as far as balance allows: the items the
-  others took over are the ones that move, and the others' own items stay where they are. After the
+  (:class:`Departed`, kept in the assignment record so a new leader knows it too). When a worker comes
+  back within that window, the items that move to restore balance are the ones it had: the others'
+  own items stay where they are, and nothing moves that balance does not need. After the
   window it is a new worker, and balance takes the surplus of the busiest workers. This is where we
   differ from KIP-415, which keeps a departed worker's items *unassigned* for the whole window.
 """

@@ -247,7 +247,11 @@ class DistributedHerder:
         """Planned departure: announce it, then stop everything here, each task on its own so the leader
         hands it over as soon as its final commit is made (the heartbeat after each stop says so), then
         the tombstone."""
-        self._heartbeats.announce_leaving()
+        successor = None
+        if self._is_leader:
+            # The live worker every other one would rank first: it claims without waiting to rank itself.
+            successor = min((w for w in self.membership.live() if w != self.worker_id()), default=None)
+        self._heartbeats.announce_leaving(successor)
         names = self.worker.connector_names()
         for task in self.worker.task_ids():
             self.worker.stop_tasks([task])

@@ -1,7 +1,8 @@
 """Leader election through the config topic, and the leader's only way to write it.
 
-The leader is the author of the last committed ``leader`` record while it is live. When there is none,
-or its author is not live, the live workers rank themselves by id and the first claims: it initialises
+The leader is the author of the last committed ``leader`` record while it is live. A leader that shuts
+down names a successor in its leaving heartbeat, which claims at once. Otherwise, when there is no
+leader record or its author is not live, the live workers rank themselves by id and the first claims: it initialises
 the transactional producer ``connect-cluster-<group.id>`` (fencing the previous leader's producer and
 aborting its open transaction) and commits ``leader`` with epoch + 1. Every privileged config write
 goes through that producer, so a deposed leader can never write again; a leader that sees a newer
@@ -107,6 +108,12 @@ class Leadership:
         if self.current_leader(state) is not None:
             self._lost_at = None
             return
+        if rec is not None and self._membership.successor_named_by(rec.worker_id) == self._worker_id \
+                and self._in_contact():
+            # The leader left and named us: nothing to learn or wait for (a planned handoff).
+            self._claim()
+            if self.is_leader:
+                return
         now = time.monotonic()
         if now - self._started_at < 2 * self._heartbeat_s and self._membership.others_known(self._worker_id):
             # Learn who else is alive (their heartbeats) before ranking ourselves. A status topic that

@@ -49,6 +49,8 @@ class Heartbeat:
     replayed: bool = field(default=False, compare=False)
     #: The worker is shutting down: what it still runs is stopping, and it takes nothing new.
     leaving: bool = False
+    #: Set by a leader that is leaving: the worker it hands leadership to (which claims at once).
+    successor: str | None = None
 
     def to_bytes(self) -> bytes:
         v: dict[str, object] = {"url": self.url, "session": self.session, "generation": self.generation,
@@ -56,6 +58,8 @@ class Heartbeat:
                                 "tasks": [[t.connector, t.task] for t in sorted(self.tasks)]}
         if self.leaving:
             v["leaving"] = True
+        if self.successor is not None:
+            v["successor"] = self.successor
         return json.dumps(v, separators=(",", ":")).encode()
 
     @staticmethod
@@ -64,7 +68,8 @@ class Heartbeat:
         return Heartbeat(worker_id, str(v["url"]), str(v["session"]), int(v["generation"]),
                          frozenset(str(c) for c in v.get("connectors", [])),
                          frozenset(ConnectorTaskId(str(t[0]), int(t[1])) for t in v.get("tasks", [])),
-                         received_at, replayed, bool(v.get("leaving", False)))
+                         received_at, replayed, bool(v.get("leaving", False)),
+                         str(v["successor"]) if v.get("successor") is not None else None)
 
 
 class Membership:
@@ -78,6 +83,8 @@ class Membership:
         self._lock = threading.Lock()
         self._beats: dict[str, Heartbeat] = {}
         self._left: dict[str, float] = {}
+        #: Leaving leaders' named successors (kept past the tombstone, until the worker heartbeats again).
+        self._successors: dict[str, str] = {}
         self._caught_up = False
 
     def caught_up(self) -> None:
@@ -108,6 +115,10 @@ class Membership:
                     return
                 self._beats[worker] = beat
                 self._left.pop(worker, None)
+                if beat.successor is not None and not replayed:
+                    self._successors[worker] = beat.successor
+                elif not beat.leaving:
+                    self._successors.pop(worker, None)
 
     def live(self, now: float | None = None) -> dict[str, Heartbeat]:
         """Workers with a heartbeat received (not replayed) within the session timeout, not leaving."""
@@ -123,6 +134,11 @@ class Membership:
         with self._lock:
             return {w: b for w, b in self._beats.items()
                     if not b.replayed and b.leaving and now - b.received_at <= self._timeout_s}
+
+    def successor_named_by(self, worker: str) -> str | None:
+        """The worker that ``worker``, a leader on its way out, handed leadership to (None if it named none)."""
+        with self._lock:
+            return self._successors.get(worker)
 
     def is_live(self, worker: str, now: float | None = None) -> bool:
         return worker in self.live(now)
