@@ -9,8 +9,14 @@ Rules:
 - Revoke-then-assign: an item taken from a live worker is first left unassigned; it is given to its
   new owner only once no live worker reports it running any more (the old owner's heartbeat shows
   it stopped). So two live instances of a task never run at once by design.
-- A worker that stopped heartbeating keeps its items reserved for ``scheduled.rebalance.max.delay.ms``
-  (KIP-415), so a quick restart gets them back without churn; 0 reassigns them at once.
+- A worker that stopped heartbeating, or announced that it is leaving, loses its items at once: the
+  live workers take them over (a leaving worker's as soon as its heartbeat shows each one stopped).
+- The leader remembers what a departed worker had for ``scheduled.rebalance.max.delay.ms``
+  (:class:`Departed`, kept in the assignment record so a new leader knows it too). A worker that comes
+  back within that window gets exactly those items back, as far as balance allows: the items the
+  others took over are the ones that move, and the others' own items stay where they are. After the
+  window it is a new worker, and balance takes the surplus of the busiest workers. This is where we
+  differ from KIP-415, which keeps a departed worker's items *unassigned* for the whole window.
 """
 
 from __future__ import annotations
@@ -44,6 +50,21 @@ class WorkerAssignment:
 
 
 @dataclass(frozen=True)
+class Departed:
+    """What a worker ran when the leader saw it go, and when (the leader's wall clock, ms)."""
+
+    since_ms: int
+    items: WorkerAssignment
+
+    def to_json(self) -> dict[str, Any]:
+        return {"since": self.since_ms, **self.items.to_json()}
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> Departed:
+        return Departed(int(data["since"]), WorkerAssignment.from_json(data))
+
+
+@dataclass(frozen=True)
 class Assignment:
     """The cluster-wide placement at one generation, written by the leader."""
 
@@ -51,6 +72,8 @@ class Assignment:
     leader: str
     leader_url: str
     workers: Mapping[str, WorkerAssignment] = field(default_factory=dict)
+    #: Workers that left within ``scheduled.rebalance.max.delay.ms``: what they had, for their return.
+    departed: Mapping[str, Departed] = field(default_factory=dict)
 
     def of(self, worker: str) -> WorkerAssignment:
         return self.workers.get(worker, WorkerAssignment())
@@ -69,32 +92,32 @@ class Assignment:
         return mine == theirs
 
     def to_bytes(self) -> bytes:
-        return json.dumps({"generation": self.generation, "leader": self.leader, "leader_url": self.leader_url,
-                           "workers": {w: a.to_json() for w, a in sorted(self.workers.items())}},
-                          separators=(",", ":")).encode()
+        v: dict[str, Any] = {"generation": self.generation, "leader": self.leader, "leader_url": self.leader_url,
+                             "workers": {w: a.to_json() for w, a in sorted(self.workers.items())}}
+        if self.departed:
+            v["departed"] = {w: d.to_json() for w, d in sorted(self.departed.items())}
+        return json.dumps(v, separators=(",", ":")).encode()
 
     @staticmethod
     def parse(data: bytes) -> Assignment:
         v = json.loads(data)
         return Assignment(int(v["generation"]), str(v["leader"]), str(v.get("leader_url", "")),
-                          {str(w): WorkerAssignment.from_json(a) for w, a in v.get("workers", {}).items()})
+                          {str(w): WorkerAssignment.from_json(a) for w, a in v.get("workers", {}).items()},
+                          {str(w): Departed.from_json(d) for w, d in v.get("departed", {}).items()})
 
 
 def _balance(
     items: Iterable[str | ConnectorTaskId],
     current: Mapping[str, set[str | ConnectorTaskId]],
     live: list[str],
-    reserved: Mapping[str, set[str | ConnectorTaskId]],
     running_elsewhere: Mapping[str | ConnectorTaskId, set[str]],
+    homes: Mapping[str | ConnectorTaskId, str],
 ) -> dict[str, set[str | ConnectorTaskId]]:
-    """Place ``items`` over ``live`` workers; returns worker -> items (reserved workers keep theirs)."""
-    all_items = list(items)
-    held_reserved = {i for s in reserved.values() for i in s}
-    placeable = [i for i in all_items if i not in held_reserved]
+    """Place ``items`` over ``live`` workers; returns worker -> items. ``homes`` maps an item to the
+    returning worker that had it when it departed."""
+    placeable = list(items)
     n = len(live)
     result: dict[str, set[str | ConnectorTaskId]] = {w: set() for w in live}
-    for w, s in reserved.items():
-        result[w] = set(s)
     if n == 0:
         return result
     base, extra = divmod(len(placeable), n)
@@ -107,12 +130,16 @@ def _balance(
     cap = {w: base + (1 if idx < extra else 0) for idx, w in enumerate(order)}
     for w in live:
         if len(result[w]) > cap[w]:
-            keep = sorted(result[w], key=_sort_key)[: cap[w]]
+            # A worker over its share keeps its own items: those a returning worker had are the ones to go.
+            own = [i for i in result[w] if homes.get(i, w) == w]
+            others = [i for i in result[w] if homes.get(i, w) != w]
+            keep = (sorted(own, key=_sort_key) + sorted(others, key=_sort_key))[: cap[w]]
             result[w] = set(keep)
     placed = {i for w in live for i in result[w]}
-    for item in sorted((i for i in placeable if i not in placed), key=_sort_key):
+    # Items going home first, so that their home still has room for them.
+    for item in sorted((i for i in placeable if i not in placed), key=lambda i: (i not in homes, _sort_key(i))):
         runners = running_elsewhere.get(item, set())
-        # Revoke-then-assign: wait until no live worker runs it, unless it may go back to its runner.
+        # Revoke-then-assign: wait until no worker runs it, unless it may go back to its runner.
         candidates = [w for w in live if len(result[w]) < cap[w]]
         if runners:
             back = [w for w in candidates if w in runners]
@@ -122,7 +149,8 @@ def _balance(
         else:
             if not candidates:
                 continue
-            target = min(candidates, key=lambda w: (len(result[w]), w))
+            home = homes.get(item)
+            target = home if home in candidates else min(candidates, key=lambda w: (len(result[w]), w))
         result[target].add(item)
     return result
 
@@ -136,49 +164,68 @@ def _sort_key(item: str | ConnectorTaskId) -> tuple[str, int]:
 def plan(
     previous: Assignment | None,
     live_workers: Collection[str],
-    lost_workers_reserved: Collection[str],
     connectors: Collection[str],
     tasks: Collection[ConnectorTaskId],
     running: Mapping[str, tuple[Collection[str], Collection[ConnectorTaskId]]],
     leader: str,
     leader_url: str,
+    *,
+    now_ms: int = 0,
+    memory_ms: int = 0,
 ) -> Assignment:
     """Compute the next assignment.
 
-    ``running`` maps each *live* worker to the connectors and tasks its latest heartbeat says it runs.
-    ``lost_workers_reserved`` are workers that stopped heartbeating less than the scheduled rebalance
-    delay ago: their previous items stay with them, unassigned elsewhere. The result has the previous
-    generation when the placement did not change, else generation + 1.
+    ``running`` maps workers to the connectors and tasks their latest heartbeat says they run: the live
+    ones, and those leaving (not live, but their items must stop before they move). ``memory_ms`` is
+    ``scheduled.rebalance.max.delay.ms``: how long a departed worker's items are remembered for its
+    return (``now_ms`` is the leader's wall clock). The result has the previous generation when the
+    placement did not change, else generation + 1.
     """
     live = sorted(set(live_workers))
     prev_workers = previous.workers if previous is not None else {}
     connector_set, task_set = set(connectors), set(tasks)
-    reserved_c = {w: {c for c in prev_workers[w].connectors if c in connector_set}
-                  for w in lost_workers_reserved if w in prev_workers and w not in live}
-    reserved_t = {w: {t for t in prev_workers[w].tasks if t in task_set}
-                  for w in lost_workers_reserved if w in prev_workers and w not in live}
+    departed = {w: d for w, d in (previous.departed if previous is not None else {}).items()
+                if memory_ms > 0 and now_ms - d.since_ms <= memory_ms}
+    if memory_ms > 0:
+        for w, had in prev_workers.items():
+            if w not in live and (had.connectors or had.tasks):
+                before = departed.get(w)
+                departed[w] = Departed(before.since_ms if before is not None else now_ms, had)
+    homes_c: dict[str | ConnectorTaskId, str] = {}
+    homes_t: dict[str | ConnectorTaskId, str] = {}
+    # The latest departure wins an item two returning workers both had.
+    for w, d in sorted(departed.items(), key=lambda kv: kv[1].since_ms):
+        if w in live:
+            homes_c.update((c, w) for c in d.items.connectors if c in connector_set)
+            homes_t.update((t, w) for t in d.items.tasks if t in task_set)
     current_c = {w: set(prev_workers[w].connectors) for w in live if w in prev_workers}
     current_t = {w: set(prev_workers[w].tasks) for w in live if w in prev_workers}
     run_c: dict[str | ConnectorTaskId, set[str]] = {}
     run_t: dict[str | ConnectorTaskId, set[str]] = {}
     for w, (cs, ts) in running.items():
-        if w not in live:
-            continue
         for c in cs:
             run_c.setdefault(c, set()).add(w)
         for t in ts:
             run_t.setdefault(t, set()).add(w)
-    # An item counts as "running elsewhere" only on workers that are not assigned it now.
-    placed_c = _balance(sorted(connector_set), current_c, live, reserved_c, run_c)  # type: ignore[arg-type]
-    placed_t = _balance(sorted(task_set), current_t, live, reserved_t, run_t)  # type: ignore[arg-type]
+    placed_c = _balance(sorted(connector_set), current_c, live, run_c, homes_c)  # type: ignore[arg-type]
+    placed_t = _balance(sorted(task_set), current_t, live, run_t, homes_t)  # type: ignore[arg-type]
     workers: dict[str, WorkerAssignment] = {}
     for w in sorted(set(placed_c) | set(placed_t)):
         cs = frozenset(str(c) for c in placed_c.get(w, set()))
         ts = frozenset(t for t in placed_t.get(w, set()) if isinstance(t, ConnectorTaskId))
         if cs or ts:
             workers[w] = WorkerAssignment(cs, ts)
+    # A returning worker's memory ends once it has its items back, or once nothing waits to be placed.
+    settled = ({c for a in workers.values() for c in a.connectors} == connector_set
+               and {t for a in workers.values() for t in a.tasks} == task_set)
+    for w in [w for w in departed if w in live]:
+        mine = workers.get(w, WorkerAssignment())
+        home = departed[w].items
+        if settled or ({c for c in home.connectors if c in connector_set} <= mine.connectors
+                       and {t for t in home.tasks if t in task_set} <= mine.tasks):
+            del departed[w]
     generation = previous.generation if previous is not None else 0
-    candidate = Assignment(generation, leader, leader_url, workers)
+    candidate = Assignment(generation, leader, leader_url, workers, departed)
     if previous is not None and candidate.same_placement(previous) and previous.leader == leader:
         return previous
-    return Assignment(generation + 1, leader, leader_url, workers)
+    return Assignment(generation + 1, leader, leader_url, workers, departed)

@@ -36,6 +36,7 @@ class HeartbeatWriter:
         self._interval_s = interval_s
         self._now = threading.Event()
         self._stopping = threading.Event()
+        self._leaving = False
         self._thread = threading.Thread(target=self._loop, name="heartbeat", daemon=True)
 
     def start(self) -> None:
@@ -43,6 +44,12 @@ class HeartbeatWriter:
 
     def beat_now(self) -> None:
         """A heartbeat as soon as possible (after a change the leader should see)."""
+        self._now.set()
+
+    def announce_leaving(self) -> None:
+        """Shutdown begins: from now on every heartbeat says the worker is leaving (written at once), so
+        the leader hands each of its items to another worker as soon as it has stopped here."""
+        self._leaving = True
         self._now.set()
 
     def stop(self, timeout_s: float = 5.0) -> None:
@@ -60,7 +67,8 @@ class HeartbeatWriter:
             self._now.clear()
             try:
                 connectors, tasks = self._running()
-                beat = Heartbeat(self._worker_id, self._url, self._session, self._generation(), connectors, tasks)
+                beat = Heartbeat(self._worker_id, self._url, self._session, self._generation(), connectors, tasks,
+                                 leaving=self._leaving)
                 self._status_store.put_raw(heartbeat_key(self._worker_id), beat.to_bytes())
             except Exception as e:
                 # Rate-limited: an outage repeats it every interval.

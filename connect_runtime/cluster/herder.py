@@ -240,11 +240,28 @@ class DistributedHerder:
         finally:
             self._stopping.set()
             self._open_reads()  # a worker that failed to start answers waiting reads rather than hang them
-            self._heartbeats.stop()
             self._drain_requests()
-            self.worker.stop()
-            self._heartbeats.leave()
-            self.status_store.flush()
+            self._leave()
+
+    def _leave(self) -> None:
+        """Planned departure: announce it, then stop everything here, each task on its own so the leader
+        hands it over as soon as its final commit is made (the heartbeat after each stop says so), then
+        the tombstone."""
+        self._heartbeats.announce_leaving()
+        names = self.worker.connector_names()
+        for task in self.worker.task_ids():
+            self.worker.stop_tasks([task])
+        for name in names:
+            self._stop_connector(name)
+        self._heartbeats.beat_now()
+        # stop_tasks gives each task the graceful timeout, then cancels it: wait a little longer than that.
+        deadline = time.monotonic() + self.config.task_shutdown_graceful_timeout_ms / 1000.0 + 5.0
+        while self.worker.task_ids() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self.worker.stop()
+        self._heartbeats.stop()
+        self._heartbeats.leave()
+        self.status_store.flush()
 
     def _drain_requests(self) -> None:
         while True:
@@ -335,14 +352,13 @@ class DistributedHerder:
         live = self.membership.live(now)
         live.setdefault(self.worker_id(), Heartbeat(self.worker_id(), self._worker_url, self._session, 0))
         previous = self._parsed_assignment(state)
-        prev_workers = list(previous.workers) if previous else []
-        delay_s = self.config.scheduled_rebalance_max_delay_ms / 1000.0
-        reserved = self.membership.lost_within(prev_workers, delay_s, now) if delay_s > 0 else []
         tasks = [t for c in state.connectors() for t in state.tasks(c)]
-        running = {w: (b.connectors, b.tasks) for w, b in live.items() if w != self.worker_id()}
+        # Leaving workers are not live, but what they still run must stop before it runs elsewhere.
+        running = {w: (b.connectors, b.tasks) for w, b in self.membership.leaving(now).items()}
+        running.update({w: (b.connectors, b.tasks) for w, b in live.items() if w != self.worker_id()})
         running[self.worker_id()] = self._running_items()
-        nxt = plan(previous, list(live), reserved, state.connectors(), tasks, running, self.worker_id(),
-                   self._worker_url)
+        nxt = plan(previous, list(live), state.connectors(), tasks, running, self.worker_id(), self._worker_url,
+                   now_ms=int(time.time() * 1000), memory_ms=self.config.scheduled_rebalance_max_delay_ms)
         if nxt is previous:
             return
         self._leader_write([(ASSIGNMENT_KEY, nxt.to_bytes())])

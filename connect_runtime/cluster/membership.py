@@ -4,7 +4,8 @@ Every worker writes ``status-worker-<worker-id>`` every ``heartbeat.interval.ms`
 applied a new assignment): its URL, a per-process session id, the assignment generation it has
 applied and what it runs. A worker is live while one of its heartbeats was *received* within
 ``session.timeout.ms``, measured on the reader's own monotonic clock (no cross-machine clock
-comparison). A clean shutdown writes a tombstone, so its departure is seen at once.
+comparison). A clean shutdown first writes heartbeats marked *leaving* (the worker is no longer live:
+the leader moves its items as each stops), then a tombstone once everything has stopped.
 
 Heartbeats *replayed* while the reader catches up with the topic at start-up (everything before
 :meth:`Membership.caught_up`) are history, not news: they never make a worker live. Their receipt
@@ -12,9 +13,8 @@ time says nothing about when they were written, so a worker restarted right afte
 SIGKILLed would otherwise take the dead leader's last heartbeat as fresh, apply its assignment and
 have its exactly-once tasks ask a dead URL for fencing. Every live worker heartbeats again within
 ``heartbeat.interval.ms``, so nothing is lost by waiting for that. A replayed heartbeat only tells
-when the worker was last seen, from the record's timestamp (the writer's clock at ``produce()``),
-which is all KIP-415's delayed reassignment needs; a timestamp from a clock running ahead of ours
-is capped at "now", so it cannot make anyone live either.
+when the worker was last seen, from the record's timestamp (the writer's clock at ``produce()``); a
+timestamp from a clock running ahead of ours is capped at "now", so it cannot make anyone live.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from connect_runtime.types import ConnectorTaskId
@@ -47,12 +47,16 @@ class Heartbeat:
     received_at: float = field(default=0.0, compare=False)
     #: Read during start-up catch-up: says when the worker was last seen, never that it is live.
     replayed: bool = field(default=False, compare=False)
+    #: The worker is shutting down: what it still runs is stopping, and it takes nothing new.
+    leaving: bool = False
 
     def to_bytes(self) -> bytes:
-        return json.dumps({"url": self.url, "session": self.session, "generation": self.generation,
-                           "connectors": sorted(self.connectors),
-                           "tasks": [[t.connector, t.task] for t in sorted(self.tasks)]},
-                          separators=(",", ":")).encode()
+        v: dict[str, object] = {"url": self.url, "session": self.session, "generation": self.generation,
+                                "connectors": sorted(self.connectors),
+                                "tasks": [[t.connector, t.task] for t in sorted(self.tasks)]}
+        if self.leaving:
+            v["leaving"] = True
+        return json.dumps(v, separators=(",", ":")).encode()
 
     @staticmethod
     def parse(worker_id: str, data: bytes, received_at: float, replayed: bool = False) -> Heartbeat:
@@ -60,7 +64,7 @@ class Heartbeat:
         return Heartbeat(worker_id, str(v["url"]), str(v["session"]), int(v["generation"]),
                          frozenset(str(c) for c in v.get("connectors", [])),
                          frozenset(ConnectorTaskId(str(t[0]), int(t[1])) for t in v.get("tasks", [])),
-                         received_at, replayed)
+                         received_at, replayed, bool(v.get("leaving", False)))
 
 
 class Membership:
@@ -106,11 +110,19 @@ class Membership:
                 self._left.pop(worker, None)
 
     def live(self, now: float | None = None) -> dict[str, Heartbeat]:
-        """Workers with a heartbeat received (not replayed) within the session timeout."""
+        """Workers with a heartbeat received (not replayed) within the session timeout, not leaving."""
         now = self._clock() if now is None else now
         with self._lock:
             return {w: b for w, b in self._beats.items()
-                    if not b.replayed and now - b.received_at <= self._timeout_s}
+                    if not b.replayed and not b.leaving and now - b.received_at <= self._timeout_s}
+
+    def leaving(self, now: float | None = None) -> dict[str, Heartbeat]:
+        """Workers shutting down, whose latest heartbeat (received within the session timeout) lists
+        what they still run: it must stop before it runs elsewhere."""
+        now = self._clock() if now is None else now
+        with self._lock:
+            return {w: b for w, b in self._beats.items()
+                    if not b.replayed and b.leaving and now - b.received_at <= self._timeout_s}
 
     def is_live(self, worker: str, now: float | None = None) -> bool:
         return worker in self.live(now)
@@ -123,20 +135,3 @@ class Membership:
     def heartbeat(self, worker: str) -> Heartbeat | None:
         with self._lock:
             return self._beats.get(worker)
-
-    def lost_within(self, workers: Collection[str], window_s: float, now: float | None = None) -> list[str]:
-        """Of ``workers``, those not live whose last sign of life is within ``window_s`` of expiry
-        (KIP-415: their work waits for them that long)."""
-        now = self._clock() if now is None else now
-        out = []
-        live = self.live(now)
-        with self._lock:
-            for w in workers:
-                if w in live:
-                    continue
-                if w in self._left:  # a clean leave is final: nothing to wait for
-                    continue
-                beat = self._beats.get(w)
-                if beat is not None and now - (beat.received_at + self._timeout_s) < window_s:
-                    out.append(w)
-        return out

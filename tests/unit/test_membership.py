@@ -1,5 +1,5 @@
-"""Heartbeat membership: liveness on the reader's clock, replayed heartbeats, clean leaves, KIP-415
-reservations."""
+"""Heartbeat membership: liveness on the reader's clock, replayed heartbeats, clean leaves and
+leaving workers."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def test_live_within_session_timeout_on_the_readers_clock() -> None:
     assert not m.is_live("a:1", now + 1.5)
 
 
-def test_tombstone_is_a_clean_leave_and_not_reserved() -> None:
+def test_tombstone_is_a_clean_leave() -> None:
     m = Membership(session_timeout_ms=1000)
     m.caught_up()
     m.on_record(heartbeat_key("a:1"), _beat("a:1"))
@@ -37,9 +37,24 @@ def test_tombstone_is_a_clean_leave_and_not_reserved() -> None:
     m.on_record(heartbeat_key("a:1"), None)
     now = time.monotonic()
     assert set(m.live(now)) == {"b:1"}
-    # A clean leave is final: nothing waits for it; a silent loss is waited for within the delay.
-    assert m.lost_within(["a:1", "b:1"], 60.0, now + 2.0) == ["b:1"]
-    assert m.lost_within(["a:1", "b:1"], 0.5, now + 2.0) == []
+    assert m.heartbeat("a:1") is None and m.leaving(now) == {}
+    assert m.others_known("b:1")
+
+
+def test_a_leaving_worker_is_not_live_but_what_it_still_runs_is_known() -> None:
+    m = Membership(session_timeout_ms=1000)
+    m.caught_up()
+    t = ConnectorTaskId("c", 0)
+    m.on_record(heartbeat_key("a:1"), Heartbeat("a:1", "http://a:1", "s", 3, frozenset({"c"}), frozenset({t}),
+                                                 leaving=True).to_bytes())
+    m.on_record(heartbeat_key("b:1"), _beat("b:1"))
+    now = time.monotonic()
+    assert set(m.live(now)) == {"b:1"}
+    leaving = m.leaving(now)
+    assert set(leaving) == {"a:1"} and leaving["a:1"].tasks == frozenset({t})
+    assert m.leaving(now + 1.5) == {}  # a leaver that went silent is simply gone
+    # The flag is written only when set: a worker that is not leaving writes what it always wrote.
+    assert b"leaving" not in Heartbeat("b:1", "u", "s", 1).to_bytes()
 
 
 def test_malformed_heartbeat_is_ignored() -> None:
@@ -105,19 +120,17 @@ def test_after_catch_up_liveness_ignores_the_writers_clock() -> None:
     assert set(m.live()) == {"slow:1", "fast:1"}
 
 
-def test_replayed_heartbeat_ages_from_its_timestamp_for_delayed_reassignment() -> None:
-    # KIP-415: a worker that stopped heartbeating keeps its work for the delay, counted from when it
-    # was last seen: for a replayed heartbeat, the record's timestamp.
+def test_replayed_heartbeat_ages_from_its_timestamp() -> None:
+    # A replayed heartbeat says when the worker was last seen: the record's timestamp.
     clocks = _Clocks()
     m = _membership(clocks, timeout_ms=10_000)
     m.on_record(heartbeat_key("old:1"), _beat("old:1"), int(clocks.wall_ms - 60_000))  # 60 s old
     m.on_record(heartbeat_key("recent:1"), _beat("recent:1"), int(clocks.wall_ms - 2_000))  # 2 s old
     m.caught_up()
-    # Seen 60 s ago: its session expired 50 s ago, so a 30 s delay is over; 2 s ago: not over.
-    assert m.lost_within(["old:1", "recent:1"], 30.0) == ["recent:1"]
-    assert sorted(m.lost_within(["old:1", "recent:1"], 60.0)) == ["old:1", "recent:1"]
-    clocks.advance(40)  # recent:1 expired 32 s ago
-    assert m.lost_within(["old:1", "recent:1"], 30.0) == []
+    old, recent = m.heartbeat("old:1"), m.heartbeat("recent:1")
+    assert old is not None and abs(old.received_at - (clocks.mono - 60.0)) < 0.01
+    assert recent is not None and abs(recent.received_at - (clocks.mono - 2.0)) < 0.01
+    assert m.live() == {}
 
 
 def test_replayed_heartbeat_from_a_clock_ahead_is_capped_at_now() -> None:
@@ -136,9 +149,8 @@ def test_replayed_heartbeat_without_timestamp_counts_as_expired() -> None:
     m.on_record(heartbeat_key("a:1"), _beat("a:1"), None)
     m.caught_up()
     assert m.live() == {}
-    assert m.lost_within(["a:1"], 5.0) == ["a:1"]
-    clocks.advance(5.1)
-    assert m.lost_within(["a:1"], 5.0) == []
+    beat = m.heartbeat("a:1")
+    assert beat is not None and abs(beat.received_at - (clocks.mono - 10.0)) < 0.01
 
 
 def test_replayed_tombstone_is_a_clean_leave() -> None:
@@ -148,7 +160,6 @@ def test_replayed_tombstone_is_a_clean_leave() -> None:
     m.on_record(heartbeat_key("a:1"), None, int(clocks.wall_ms - 400))
     m.caught_up()
     assert m.heartbeat("a:1") is None
-    assert m.lost_within(["a:1"], 60.0) == []
 
 
 def test_others_known_counts_any_other_worker_ever_seen() -> None:
