@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from confluent_kafka import Producer
 
 from connect_runtime.api.errors import ConnectException
-from connect_runtime.clients import producer_config
+from connect_runtime.clients import init_transactions, producer_config
 from connect_runtime.cluster.leadership import Leadership
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import BadRequestError, ConflictError, NotFoundError
@@ -114,5 +114,5 @@ class ZombieFencer:
         conf: dict[str, Any] = dict(base)
         conf["transactional.id"] = self._config.task_transactional_id(task.connector, task.task)
         producer = Producer(producer_config(conf))
-        producer.init_transactions(_PRODUCER_INIT_TIMEOUT_S)
+        init_transactions(producer, _PRODUCER_INIT_TIMEOUT_S)
         producer.flush(0)

@@ -73,7 +73,7 @@ class ConfigTopicWriter:
         and aborts its open transaction at once."""
         self.close()
         producer = Producer(clients.producer_config(self._conf))
-        producer.init_transactions(self._init_timeout_s if timeout_s is None else timeout_s)
+        clients.init_transactions(producer, self._init_timeout_s if timeout_s is None else timeout_s)
         self._producer = producer
 
     def limit_to(self, topic_max_message_bytes: int) -> None:

@@ -31,7 +31,7 @@ from confluent_kafka import KafkaException, Producer
 from connect_runtime.api.connector import SourceConnector
 from connect_runtime.api.errors import ConnectException, DataException
 from connect_runtime.api.storage import freeze_partition
-from connect_runtime.clients import commit_transaction, producer_config
+from connect_runtime.clients import commit_transaction, init_transactions, producer_config
 from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig
@@ -236,7 +236,7 @@ class SourceConnectorOffsets:
         conf = eos_producer_config(self._producer_settings(connector, cfg),
                                    self._config.task_transactional_id(connector, 0))
         producer = Producer(producer_config(conf))
-        producer.init_transactions(_remaining(deadline))
+        init_transactions(producer, _remaining(deadline))
         store.write_tombstones_first(entries, _remaining(deadline))
         producer.begin_transaction()
         try:

@@ -25,7 +25,7 @@ from confluent_kafka import KafkaError, KafkaException
 from connect_runtime.api.errors import ConnectException, RetriableException
 from connect_runtime.api.record import SourceRecord
 from connect_runtime.api.transaction import TransactionContext
-from connect_runtime.clients import COMMIT_SLICE_S, commit_transaction, kafka_error
+from connect_runtime.clients import COMMIT_SLICE_S, commit_transaction, init_transactions, kafka_error
 from connect_runtime.config.connector_config import TransactionBoundary
 from connect_runtime.storage import formats
 from connect_runtime.types import TargetState
@@ -90,7 +90,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             # Stopped while waiting for fencing: a replacement may already run; never fence it.
             raise TaskCancelled
         try:
-            self.producer.init_transactions(self._timeout_s)
+            init_transactions(self.producer, self._timeout_s)
         except KafkaException as e:
             raise ConnectException(f"Failed to initialize the transactional producer of task {self.id}: {e}") from e
         logger.info("Task %s: transactions initialised; re-checking its task configuration", self.id)

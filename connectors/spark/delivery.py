@@ -33,7 +33,7 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException, Producer
 
 from connect_runtime.api import DataException, DelegatedDelivery
-from connect_runtime.clients import commit_transaction, kafka_error, producer_config
+from connect_runtime.clients import commit_transaction, init_transactions, kafka_error, producer_config
 from connectors.spark.positions import FILE, FilePosition, PositionReader, transactional_id
 
 logger = logging.getLogger(__name__)
@@ -194,7 +194,7 @@ class SlotDeliverer:
         conf["on_delivery"] = self._on_delivery_error
         producer = Producer(producer_config(conf))
         self._producer = producer
-        producer.init_transactions(60)
+        init_transactions(producer, 60)
         return producer
 
     def _committed_after_fencing(self) -> dict[str, int]:
