@@ -62,9 +62,12 @@ def init_transactions(producer: Producer, timeout_s: float) -> None:
     broker, which is most of a planned handoff. A metadata request first brings a connection up (an
     error is left to ``init_transactions`` to report).
     """
+    deadline = time.monotonic() + timeout_s
     with contextlib.suppress(KafkaException):
-        producer.list_topics(timeout=min(timeout_s, 5.0))
-    producer.init_transactions(timeout_s)
+        # At most a second (or half the time given): a connection takes milliseconds, and the caller's
+        # timeout is for the whole call.
+        producer.list_topics(timeout=min(1.0, timeout_s / 2))
+    producer.init_transactions(max(deadline - time.monotonic(), 0.1))
 
 
 def commit_transaction(producer: Producer, timeout_s: float) -> None:

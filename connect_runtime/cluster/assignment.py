@@ -125,27 +125,29 @@ def _balance(
     valid = set(placeable)
     for w in live:
         result[w] = {i for i in current.get(w, set()) if i in valid}
-    # Who may keep base+1: the workers already holding the most, in a stable order.
-    order = sorted(live, key=lambda w: (-len(result[w]), w))
+    # Who may keep base+1: the workers already holding the most of their own (items no returning worker
+    # had), then the most in all, in a stable order: a returning worker's items are the ones that move.
+    own = {w: sum(1 for i in result[w] if homes.get(i, w) == w) for w in live}
+    order = sorted(live, key=lambda w: (-own[w], -len(result[w]), w))
     cap = {w: base + (1 if idx < extra else 0) for idx, w in enumerate(order)}
     for w in live:
         if len(result[w]) > cap[w]:
             # A worker over its share keeps its own items: those a returning worker had are the ones to go.
-            own = [i for i in result[w] if homes.get(i, w) == w]
+            mine = [i for i in result[w] if homes.get(i, w) == w]
             others = [i for i in result[w] if homes.get(i, w) != w]
-            keep = (sorted(own, key=_sort_key) + sorted(others, key=_sort_key))[: cap[w]]
+            keep = (sorted(mine, key=_sort_key) + sorted(others, key=_sort_key))[: cap[w]]
             result[w] = set(keep)
     placed = {i for w in live for i in result[w]}
     # Items going home first, so that their home still has room for them.
     for item in sorted((i for i in placeable if i not in placed), key=lambda i: (i not in homes, _sort_key(i))):
         runners = running_elsewhere.get(item, set())
-        # Revoke-then-assign: wait until no worker runs it, unless it may go back to its runner.
+        # Revoke-then-assign: wait until no worker runs it, unless its one runner may take it back (two
+        # runners, e.g. a worker wrongly declared dead and its successor, must both let it go first).
         candidates = [w for w in live if len(result[w]) < cap[w]]
         if runners:
-            back = [w for w in candidates if w in runners]
-            if not back:
+            if len(runners) != 1 or next(iter(runners)) not in candidates:
                 continue
-            target = back[0]
+            target = next(iter(runners))
         else:
             if not candidates:
                 continue
@@ -159,6 +161,23 @@ def _sort_key(item: str | ConnectorTaskId) -> tuple[str, int]:
     if isinstance(item, ConnectorTaskId):
         return (item.connector, item.task)
     return (item, -1)
+
+
+def what_runs(
+    reported: Mapping[str, tuple[int, Collection[str], Collection[ConnectorTaskId]]],
+    previous: Assignment | None,
+) -> dict[str, tuple[frozenset[str], frozenset[ConnectorTaskId]]]:
+    """What each worker runs or may be starting, for :func:`plan`'s ``running``: from its latest
+    heartbeat (the assignment generation it applied, its connectors, its tasks), plus what ``previous``
+    gave it when that heartbeat predates ``previous`` (it may be starting those already)."""
+    out: dict[str, tuple[frozenset[str], frozenset[ConnectorTaskId]]] = {}
+    for w, (generation, cs, ts) in reported.items():
+        connectors, tasks = frozenset(cs), frozenset(ts)
+        if previous is not None and generation < previous.generation:
+            given = previous.of(w)
+            connectors, tasks = connectors | given.connectors, tasks | given.tasks
+        out[w] = (connectors, tasks)
+    return out
 
 
 def plan(
@@ -189,8 +208,10 @@ def plan(
     if memory_ms > 0:
         for w, had in prev_workers.items():
             if w not in live and (had.connectors or had.tasks):
-                before = departed.get(w)
-                departed[w] = Departed(before.since_ms if before is not None else now_ms, had)
+                # Gone again before it had all of its items back: remember both, from now.
+                before = departed.get(w, Departed(now_ms, WorkerAssignment()))
+                departed[w] = Departed(now_ms, WorkerAssignment(had.connectors | before.items.connectors,
+                                                                had.tasks | before.items.tasks))
     homes_c: dict[str | ConnectorTaskId, str] = {}
     homes_t: dict[str | ConnectorTaskId, str] = {}
     # The latest departure wins an item two returning workers both had.

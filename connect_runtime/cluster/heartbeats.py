@@ -37,7 +37,7 @@ class HeartbeatWriter:
         self._now = threading.Event()
         self._stopping = threading.Event()
         self._leaving = False
-        self._successor: str | None = None
+        self._successor: Heartbeat | None = None
         self._thread = threading.Thread(target=self._loop, name="heartbeat", daemon=True)
 
     def start(self) -> None:
@@ -47,7 +47,7 @@ class HeartbeatWriter:
         """A heartbeat as soon as possible (after a change the leader should see)."""
         self._now.set()
 
-    def announce_leaving(self, successor: str | None = None) -> None:
+    def announce_leaving(self, successor: Heartbeat | None = None) -> None:
         """Shutdown begins: from now on every heartbeat says the worker is leaving (written at once), so
         the leader hands each of its items to another worker as soon as it has stopped here. A leader
         names its ``successor``, which claims leadership at once rather than after the usual checks."""
@@ -71,7 +71,9 @@ class HeartbeatWriter:
             try:
                 connectors, tasks = self._running()
                 beat = Heartbeat(self._worker_id, self._url, self._session, self._generation(), connectors, tasks,
-                                 leaving=self._leaving, successor=self._successor)
+                                 leaving=self._leaving,
+                                 successor=self._successor.worker_id if self._successor else None,
+                                 successor_session=self._successor.session if self._successor else None)
                 self._status_store.put_raw(heartbeat_key(self._worker_id), beat.to_bytes())
             except Exception as e:
                 # Rate-limited: an outage repeats it every interval.

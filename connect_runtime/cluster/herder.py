@@ -29,7 +29,7 @@ from confluent_kafka import Producer
 
 from connect_runtime.api.errors import ConfigException, ConnectException, RetriableException
 from connect_runtime.clients import ErrorKind, classify_error
-from connect_runtime.cluster.assignment import Assignment, plan
+from connect_runtime.cluster.assignment import Assignment, plan, what_runs
 from connect_runtime.cluster.cluster_view import ClusterView
 from connect_runtime.cluster.fencing import FENCE_FAILED, ZombieFencer
 from connect_runtime.cluster.heartbeats import HeartbeatWriter
@@ -129,8 +129,10 @@ class DistributedHerder:
                                       self._self_in_contact)
         self._heartbeats = HeartbeatWriter(
             worker.worker_id, worker_url, self._session, status_store, self._running_items,
-            lambda: self._assignment.generation if self._assignment else 0, self._heartbeat_s)
+            lambda: self._applied_generation, self._heartbeat_s)
         self._lost_contact = False
+        #: The generation of the last assignment applied here (what heartbeats report).
+        self._applied_generation = 0
         # What this worker applied.
         self._assignment: Assignment | None = None
         self._assignment_raw: bytes | None = None
@@ -250,11 +252,13 @@ class DistributedHerder:
         successor = None
         if self._is_leader:
             # The live worker every other one would rank first: it claims without waiting to rank itself.
-            successor = min((w for w in self.membership.live() if w != self.worker_id()), default=None)
+            others = {w: b for w, b in self.membership.live().items() if w != self.worker_id()}
+            successor = others[min(others)] if others else None
         self._heartbeats.announce_leaving(successor)
         names = self.worker.connector_names()
         for task in self.worker.task_ids():
-            self.worker.stop_tasks([task])
+            if not self.worker.is_stopping(task):
+                self.worker.stop_tasks([task])
         for name in names:
             self._stop_connector(name)
         self._heartbeats.beat_now()
@@ -356,10 +360,16 @@ class DistributedHerder:
         live = self.membership.live(now)
         live.setdefault(self.worker_id(), Heartbeat(self.worker_id(), self._worker_url, self._session, 0))
         previous = self._parsed_assignment(state)
+        if self.membership.settling(2 * self._heartbeat_s, now):
+            # Just caught up (a successor that started a moment ago): a worker seen only in replay may be
+            # alive and running its share; leave it that until its first heartbeat says otherwise.
+            for w, b in self.membership.seen_recently(now).items():
+                live.setdefault(w, b)
         tasks = [t for c in state.connectors() for t in state.tasks(c)]
         # Leaving workers are not live, but what they still run must stop before it runs elsewhere.
-        running = {w: (b.connectors, b.tasks) for w, b in self.membership.leaving(now).items()}
-        running.update({w: (b.connectors, b.tasks) for w, b in live.items() if w != self.worker_id()})
+        beats = {**self.membership.leaving(now), **live}
+        running = what_runs({w: (b.generation, b.connectors, b.tasks) for w, b in beats.items()
+                             if w != self.worker_id()}, previous)
         running[self.worker_id()] = self._running_items()
         nxt = plan(previous, list(live), state.connectors(), tasks, running, self.worker_id(), self._worker_url,
                    now_ms=int(time.time() * 1000), memory_ms=self.config.scheduled_rebalance_max_delay_ms)
@@ -460,6 +470,9 @@ class DistributedHerder:
             runner = self.worker.task(task)
             if runner is not None:
                 runner.transition_to(target)
+        if assignment.generation != self._applied_generation:
+            self._applied_generation = assignment.generation
+            changed = True
         if changed:
             self._heartbeat(force=True)
 

@@ -108,12 +108,13 @@ class Leadership:
         if self.current_leader(state) is not None:
             self._lost_at = None
             return
-        if rec is not None and self._membership.successor_named_by(rec.worker_id) == self._worker_id \
+        if rec is not None and self._membership.successor_named_by(rec.worker_id) == (self._worker_id, self._session) \
                 and self._in_contact():
-            # The leader left and named us: nothing to learn or wait for (a planned handoff).
+            # The leader left and named this very process: nothing to learn or wait for (a planned handoff;
+            # until this worker has heard every live worker, its plans treat those it only saw in replay as
+            # alive). A failed claim is tried again next tick.
             self._claim()
-            if self.is_leader:
-                return
+            return
         now = time.monotonic()
         if now - self._started_at < 2 * self._heartbeat_s and self._membership.others_known(self._worker_id):
             # Learn who else is alive (their heartbeats) before ranking ourselves. A status topic that

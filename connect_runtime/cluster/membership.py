@@ -49,8 +49,10 @@ class Heartbeat:
     replayed: bool = field(default=False, compare=False)
     #: The worker is shutting down: what it still runs is stopping, and it takes nothing new.
     leaving: bool = False
-    #: Set by a leader that is leaving: the worker it hands leadership to (which claims at once).
+    #: Set by a leader that is leaving: the worker it hands leadership to (which claims at once), and
+    #: that worker's session (a restarted process of the same worker is not the one it chose).
     successor: str | None = None
+    successor_session: str | None = None
 
     def to_bytes(self) -> bytes:
         v: dict[str, object] = {"url": self.url, "session": self.session, "generation": self.generation,
@@ -59,7 +61,7 @@ class Heartbeat:
         if self.leaving:
             v["leaving"] = True
         if self.successor is not None:
-            v["successor"] = self.successor
+            v["successor"] = [self.successor, self.successor_session or ""]
         return json.dumps(v, separators=(",", ":")).encode()
 
     @staticmethod
@@ -69,7 +71,14 @@ class Heartbeat:
                          frozenset(str(c) for c in v.get("connectors", [])),
                          frozenset(ConnectorTaskId(str(t[0]), int(t[1])) for t in v.get("tasks", [])),
                          received_at, replayed, bool(v.get("leaving", False)),
-                         str(v["successor"]) if v.get("successor") is not None else None)
+                         *_successor(v.get("successor")))
+
+
+def _successor(value: object) -> tuple[str | None, str | None]:
+    """A heartbeat's ``successor``: ``[id, session]``."""
+    if isinstance(value, list) and len(value) == 2:
+        return str(value[0]), str(value[1])
+    return None, None
 
 
 class Membership:
@@ -83,14 +92,17 @@ class Membership:
         self._lock = threading.Lock()
         self._beats: dict[str, Heartbeat] = {}
         self._left: dict[str, float] = {}
-        #: Leaving leaders' named successors (kept past the tombstone, until the worker heartbeats again).
-        self._successors: dict[str, str] = {}
+        #: Leaving leaders' named successors, (id, session) (kept past the tombstone, until the worker
+        #: heartbeats again).
+        self._successors: dict[str, tuple[str, str]] = {}
         self._caught_up = False
+        self._caught_up_at: float | None = None
 
     def caught_up(self) -> None:
         """The status topic has been read to its end once: heartbeats read from now on are news."""
         with self._lock:
             self._caught_up = True
+            self._caught_up_at = self._clock()
 
     def on_record(self, key: str, value: bytes | None, timestamp_ms: int | None = None) -> None:
         """Status-topic listener (reader thread) for ``status-worker-*`` keys; ``timestamp_ms`` is the
@@ -116,7 +128,7 @@ class Membership:
                 self._beats[worker] = beat
                 self._left.pop(worker, None)
                 if beat.successor is not None and not replayed:
-                    self._successors[worker] = beat.successor
+                    self._successors[worker] = (beat.successor, beat.successor_session or "")
                 elif not beat.leaving:
                     self._successors.pop(worker, None)
 
@@ -135,10 +147,25 @@ class Membership:
             return {w: b for w, b in self._beats.items()
                     if not b.replayed and b.leaving and now - b.received_at <= self._timeout_s}
 
-    def successor_named_by(self, worker: str) -> str | None:
-        """The worker that ``worker``, a leader on its way out, handed leadership to (None if it named none)."""
+    def successor_named_by(self, worker: str) -> tuple[str, str] | None:
+        """The worker (id, session) that ``worker``, a leader on its way out, handed leadership to."""
         with self._lock:
             return self._successors.get(worker)
+
+    def settling(self, window_s: float, now: float | None = None) -> bool:
+        """Whether the status topic was read to its end less than ``window_s`` ago (or not yet): a live
+        worker may not have heartbeated since, and be known only from its replayed heartbeat."""
+        now = self._clock() if now is None else now
+        with self._lock:
+            return self._caught_up_at is None or now - self._caught_up_at < window_s
+
+    def seen_recently(self, now: float | None = None) -> dict[str, Heartbeat]:
+        """Workers not leaving whose heartbeat, replayed or not, is within the session timeout: those
+        that may be alive while this worker has only just caught up."""
+        now = self._clock() if now is None else now
+        with self._lock:
+            return {w: b for w, b in self._beats.items()
+                    if not b.leaving and now - b.received_at <= self._timeout_s}
 
     def is_live(self, worker: str, now: float | None = None) -> bool:
         return worker in self.live(now)

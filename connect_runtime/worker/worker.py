@@ -509,8 +509,12 @@ class Worker:
     def _take_for_stop(self, ids: list[ConnectorTaskId]) -> list[TaskProcess]:
         self._failed_tasks.difference_update(ids)
         runners = [r for r in (self._tasks.pop(i, None) for i in ids) if r is not None]
-        for i in set(ids) - {r.id for r in runners}:
-            self._forget_resolved(i)  # failed to start: no thread to wait for
+        with self._lock:
+            stopping = set(self._stopping)
+        for i in set(ids) - {r.id for r in runners} - stopping:
+            # Failed to start: no process to wait for. (One already stopping keeps its secrets redacted
+            # until it is gone: its final commit may still fail and report a trace.)
+            self._forget_resolved(i)
         for r in runners:
             r.stop()
         return runners

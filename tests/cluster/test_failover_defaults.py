@@ -14,9 +14,11 @@ from __future__ import annotations
 import collections
 import signal
 import time
+import uuid
 from typing import Any
 
 import pytest
+from confluent_kafka import OFFSET_END, Consumer, TopicPartition
 
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.storage import formats
@@ -105,6 +107,24 @@ def _grows(bootstrap: str, topic: str, by: int = 200, timeout_s: float = 60) -> 
     floor = sum(end_offsets(bootstrap, topic).values())
     wait_until(lambda: sum(end_offsets(bootstrap, topic).values()) > floor + by, timeout_s,
                message=f"{topic} to grow by {by}")
+
+
+def _next_heartbeat(bootstrap: str, status_topic: str, worker_id: str, timeout_s: float = 30.0) -> None:
+    """Return as soon as ``worker_id`` writes its next heartbeat to the status topic."""
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"beats-{uuid.uuid4().hex[:8]}",
+                         "enable.auto.commit": False})
+    try:
+        partitions = consumer.list_topics(status_topic, timeout=10).topics[status_topic].partitions
+        consumer.assign([TopicPartition(status_topic, p, OFFSET_END) for p in partitions])
+        key = f"status-worker-{worker_id}".encode()
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            msg = consumer.poll(0.1)
+            if msg is not None and msg.error() is None and msg.key() == key:
+                return
+        raise AssertionError(f"no heartbeat of {worker_id} within {timeout_s} s")
+    finally:
+        consumer.close()
 
 
 def _assert_exactly_once(bootstrap: str, topic: str) -> None:
@@ -231,4 +251,67 @@ def test_sigterm_hands_tasks_over_without_failure(kafka_bootstrap: str, worker_f
     _grows(kafka_bootstrap, topic)
     wait_until(lambda: _placement(watcher), 60, message="the connector and every task RUNNING")
     assert not _failed_in_status_topic(kafka_bootstrap, victim.props["status.storage.topic"])
+    _assert_exactly_once(kafka_bootstrap, topic)
+
+
+def test_a_successor_that_just_restarted_leaves_the_others_tasks_alone(
+        kafka_bootstrap: str, worker_factory: WorkerGroup) -> None:
+    """A hurried restart, with the default settings: the worker the leader will name as its successor
+    (the smallest other id) is restarted, and the leader is SIGTERMed as soon as that worker answers
+    /health. The successor claims at once, while it knows the third worker only from the status topic's
+    replay: that worker's tasks must stay where they are (moving them would fence its running
+    instances), no task may FAIL, and the sequences stay exact.
+
+    To make "known only from replay" certain rather than likely, the third worker's own process is
+    frozen (SIGSTOP) right after one of its heartbeats, for a few seconds, well within the session
+    timeout: its task processes keep running and committing, but it writes no heartbeat meanwhile.
+    """
+    workers, topic, client = _start(worker_factory)
+    before = wait_until(lambda: _balanced(client, workers), 90, message="6 tasks RUNNING, 2 per worker")
+    leader = _leader(worker_factory, workers)
+    successor = min((w for w in workers if w is not leader), key=_worker_id)
+    third = next(w for w in workers if w is not leader and w is not successor)
+    third_tasks = {k for k, w in before.items() if k.startswith("task-") and w == _worker_id(third)}
+    _grows(kafka_bootstrap, topic)
+
+    _next_heartbeat(kafka_bootstrap, third.props["status.storage.topic"], _worker_id(third))
+    third.signal(signal.SIGSTOP)
+    frozen_at = time.monotonic()
+    moved: list[tuple[str, str]] = []
+    failed_seen: list[dict[str, Any]] = []
+    try:
+        # Killed and back within the session timeout: nobody notices, nothing moves.
+        successor.kill()
+        successor.start()
+        successor.wait_ready()
+        watcher = worker_factory.client(successor)
+        leader.signal(signal.SIGTERM)
+        # The successor claims and plans within a fraction of a second; watch what it does with the third
+        # worker's tasks for a while, with the third worker still silent.
+        assert time.monotonic() - frozen_at < SESSION_TIMEOUT_S - 3, "the restart took too long for this test"
+        until = time.monotonic() + 2.0
+        while time.monotonic() < until:
+            st = watcher.status(NAME)
+            failed_seen.extend(t for t in st["tasks"] if t["state"] == "FAILED")
+            moved.extend((f"task-{t['id']}", t["worker_id"]) for t in st["tasks"]
+                         if f"task-{t['id']}" in third_tasks and t["worker_id"] != _worker_id(third))
+            time.sleep(0.05)
+    finally:
+        third.signal(signal.SIGCONT)
+
+    def handed_over() -> Placement | None:
+        st = watcher.status(NAME)
+        failed_seen.extend(t for t in st["tasks"] if t["state"] == "FAILED")
+        moved.extend((f"task-{t['id']}", t["worker_id"]) for t in st["tasks"]
+                     if f"task-{t['id']}" in third_tasks and t["worker_id"] != _worker_id(third))
+        placed = _placement(watcher)
+        return placed if placed is not None and _worker_id(leader) not in placed.values() else None
+
+    after = wait_until(handed_over, 60, interval_s=0.05, message="the leader's tasks RUNNING elsewhere")
+    assert leader.proc is not None and leader.proc.wait(60) == 0, leader.log_tail()
+    assert not moved, f"the third worker's tasks moved during the handoff: {sorted(set(moved))}"
+    assert not failed_seen, failed_seen
+    assert sorted(_tasks_per_worker(after).values()) == [3, 3], after
+    _grows(kafka_bootstrap, topic)
+    assert not _failed_in_status_topic(kafka_bootstrap, leader.props["status.storage.topic"])
     _assert_exactly_once(kafka_bootstrap, topic)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from connect_runtime.cluster.assignment import Assignment, Departed, WorkerAssignment, plan
+from connect_runtime.cluster.assignment import Assignment, Departed, WorkerAssignment, plan, what_runs
 from connect_runtime.types import ConnectorTaskId
 
 TASKS = [ConnectorTaskId("c", i) for i in range(6)]
@@ -115,6 +115,62 @@ def test_a_leaving_worker_s_items_move_as_each_stops() -> None:
     assert c.owner_of_task(held[1]) in {"w1", "w2"}
     assert sorted(_tasks_per_worker(c).values()) == [3, 3]
     assert c.departed["w3"].items.tasks == frozenset(held)
+
+
+def _w(*tasks: int) -> WorkerAssignment:
+    return WorkerAssignment(frozenset(), frozenset(ConnectorTaskId("c", i) for i in tasks))
+
+
+FOUR = [ConnectorTaskId("c", i) for i in range(4)]
+
+
+def test_an_item_two_workers_run_waits_for_both() -> None:
+    # x was wrongly declared dead (paused past the session timeout): a took c2 and c3 and runs them, and
+    # x's first heartbeat back still lists them. Neither may get them until the other has let go.
+    a1 = Assignment(6, "a", "u", {"a": _w(0, 1, 2, 3)}, {"x": Departed(1000, _w(2, 3))})
+    running = {"a": (frozenset[str](), frozenset(FOUR)), "x": (frozenset[str](), frozenset(FOUR[2:]))}
+    b = plan(a1, ["a", "x"], [], FOUR, running, "a", "u", now_ms=1500, memory_ms=MINUTE_MS)
+    assert b.of("a").tasks == frozenset(FOUR[:2])
+    assert b.owner_of_task(FOUR[2]) is None and b.owner_of_task(FOUR[3]) is None
+    running = {"a": (frozenset[str](), frozenset(FOUR[:2])), "x": (frozenset[str](), frozenset[ConnectorTaskId]())}
+    c = plan(b, ["a", "x"], [], FOUR, running, "a", "u", now_ms=1600, memory_ms=MINUTE_MS)
+    assert c.of("x").tasks == frozenset(FOUR[2:])
+
+
+def test_a_heartbeat_older_than_the_assignment_counts_what_it_was_given() -> None:
+    # a was given c2 and c3 (generation 6) but its heartbeat is still generation 5's: a plan that takes
+    # them from it must wait for a to say they stopped, not hand them on as if nobody ran them.
+    a1 = Assignment(6, "a", "u", {"a": _w(0, 1, 2, 3)}, {"x": Departed(1000, _w(2, 3))})
+    nothing: frozenset[str] = frozenset()
+    reported = {"a": (5, nothing, frozenset(FOUR[:2])), "x": (0, nothing, frozenset[ConnectorTaskId]())}
+    running = what_runs(reported, a1)
+    assert running["a"][1] == frozenset(FOUR)
+    b = plan(a1, ["a", "x"], [], FOUR, running, "a", "u", now_ms=1500, memory_ms=MINUTE_MS)
+    assert b.owner_of_task(FOUR[2]) is None and b.owner_of_task(FOUR[3]) is None
+    # Up to date, it reports only what it runs.
+    assert what_runs({"a": (6, frozenset[str](), frozenset(FOUR[:2]))}, a1)["a"][1] == frozenset(FOUR[:2])
+
+
+def test_the_busiest_worker_by_its_own_items_keeps_the_extra_one() -> None:
+    # a={c0}, b={c1,c2}, w={c3}; w dies and a takes c3. When w is back, c3 goes home and b keeps its two
+    # (by totals alone a and b tie, and a, first by name, would keep c3 and b lose its own c2).
+    a0 = Assignment(3, "a", "u", {"a": _w(0), "b": _w(1, 2), "w": _w(3)})
+    running = {w: (frozenset[str](), a0.of(w).tasks) for w in ("a", "b")}
+    a1 = plan(a0, ["a", "b"], [], FOUR, running, "a", "u", now_ms=1000, memory_ms=MINUTE_MS)
+    assert a1.of("a").tasks == frozenset({FOUR[0], FOUR[3]})
+    back = ["a", "b", "w"]
+    a2 = plan(a1, back, [], FOUR, _running(a1), "a", "u", now_ms=2000, memory_ms=MINUTE_MS)
+    a3 = plan(a2, back, [], FOUR, _running(a2), "a", "u", now_ms=2000, memory_ms=MINUTE_MS)
+    assert {w: a3.of(w).tasks for w in back} == {w: a0.of(w).tasks for w in back}
+
+
+def test_a_worker_gone_again_is_remembered_from_its_latest_departure() -> None:
+    a0 = Assignment(3, "a", "u", {"a": _w(0, 1)}, {"w": Departed(1000, _w(2, 3))})
+    # w came back and got c0 only (say), then left again at 50_000: both c0 and c2, c3 are its, from then.
+    a1 = Assignment(4, "a", "u", {"a": _w(1, 2, 3), "w": _w(0)}, a0.departed)
+    running = {"a": (frozenset[str](), a1.of("a").tasks)}
+    b = plan(a1, ["a"], [], FOUR, running, "a", "u", now_ms=50_000, memory_ms=MINUTE_MS)
+    assert b.departed["w"] == Departed(50_000, _w(0, 2, 3))
 
 
 def test_deleted_and_new_items() -> None:

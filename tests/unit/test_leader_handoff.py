@@ -59,18 +59,21 @@ def _leadership(me: str, membership: Membership) -> tuple[Leadership, _Writer, _
     return leadership, writer, store
 
 
-@pytest.mark.parametrize("named", [True, False])
-def test_a_leaving_leader_s_named_successor_claims_at_once(named: bool) -> None:
+@pytest.mark.parametrize("named", ["this process", "nobody", "an earlier process of c:1"])
+def test_a_leaving_leader_s_named_successor_claims_at_once(named: str) -> None:
     membership = Membership(10_000)
     membership.caught_up()
     for w in ("b:1", "c:1"):
         membership.on_record(heartbeat_key(w), _beat(w))
-    # The leader leaves and names c:1, which the usual ranking would put second (after b:1).
-    membership.on_record(heartbeat_key("a:1"), _beat("a:1", leaving=True, successor="c:1" if named else None))
+    # The leader leaves and names c:1 (by id and session), which the usual ranking would put second.
+    successor = {"this process": ("c:1", "mine"), "nobody": (None, None),
+                 "an earlier process of c:1": ("c:1", "before-its-restart")}[named]
+    membership.on_record(heartbeat_key("a:1"), _beat("a:1", leaving=True, successor=successor[0],
+                                                     successor_session=successor[1]))
     membership.on_record(heartbeat_key("a:1"), None)  # and its tombstone, before c:1's next tick
     leadership, writer, store = _leadership("c:1", membership)
     leadership.update(store.snapshot())
-    if named:
+    if named == "this process":
         assert leadership.is_leader
         assert [(r.worker_id, r.epoch) for r in writer.claims] == [("c:1", 5)]
     else:
@@ -80,10 +83,10 @@ def test_a_leaving_leader_s_named_successor_claims_at_once(named: bool) -> None:
 def test_a_successor_is_forgotten_once_the_worker_is_back() -> None:
     membership = Membership(10_000)
     membership.caught_up()
-    membership.on_record(heartbeat_key("a:1"), _beat("a:1", leaving=True, successor="c:1"))
-    assert membership.successor_named_by("a:1") == "c:1"
+    membership.on_record(heartbeat_key("a:1"), _beat("a:1", leaving=True, successor="c:1", successor_session="s2"))
+    assert membership.successor_named_by("a:1") == ("c:1", "s2")
     membership.on_record(heartbeat_key("a:1"), None)
-    assert membership.successor_named_by("a:1") == "c:1"  # the tombstone may be read first
+    assert membership.successor_named_by("a:1") == ("c:1", "s2")  # the tombstone may be read first
     membership.on_record(heartbeat_key("a:1"), _beat("a:1"))  # restarted: a plain heartbeat
     assert membership.successor_named_by("a:1") is None
     assert set(membership.live(time.monotonic())) == {"a:1"}
@@ -91,6 +94,6 @@ def test_a_successor_is_forgotten_once_the_worker_is_back() -> None:
 
 def test_a_replayed_successor_is_history() -> None:
     membership = Membership(10_000)
-    membership.on_record(heartbeat_key("a:1"), _beat("a:1", leaving=True, successor="c:1"))
+    membership.on_record(heartbeat_key("a:1"), _beat("a:1", leaving=True, successor="c:1", successor_session="s"))
     membership.caught_up()
     assert membership.successor_named_by("a:1") is None

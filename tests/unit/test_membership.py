@@ -169,3 +169,18 @@ def test_others_known_counts_any_other_worker_ever_seen() -> None:
     assert not m.others_known("me:8083")
     m.on_record(heartbeat_key("other:8083"), None)  # even one that left cleanly
     assert m.others_known("me:8083")
+
+
+def test_right_after_catching_up_replayed_workers_may_be_alive() -> None:
+    # A worker that just read the status topic knows some live workers only from replay: for a couple
+    # of heartbeat intervals the leader treats them as alive when it plans (not when it elects).
+    clocks = _Clocks()
+    m = _membership(clocks, timeout_ms=10_000)
+    m.on_record(heartbeat_key("c:1"), _beat("c:1"), int(clocks.wall_ms - 2_000))
+    m.on_record(heartbeat_key("old:1"), _beat("old:1"), int(clocks.wall_ms - 60_000))
+    assert m.settling(6.0)  # not caught up yet
+    m.caught_up()
+    assert m.settling(6.0) and m.live() == {}
+    assert set(m.seen_recently()) == {"c:1"}
+    clocks.advance(6.5)
+    assert not m.settling(6.0)
