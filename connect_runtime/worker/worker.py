@@ -566,12 +566,12 @@ class Worker:
                                                         version))
 
     def _put_task_status(self, task: ConnectorTaskId, state: str, trace: str | None = None,
-                         safe: bool = False) -> None:
+                         safe: bool = False, versioned: bool = True) -> None:
         # Stamped with the generation the task instance started in, not the worker's current one: a
         # zombie instance that wakes up after newer assignments must not look newer than its successor.
         generation = self._task_generations.get(task, self.generation)
         trace = self._redact(task, trace)
-        runner = self._tasks.get(task) or self._stopping.get(task)
+        runner = (self._tasks.get(task) or self._stopping.get(task)) if versioned else None
         version = runner.version if runner is not None else None
         self.status_store.put_task(TaskStatus(task, state, trace, self.worker_id, generation, version), safe=safe)
 
@@ -610,7 +610,8 @@ class Worker:
         self.status_store.put_topic(task.connector, topic, task.task, int(time.time() * 1000))
 
     def on_shutdown(self, task: ConnectorTaskId) -> None:
-        self._put_task_status(task, State.UNASSIGNED, safe=True)
+        # As Java's: no version (the instance is gone), whether the task stopped alone or with its worker.
+        self._put_task_status(task, State.UNASSIGNED, safe=True, versioned=False)
 
 
 def _check_tasks_max_limit(tasks_max: int, limit: int) -> None:
