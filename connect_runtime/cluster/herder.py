@@ -263,9 +263,11 @@ class DistributedHerder:
             self._stop_connector(name)
         self._heartbeats.beat_now()
         # stop_tasks gives each task the graceful timeout, then cancels it: wait a little longer than that.
+        # (on_tasks_changed sets _wake as each stop completes; the herder loop is over, nothing else does.)
         deadline = time.monotonic() + self.config.task_shutdown_graceful_timeout_ms / 1000.0 + 5.0
         while self.worker.task_ids() and time.monotonic() < deadline:
-            time.sleep(0.01)
+            self._wake.wait(max(deadline - time.monotonic(), 0.0))
+            self._wake.clear()
         self.worker.stop()
         self._heartbeats.stop()
         self._heartbeats.leave()
