@@ -2,11 +2,11 @@
 
 The leader is the author of the last committed ``leader`` record while it is live. A leader that shuts
 down names a successor in its leaving heartbeat, which claims at once. Otherwise, when there is no
-leader record or its author is not live, the live workers rank themselves by id and the first claims: it initialises
-the transactional producer ``connect-cluster-<group.id>`` (fencing the previous leader's producer and
-aborting its open transaction) and commits ``leader`` with epoch + 1. Every privileged config write
-goes through that producer, so a deposed leader can never write again; a leader that sees a newer
-record, or whose write is fenced, steps down at once.
+leader record or its author is not live, the live workers rank themselves by id and the first claims:
+it initialises the transactional producer ``connect-cluster-<group.id>`` (fencing the previous
+leader's producer and aborting its open transaction) and commits ``leader`` with epoch + 1. Every
+privileged config write goes through that producer, so a deposed leader can never write again; a
+leader that sees a newer record, or whose write is fenced, steps down at once.
 
 Everything here runs on the herder thread, except :attr:`is_leader` and :meth:`leader_url`, which any
 thread may read.
