@@ -471,8 +471,8 @@ class WorkerConfig(BaseModel):
     scheduled_rebalance_max_delay_ms: _NonNegInt = Field(
         300000, alias="scheduled.rebalance.max.delay.ms",
         description="How long the leader remembers the connectors and tasks of a departed worker (whose work "
-                    "moves to the live workers at once), so that a worker back within this time gets exactly "
-                    "them back; 0 = a returning worker is treated as new.")
+                    "moves to the live workers at once): if it comes back within this time, what moves back to "
+                    "it to restore balance is what it had; 0 = a returning worker is treated as new.")
     session_timeout_ms: _PositiveInt = Field(
         10000, alias="session.timeout.ms",
         description="A worker is considered dead when no heartbeat of it was seen for this long.")
