@@ -222,25 +222,22 @@ def test_sigterm_hands_tasks_over_without_failure(kafka_bootstrap: str, worker_f
     _grows(kafka_bootstrap, topic)
 
     failed_seen: list[dict[str, Any]] = []
-    handed_over: Placement | None = None
+
+    def on_survivors() -> Placement | None:
+        # A status read that fails (racing the rebalance) counts as "not yet" for wait_until.
+        st = watcher.status(NAME)
+        failed_seen.extend(t for t in st["tasks"] if t["state"] == "FAILED")
+        if st["connector"]["state"] == "FAILED":
+            failed_seen.append(st["connector"])
+        if len(st["tasks"]) == TASKS and all(t["state"] == "RUNNING" and t["worker_id"] != gone
+                                             for t in st["tasks"]):
+            return {f"task-{t['id']}": t["worker_id"] for t in st["tasks"]}
+        return None
+
     signalled_at = time.monotonic()
     victim.signal(signal.SIGTERM)
-    deadline = signalled_at + 60
-    while True:
-        assert time.monotonic() < deadline, f"the SIGTERMed {role}'s tasks to RUN on the survivors within 60 s"
-        try:
-            st = watcher.status(NAME)
-        except Exception:  # a status read racing the rebalance (e.g. a timeout): not yet
-            st = None
-        if st is not None:
-            failed_seen += [t for t in st["tasks"] if t["state"] == "FAILED"]
-            if st["connector"]["state"] == "FAILED":
-                failed_seen.append(st["connector"])
-            if len(st["tasks"]) == TASKS and all(t["state"] == "RUNNING" and t["worker_id"] != gone
-                                                 for t in st["tasks"]):
-                handed_over = {f"task-{t['id']}": t["worker_id"] for t in st["tasks"]}
-                break
-        time.sleep(0.05)
+    handed_over = wait_until(on_survivors, 60, interval_s=0.05,
+                             message=f"the SIGTERMed {role}'s tasks to RUN on the survivors")
     elapsed = time.monotonic() - signalled_at
     print(f"\nFAILOVER sigterm_{role}_to_tasks_running_on_survivors_s={elapsed:.2f} (target 1 s)")
     assert victim.proc is not None and victim.proc.wait(60) == 0, victim.log_tail()
@@ -289,6 +286,7 @@ def test_a_successor_that_just_restarted_leaves_the_others_tasks_alone(
         # The successor claims and plans within a fraction of a second; watch what it does with the third
         # worker's tasks for a while, with the third worker still silent.
         assert time.monotonic() - frozen_at < SESSION_TIMEOUT_S - 3, "the restart took too long for this test"
+        # (A fixed window, not a wait for a condition: the assertion is that nothing moves during it.)
         until = time.monotonic() + 2.0
         while time.monotonic() < until:
             st = watcher.status(NAME)
