@@ -24,6 +24,9 @@ class _Unpicklable(Exception):
 
 #: Set once a "block" call runs: the worker side's reader is then back, blocked, in recv.
 _BLOCKING = threading.Event()
+#: Ends a "block" call early: set when its test is over, so no executor thread outlives it (the
+#: interpreter joins executor threads at exit, which would wait out the block).
+_RELEASE = threading.Event()
 
 
 def _worker_side(op: str, args: tuple[Any, ...]) -> Any:
@@ -35,7 +38,7 @@ def _worker_side(op: str, args: tuple[Any, ...]) -> Any:
         raise _Unpicklable(1, 2)
     if op == "block":
         _BLOCKING.set()
-        threading.Event().wait(args[0])
+        _RELEASE.wait(args[0])
         return "late"
     raise ValueError(op)
 
@@ -50,7 +53,9 @@ def pair() -> Iterator[tuple[TaskChannel, TaskChannel, list[tuple[Any, ...]]]]:
     threads = [threading.Thread(target=c.serve, daemon=True) for c in (worker, task)]
     for t in threads:
         t.start()
+    _RELEASE.clear()
     yield worker, task, notes
+    _RELEASE.set()
     worker.close()
     task.close()
     executor.shutdown(wait=False)
