@@ -118,6 +118,25 @@ _REST_ONLY_SSL_KEYS = frozenset({"ssl.client.auth"})
 _STORAGE_PREFIXES = ("config.storage.", "offset.storage.", "status.storage.")
 _STORAGE_OWN_SUFFIXES = frozenset({"topic", "replication.factor", "partitions"})
 _CONVERTER_KINDS = ("key", "value", "header")
+# Keys Apache Kafka Connect's worker reads that configure what this runtime does not have, with the value
+# that asks for nothing (Java's default; None: no value is accepted) and why the setting is refused.
+_NO_SYNC = ("this runtime has no resynchronisation step to time out: a worker reads the config topic "
+            "continuously, and one that loses contact with the cluster for session.timeout.ms stops its tasks "
+            "until it is back")
+_NO_METRICS = "this runtime records no Kafka metrics to sample (no JMX, no metric reporters)"
+_REFUSED_WORKER_KEYS: Final[Mapping[str, tuple[str | None, str]]] = {
+    "connect.protocol": ("sessioned", "this runtime always uses the sessioned protocol (incremental "
+                                      "rebalancing, signed internal requests)"),
+    "worker.sync.timeout.ms": ("3000", _NO_SYNC),
+    "worker.unsync.backoff.ms": ("300000", _NO_SYNC),
+    "metrics.sample.window.ms": ("30000", _NO_METRICS),
+    "metrics.num.samples": ("2", _NO_METRICS),
+    "metrics.recording.level": ("INFO", _NO_METRICS),
+    "rest.host.name": (None, "removed in Kafka Connect 3.0; set listeners (http://host:port) instead"),
+    "rest.port": (None, "removed in Kafka Connect 3.0; set listeners (http://host:port) instead"),
+    "producer.transactional.id": (None, "the runtime names its transactional producers itself "
+                                        "(<group.id>-<connector>-<task>, connect-cluster-<group.id>)"),
+}
 # Removed in Kafka Connect 3.0 (a Java worker warns that they have no effect); with their ``.*`` settings.
 _REMOVED_INTERNAL_CONVERTER_KEYS = ("internal.key.converter", "internal.value.converter")
 
@@ -161,17 +180,13 @@ class ExactlyOnceSourceSupport(StrEnum):
     """
 
     DISABLED = "disabled"
-    """No exactly-once source tasks; the leader writes the config topic without transactions."""
+    """No exactly-once source tasks. (Unlike Java's, this runtime's leader writes the config topic
+    through its transactional producer in every mode: leadership itself rests on it.)"""
     PREPARING = "preparing"
-    """Like ``disabled``, but the leader already writes the config topic through a transactional
-    producer, so a later pass to ``enabled`` can fence zombie leaders."""
+    """Like ``disabled`` for tasks: the first pass of the rolling upgrade, taken by workers that will
+    serve exactly-once tasks in the next pass (Java's leader starts writing transactionally here)."""
     ENABLED = "enabled"
     """Source tasks run exactly once (transactional producers, read_committed offsets)."""
-
-    @property
-    def uses_transactional_leader(self) -> bool:
-        """Whether the leader writes the config topic through a transactional producer."""
-        return self is not ExactlyOnceSourceSupport.DISABLED
 
     @property
     def enabled(self) -> bool:
@@ -482,14 +497,6 @@ class WorkerConfig(BaseModel):
     rebalance_timeout_ms: _PositiveInt = Field(
         60000, alias="rebalance.timeout.ms",
         description="The maximum time a worker may take to join a new assignment (stop revoked work).")
-    worker_sync_timeout_ms: _NonNegInt = Field(
-        3000, alias="worker.sync.timeout.ms",
-        description="When the worker is out of sync with other workers and needs to resynchronize "
-        "configurations, wait up to this long before giving up, leaving the group, and backing off.")
-    worker_unsync_backoff_ms: _NonNegInt = Field(
-        300000, alias="worker.unsync.backoff.ms",
-        description="When the worker is out of sync and fails to catch up within worker.sync.timeout.ms, "
-        "leave the Connect cluster for this long before rejoining.")
 
     # --- internal request signing (KIP-507) --------------------------------------------------
     inter_worker_key_generation_algorithm: Annotated[str, BeforeValidator(_parse_hmac)] = Field(
@@ -721,13 +728,19 @@ class WorkerConfig(BaseModel):
         this runtime cannot run: a config topic ``partitions`` other than 1, an internal topic
         ``cleanup.policy`` other than compact (these topics are always created compacted, and an existing
         one that is not refuses start-up), the removed ``internal.key.converter`` /
-        ``internal.value.converter`` (and their settings), and ``metric.reporters`` (Java reporter classes)."""
+        ``internal.value.converter`` (and their settings), ``metric.reporters`` (Java reporter classes), and
+        the keys of ``_REFUSED_WORKER_KEYS`` unless set to the value that asks for nothing."""
         for key, value in self._originals.items():
             if key.startswith(_REMOVED_INTERNAL_CONVERTER_KEYS):
                 raise WorkerConfigError(
                     f'Invalid value "{value}" for configuration {key}: the internal converter settings were removed '
                     "in Kafka Connect 3.0 and have no effect (internal topics always use JSON without schemas); "
                     "remove it", key=key, value=value)
+        for key, (harmless, why) in _REFUSED_WORKER_KEYS.items():
+            given = self._originals.get(key)
+            if given is not None and (harmless is None or given.strip().lower() != harmless.lower()):
+                raise WorkerConfigError(f'Invalid value "{given}" for configuration {key}: {why}; remove it',
+                                        key=key, value=given)
         reporters = self._originals.get("metric.reporters")
         if reporters is not None and parse_list(reporters):
             raise WorkerConfigError(
@@ -795,11 +808,6 @@ class WorkerConfig(BaseModel):
     def exactly_once_source_enabled(self) -> bool:
         """Whether exactly-once source tasks run (``exactly.once.source.support=enabled``)."""
         return self.exactly_once_source_support.enabled
-
-    @property
-    def uses_transactional_leader(self) -> bool:
-        """Whether the Java reference would write the config topic transactionally (preparing/enabled)."""
-        return self.exactly_once_source_support.uses_transactional_leader
 
     @property
     def leader_transactional_id(self) -> str:

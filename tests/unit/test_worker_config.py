@@ -71,7 +71,6 @@ def test_defaults() -> None:
     assert c.session_timeout_ms == 10000
     assert c.heartbeat_interval_ms == 3000
     assert c.rebalance_timeout_ms == 60000
-    assert c.worker_sync_timeout_ms == 3000
     assert c.inter_worker_key_generation_algorithm == "HmacSHA256"
     assert c.inter_worker_key_size is None
     assert c.inter_worker_key_ttl_ms == 3600000
@@ -158,7 +157,6 @@ def test_exactly_once_modes() -> None:
     preparing = make(exactly_once_source_support="preparing")
     enabled = make(exactly_once_source_support="enabled")
     assert [c.exactly_once_source_enabled for c in (disabled, preparing, enabled)] == [False, False, True]
-    assert [c.uses_transactional_leader for c in (disabled, preparing, enabled)] == [False, True, True]
 
 
 def test_invalid_exactly_once_source_support_message() -> None:
@@ -379,6 +377,34 @@ def test_internal_topic_settings_the_worker_would_ignore_are_refused(key: str, v
     line = str(raised.value)
     assert line.startswith(f'Invalid value "{value}" for configuration {key}: ') and reason in line, line
     assert raised.value.key == key and "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize(("key", "value", "reason"), [
+    ("connect.protocol", "eager", "always uses the sessioned protocol"),
+    ("connect.protocol", "compatible", "always uses the sessioned protocol"),
+    ("worker.sync.timeout.ms", "10000", "no resynchronisation step"),
+    ("worker.unsync.backoff.ms", "1000", "no resynchronisation step"),
+    ("metrics.sample.window.ms", "10000", "records no Kafka metrics"),
+    ("metrics.num.samples", "5", "records no Kafka metrics"),
+    ("metrics.recording.level", "DEBUG", "records no Kafka metrics"),
+    ("rest.host.name", "localhost", "set listeners"),
+    ("rest.port", "8083", "set listeners"),
+    ("producer.transactional.id", "mine", "names its transactional producers itself"),
+])
+def test_worker_settings_this_runtime_cannot_honour_are_refused(key: str, value: str, reason: str) -> None:
+    """Java reads these (or did, up to 3.0); nothing here would: refused at start-up, in one line."""
+    with pytest.raises(WorkerConfigError) as raised:
+        WorkerConfig.from_properties({**REQUIRED, key: value})
+    line = str(raised.value)
+    assert line.startswith(f'Invalid value "{value}" for configuration {key}: ') and reason in line, line
+    assert line.endswith("; remove it") and raised.value.key == key and "\n" not in line
+
+
+def test_worker_settings_that_ask_for_nothing_are_accepted() -> None:
+    """Java's defaults ask for nothing this runtime lacks: an existing worker file that spells them out starts."""
+    WorkerConfig.from_properties({**REQUIRED, "connect.protocol": "Sessioned", "worker.sync.timeout.ms": "3000",
+                                  "worker.unsync.backoff.ms": "300000", "metrics.sample.window.ms": "30000",
+                                  "metrics.num.samples": "2", "metrics.recording.level": "info"})
 
 
 def test_internal_topic_settings_the_worker_honours_pass_silently(caplog: pytest.LogCaptureFixture) -> None:
