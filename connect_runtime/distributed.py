@@ -83,22 +83,26 @@ class DistributedWorker:
         self.plugins = self._given_plugins or PluginRegistry(cfg.plugin_allowlist)
         check_worker_converters(cfg, self.plugins)
         errors = _ClientErrors()
-        admin = AdminClient(client_config({**cfg.client_settings("admin"), "error_cb": errors}))
+        admin = AdminClient(client_config({**cfg.internal_client_settings("admin", "shared-admin"),
+                                           "error_cb": errors}))
         cluster_id = _cluster_id(admin, errors, cfg.default_api_timeout_ms / 1000)
         self._create_topics(admin)
-        consumer_conf = cfg.client_settings("consumer")
-        producer_conf: dict[str, Any] = cfg.client_settings("producer")
+        producer_conf: dict[str, Any] = cfg.internal_client_settings("producer", "shared-producer")
         producer_conf.update({"enable.idempotence": True, "acks": "all"})
         shared_producer = Producer(producer_config(producer_conf))
         worker_id = cfg.worker_id()
 
-        offset_store = KafkaOffsetBackingStore(cfg.offset_storage_topic, consumer_conf, admin, shared_producer,
+        offset_store = KafkaOffsetBackingStore(cfg.offset_storage_topic,
+                                               cfg.internal_client_settings("consumer", "offsets"), admin,
+                                               shared_producer, on_fatal=self._reader_failed)
+        status_store = KafkaStatusBackingStore(cfg.status_storage_topic,
+                                               cfg.internal_client_settings("consumer", "statuses"), admin,
+                                               shared_producer, on_fatal=self._reader_failed)
+        config_store = KafkaConfigBackingStore(cfg.config_storage_topic,
+                                               cfg.internal_client_settings("consumer", "configs"), admin,
                                                on_fatal=self._reader_failed)
-        status_store = KafkaStatusBackingStore(cfg.status_storage_topic, consumer_conf, admin, shared_producer,
-                                               on_fatal=self._reader_failed)
-        config_store = KafkaConfigBackingStore(cfg.config_storage_topic, consumer_conf, admin,
-                                               on_fatal=self._reader_failed)
-        writer = ConfigTopicWriter(producer_conf, cfg.config_storage_topic, cfg.leader_transactional_id)
+        writer = ConfigTopicWriter({**producer_conf, "client.id": cfg.client_id_base + "configs"},
+                                   cfg.config_storage_topic, cfg.leader_transactional_id)
         topic_limit = max_message_bytes(admin, cfg.config_storage_topic)
         if topic_limit is not None:
             writer.limit_to(topic_limit)

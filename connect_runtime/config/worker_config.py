@@ -103,7 +103,8 @@ _CLIENT_BASE_KEYS = frozenset({
     "bootstrap.servers", "security.protocol", "metadata.max.age.ms", "send.buffer.bytes", "receive.buffer.bytes",
     "reconnect.backoff.ms", "reconnect.backoff.max.ms", "socket.connection.setup.timeout.ms",
     "socket.connection.setup.timeout.max.ms", "retry.backoff.ms", "retry.backoff.max.ms", "request.timeout.ms",
-    "connections.max.idle.ms",
+    "connections.max.idle.ms", "client.dns.lookup", "metadata.recovery.strategy",
+    "metadata.recovery.rebootstrap.trigger.ms",
 })
 _CLIENT_BASE_PREFIXES = ("sasl.", "ssl.")
 # Worker keys that start like a client prefix but are not client settings.
@@ -461,7 +462,9 @@ class WorkerConfig(BaseModel):
         "saying so.")
     client_id: _OptStr = Field(
         None, alias="client.id",
-        description="An id string passed to the brokers with requests, to track request sources.")
+        description="An id string passed to the brokers with requests, to track request sources: the worker's "
+        "own clients are named <group.id>-<client.id>-<purpose> (offsets, statuses, configs, shared-admin, "
+        "shared-producer).")
 
     # --- exactly-once source (KIP-618) -----------------------------------------------------------
     exactly_once_source_support: Annotated[
@@ -839,6 +842,21 @@ class WorkerConfig(BaseModel):
             if key.startswith(prefix) and len(key) > len(prefix) and not key.startswith(_NOT_CLIENT_PREFIXES):
                 props[key[len(prefix):]] = value
         return props
+
+    @property
+    def client_id_base(self) -> str:
+        """The start of the ``client.id`` of the worker's own clients, as Java's: ``<group.id>-`` or
+        ``<group.id>-<client.id>-``, followed by what the client is for (``offsets``, ``configs`` ...), so
+        broker logs and quotas can tell them apart."""
+        given = (self.client_id or "").strip()
+        return f"{self.group_id}-{given}-" if given else f"{self.group_id}-"
+
+    def internal_client_settings(self, kind: str, purpose: str) -> dict[str, Any]:
+        """:meth:`client_settings` of one of the worker's own clients (of the internal topics), with
+        ``client.id`` :attr:`client_id_base` + ``purpose``."""
+        settings = self.client_settings(kind)
+        settings["client.id"] = self.client_id_base + purpose
+        return settings
 
     def client_settings(self, kind: str, overrides: Mapping[str, str] | None = None) -> dict[str, Any]:
         """The librdkafka settings of one kind of client (``"producer"``, ``"consumer"``, ``"admin"``).

@@ -395,7 +395,7 @@ class Worker:
         self._converter(connector_config, "key")
         self._converter(connector_config, "value")
         self._header_converter(connector_config)
-        base = self._producer_base(connector_config)
+        base = self._producer_base(connector_config, task_id)
         eos = self.eos_enabled
         producer = (eos_producer_config(base, self.config.task_transactional_id(task_id.connector, task_id.task))
                     if eos else base)
@@ -431,9 +431,9 @@ class Worker:
         view = self.active_topics(connector)
         return None if view is None else dict(view)
 
-    def _producer_base(self, connector_config: SourceConnectorConfig) -> dict[str, Any]:
+    def _producer_base(self, connector_config: SourceConnectorConfig, task_id: ConnectorTaskId) -> dict[str, Any]:
         conf = self.config.client_settings("producer", connector_config.client_overrides("producer"))
-        conf.setdefault("client.id", f"connector-producer-{connector_config.name}")
+        conf.setdefault("client.id", f"connector-producer-{task_id}")  # Java's name
         return conf
 
     def _delegated_delivery(self, connector_config: SourceConnectorConfig,

@@ -201,6 +201,7 @@ def test_connector_clients_and_delegated_delivery_get_translated_settings() -> N
     from connect_runtime.plugins.registry import PluginRegistry
     from connect_runtime.storage.offset_store import KafkaOffsetBackingStore
     from connect_runtime.storage.status_store import KafkaStatusBackingStore
+    from connect_runtime.types import ConnectorTaskId
     from connect_runtime.worker.worker import Worker
 
     cfg = WorkerConfig.from_properties({
@@ -211,7 +212,7 @@ def test_connector_clients_and_delegated_delivery_get_translated_settings() -> N
     connector = SourceConnectorConfig.parse({
         "name": "c", "connector.class": "VerifiableSource", "topic": "t", "offsets.storage.topic": "mine",
         "producer.override.max.request.size": "2048", "consumer.override.fetch.max.wait.ms": "20"})
-    base = worker._producer_base(connector)
+    base = worker._producer_base(connector, ConnectorTaskId("c", 0))
     delivery = worker._delegated_delivery(connector, base)
     login = {"sasl.mechanisms": "PLAIN", "sasl.username": "connect", "sasl.password": 's3cr"et'}
     assert login.items() <= base.items() and "sasl.jaas.config" not in base

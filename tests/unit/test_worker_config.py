@@ -338,6 +338,33 @@ def test_client_props() -> None:
     assert c.client_props("admin") == c.client_props("admin.")
 
 
+def test_the_worker_s_connection_settings_reach_every_client() -> None:
+    """As Java's DistributedConfig / WorkerConfig: DNS and metadata recovery settings of the worker file
+    configure the worker's clients (they were dropped)."""
+    c = WorkerConfig.from_properties({**REQUIRED, "client.dns.lookup": "resolve_canonical_bootstrap_servers_only",
+                                      "metadata.recovery.strategy": "rebootstrap",
+                                      "metadata.recovery.rebootstrap.trigger.ms": "60000"})
+    for kind in ("producer", "consumer", "admin"):
+        settings = c.client_settings(kind)
+        assert settings["client.dns.lookup"] == "resolve_canonical_bootstrap_servers_only"
+        assert settings["metadata.recovery.strategy"] == "rebootstrap"
+        assert str(settings["metadata.recovery.rebootstrap.trigger.ms"]) == "60000"
+
+
+@pytest.mark.parametrize(("client_id", "base"), [
+    (None, "connect-cluster-"), ("", "connect-cluster-"), (" w1 ", "connect-cluster-w1-")])
+def test_the_worker_s_own_clients_are_named_as_java_names_them(client_id: str | None, base: str) -> None:
+    """``client.id`` names the worker's own clients, as Java's ConnectUtils.clientIdBase (it was ignored)."""
+    c = WorkerConfig.from_properties({**REQUIRED, **({"client.id": client_id} if client_id is not None else {}),
+                                      "consumer.fetch.min.bytes": "10"})
+    assert c.client_id_base == base
+    settings = c.internal_client_settings("consumer", "offsets")
+    assert settings["client.id"] == base + "offsets"
+    assert settings["fetch.min.bytes"] == c.client_settings("consumer")["fetch.min.bytes"]
+    # Tasks' clients are named by the worker after the connector, as Java's: the base is not theirs.
+    assert "client.id" not in c.client_settings("producer")
+
+
 def test_client_props_prefixed_bootstrap_servers_wins() -> None:
     c = make(producer_bootstrap_servers="other:9092")
     assert c.client_props("producer.")["bootstrap.servers"] == "other:9092"

@@ -91,7 +91,7 @@ def test_task_producer_gets_overrides_and_the_java_partitioner(worker: Worker) -
     assert conf["linger.ms"] == "20"  # the connector's override beats the worker's producer.linger.ms
     assert conf["compression.type"] == "zstd"
     assert "isolation.level" not in conf
-    assert conf["client.id"] == "connector-producer-c"
+    assert conf["client.id"] == f"connector-producer-c-{TASK.task}"  # Java's: one name per task
     assert conf["partitioner"] == "murmur2_random"
 
 
