@@ -125,6 +125,10 @@ class SparkSourceSettings:
     mode: str
     poll_interval_ms: int
     tolerate_errors: bool
+    #: ``errors.log.enable``: each skipped malformed row (file and line) goes to the log, not just their count.
+    log_errors: bool = False
+    #: ``errors.log.include.messages``: those log lines carry the row's text too.
+    log_record_content: bool = False
 
     @classmethod
     def parse(cls, props: Mapping[str, str]) -> SparkSourceSettings:
@@ -146,10 +150,16 @@ class SparkSourceSettings:
             mode=values[MODE],
             poll_interval_ms=values[POLL_INTERVAL_MS],
             tolerate_errors=str(props.get("errors.tolerance", "none")).strip().lower() == "all",
+            log_errors=_flag(props, "errors.log.enable"),
+            log_record_content=_flag(props, "errors.log.include.messages"),
         )
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+def _flag(props: Mapping[str, str], key: str) -> bool:
+    return str(props.get(key, "false")).strip().lower() == "true"
 
 
 def _prefixed(props: Mapping[str, str], prefix: str) -> dict[str, str]:
@@ -243,6 +253,14 @@ def validate_extra(props: Mapping[str, str], values: dict[str, ConfigValue]) -> 
         error("transaction.boundary", "SparkSource delivers from Spark executors, in transactions bounded by "
                                       f"{TRANSACTION_ROWS} and {TRANSACTION_BYTES}; leave transaction.boundary "
                                       "at its default")
+    # The runtime's retry and error-handling machinery never sees these rows: Spark delivers them.
+    for name, default, why in (
+            ("errors.retry.timeout", "0", "Spark retries a failed task itself (spark.task.maxFailures)"),
+            ("errors.retry.delay.max.ms", "60000", "Spark retries a failed task itself (spark.task.maxFailures)"),
+            ("header.converter", None, "its records carry no headers")):
+        given = props.get(name)
+        if given is not None and given.strip() and (default is None or given.strip() != default):
+            error(name, f"SparkSource cannot honour {name}: {why}; remove it")
     if props.get("transforms", "").strip():
         error("transforms", "Kafka Connect transformations do not apply to the rows Spark delivers; "
                             "use transform.sql")

@@ -37,6 +37,15 @@ VERSION = "0.1.0"
 _POLL_WAIT_S = 0.5
 
 
+
+def malformed_samples(samples: list[dict[str, Any]]) -> str:
+    """The tail of the log line of skipped malformed rows: where they are (``errors.log.enable``) and, with
+    ``errors.log.include.messages``, their text (the application sends it only then)."""
+    if not samples:
+        return ""
+    return ": " + "; ".join(f"{s.get('file')} line {s.get('line')}"
+                            + (f": {str(s['record'])[:200]!r}" if "record" in s else "") for s in samples)
+
 class SparkSourceConnector(SourceConnector):
     """Reads files (or anything Spark reads) with PySpark and delivers every row into Kafka exactly once
     from the Spark executors; progress is stored as ordinary source offsets, one per file."""
@@ -168,10 +177,8 @@ class SparkSourceTask(SourceTask):
                         "in %.1f s", self._name, event.get("rows", 0), event.get("skipped", 0),
                         event.get("files", 0), event.get("transactions", 0), event.get("seconds", 0.0))
         elif kind == "malformed":
-            samples = "; ".join(f"{s.get('file')} line {s.get('line')}: {str(s.get('record'))[:200]!r}"
-                                for s in event.get("samples", []))
-            logger.warning("Task %s skipped %d malformed rows (errors.tolerance=all): %s", self._name,
-                           event.get("count", 0), samples)
+            logger.warning("Task %s skipped %d malformed rows (errors.tolerance=all)%s", self._name,
+                           event.get("count", 0), malformed_samples(event.get("samples", [])))
         elif kind == "file-changed":
             logger.warning("Task %s: %s", self._name, event.get("message"))
         elif kind == "done":

@@ -323,8 +323,10 @@ class Driver:
                                             F.col(CORRUPT).alias("record"), *data).cache()
             count = rejected.count()
             if count:
-                samples = [{"file": r["file"], "row": r["row"], "line": r["row"] + 1 + header, "record": r["record"]}
-                           for r in rejected.limit(20).collect()]
+                # The rows' text leaves Spark only when errors.log.include.messages asks for it.
+                samples = [{"file": r["file"], "row": r["row"], "line": r["row"] + 1 + header,
+                            **({"record": r["record"]} if settings.log_record_content else {})}
+                           for r in rejected.limit(20).collect()] if settings.log_errors else []
                 emit("malformed", count=count, samples=samples)
             rejected.unpersist()
             checked = df.where(~bad)

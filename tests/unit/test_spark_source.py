@@ -10,6 +10,7 @@ import pytest
 from connect_runtime.api import ConfigValue, ConnectException, DelegatedDelivery
 from connectors.spark import SparkSourceConnector
 from connectors.spark.config import SPARK_EXTRA_MISSING, SparkSourceSettings, validate_extra
+from connectors.spark.connector import malformed_samples
 from connectors.spark.positions import FilePosition, canonical_uri, slot_of, transactional_id
 from connectors.spark.sql_check import check_transform_sql
 
@@ -94,6 +95,35 @@ def test_validation_refuses_settings_it_cannot_honour(tmp_path: Path) -> None:
     assert missing["source.path"].errors == [f"Path does not exist or matches no file: {tmp_path / 'no'}"]
     continuous = {**BASE, "source.path": str(tmp_path / "later"), "mode": "continuous"}
     assert not {cv.name: cv for cv in SparkSourceConnector().validate(continuous)}["source.path"].errors
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("errors.retry.timeout", "30000"), ("errors.retry.timeout", "-1"), ("errors.retry.delay.max.ms", "1000"),
+    ("header.converter", "org.apache.kafka.connect.storage.SimpleHeaderConverter")])
+def test_validation_refuses_error_handling_spark_does_itself(tmp_path: Path, key: str, value: str) -> None:
+    (tmp_path / "a.csv").write_text("id\n1\n")
+    props = {**BASE, "source.path": str(tmp_path / "*.csv"), key: value}
+    values = {cv.name: cv for cv in SparkSourceConnector().validate(props)}
+    assert values[key].errors and f"SparkSource cannot honour {key}" in values[key].errors[0], values[key].errors
+
+
+def test_validation_accepts_error_handling_at_its_defaults(tmp_path: Path) -> None:
+    (tmp_path / "a.csv").write_text("id\n1\n")
+    props = {**BASE, "source.path": str(tmp_path / "*.csv"), "errors.retry.timeout": "0",
+             "errors.retry.delay.max.ms": "60000", "errors.log.enable": "true",
+             "errors.log.include.messages": "true"}
+    assert not [cv for cv in SparkSourceConnector().validate(props) if cv.errors]
+    settings = SparkSourceSettings.parse(props)
+    assert settings.log_errors and settings.log_record_content
+    assert not SparkSourceSettings.parse(BASE).log_errors and not SparkSourceSettings.parse(BASE).log_record_content
+
+
+def test_skipped_rows_are_logged_with_their_text_only_when_asked() -> None:
+    where = [{"file": "file:/in/a.csv", "row": 10, "line": 12}]
+    assert malformed_samples([]) == ""
+    assert malformed_samples(where) == ": file:/in/a.csv line 12"
+    assert malformed_samples([{**where[0], "record": "10,name-10,oops"}]) == \
+        ": file:/in/a.csv line 12: '10,name-10,oops'"
 
 
 def test_missing_pyspark_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
