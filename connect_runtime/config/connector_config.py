@@ -406,6 +406,17 @@ _CREATION_DISABLED_ERROR = (
     "would have no effect: remove them, or enable topic creation on the workers.")
 
 
+def _default_group_pattern_errors(props: Mapping[str, Any]) -> list[ConfigValue]:
+    """``topic.creation.default.include`` / ``.exclude``: Kafka Connect ignores them with a warning (the
+    default group takes every topic no other group matched); they are refused here."""
+    prefix = TOPIC_CREATION_PREFIX + _DEFAULT_TOPIC_CREATION_GROUP + "."
+    # Reported on topic.creation.groups, as keys of unlisted groups: a key no ConfigDef defines has no entry.
+    return [ConfigValue("topic.creation.groups", errors=[
+        f"The '{_DEFAULT_TOPIC_CREATION_GROUP}' topic creation group matches every topic no other group matches, "
+        f"so {prefix + k} would have no effect: remove it, or list a group of your own in topic.creation.groups"])
+        for k in ("include", "exclude") if prefix + k in props]
+
+
 def validate_topic_creation(props: Mapping[str, Any], worker_enabled: bool) -> tuple[ConfigDef, list[ConfigValue]]:
     """Validation of the topic creation groups (KIP-158) of a source connector config.
 
@@ -432,6 +443,7 @@ def validate_topic_creation(props: Mapping[str, Any], worker_enabled: bool) -> t
     stray = _stray_topic_creation_keys(props, groups)
     if stray:
         values.append(ConfigValue("topic.creation.groups", errors=[_stray_keys_error(stray)]))
+    values.extend(_default_group_pattern_errors(props))
     return definition, values
 
 
@@ -462,11 +474,8 @@ def _topic_creation_groups(props: Mapping[str, str]) -> tuple[TopicCreationGroup
     stray = _stray_topic_creation_keys(props, groups)
     if stray:
         raise ConfigException(_stray_keys_error(stray))
-    ignored = [prefix + k for k in ("include", "exclude") if prefix + k in props]
-    if ignored:
-        # As in Kafka Connect: the default group takes every topic no other group matched.
-        log.warning("%s ignored: the '%s' topic creation group matches every topic no other group matches",
-                    " and ".join(ignored), default)
+    for refused in _default_group_pattern_errors(props):
+        raise ConfigException(refused.errors[0])
     out: list[TopicCreationGroupConfig] = []
     for group in [*groups, default]:
         group_prefix = TOPIC_CREATION_PREFIX + group + "."

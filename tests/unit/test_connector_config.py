@@ -377,6 +377,19 @@ def test_topic_creation_keys_of_unlisted_groups_are_refused() -> None:
         "topic.creation.groups (the 'default' group always exists and is not listed)."]]
 
 
+@pytest.mark.parametrize("key", ["topic.creation.default.include", "topic.creation.default.exclude"])
+def test_default_group_patterns_are_refused(key: str) -> None:
+    """Kafka Connect ignores them with a warning: the default group takes every topic no other group matched."""
+    props = {**BASE, "topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "1",
+             key: "orders-.*"}
+    message = (f"The 'default' topic creation group matches every topic no other group matches, so {key} would "
+               "have no effect: remove it, or list a group of your own in topic.creation.groups")
+    with pytest.raises(ConfigException, match=re.escape(message)):
+        SourceConnectorConfig.parse(props, topic_creation_enabled=True)
+    _, values = validate_topic_creation(props, True)
+    assert [v.errors for v in values if v.errors] == [[message]]
+
+
 def test_topic_creation_bad_group_regex_is_a_validation_error() -> None:
     props = {**BASE, "topic.creation.groups": "g", "topic.creation.default.replication.factor": "1",
              "topic.creation.default.partitions": "1", "topic.creation.g.include": "a(b"}
