@@ -56,6 +56,22 @@ def key_info(key: ConfigKey) -> ConfigKeyInfo:
         display_name=key.display_name or key.name, dependents=list(key.dependents))
 
 
+def _refuse_orphan_converter_settings(props: Mapping[str, str], values: dict[str, ConfigValue]) -> None:
+    """``<kind>.converter.*`` without ``<kind>.converter``: the worker's converter runs with the worker's
+    settings, so these would do nothing (Kafka Connect ignores them silently, a classic surprise). Refused
+    at validation only: a stored config keeps running as it would on a Java worker."""
+    for kind in ("key", "value", "header"):
+        name = f"{kind}.converter"
+        if str(props.get(name) or "").strip() or name not in values:
+            continue
+        # <kind>.converter.plugin.version is the framework's own key (KIP-891), validated on its own.
+        orphans = sorted(k for k in props if k.startswith(name + ".") and k != name + ".plugin.version")
+        if orphans:
+            values[name].errors.append(
+                f"{', '.join(orphans)} would have no effect without {name}: the worker's {name} runs with the "
+                f"worker's {name}.* settings. Set {name} as well, or remove {'it' if len(orphans) == 1 else 'them'}")
+
+
 def _merge_values(values: dict[str, ConfigValue], more: list[ConfigValue]) -> None:
     """Add ``more`` to ``values``; a key already there gets the new errors only."""
     for cv in more:
@@ -139,6 +155,7 @@ class ConnectorValidator:
         common = enrich(framework_config_def(self._config, self._plugins, connector), props,
                         self._plugins.resolve, self._recommended_classes)
         values = {cv.name: cv for cv in common.validate(props)}
+        _refuse_orphan_converter_settings(props, values)
         check_requested_versions(props, class_name, connector, lambda key, error: values[key].errors.append(error))
         if isinstance(connector, SourceConnector):
             creation_def, creation_values = validate_topic_creation(props, self._config.topic_creation_enable)

@@ -97,6 +97,21 @@ def test_validation_refuses_a_header_converter_that_is_not_one(header_converter:
     assert [c.definition.default_value for c in infos.configs if c.value.name == "header.converter"] == [SIMPLE]
 
 
+@pytest.mark.parametrize("kind", ["key", "value", "header"])
+def test_converter_settings_without_their_converter_are_refused(kind: str) -> None:
+    """Java ignores them silently (the worker's converter keeps the worker's settings): refused here."""
+    validator = ConnectorValidator(WorkerConfig.from_properties(WORKER), PluginRegistry())
+    props = {"connector.class": "VerifiableSource", "name": "v", "topic": "t",
+             f"{kind}.converter.schemas.enable": "false"}
+    infos = validator.validate(props)
+    name = f"{kind}.converter"
+    assert [c.value.errors for c in infos.configs if c.value.name == name] == [[
+        f"{name}.schemas.enable would have no effect without {name}: the worker's {name} runs with the worker's "
+        f"{name}.* settings. Set {name} as well, or remove it"]]
+    converter = SIMPLE if kind == "header" else "org.apache.kafka.connect.json.JsonConverter"
+    assert validator.validate({**props, name: converter}).error_count == 0
+
+
 def test_simple_header_converter_is_not_a_key_converter() -> None:
     validator = ConnectorValidator(WorkerConfig.from_properties(WORKER), PluginRegistry())
     infos = validator.validate({"connector.class": "VerifiableSource", "name": "v", "topic": "t",
