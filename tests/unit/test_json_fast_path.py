@@ -48,7 +48,10 @@ _FAST_CHAR = st.one_of(
     st.characters(min_codepoint=0x20, max_codepoint=0xFFFF, exclude_categories=["Cs"]),
     st.sampled_from('\b\t\n\f\r"\\/\x7f\u2028\u00e9\u20ac\ufeff'),
 )
-FAST_TEXT = st.text(_FAST_CHAR, max_size=20)
+# Text holding a literal backslash-u00 is left out: the fast path's check for the escapes of control
+# characters is a plain byte search, so it declines that text too (the careful path writes it; see
+# test_literal_backslash_u00_text_takes_the_careful_path).
+FAST_TEXT = st.text(_FAST_CHAR, max_size=20).filter(lambda t: "\\u00" not in t)
 FAST_LEAF = st.one_of(
     st.none(), st.booleans(), st.integers(min_value=-(2**63), max_value=2**63 - 1), FAST_TEXT,
 )
@@ -93,6 +96,12 @@ def test_fast_shapes_take_the_fast_path_with_identical_bytes(value: Any) -> None
     assert SCHEMALESS.from_connect_data("t", value) == (None if value is None else expected)
     if value is not None:
         assert ENVELOPE.from_connect_data("t", value) == b'{"schema":null,"payload":' + expected + b"}"
+
+
+def test_literal_backslash_u00_text_takes_the_careful_path() -> None:
+    value = {"\\u00": "a\\u0041"}
+    assert fast_json_body(value) is None
+    assert SCHEMALESS.from_connect_data("t", value) == careful(value)
 
 
 @_SETTINGS
