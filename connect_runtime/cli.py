@@ -212,6 +212,7 @@ def rest_server_factory(config: WorkerConfig) -> RestServerFactory:
     ``admin.listeners`` (http or https), each serving the endpoints its kind of listener serves."""
     from rest.app import create_app
     from rest.extensions import ServiceWithExtensions, load_rest_extensions
+    from rest.response_headers import replaced_server_headers
     from rest.server import RestServer, RestServers
 
     def build(herder: DistributedHerder) -> ServiceWithExtensions:
@@ -219,6 +220,10 @@ def rest_server_factory(config: WorkerConfig) -> RestServerFactory:
         extensions = load_rest_extensions(config.rest_extension_classes, config.originals, herder.plugins)
         try:
             peer_tls = config.peer_tls()
+            # As Java's HeaderFilter: response.http.headers.config on the regular listeners (with
+            # /admin/* when served there), not on admin.listeners.
+            header_rules = config.response_header_rules
+            replaced = replaced_server_headers(header_rules)
             servers = RestServers([
                 RestServer(
                     # As Java, extensions (authentication) cover the regular endpoints only: separate
@@ -227,9 +232,11 @@ def rest_server_factory(config: WorkerConfig) -> RestServerFactory:
                                extensions=extensions.extensions if listener.regular else (),
                                allowed_origins=config.access_control_allow_origin,
                                allowed_methods=config.access_control_allow_methods,
-                               max_request_bytes=config.rest_request_max_bytes),
+                               max_request_bytes=config.rest_request_max_bytes,
+                               response_headers=header_rules if listener.regular else ()),
                     listener.host or "0.0.0.0", listener.port,
-                    ssl_context=config.rest_ssl_context(listener) if listener.https else None)
+                    ssl_context=config.rest_ssl_context(listener) if listener.https else None,
+                    replaced_headers=replaced if listener.regular else ())
                 for listener in config.rest_listeners()
             ])
         except BaseException:

@@ -18,6 +18,7 @@ from fastapi.openapi.utils import get_openapi
 from connect_runtime.api.rest_extension import ConnectRestExtension
 from connect_runtime.cluster.herder_api import Herder
 from connect_runtime.cluster.peer_http import async_peer_client
+from connect_runtime.config.response_headers import ResponseHeaderRule
 from connect_runtime.config.rest_tls import PeerTls
 from connect_runtime.config.worker_config import DEFAULT_REST_REQUEST_MAX_BYTES
 from connect_runtime.version import runtime_version
@@ -27,6 +28,7 @@ from rest.extensions import register_extensions
 from rest.jersey_rules import JerseyRulesMiddleware
 from rest.models import ErrorMessage
 from rest.request_limits import RequestSizeLimitMiddleware
+from rest.response_headers import ResponseHeadersMiddleware
 from rest.routers import RestContext, connectors, internal, loggers, plugins, root
 
 logger = logging.getLogger(__name__)
@@ -39,7 +41,8 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
                regular: bool = True, admin: bool = True, peer_tls: PeerTls | None = None,
                extensions: Sequence[ConnectRestExtension] = (), allowed_origins: str = "",
                allowed_methods: str = "",
-               max_request_bytes: int = DEFAULT_REST_REQUEST_MAX_BYTES) -> FastAPI:
+               max_request_bytes: int = DEFAULT_REST_REQUEST_MAX_BYTES,
+               response_headers: Sequence[ResponseHeaderRule] = ()) -> FastAPI:
     """Build the REST application for ``herder``.
 
     ``request_timeout_s`` bounds every wait on the herder; past it the request fails with 500
@@ -50,7 +53,8 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
     and routes here; ``allowed_origins`` and ``allowed_methods`` are ``access.control.allow.origin`` /
     ``access.control.allow.methods`` (CORS, :mod:`rest.cors`; empty origins: off).
     ``max_request_bytes`` bounds request bodies (the worker's ``rest.request.max.bytes``): a larger one
-    is refused with 413.
+    is refused with 413. ``response_headers`` are the parsed ``response.http.headers.config`` rules, put
+    on every response (:mod:`rest.response_headers`); the worker gives them to its regular listeners only.
     """
     if request_timeout_s <= 0:
         raise ValueError(f"request_timeout_s must be positive, got {request_timeout_s}")
@@ -95,6 +99,9 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
                            allowed_methods=allowed_methods)
     # Outermost: an oversized body is refused before anything else looks at the request.
     app.add_middleware(RequestSizeLimitMiddleware, max_body_bytes=max_request_bytes)
+    # Outside everything: as Jetty's HeaderFilter, every response gets the headers, refusals included.
+    if response_headers:
+        app.add_middleware(ResponseHeadersMiddleware, rules=response_headers)
     logger.debug("REST application created (request timeout %.1f s, regular endpoints %s, admin endpoints %s)",
                  request_timeout_s, regular, admin)
     return app

@@ -18,7 +18,7 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import uvicorn
@@ -34,7 +34,9 @@ class RestServer:
     """Runs an ASGI app with uvicorn in a daemon thread: ``start()``, ``port``, ``stop()``.
 
     ``ssl_context`` makes it an https server. ``graceful_timeout_s`` bounds :meth:`stop`: in-flight
-    requests get that long to finish before the server exits anyway.
+    requests get that long to finish before the server exits anyway. ``replaced_headers`` names the
+    server's own response headers (``date``, ``server``) it leaves out because the app sends its own
+    (see :func:`rest.response_headers.replaced_server_headers`).
     """
 
     def __init__(
@@ -47,8 +49,10 @@ class RestServer:
         startup_timeout_s: float = 30.0,
         access_log: bool = False,
         ssl_context: ssl.SSLContext | None = None,
+        replaced_headers: Collection[str] = (),
     ) -> None:
         self._app = app
+        self._replaced_headers = frozenset(name.lower() for name in replaced_headers)
         self._ssl_context = ssl_context
         self._host = host
         self._requested_port = port
@@ -127,6 +131,8 @@ class RestServer:
                 access_log=self._access_log,
                 lifespan="on",
                 timeout_graceful_shutdown=max(1, int(self._graceful_timeout_s)),
+                server_header="server" not in self._replaced_headers,
+                date_header="date" not in self._replaced_headers,
             )
             if self._ssl_context is not None:
                 # Our own context (built from the worker's ssl.* settings), not uvicorn's file-based one:

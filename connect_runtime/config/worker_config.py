@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 from typing import Annotated, Any, Final, NoReturn
 from urllib.parse import urlsplit
 
@@ -52,6 +53,11 @@ from connect_runtime.config.config_providers import (
 from connect_runtime.config.override_policies import BUILTIN_POLICIES, OverridePolicyName, builtin_policy_name
 from connect_runtime.config.plugin_classes import PluginAllowlist, PluginSettingError
 from connect_runtime.config.properties import PropertiesError, load_properties
+from connect_runtime.config.response_headers import (
+    ResponseHeaderConfigError,
+    ResponseHeaderRule,
+    parse_response_headers,
+)
 from connect_runtime.config.rest_tls import (
     ADMIN_LISTENERS_HTTPS_PREFIX,
     LISTENERS_HTTPS_PREFIX,
@@ -377,6 +383,16 @@ def _parse_admin_listeners(value: object) -> list[str] | None:
     return listeners
 
 
+def _parse_response_headers(value: object) -> str:
+    """The raw rules (Java's ``getString``), once they are known to parse."""
+    rules = parse_string(value)
+    try:
+        parse_response_headers(rules)
+    except ResponseHeaderConfigError as e:
+        raise _Invalid(str(e)) from None
+    return rules
+
+
 def _parse_advertised_listener(value: object) -> str | None:
     s = _parse_optional_string(value)
     if s is None:
@@ -547,6 +563,14 @@ class WorkerConfig(BaseModel):
         "", alias="access.control.allow.methods",
         description="Sets the methods supported for cross origin requests in the "
         "Access-Control-Allow-Methods header. The default allows GET, POST and HEAD.")
+    response_http_headers_config: Annotated[str, BeforeValidator(_parse_response_headers)] = Field(
+        "", alias="response.http.headers.config",
+        description="Rules for REST API HTTP response headers: a comma-separated list of "
+        "'[action] [header name]:[header value]' (a rule in double quotes may contain commas), the action "
+        "one of set, add, setDate, addDate; the date actions take milliseconds added to the current time and "
+        "send an HTTP date. Applied to every response of the listeners in listeners (including the admin "
+        "endpoints when they are served there), not to admin.listeners. A set header does not replace one "
+        "the API sets itself (e.g. Content-Type).")
     rest_extension_classes: _List = Field(
         default_factory=list, alias="rest.extension.classes",
         description="Comma-separated names of connect_runtime.api.ConnectRestExtension classes, registered "
@@ -914,6 +938,12 @@ class WorkerConfig(BaseModel):
         """Host and port of the first listener, to bind the REST server to (``""`` = all interfaces)."""
         _, host, port = parse_listener(self.listeners[0])
         return host, port
+
+    @cached_property
+    def response_header_rules(self) -> tuple[ResponseHeaderRule, ...]:
+        """The parsed rules of ``response.http.headers.config`` (validated when the config was), for the
+        REST server to apply to the responses of the regular listeners."""
+        return parse_response_headers(self.response_http_headers_config)
 
     def rest_listeners(self) -> list[RestListener]:
         """Every REST listener to serve, as Java's ``RestServer`` does: each of ``listeners``, serving
