@@ -226,3 +226,20 @@ def test_a_bad_plugin_path_refuses_start_up_with_one_line(tmp_path: Path) -> Non
     (error,) = _errors(result.stderr)
     assert "for configuration plugin.path: module broken_plugin failed to import: RuntimeError('no licence key')" \
         in error, result.stderr
+
+
+def test_response_headers_reach_every_answer_of_a_running_worker(kafka_bootstrap: str, tmp_path: Path) -> None:
+    """``response.http.headers.config`` (it was accepted and ignored): on answers and error bodies alike."""
+    import httpx
+
+    worker = WorkerProcess(kafka_bootstrap, tmp_path, f"headers-{uuid.uuid4().hex[:8]}", extra={
+        "response.http.headers.config": 'set X-Frame-Options: DENY, "add Cache-Control: no-cache, no-store"'})
+    worker.start_ready()
+    try:
+        for path, status in (("/", 200), ("/connectors/missing", 404)):
+            answer = httpx.get(worker.url + path, timeout=10)
+            assert answer.status_code == status
+            assert answer.headers["x-frame-options"] == "DENY"
+            assert answer.headers["cache-control"] == "no-cache, no-store"
+    finally:
+        worker.stop()
