@@ -125,6 +125,11 @@ _REST_ONLY_SSL_KEYS = frozenset({"ssl.client.auth"})
 _STORAGE_PREFIXES = ("config.storage.", "offset.storage.", "status.storage.")
 _STORAGE_OWN_SUFFIXES = frozenset({"topic", "replication.factor", "partitions"})
 _CONVERTER_KINDS = ("key", "value", "header")
+# Families of keys the worker reads by prefix (clients, TLS, providers, internal topics, converters), or
+# refuses: the keys of the worker file that are not unknown.
+_KNOWN_PREFIXES = ("producer.", "consumer.", "admin.", "sasl.", "ssl.", "listeners.https.", "config.providers",
+                   "config.storage.", "offset.storage.", "status.storage.", "key.converter.", "value.converter.",
+                   "header.converter.", "internal.", "metric.reporters")
 # Keys Apache Kafka Connect's worker reads that configure what this runtime does not have, with the value
 # that asks for nothing (Java's default; None: no value is accepted) and why the setting is refused.
 _NO_SYNC = ("this runtime has no resynchronisation step to time out: a worker reads the config topic "
@@ -705,11 +710,23 @@ class WorkerConfig(BaseModel):
             config._refuse_ignored_settings()
             config._check_client_settings()
             config._check_rest_tls()
+            config._warn_unknown_settings()
         except ConfigException as e:
             transformer.close()
             redactor.unregister(owner)
             raise _without_resolved_values(e, raw, resolution) from None
         return config
+
+    def _warn_unknown_settings(self) -> None:
+        """One warning naming the keys no part of the worker reads (a misspelt ``sesion.timeout.ms`` would
+        otherwise pass in silence; Java's clients warn "supplied but isn't a known config" the same way).
+        Plugins configured from the whole worker file may read keys of their own, hence a warning."""
+        known = {field.alias for field in type(self).model_fields.values()} | _CLIENT_BASE_KEYS
+        unknown = sorted(k for k in self._originals
+                         if k not in known and k not in _REFUSED_WORKER_KEYS and not k.startswith(_KNOWN_PREFIXES))
+        if unknown:
+            log.warning("Worker settings this runtime does not know, without effect unless a REST extension, config "
+                        "provider or override policy reads them (check their spelling): %s", ", ".join(unknown))
 
     def _check_client_settings(self) -> None:
         """Refuse, at start-up, a client setting librdkafka cannot be given (one line naming it)."""

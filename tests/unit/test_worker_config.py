@@ -424,6 +424,27 @@ def test_worker_settings_that_ask_for_nothing_are_accepted() -> None:
                                   "metrics.num.samples": "2", "metrics.recording.level": "info"})
 
 
+def test_unknown_settings_are_named_in_one_warning(caplog: pytest.LogCaptureFixture) -> None:
+    """A misspelt key would otherwise do nothing in silence (Java's clients warn about it too)."""
+    with caplog.at_level(logging.WARNING, logger="connect_runtime.config.worker_config"):
+        WorkerConfig.from_properties({**REQUIRED, "sesion.timeout.ms": "30000", "my.extension.realm": "x"})
+    (record,) = caplog.records
+    assert record.getMessage().endswith("(check their spelling): my.extension.realm, sesion.timeout.ms")
+
+
+def test_a_full_worker_file_raises_no_unknown_settings_warning(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="connect_runtime.config.worker_config"):
+        WorkerConfig.from_properties({
+            **REQUIRED, "session.timeout.ms": "30000", "security.protocol": "PLAINTEXT", "client.id": "w",
+            "request.timeout.ms": "20000", "sasl.mechanism": "PLAIN", "ssl.client.auth": "none",
+            "producer.linger.ms": "5", "consumer.fetch.min.bytes": "1", "admin.request.timeout.ms": "3000",
+            "admin.listeners": "http://127.0.0.1:9093", "listeners.https.ssl.keystore.type": "PEM",
+            "offset.storage.partitions": "5", "status.storage.retention.ms": "-1", "config.storage.partitions": "1",
+            "key.converter.schemas.enable": "false", "value.converter.schemas.enable": "false",
+            "connect.protocol": "sessioned", "metric.reporters": "", "plugin.discovery": "hybrid_warn"})
+    assert caplog.records == []
+
+
 def test_internal_topic_settings_the_worker_honours_pass_silently(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="connect_runtime.config.worker_config"):
         c = WorkerConfig.from_properties({**REQUIRED, "offset.storage.cleanup.policy": "compact",
