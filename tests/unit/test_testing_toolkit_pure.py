@@ -37,6 +37,10 @@ def test_first_number_and_pairs_without_key() -> None:
     assert check_sequences([("x", 5), ("x", 6)], first=5).exactly_once
     assert check_sequences([("x", 5), ("x", 6)]).gaps == {"x": [0, 1, 2, 3, 4]}
     assert not check_sequences([]).exactly_once, "no record at all is no proof"
+    # first=None: each stream starts at its lowest number; later gaps still count.
+    detected = check_sequences([("x", 5), ("x", 6), ("y", 9), ("y", 11)], first=None)
+    assert detected.gaps == {"x": [], "y": [10]} and not detected.exactly_once
+    assert check_sequences([("x", 5), ("x", 6)], first=None).exactly_once
     # Streams of mixed types still get one report each.
     assert set(check_sequences([(1, 0), ("1", 0)]).counts) == {1, "1"}
 
