@@ -24,6 +24,7 @@ from connect_runtime.storage.offset_store import (
     KafkaOffsetBackingStore,
 )
 from connect_runtime.testing.cluster import read_committed, wait_until
+from connect_runtime.testing.fakes import FakeStatusListener
 from connect_runtime.testing.pytest_plugin import new_topic
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker.exactly_once_source_task import (
@@ -80,32 +81,6 @@ class _TenThenIdle(SourceTask):
         pass
 
 
-class _Statuses:
-    def __init__(self) -> None:
-        self.events: list[tuple[str, str]] = []
-
-    def on_startup(self, task: ConnectorTaskId) -> None:
-        self.events.append(("RUNNING", ""))
-
-    def on_pause(self, task: ConnectorTaskId) -> None:
-        self.events.append(("PAUSED", ""))
-
-    def on_resume(self, task: ConnectorTaskId) -> None:
-        self.events.append(("RUNNING", ""))
-
-    def on_failure(self, task: ConnectorTaskId, trace: str, transient: bool = False) -> None:
-        self.events.append(("FAILED", trace))
-
-    def on_shutdown(self, task: ConnectorTaskId) -> None:
-        self.events.append(("UNASSIGNED", ""))
-
-    def active_topics(self, connector: str) -> None:
-        return None  # topic tracking off
-
-    def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
-        raise AssertionError("not called with topic tracking off")
-
-
 def _converter() -> JsonConverter:
     conv = JsonConverter()
     conv.configure({"schemas.enable": "false"}, False)
@@ -122,7 +97,7 @@ def test_dropped_record_carries_its_boundary_and_never_its_offset(kafka_bootstra
     offsets = ConnectorOffsetBackingStore(store)
     plugin = _TenThenIdle()
     plugin.topic = topic  # type: ignore[attr-defined]
-    statuses = _Statuses()
+    statuses = FakeStatusListener(track_topics=False)
     producer = Producer(producer_config(eos_producer_config(client, f"in-process-{uuid.uuid4().hex[:8]}")))
     drop_odd = _DropOdd()
     closed: list[object] = []
@@ -141,7 +116,7 @@ def test_dropped_record_carries_its_boundary_and_never_its_offset(kafka_bootstra
         runner.stop()
         assert runner.join(30)
         store.stop()
-    assert statuses.events == [("RUNNING", ""), ("UNASSIGNED", "")], statuses.events
+    assert statuses.events == ["RUNNING", "UNASSIGNED"], statuses.failures
     assert drop_odd.closed
     assert closed == [runner], "the worker's hook is called last on the task's thread (it forgets the secrets)"
     # Committed at record 5: 0, 2, 4 are visible; 6 and 8 were in the open transaction, aborted at stop
