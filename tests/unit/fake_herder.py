@@ -467,3 +467,8 @@ class FakeHerder:
     def reset_connector_offsets(self, name: str) -> Future[str]:
         self.calls.append(("reset_connector_offsets", name))
         return self._future(lambda: self._modify_offsets(name, None))
+
+
+def err(status: int, message: str) -> dict[str, object]:
+    """The body of a REST error response, as Kafka Connect writes it."""
+    return {"error_code": status, "message": message}
