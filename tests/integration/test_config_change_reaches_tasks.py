@@ -35,12 +35,9 @@ STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 
 @pytest.fixture
 def worker(kafka_bootstrap: str, tmp_path: Path) -> Iterator[WorkerProcess]:
-    w = WorkerProcess(kafka_bootstrap, tmp_path, f"config-change-{uuid.uuid4().hex[:8]}", eos="enabled",
-                      extra=plugin_path(PLUGINS_DIR)).start_ready()
-    try:
+    with WorkerProcess(kafka_bootstrap, tmp_path, f"config-change-{uuid.uuid4().hex[:8]}", eos="enabled",
+                       extra=plugin_path(PLUGINS_DIR)).start_ready() as w:
         yield w
-    finally:
-        w.kill()
 
 
 def _values(bootstrap: str, topic: str) -> list[bytes]:

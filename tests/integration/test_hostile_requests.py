@@ -30,13 +30,10 @@ RSS_GROWTH_LIMIT_KB = 64 * 1024
 
 @pytest.fixture(scope="module")
 def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
-    w = WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("hostile"), f"hostile-{uuid.uuid4().hex[:8]}",
-                      eos="disabled",
-                      extra={"rest.request.max.bytes": str(BODY_LIMIT), **plugin_path(PLUGINS_DIR)}).start_ready()
-    try:
+    with WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("hostile"), f"hostile-{uuid.uuid4().hex[:8]}",
+                       eos="disabled", extra={"rest.request.max.bytes": str(BODY_LIMIT), **plugin_path(PLUGINS_DIR)}
+                       ).start_ready() as w:
         yield w
-    finally:
-        w.kill()
 
 
 @pytest.fixture(scope="module")

@@ -56,20 +56,14 @@ def _start_worker(bootstrap: str, workdir: Path, eos: str) -> WorkerProcess:
 
 @pytest.fixture(scope="module")
 def eos_worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
-    w = _start_worker(kafka_bootstrap, tmp_path_factory.mktemp("offsets-eos"), "enabled")
-    try:
+    with _start_worker(kafka_bootstrap, tmp_path_factory.mktemp("offsets-eos"), "enabled") as w:
         yield w
-    finally:
-        w.kill()
 
 
 @pytest.fixture(scope="module")
 def eos_client(eos_worker: WorkerProcess) -> Iterator[ConnectClient]:
-    c = ConnectClient(eos_worker.url)
-    try:
+    with ConnectClient(eos_worker.url) as c:
         yield c
-    finally:
-        c.close()
 
 
 def _name(prefix: str) -> str:

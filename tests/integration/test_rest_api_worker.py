@@ -57,20 +57,14 @@ def _start_worker(bootstrap: str, workdir: Path, eos: str) -> WorkerProcess:
 @pytest.fixture(scope="module")
 def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
     """One EOS-enabled worker for the whole module."""
-    w = _start_worker(kafka_bootstrap, tmp_path_factory.mktemp("rest-api-worker"), "enabled")
-    try:
+    with _start_worker(kafka_bootstrap, tmp_path_factory.mktemp("rest-api-worker"), "enabled") as w:
         yield w
-    finally:
-        w.kill()
 
 
 @pytest.fixture(scope="module")
 def client(worker: WorkerProcess) -> Iterator[ConnectClient]:
-    c = ConnectClient(worker.url)
-    try:
+    with ConnectClient(worker.url) as c:
         yield c
-    finally:
-        c.close()
 
 
 def _name(prefix: str) -> str:

@@ -48,20 +48,14 @@ def _group() -> str:
 def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
     """One worker for the module (exactly-once off: these endpoints do not depend on it)."""
     w = WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("rest-clients"), _group(), eos="disabled")
-    w.start_ready()
-    try:
+    with w.start_ready():
         yield w
-    finally:
-        w.kill()
 
 
 @pytest.fixture(scope="module")
 def client(worker: WorkerProcess) -> Iterator[ConnectClient]:
-    c = ConnectClient(worker.url)
-    try:
+    with ConnectClient(worker.url) as c:
         yield c
-    finally:
-        c.close()
 
 
 def _name(prefix: str) -> str:

@@ -50,12 +50,9 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
 
 @pytest.fixture(scope="module")
 def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
-    w = WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("fuzz"), f"fuzz-{uuid.uuid4().hex[:8]}",
-                      eos="disabled").start_ready()
-    try:
+    with WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("fuzz"), f"fuzz-{uuid.uuid4().hex[:8]}",
+                       eos="disabled").start_ready() as w:
         yield w
-    finally:
-        w.kill()
 
 
 def rss_kb(worker: WorkerProcess) -> int:

@@ -24,12 +24,9 @@ CONNECTOR_CLASS = "topic_per_task_source.TopicPerTaskSourceConnector"
 
 @pytest.fixture
 def worker(kafka_bootstrap: str, tmp_path: Path) -> Iterator[WorkerProcess]:
-    w = WorkerProcess(kafka_bootstrap, tmp_path, f"topic-creation-{uuid.uuid4().hex[:8]}", eos="enabled",
-                      extra=plugin_path(PLUGINS_DIR)).start_ready()
-    try:
+    with WorkerProcess(kafka_bootstrap, tmp_path, f"topic-creation-{uuid.uuid4().hex[:8]}", eos="enabled",
+                       extra=plugin_path(PLUGINS_DIR)).start_ready() as w:
         yield w
-    finally:
-        w.kill()
 
 
 def _fresh_name(label: str) -> str:
