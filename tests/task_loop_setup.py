@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from connect_runtime.api import SourceRecord, SourceTask
+from connect_runtime.converters.json_converter import JsonConverter
 from connect_runtime.testing.fakes import FakeOffsetStore, FakeProducer, FakeStatusListener
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker.source_task_base import TaskSetup
@@ -53,3 +54,10 @@ class ScriptedTask(SourceTask):
         return batch
 
     def stop(self) -> None: ...
+
+
+def schemaless_json() -> JsonConverter:
+    """A value converter as workers configure it by default in the tests: JSON without schemas."""
+    conv = JsonConverter()
+    conv.configure({"schemas.enable": "false"}, False)
+    return conv

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
+from task_loop_setup import schemaless_json
 
 from connect_runtime.api import RecordMetadata, SourceRecord, SourceTask, Transformation
 from connect_runtime.clients import producer_config
 from connect_runtime.config.connector_config import TransactionBoundary
-from connect_runtime.converters.json_converter import JsonConverter
 from connect_runtime.storage.offset_store import (
     ConnectorOffsetBackingStore,
     ConnectorOffsetReader,
@@ -81,12 +81,6 @@ class _TenThenIdle(SourceTask):
         pass
 
 
-def _converter() -> JsonConverter:
-    conv = JsonConverter()
-    conv.configure({"schemas.enable": "false"}, False)
-    return conv
-
-
 def test_dropped_record_carries_its_boundary_and_never_its_offset(kafka_bootstrap: str) -> None:
     topic = new_topic(kafka_bootstrap)
     offsets_topic = new_topic(kafka_bootstrap, partitions=3, config={"cleanup.policy": "compact"})
@@ -101,7 +95,7 @@ def test_dropped_record_carries_its_boundary_and_never_its_offset(kafka_bootstra
     producer = Producer(producer_config(eos_producer_config(client, f"in-process-{uuid.uuid4().hex[:8]}")))
     drop_odd = _DropOdd()
     closed: list[object] = []
-    setup = TaskSetup(ConnectorTaskId(CONNECTOR, 0), plugin, {}, _converter(), _converter(), (drop_odd,),
+    setup = TaskSetup(ConnectorTaskId(CONNECTOR, 0), plugin, {}, schemaless_json(), schemaless_json(), (drop_odd,),
                       producer, ConnectorOffsetReader(CONNECTOR, offsets), offsets, statuses, TargetState.STARTED,
                       on_closed=closed.append)
     runner = ConnectorBoundaryWorkerSourceTask(setup, fence=lambda: None, verify_generation=lambda: None)

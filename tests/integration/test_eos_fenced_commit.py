@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
+from task_loop_setup import schemaless_json
 
 from connect_runtime.api import SourceRecord, SourceTask
 from connect_runtime.clients import producer_config
-from connect_runtime.converters.json_converter import JsonConverter
 from connect_runtime.storage.offset_store import (
     ConnectorOffsetBackingStore,
     ConnectorOffsetReader,
@@ -74,12 +74,6 @@ class _Batches(SourceTask):
         pass
 
 
-def _converter() -> JsonConverter:
-    conv = JsonConverter()
-    conv.configure({"schemas.enable": "false"}, False)
-    return conv
-
-
 @pytest.fixture
 def store(kafka_bootstrap: str) -> Iterator[KafkaOffsetBackingStore]:
     offsets_topic = new_topic(kafka_bootstrap, partitions=3, config={"cleanup.policy": "compact"})
@@ -100,7 +94,7 @@ def test_a_fenced_commit_fails_the_task_with_the_commit_failure(kafka_bootstrap:
     producer.commits = 0
     offsets = ConnectorOffsetBackingStore(store)
     plugin, statuses = _Batches(topic), FakeStatusListener(track_topics=False)
-    setup = TaskSetup(ConnectorTaskId(CONNECTOR, 0), plugin, {}, _converter(), _converter(), (), producer,
+    setup = TaskSetup(ConnectorTaskId(CONNECTOR, 0), plugin, {}, schemaless_json(), schemaless_json(), (), producer,
                       ConnectorOffsetReader(CONNECTOR, offsets), offsets, statuses, TargetState.STARTED)
     runner = ExactlyOnceWorkerSourceTask(setup, lambda: None, lambda: None)
     runner.start()

@@ -10,11 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from task_loop_setup import ScriptedTask, task_setup
+from task_loop_setup import ScriptedTask, schemaless_json, task_setup
 
 from connect_runtime.api import SourceRecord
 from connect_runtime.api.errors import ConnectException
-from connect_runtime.converters.json_converter import JsonConverter
 from connect_runtime.storage import formats
 from connect_runtime.testing.fakes import FakeProducer, FakeStatusListener
 from connect_runtime.worker.exactly_once_source_task import (
@@ -34,21 +33,15 @@ class _CountingConverter:
         return f"{value}#{self.calls}".encode()
 
 
-def _json() -> JsonConverter:
-    conv = JsonConverter()
-    conv.configure({"schemas.enable": "false"})
-    return conv
-
-
 def _eos(key_converter: Any) -> tuple[ExactlyOnceWorkerSourceTask, FakeProducer, FakeStatusListener]:
     statuses, producer = FakeStatusListener(), FakeProducer()
     setup = task_setup(ScriptedTask(), statuses=statuses, producer=producer, key_converter=key_converter,
-                       value_converter=_json())
+                       value_converter=schemaless_json())
     return ExactlyOnceWorkerSourceTask(setup, fence=lambda: None, verify_generation=lambda: None), producer, statuses
 
 
 def test_a_json_key_object_is_converted_once_per_run_and_mutable_keys_every_time() -> None:
-    conv = _json()
+    conv = schemaless_json()
     calls: list[str] = []
     convert = conv.from_connect_data
 
@@ -80,7 +73,7 @@ def test_other_key_converters_are_called_for_every_record() -> None:
 
 
 def test_offsets_follow_each_record_across_partitions_and_batches() -> None:
-    task, _, _ = _eos(_json())
+    task, _, _ = _eos(schemaless_json())
     a, b = {"p": "a"}, {"p": "b"}
     task._send_batch([SourceRecord(a, {"o": 1}, "t", value=1), SourceRecord(b, {"o": 2}, "t", value=2),
                       SourceRecord(a, {"o": 3}, "t", value=3)])
@@ -89,7 +82,7 @@ def test_offsets_follow_each_record_across_partitions_and_batches() -> None:
 
 
 def test_the_offsets_topic_is_refused_after_other_topics_in_the_same_batch() -> None:
-    task, producer, _ = _eos(_json())
+    task, producer, _ = _eos(schemaless_json())
     with pytest.raises(ConnectException, match="may not produce to their own offsets topics"):
         task._send_batch([SourceRecord(None, None, "t", value=1), SourceRecord(None, None, "offsets", value=2)])
     assert [topic for topic, _, _ in producer.produced] == ["t"]
@@ -99,8 +92,8 @@ def test_a_topic_written_again_after_a_mid_batch_abort_becomes_active() -> None:
     """The connector aborts at its first record; the batch's next record to the same topic is in the
     next transaction, whose commit makes the topic active (its check is made again after the abort)."""
     statuses, producer = FakeStatusListener(), FakeProducer()
-    setup = task_setup(ScriptedTask(), statuses=statuses, producer=producer, value_converter=_json(),
-                       key_converter=_json())
+    setup = task_setup(ScriptedTask(), statuses=statuses, producer=producer, value_converter=schemaless_json(),
+                       key_converter=schemaless_json())
     task = ConnectorBoundaryWorkerSourceTask(setup, fence=lambda: None, verify_generation=lambda: None)
     first = SourceRecord({"p": 0}, {"o": 1}, "t", value=1)
     task._context.abort_transaction(first)
