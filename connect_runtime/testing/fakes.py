@@ -25,11 +25,11 @@ from typing import Any
 from connect_runtime.api import (
     OffsetStorageReader,
     SourceRecord,
-    SourceTaskContext,
     TransactionContext,
     freeze_partition,
 )
 from connect_runtime.types import ConnectorTaskId
+from connect_runtime.worker.source_task_base import _TaskContext
 
 #: A source partition or a source offset, as a task builds them.
 SourceMap = Mapping[str, Any]
@@ -83,32 +83,20 @@ class FakeTransactionContext(TransactionContext):
         return [r for kind, r in self.requests if kind == "abort"]
 
 
-class FakeTaskContext(SourceTaskContext):
-    """A source task's context without a worker.
+class FakeTaskContext(_TaskContext):
+    """A source task's context without a worker: the runtime's own context class, built from plain values.
 
     ``offsets`` is a reader, or the committed ``(partition, offset)`` pairs for a
-    :class:`FakeOffsetStorageReader`; ``transaction_context`` is what a task of a connector run with
-    ``transaction.boundary=connector`` gets (a :class:`FakeTransactionContext`, say), None otherwise.
+    :class:`FakeOffsetStorageReader` (the reader is ``self.offsets`` either way);
+    ``transaction_context`` is what a task of a connector run with ``transaction.boundary=connector``
+    gets (a :class:`FakeTransactionContext`, say), None otherwise.
     """
 
     def __init__(self, configs: Mapping[str, str] | None = None,
                  offsets: OffsetStorageReader | Iterable[tuple[SourceMap, SourceMap]] = (),
                  transaction_context: TransactionContext | None = None) -> None:
-        self._configs = dict(configs or {})
         self.offsets = offsets if isinstance(offsets, OffsetStorageReader) else FakeOffsetStorageReader(offsets)
-        self._transaction_context = transaction_context
-
-    @property
-    def configs(self) -> Mapping[str, str]:
-        return self._configs
-
-    @property
-    def offset_storage_reader(self) -> OffsetStorageReader:
-        return self.offsets
-
-    @property
-    def transaction_context(self) -> TransactionContext | None:
-        return self._transaction_context
+        super().__init__(dict(configs or {}), self.offsets, transaction_context, None)
 
 
 class FakeProducer:

@@ -31,16 +31,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from connect_runtime.api import (
-    NO_DEFAULT,
-    ConfigDef,
-    ConfigType,
-    ExactlyOnceSupport,
-    Importance,
-    SourceConnector,
-    SourceRecord,
-    SourceTask,
-)
+from connect_runtime.api import ExactlyOnceSupport, SourceConnector, SourceRecord, SourceTask
+from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance
 
 #: The one setting every sequence source has: the topic its tasks write to.
 TOPIC = "topic"
@@ -50,7 +42,7 @@ TASK_ID = "task.id"
 
 def sequence_config_def() -> ConfigDef:
     """A new ``ConfigDef`` with ``topic`` defined: extend it with a connector's own settings."""
-    return ConfigDef().define(TOPIC, ConfigType.STRING, NO_DEFAULT, importance=Importance.HIGH,
+    return ConfigDef().define(TOPIC, ConfigType.STRING, importance=Importance.HIGH,
                               documentation="The topic to write the sequence numbers to.")
 
 
