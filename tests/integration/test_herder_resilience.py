@@ -31,17 +31,15 @@ PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"
 @pytest.fixture(scope="module")
 def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
     extra = plugin_path(PLUGINS_DIR)
-    w = WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("herder"), f"herder-{uuid.uuid4().hex[:8]}",
-                      eos="enabled", extra=extra).start_ready()
-    yield w
-    w.kill()
+    with WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("herder"), f"herder-{uuid.uuid4().hex[:8]}",
+                       eos="enabled", extra=extra).start_ready() as w:
+        yield w
 
 
 @pytest.fixture
 def client(worker: WorkerProcess) -> Iterator[ConnectClient]:
-    c = ConnectClient(worker.url)
-    yield c
-    c.close()
+    with ConnectClient(worker.url) as c:
+        yield c
 
 
 def test_task_failing_on_a_transient_error_is_restarted_by_the_runtime(

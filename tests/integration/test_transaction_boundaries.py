@@ -35,17 +35,15 @@ BOUNDARY_SOURCE = "boundary_source.BoundarySourceConnector"
 @pytest.fixture(scope="module")
 def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
     extra = plugin_path(PLUGINS_DIR)
-    w = WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("boundaries"), f"tb-{uuid.uuid4().hex[:8]}",
-                      eos="enabled", extra=extra).start_ready()
-    yield w
-    w.kill()
+    with WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("boundaries"), f"tb-{uuid.uuid4().hex[:8]}",
+                       eos="enabled", extra=extra).start_ready() as w:
+        yield w
 
 
 @pytest.fixture
 def client(worker: WorkerProcess) -> Iterator[ConnectClient]:
-    c = ConnectClient(worker.url)
-    yield c
-    c.close()
+    with ConnectClient(worker.url) as c:
+        yield c
 
 
 def _trace(client: ConnectClient, name: str) -> str:

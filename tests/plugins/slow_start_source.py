@@ -17,9 +17,8 @@ from connect_runtime.testing.sequence_source import IdleSourceTask, SequenceSour
 
 START_SLEEP_MS = "start.sleep.ms"
 
-CONFIG_DEF = ConfigDef().define(
-    START_SLEEP_MS, ConfigType.INT, 5000, importance=Importance.LOW,
-    documentation="How long start() sleeps, in milliseconds.")
+CONFIG_DEF = ConfigDef().define(START_SLEEP_MS, ConfigType.INT, 5000, importance=Importance.LOW,
+                                documentation="How long start() sleeps, in milliseconds.")
 
 
 class SlowStartSourceConnector(SequenceSourceConnector):
