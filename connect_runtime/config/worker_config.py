@@ -6,6 +6,10 @@ and are parsed the way Java's ``ConfigDef`` parses them (ints, ``true``/``false`
 lists, surrounding whitespace trimmed). Keys this model does not know are kept in
 :attr:`WorkerConfig.originals`: many are Kafka client settings (``security.protocol``,
 ``producer.*`` ...) that :meth:`WorkerConfig.client_props` hands to the clients.
+
+The config is data: parsing it creates no plugin and builds no TLS context. The config providers, the
+override policy and the TLS contexts it names are made and closed by the composition root
+(:mod:`connect_runtime.composition`).
 """
 
 from __future__ import annotations
@@ -191,7 +195,6 @@ class WorkerConfigError(ConfigException):
         self.key = key
         self.name = key if key is not None else message
         self.value = value
-
 
 
 class WorkerConfig(BaseModel):

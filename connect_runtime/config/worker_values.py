@@ -1,6 +1,6 @@
 """How each key of the worker file is parsed: the shared value grammar (:mod:`connect_runtime.api.config_values`)
-plus the worker's own rules, as pydantic ``BeforeValidator`` types that :class:`~connect_runtime.config.
-worker_config.WorkerConfig` declares its fields with.
+plus the worker's own rules, as the pydantic ``BeforeValidator`` types
+:class:`~connect_runtime.config.worker_config.WorkerConfig` declares its fields with.
 
 A rule that refuses a value raises :class:`SettingInvalid` with the requirement ("must be at least 1"); the
 config turns it into the one-line start-up error naming the key and the value.
