@@ -57,6 +57,7 @@ def demo_main(argv: Sequence[str]) -> int:
 
 
 def _run(args: argparse.Namespace, composed: ComposedWorker, bootstrap: str, log_file: Path) -> int:
+    """Start the worker and the demo connector, and print what is committed until stopped."""
     config = composed.config
     _ensure_topic(bootstrap)
     worker = distributed_worker(composed)
