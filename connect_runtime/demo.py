@@ -17,9 +17,7 @@ from pathlib import Path
 import httpx
 from confluent_kafka import Consumer
 
-from connect_runtime.cli import LOG_FORMAT, rest_server_factory
-from connect_runtime.config.worker_config import load_worker_config
-from connect_runtime.distributed import DistributedWorker
+from connect_runtime.composition import LOG_FORMAT, ComposedWorker, distributed_worker, load_worker
 from connect_runtime.testing.cluster import check_sequences, wait_until
 from connect_runtime.testing.local_kafka import LocalKafka, port_in_use
 
@@ -51,9 +49,18 @@ def demo_main(argv: Sequence[str]) -> int:
         port = None if (data_dir / "ports.json").exists() or port_in_use(args.port) else args.port
         bootstrap = kafka.start(port)
     print(f"  bootstrap.servers={bootstrap}")
-    config = load_worker_config(args.config, [f"bootstrap.servers={bootstrap}"])
+    composed = load_worker(args.config, [f"bootstrap.servers={bootstrap}"])
+    try:
+        return _run(args, composed, bootstrap, log_file)
+    finally:
+        composed.close()
+
+
+def _run(args: argparse.Namespace, composed: ComposedWorker, bootstrap: str, log_file: Path) -> int:
+    """Start the worker and the demo connector, and print what is committed until stopped."""
+    config = composed.config
     _ensure_topic(bootstrap)
-    worker = DistributedWorker(config, rest_server_factory(config))
+    worker = distributed_worker(composed)
     print(f"Starting a worker from {args.config} (log: {log_file}) ...", flush=True)
     worker.start()
     if not worker.wait_ready(120):

@@ -112,9 +112,9 @@ class DistributedHerder:
         self.plugins = plugins
         self._cluster_id = kafka_cluster_id
         self.membership = membership
-        self._validator = ConnectorValidator(config, plugins)
+        self._validator = ConnectorValidator(config, plugins, worker.worker_plugins)
         self._internal = InternalClient(self.session_key, config.inter_worker_signature_algorithm,
-                                        tls=config.peer_tls())
+                                        tls=worker.worker_plugins.peer_tls)
         self._requests: queue.Queue[Callable[[], None]] = queue.Queue()
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -149,7 +149,8 @@ class DistributedHerder:
         self._slow_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="herder-work")
         # Tasks that failed on a transient error: when to restart them.
         self._task_retries: dict[ConnectorTaskId, float] = {}
-        self._offsets = SourceConnectorOffsets(worker.config, worker.plugins, worker.offset_stores)
+        self._offsets = SourceConnectorOffsets(worker.config, worker.plugins, worker.offset_stores,
+                                              worker.worker_plugins)
         # REST reads: answered from the snapshots on the caller's thread (``cluster_view.py``).
         self._view = ClusterView(config_store, status_store, plugins, worker.worker_id)
         self._loggers = Loggers()
@@ -631,7 +632,7 @@ class DistributedHerder:
         producer settings would fence on the wrong cluster when the tasks' producers are overridden."""
         failed = FENCE_FAILED.format(connector_props.get("name", ""))
         try:
-            resolved = self.config.config_transformer.transform(connector_props)
+            resolved = self.worker.worker_plugins.config_transformer.transform(connector_props)
         except ConfigException as e:
             raise ConnectException(f"{failed}: {e}") from e
         try:
@@ -639,7 +640,7 @@ class DistributedHerder:
         except ConfigException as e:
             # A parse error may quote a value a provider resolved: no secret in the error, nor in its cause.
             raise ConnectException(f"{failed}: {resolved.redact(str(e))}") from None
-        check_client_overrides(self.config.override_policy, cfg.name,
+        check_client_overrides(self.worker.worker_plugins.override_policy, cfg.name,
                                self.plugins.connector_class(cfg.connector_class), cfg.originals)
         return self.worker.offset_stores.client_settings(cfg, "producer")
 

@@ -24,6 +24,7 @@ from connect_runtime.config.connector_config import CLIENT_OVERRIDE_PREFIXES, va
 from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
+from connect_runtime.config.worker_plugins import WorkerPlugins
 from connect_runtime.errors import BadRequestError, NotFoundError
 from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, listed_name, plugin_types
 from connect_runtime.plugins.versions import check_requested_versions
@@ -84,9 +85,11 @@ def _merge_values(values: dict[str, ConfigValue], more: list[ConfigValue]) -> No
 class ConnectorValidator:
     """Validates connector configs against the plugin and this worker's settings."""
 
-    def __init__(self, config: WorkerConfig, plugins: PluginRegistry) -> None:
+    def __init__(self, config: WorkerConfig, plugins: PluginRegistry,
+                 worker_plugins: WorkerPlugins | None = None) -> None:
         self._config = config
         self._plugins = plugins
+        self._worker_plugins = worker_plugins or WorkerPlugins.without_providers(config)
 
     def validate(self, props: Mapping[str, str]) -> ConfigInfos:
         """Validate the config with provider placeholders resolved; the result shows only raw values.
@@ -107,7 +110,7 @@ class ConnectorValidator:
                     if _shapes_config(k) and has_placeholder(v)}
         # The refused keys are left out of what is resolved and validated (their errors are added after).
         to_resolve = {k: v for k, v in props.items() if k not in failures}
-        transformer = self._config.config_transformer
+        transformer = self._worker_plugins.config_transformer
         try:
             resolved = transformer.transform(to_resolve)
         except ConfigException:
@@ -225,7 +228,7 @@ class ConnectorValidator:
         be given (checked on the worker's settings with the overrides laid over them: some settings are
         translated together, e.g. ``ssl.truststore.type`` with ``ssl.truststore.location``)."""
         verdicts = {cv.name: cv for cv in
-                    validate_client_overrides(self._config.override_policy, props.get("name", ""), cls, props)}
+                    validate_client_overrides(self._worker_plugins.override_policy, props.get("name", ""), cls, props)}
         for kind, prefix in CLIENT_OVERRIDE_PREFIXES.items():
             overrides = {k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix) and k != prefix}
             if not overrides:

@@ -35,6 +35,7 @@ from connect_runtime.clients import commit_transaction, init_transactions, produ
 from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig
+from connect_runtime.config.worker_plugins import WorkerPlugins
 from connect_runtime.errors import BadRequestError
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.redaction import redactor
@@ -96,8 +97,10 @@ _T = TypeVar("_T")
 class SourceConnectorOffsets:
     """Reads and modifies source connectors' offsets on a pool of its own (see the module docstring)."""
 
-    def __init__(self, config: WorkerConfig, plugins: PluginRegistry, stores: OffsetStoreFactory) -> None:
+    def __init__(self, config: WorkerConfig, plugins: PluginRegistry, stores: OffsetStoreFactory,
+                 worker_plugins: WorkerPlugins | None = None) -> None:
         self._config = config
+        self._worker_plugins = worker_plugins or WorkerPlugins.without_providers(config)
         self._plugins = plugins
         self._stores = stores
         # Two threads: a slow read of one connector's topic should not hold up a request for another.
@@ -107,7 +110,7 @@ class SourceConnectorOffsets:
         """Run ``fn(connector, resolved props, *args)`` on the pool (the connector's overrides may name
         their cluster through a config provider). While it runs, the resolved values are redacted from
         the log; an error it raises never shows one."""
-        resolved = self._config.config_transformer.transform(props)
+        resolved = self._worker_plugins.config_transformer.transform(props)
 
         def call() -> _T:
             owner = ("offsets", object())
@@ -210,7 +213,7 @@ class SourceConnectorOffsets:
         if not issubclass(cls, SourceConnector):
             raise BadRequestError(f"Connector {connector} is not a source connector")
         # Its offsets are read and written with its client overrides: only those the policy allows.
-        check_client_overrides(self._config.override_policy, connector, cls, props)
+        check_client_overrides(self._worker_plugins.override_policy, connector, cls, props)
         return cls()
 
     def _alter_offsets(self, connector: str, plugin: SourceConnector, props: Mapping[str, str],
