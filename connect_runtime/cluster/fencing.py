@@ -20,7 +20,8 @@ from typing import Any, TypeVar
 from confluent_kafka import Producer
 
 from connect_runtime.api.errors import ConnectException
-from connect_runtime.clients import init_transactions, producer_config
+from connect_runtime.api.kafka_clients import init_transactions
+from connect_runtime.clients import producer_config
 from connect_runtime.cluster.leadership import Leadership
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import BadRequestError, ConflictError, NotFoundError

@@ -30,8 +30,9 @@ from confluent_kafka import KafkaException, Producer
 
 from connect_runtime.api.connector import SourceConnector
 from connect_runtime.api.errors import ConnectException, DataException
+from connect_runtime.api.kafka_clients import commit_transaction, init_transactions
 from connect_runtime.api.storage import freeze_partition
-from connect_runtime.clients import commit_transaction, init_transactions, producer_config
+from connect_runtime.clients import producer_config
 from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from connect_runtime.api import ConnectException
-from connect_runtime.processes import pids_with_env
+from connect_runtime.api.processes import pids_with_env
 from connectors.spark import job
 
 logger = logging.getLogger(__name__)

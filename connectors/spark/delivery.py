@@ -33,10 +33,17 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException, Producer
 
 from connect_runtime.api import DataException, DelegatedDelivery
-from connect_runtime.clients import commit_transaction, init_transactions, kafka_error, producer_config
+from connect_runtime.api.kafka_clients import (
+    JAVA_COMPATIBLE_PARTITIONER,
+    commit_transaction,
+    init_transactions,
+    kafka_error,
+)
 from connectors.spark.positions import FILE, FilePosition, PositionReader, transactional_id
 
 logger = logging.getLogger(__name__)
+#: librdkafka's log lines of the deliverers' producers, through Python logging rather than raw stderr.
+_KAFKA_CLIENT_LOGGER = logging.getLogger(f"{__name__}.kafka_client")
 
 #: The columns every delivery partition carries (built by the driver).
 KEY, VALUE, PATH = "__key", "__value", "__file"
@@ -192,7 +199,10 @@ class SlotDeliverer:
         # Only failed records get a report (no per-record callback); the first one explains a failed commit.
         conf["delivery.report.only.error"] = True
         conf["on_delivery"] = self._on_delivery_error
-        producer = Producer(producer_config(conf))
+        # Keys land where a Java producer (and the runtime's) puts them, unless the operator chose otherwise.
+        conf.setdefault("partitioner", JAVA_COMPATIBLE_PARTITIONER)
+        conf.setdefault("logger", _KAFKA_CLIENT_LOGGER)
+        producer = Producer(conf)
         self._producer = producer
         init_transactions(producer, 60)
         return producer

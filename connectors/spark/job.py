@@ -79,7 +79,7 @@ def _transient(error: BaseException, trace: str) -> bool:
     reach the driver as text, so the Kafka error codes are read from the trace."""
     from confluent_kafka import KafkaError
 
-    from connect_runtime.clients import is_transient_code
+    from connect_runtime.api.kafka_clients import is_transient_code
 
     if isinstance(error, TimeoutError):
         return True
