@@ -25,6 +25,7 @@ from connect_runtime.api.errors import ConnectException
 from connect_runtime.errors import ConnectRestError
 from connect_runtime.plugins.registry import PluginNotFoundError
 from connect_runtime.storage.config_writer import ConfigWriteError
+from connect_runtime.worker.connector_offsets import InvalidOffsetsRequest
 from rest.forwarding import ForwardedResponse
 from rest.models import ErrorMessage
 
@@ -71,7 +72,7 @@ def response_for_exception(request_path: str, exc: BaseException) -> JSONRespons
         return error_response(exc.status_code, _http_exception_message(exc), exc.headers)
     if isinstance(exc, RequestValidationError):
         return error_response(400, _validation_message(exc))
-    if isinstance(exc, PluginNotFoundError):  # a request naming a class no plugin has
+    if isinstance(exc, PluginNotFoundError | InvalidOffsetsRequest):  # the request names no plugin or bad offsets
         logger.debug("REST request to %s failed with 400: %s", request_path, exc)
         return error_response(400, str(exc))
     if isinstance(exc, ConfigWriteError):  # transient and retriable: no stack trace in the log
