@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
+from urllib.parse import quote
 
 import httpx
 
@@ -60,6 +61,4 @@ class InternalClient:
 
 
 def _quote(name: str) -> str:
-    from urllib.parse import quote
-
     return quote(name, safe="")

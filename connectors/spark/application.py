@@ -42,7 +42,7 @@ _STDERR_TAIL = 60
 
 def spark_home() -> Path:
     """The installed pyspark's own Spark distribution (bin/spark-submit, jars)."""
-    import pyspark
+    import pyspark  # the spark extra's: the worker imports this connector whether or not it is installed
 
     return Path(pyspark.__file__).parent
 

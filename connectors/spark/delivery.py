@@ -39,7 +39,7 @@ from connect_runtime.api.kafka_clients import (
     init_transactions,
     kafka_error,
 )
-from connectors.spark.positions import FILE, FilePosition, PositionReader, transactional_id
+from connectors.spark.positions import FILE, FilePosition, PositionReader, canonical_uri, slot_of, transactional_id
 
 logger = logging.getLogger(__name__)
 #: librdkafka's log lines of the deliverers' producers, through Python logging rather than raw stderr.
@@ -101,9 +101,7 @@ def deliver(plan: DeliveryPlan) -> Callable[[Iterator[Any]], Iterator[Any]]:
     union); a partition without rows yields nothing. The driver closes every slot's files afterwards."""
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
-        import pyarrow as pa
-
-        from connectors.spark.positions import canonical_uri, slot_of
+        import pyarrow as pa  # the spark extra's, and only executors need it
 
         first = next((b for b in batches if b.num_rows), None)
         if first is None:
@@ -223,7 +221,7 @@ class SlotDeliverer:
         return committed
 
     def _deliver(self, producer: Producer, committed: dict[str, int], batches: Iterator[Any]) -> dict[str, Any]:
-        import pyarrow.compute as pc
+        import pyarrow.compute as pc  # the spark extra's, and only executors need it
 
         plan, slot = self._plan, self._slot
         topic = plan.topic
@@ -337,8 +335,6 @@ def _check_not_shrunk(uri: str, rows: int, committed: int) -> None:
 
 
 def _known(name: str, files: dict[str, tuple[int, int]]) -> str:
-    from connectors.spark.positions import canonical_uri
-
     if name in files:
         return name
     uri = canonical_uri(name)
