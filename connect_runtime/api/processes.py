@@ -61,6 +61,7 @@ def descendants(root: int) -> set[int]:
 
 
 def cmdline(pid: int) -> list[str]:
+    """The command line of ``pid``; empty when it is gone or there is no ``/proc``."""
     try:
         raw = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
