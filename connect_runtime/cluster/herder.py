@@ -55,13 +55,13 @@ from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import (
-    AlreadyExistsError,
-    BadRequestError,
-    ConflictError,
-    ForbiddenError,
-    NotAssignedError,
-    NotFoundError,
-    NotLeaderError,
+    AlreadyExistsHttpError,
+    BadRequestHttpError,
+    ConflictHttpError,
+    ForbiddenHttpError,
+    NotAssignedHttpError,
+    NotFoundHttpError,
+    NotLeaderHttpError,
 )
 from connect_runtime.loggers import Loggers
 from connect_runtime.logging_util import RateLimitedLogger
@@ -534,10 +534,10 @@ class DistributedHerder:
         """
         try:
             self._request_fencing(connector)
-        except ConflictError as e:
+        except ConflictHttpError as e:
             raise RetriableException(str(e)) from e  # new task configs: the assignment restarts the task
         except Exception as e:
-            if isinstance(e, BadRequestError | NotFoundError):
+            if isinstance(e, BadRequestHttpError | NotFoundHttpError):
                 raise
             raise RetriableException(f"Zombie fencing for connector {connector} failed: {e}") from e
 
@@ -583,7 +583,7 @@ class DistributedHerder:
             else:
                 url = self.leader_url()
                 if url is None:
-                    raise ConflictError("Leader is unknown")
+                    raise ConflictHttpError("Leader is unknown")
                 self._internal.put_task_configs(url, name, new_configs)
         except Exception as e:
             logger.warning("Failed to hand task configurations of connector %s to the leader (will retry): %s",
@@ -681,7 +681,7 @@ class DistributedHerder:
             self._require(state, name)
             if not include_tasks and not only_failed:
                 if name not in self.worker.connector_names():
-                    raise NotAssignedError(f"Connector {name} is not owned by this worker", self._owner_url(name))
+                    raise NotAssignedHttpError(f"Connector {name} is not owned by this worker", self._owner_url(name))
                 self._stop_connector(name)
                 self._apply_assignment(state)
                 return None
@@ -706,9 +706,9 @@ class DistributedHerder:
             state = self.config_store.refresh()
             self._require(state, task.connector)
             if task not in state.tasks(task.connector):
-                raise NotFoundError(f"Task {task} not found")
+                raise NotFoundHttpError(f"Task {task} not found")
             if task not in self.worker.task_ids():
-                raise NotAssignedError(f"Task {task} is not owned by this worker", self._owner_url(task))
+                raise NotAssignedHttpError(f"Task {task} is not owned by this worker", self._owner_url(task))
             self.worker.stop_tasks([task])
             self._task_generations.pop(task, None)
             self._apply_assignment(state)
@@ -781,7 +781,7 @@ class DistributedHerder:
 
     def _modify_offsets_checks(self, name: str) -> Mapping[str, str]:
         if not self._is_leader:
-            raise NotLeaderError("Only the leader can process external offsets modification requests",
+            raise NotLeaderHttpError("Only the leader can process external offsets modification requests",
                                  self.leader_url())
         try:
             state = self.config_store.refresh()
@@ -790,7 +790,7 @@ class DistributedHerder:
         self._require(state, name)
         # STOPPED with no tasks: the tasks were at least asked to stop (zombies are fenced under EOS).
         if state.target_state(name) is not TargetState.STOPPED or state.task_counts.get(name, 0) != 0:
-            raise BadRequestError(
+            raise BadRequestHttpError(
                 "Connectors must be in the STOPPED state before their offsets can be modified. This can be done "
                 f"for the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint")
         return state.connector_configs[name]
@@ -846,7 +846,7 @@ class DistributedHerder:
             state = self.config_store.refresh()
             exists = state.contains(name)
             if exists and not allow_replace:
-                raise AlreadyExistsError(f"Connector {name} already exists")
+                raise AlreadyExistsHttpError(f"Connector {name} already exists")
             records: list[tuple[str, bytes | None]] = []
             if initial_state is not None and not exists:
                 records.append(formats.target_state_record(name, initial_state.value))
@@ -887,7 +887,7 @@ class DistributedHerder:
         writer = self._leadership.writer
         size = writer.batch_bytes(records)
         if size > writer.max_batch_bytes:
-            raise BadRequestError(
+            raise BadRequestHttpError(
                 f"Connector configuration is too large: it takes {size} bytes in the config topic, more than "
                 f"the {writer.max_batch_bytes} bytes allowed by {writer.limit_source}")
 
@@ -921,9 +921,9 @@ class DistributedHerder:
     def _check_topic_tracking(self, reset: bool) -> None:
         """Java's REST resource answers 403 when tracking (or its reset) is switched off on the worker."""
         if not self.config.topic_tracking_enable:
-            raise ForbiddenError("Topic tracking is disabled.")
+            raise ForbiddenHttpError("Topic tracking is disabled.")
         if reset and not self.config.topic_tracking_allow_reset:
-            raise ForbiddenError("Topic tracking reset is disabled.")
+            raise ForbiddenHttpError("Topic tracking reset is disabled.")
 
     def _reset_active_topics(self, name: str) -> None:
         for status in self.status_store.get_all_topics(name):

@@ -25,7 +25,7 @@ from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.config.worker_plugins import WorkerPlugins
-from connect_runtime.errors import BadRequestError, NotFoundError
+from connect_runtime.errors import BadRequestHttpError, NotFoundHttpError
 from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, listed_name, plugin_types
 from connect_runtime.plugins.versions import check_requested_versions
 from connect_runtime.redaction import password_values, redactor
@@ -102,10 +102,10 @@ class ConnectorValidator:
         # Checked on the raw config: the 400 must not show a resolved value.
         if not props.get("connector.class"):
             # Java's message echoes the config; the log names its keys only (their types are not known).
-            raise BadRequestError("Connector config " + str(dict(props)) + " contains no connector type",
+            raise BadRequestHttpError("Connector config " + str(dict(props)) + " contains no connector type",
                                   log_message=f"Connector config with keys {sorted(props)} contains no connector type")
         if has_placeholder(props["connector.class"]):
-            raise BadRequestError(_SHAPING_PLACEHOLDER.format(key="connector.class"))
+            raise BadRequestHttpError(_SHAPING_PLACEHOLDER.format(key="connector.class"))
         failures = {k: _SHAPING_PLACEHOLDER.format(key=k) for k, v in props.items()
                     if _shapes_config(k) and has_placeholder(v)}
         # The refused keys are left out of what is resolved and validated (their errors are added after).
@@ -305,7 +305,7 @@ class ConnectorValidator:
         if infos.error_count == 0:
             return
         lines = [e for c in infos.configs for e in c.value.errors]
-        raise BadRequestError(
+        raise BadRequestHttpError(
             f"Connector configuration is invalid and contains the following {infos.error_count} error(s):\n"
             + "\n".join(lines)
             + "\nYou can also find the above list of errors at the endpoint "
@@ -334,7 +334,7 @@ class ConnectorValidator:
         try:
             cls = self._plugins.resolve(plugin)
         except PluginNotFoundError:
-            raise NotFoundError(f"Unknown plugin {plugin}.") from None
+            raise NotFoundHttpError(f"Unknown plugin {plugin}.") from None
         if issubclass(cls, Connector):
             connector = cls()
             keys = connector.config_def().merge(framework_config_def(self._config, self._plugins, connector))
@@ -343,7 +343,8 @@ class ConnectorValidator:
             return [key_info(k) for k in cls().config_def().keys.values()]
         if issubclass(cls, Transformation | Predicate):
             if inspect.isabstract(cls):
-                raise BadRequestError(f"Invalid plugin class {plugin}: the class is abstract and cannot be created.")
+                raise BadRequestHttpError(
+                    f"Invalid plugin class {plugin}: the class is abstract and cannot be created.")
             return [key_info(k) for k in cls().config_def().keys.values()]
         return []
 

@@ -30,13 +30,13 @@ from confluent_kafka import KafkaException, Producer
 
 from connect_runtime.api.connector import SourceConnector
 from connect_runtime.api.errors import ConnectException, DataException
+from connect_runtime.api.kafka_clients import commit_transaction, init_transactions
 from connect_runtime.api.storage import freeze_partition
-from connect_runtime.clients import commit_transaction, init_transactions, producer_config
+from connect_runtime.clients import producer_config
 from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.config.worker_plugins import WorkerPlugins
-from connect_runtime.errors import BadRequestError
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.redaction import redactor
 from connect_runtime.storage import formats
@@ -68,6 +68,10 @@ def completion_message(alter_offsets_result: bool, is_reset: bool) -> str:
             "in the system that the connector uses.")
 
 
+class InvalidOffsetsRequest(ConnectException):
+    """Offsets a client asked for that cannot be read or written as given (the REST layer answers 400)."""
+
+
 def normalize_offsets(connector: str, offsets: Iterable[ConnectorOffset]) -> NormalizedOffsets:
     """Validate requested offsets and give them the types the connector's tasks will read back.
 
@@ -83,10 +87,10 @@ def normalize_offsets(connector: str, offsets: Iterable[ConnectorOffset]) -> Nor
             key = formats.offset_key(connector, entry.partition)
             value = formats.offset_value(entry.offset)
         except DataException as e:
-            raise BadRequestError(str(e)) from None
+            raise InvalidOffsetsRequest(str(e)) from None
         parsed = formats.parse_offset_key(key)
         if parsed is None:
-            raise BadRequestError("The partition for a source connector offset cannot be null or missing")
+            raise InvalidOffsetsRequest("The partition for a source connector offset cannot be null or missing")
         result[canonical_offset_key(key)] = ConnectorOffset(parsed[1], formats.parse_offset_value(value))
     return result
 
@@ -122,7 +126,8 @@ class SourceConnectorOffsets:
                 hidden = resolved.redact(message)
                 if hidden == message:
                     raise
-                raise (BadRequestError if isinstance(e, BadRequestError) else ConnectException)(hidden) from None
+                kind = InvalidOffsetsRequest if isinstance(e, InvalidOffsetsRequest) else ConnectException
+                raise kind(hidden) from None
             finally:
                 redactor.unregister(owner)
 
@@ -211,7 +216,7 @@ class SourceConnectorOffsets:
     def _source_connector(self, connector: str, props: Mapping[str, str]) -> SourceConnector:
         cls = self._plugins.connector_class(props.get("connector.class", ""))
         if not issubclass(cls, SourceConnector):
-            raise BadRequestError(f"Connector {connector} is not a source connector")
+            raise InvalidOffsetsRequest(f"Connector {connector} is not a source connector")
         # Its offsets are read and written with its client overrides: only those the policy allows.
         check_client_overrides(self._worker_plugins.override_policy, connector, cls, props)
         return cls()

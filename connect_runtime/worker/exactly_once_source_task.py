@@ -23,9 +23,9 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException
 
 from connect_runtime.api.errors import ConnectException, RetriableException
+from connect_runtime.api.kafka_clients import COMMIT_SLICE_S, commit_transaction, init_transactions, kafka_error
 from connect_runtime.api.record import SourceRecord
 from connect_runtime.api.transaction import TransactionContext
-from connect_runtime.clients import COMMIT_SLICE_S, commit_transaction, init_transactions, kafka_error
 from connect_runtime.config.connector_config import TransactionBoundary
 from connect_runtime.storage import formats
 from connect_runtime.types import TargetState

@@ -28,7 +28,7 @@ from connect_runtime.composition import ComposedWorker, compose_worker
 from connect_runtime.config.config_providers import ConfigTransformer, EnvVarConfigProvider
 from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.worker_config import WorkerConfigError
-from connect_runtime.errors import BadRequestError
+from connect_runtime.errors import BadRequestHttpError
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.redaction import redactor
 from connect_runtime.types import ConnectorTaskId, TargetState
@@ -331,11 +331,11 @@ def test_validation_refuses_a_placeholder_connector_class_and_never_echoes_resol
     ref = f"${{file:{secret_file}:password}}"
     worker = _worker(monkeypatch, tmp_path)
     validator = ConnectorValidator(worker.config, worker.plugins, worker.worker_plugins)
-    with pytest.raises(BadRequestError) as info:
+    with pytest.raises(BadRequestHttpError) as info:
         validator.validate({"name": "x", "password": ref})
     assert "contains no connector type" in str(info.value)
     assert SECRET_ALIAS not in str(info.value) and ref in str(info.value)
-    with pytest.raises(BadRequestError) as info:
+    with pytest.raises(BadRequestHttpError) as info:
         validator.validate({"name": "x", "connector.class": ref})
     assert "connector.class must not contain a config provider placeholder" in str(info.value)
     assert SECRET_ALIAS not in str(info.value)
