@@ -59,7 +59,7 @@ def demo_main(argv: Sequence[str]) -> int:
 def _run(args: argparse.Namespace, composed: ComposedWorker, bootstrap: str, log_file: Path) -> int:
     """Start the worker and the demo connector, and print what is committed until stopped."""
     config = composed.config
-    _ensure_topic(bootstrap)
+    ensure_topic(bootstrap)
     worker = distributed_worker(composed)
     print(f"Starting a worker from {args.config} (log: {log_file}) ...", flush=True)
     worker.start()
@@ -68,9 +68,7 @@ def _run(args: argparse.Namespace, composed: ComposedWorker, bootstrap: str, log
         worker.stop()
         return 1
     rest = config.advertised_url()
-    cfg = {"connector.class": "VerifiableSource", "topic": TOPIC, "tasks.max": "2",
-           "throughput": str(args.throughput), "exactly.once.support": "required"}
-    r = httpx.put(f"{rest}/connectors/{CONNECTOR}/config", json=cfg, timeout=60)
+    r = httpx.put(f"{rest}/connectors/{CONNECTOR}/config", json=connector_config(args.throughput), timeout=60)
     if r.status_code >= 400:
         print(f"Creating the connector failed: {r.status_code} {r.text}", file=sys.stderr)
         worker.stop()
@@ -120,7 +118,14 @@ def _all_running(rest: str) -> bool:
         t["state"] == "RUNNING" for t in st["tasks"])
 
 
-def _ensure_topic(bootstrap: str) -> None:
+def connector_config(throughput: int) -> dict[str, str]:
+    """The demo connector's config (the README's examples name it, and a test creates it so)."""
+    return {"connector.class": "VerifiableSource", "topic": TOPIC, "tasks.max": "2",
+            "throughput": str(throughput), "exactly.once.support": "required"}
+
+
+def ensure_topic(bootstrap: str) -> None:
+    """Create the demo connector's topic if it is missing (the local broker creates none by itself)."""
     from confluent_kafka.admin import AdminClient
 
     from connect_runtime.storage.topics import ensure_topic

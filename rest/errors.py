@@ -18,6 +18,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -139,6 +140,9 @@ class CatchAllMiddleware:
 
         try:
             await self.app(scope, receive, tracking_send)
+        except ClientDisconnect:
+            # The client went away before its body was complete: no one to answer, and no error of ours.
+            logger.debug("Client disconnected while sending the body of a request to %s", scope.get("path", ""))
         except Exception as exc:
             if started:
                 # Too late for an error body; let the server close the connection.
