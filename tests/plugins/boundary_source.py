@@ -11,10 +11,13 @@ stored seqno + 1.
 - ``conflict.at``: ask for both commit and abort of the record with this seqno (fails the task).
 - ``big.record.at``: the record with this seqno carries a value of ``big.record.bytes`` bytes.
 - ``commit.log``: a file where ``commit_record`` appends ``<seqno> <committed|none>`` lines.
+- ``idle.at``: the batch holding this seqno asks for no boundary, and the task then returns nothing for
+  ``idle.ms``: it goes idle with an open transaction.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,6 +40,8 @@ CONFIG_DEF = (
     .define("big.record.bytes", ConfigType.INT, 2_000_000, importance=Importance.LOW, documentation="Its size.")
     .define("commit.log", ConfigType.STRING, "", importance=Importance.LOW, documentation="commit_record log.")
     .define("poll.interval.ms", ConfigType.INT, 20, importance=Importance.LOW, documentation="Pause per poll.")
+    .define("idle.at", ConfigType.LONG, -1, importance=Importance.LOW, documentation="Seqno to go idle after.")
+    .define("idle.ms", ConfigType.INT, 0, importance=Importance.LOW, documentation="How long to stay idle.")
 )
 
 
@@ -50,6 +55,7 @@ class BoundarySourceTask(SequenceSourceTask):
         # Never closed by stop(): the runtime's final commit may still call commit_record.
         self._log: Any = None
         self._transactions = 0
+        self._idle_until = 0.0
 
     def start(self, props: Mapping[str, str]) -> None:
         super().start(props)
@@ -62,6 +68,12 @@ class BoundarySourceTask(SequenceSourceTask):
         value: Any = "x" * self.config["big.record.bytes"] if seqno == self.config["big.record.at"] else seqno
         return SourceRecord(self.partition, {"seqno": seqno}, self.topic, None, self.task_id, value)
 
+    def poll(self) -> list[SourceRecord] | None:
+        if time.monotonic() < self._idle_until:
+            self.stopping.wait(self.poll_interval_s)
+            return None
+        return super().poll()
+
     def next_batch(self) -> list[SourceRecord]:
         ctx = self.context.transaction_context
         assert ctx is not None, "transaction.boundary=connector must give the task a TransactionContext"
@@ -71,6 +83,9 @@ class BoundarySourceTask(SequenceSourceTask):
             if seqno == self.config["conflict.at"]:
                 ctx.commit_transaction(rec)
                 ctx.abort_transaction(rec)
+        if self.seqno - self.batch <= self.config["idle.at"] < self.seqno:
+            self._idle_until = time.monotonic() + self.config["idle.ms"] / 1000.0
+            return batch
         self._transactions += 1
         every = self.config["abort.every"]
         abort = every > 0 and self._transactions % every == 0

@@ -10,7 +10,7 @@ from types import ModuleType
 import pytest
 from bench_scripts import load_bench_script
 
-from connect_runtime.converters.json_converter import json_dumps_compact
+from connect_runtime.api.java_json import json_dumps_compact
 
 
 @pytest.fixture(scope="module")
