@@ -75,6 +75,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import uuid
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -98,10 +99,12 @@ SESSION_ENV = "CONNECT_RUNTIME_TEST_SESSION"
 """Environment variable marking every process a test session starts (a token of that session)."""
 
 _LOCAL_KAFKA = pytest.StashKey[LocalKafka]()
-_reaper: subprocess.Popen[bytes] | None = None
 _WORKER_GROUPS = pytest.StashKey[list[WorkerGroup]]()
 #: Lines of each worker's log added to the report of a failed test.
 LOG_TAIL_LINES = 80
+
+_reaper: subprocess.Popen[bytes] | None = None
+_terminating = False
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -114,23 +117,26 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Make a killed session end the processes it started (see the module's docstring)."""
-    global _reaper
+    global _reaper, _terminating
     if _reaper is None:  # once per process, also when sessions nest in it
         os.environ[SESSION_ENV] = uuid.uuid4().hex
         _reaper = start_reaper(SESSION_ENV, os.environ[SESSION_ENV])
-    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+    _terminating = False
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Give SIGTERM back its default (a session run inside a longer-lived process)."""
-    if signal.getsignal(signal.SIGTERM) is _exit_on_sigterm:
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is _exit_on_sigterm:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:
-    # Only once: a second SIGTERM during the clean-up must not cut the finalizers short.
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    global _terminating
+    if _terminating:  # a second SIGTERM must not cut the finalizers of the first short
+        return
+    _terminating = True
     pytest.exit("terminated by SIGTERM", returncode=128 + signum)
 
 
