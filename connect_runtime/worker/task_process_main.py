@@ -213,13 +213,12 @@ def build_runner(spec: TaskSpec, channel: TaskChannel) -> WorkerSourceTask:
 
         if spec.exactly_once:
             worker = _WorkerCalls(channel)
-            fence, verify_generation = worker.fence_zombies, worker.verify_generation
             producer = Producer(producer_config(dict(spec.producer_config)))
             setup = TaskSetup(producer=producer, **setup_args)
             if spec.transaction_boundary is TransactionBoundary.CONNECTOR:
-                return ConnectorBoundaryWorkerSourceTask(setup, fence, verify_generation)
-            return ExactlyOnceWorkerSourceTask(setup, fence, verify_generation, spec.transaction_boundary,
-                                               spec.commit_interval_ms)
+                return ConnectorBoundaryWorkerSourceTask(setup, worker.fence_zombies, worker.verify_generation)
+            return ExactlyOnceWorkerSourceTask(setup, worker.fence_zombies, worker.verify_generation,
+                                               spec.transaction_boundary, spec.commit_interval_ms)
         errors = DeliveryErrors()
         producer = Producer(producer_config(at_least_once_producer_config(spec.producer_config, errors)))
         return AtLeastOnceWorkerSourceTask(TaskSetup(producer=producer, **setup_args), errors,
