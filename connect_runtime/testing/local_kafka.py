@@ -60,7 +60,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from connect_runtime.processes import pid_alive
+from connect_runtime.api.processes import pid_alive
 from connect_runtime.testing.topics import close_admin_clients
 
 logger = logging.getLogger(__name__)

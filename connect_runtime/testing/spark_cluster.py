@@ -86,7 +86,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from connect_runtime.processes import cmdline, env_value, parent_pid, pid_alive, proc_pids
+from connect_runtime.api.processes import cmdline, env_value, parent_pid, pid_alive, proc_pids
 from connect_runtime.testing.local_kafka import free_port
 
 logger = logging.getLogger(__name__)

@@ -57,6 +57,7 @@ from connect_runtime.worker.at_least_once_source_task import (
 from connect_runtime.worker.exactly_once_source_task import (
     ConnectorBoundaryWorkerSourceTask,
     ExactlyOnceWorkerSourceTask,
+    transaction_timeout_ms,
 )
 from connect_runtime.worker.retry_with_tolerance import RetryWithToleranceOperator
 from connect_runtime.worker.source_task_base import TaskSetup, WorkerSourceTask
@@ -215,10 +216,13 @@ def build_runner(spec: TaskSpec, channel: TaskChannel) -> WorkerSourceTask:
             worker = _WorkerCalls(channel)
             producer = Producer(producer_config(dict(spec.producer_config)))
             setup = TaskSetup(producer=producer, **setup_args)
+            expiry_ms = transaction_timeout_ms(spec.producer_config)
             if spec.transaction_boundary is TransactionBoundary.CONNECTOR:
-                return ConnectorBoundaryWorkerSourceTask(setup, worker.fence_zombies, worker.verify_generation)
+                return ConnectorBoundaryWorkerSourceTask(setup, worker.fence_zombies, worker.verify_generation,
+                                                         producer_transaction_timeout_ms=expiry_ms)
             return ExactlyOnceWorkerSourceTask(setup, worker.fence_zombies, worker.verify_generation,
-                                               spec.transaction_boundary, spec.commit_interval_ms)
+                                               spec.transaction_boundary, spec.commit_interval_ms,
+                                               producer_transaction_timeout_ms=expiry_ms)
         errors = DeliveryErrors()
         producer = Producer(producer_config(at_least_once_producer_config(spec.producer_config, errors)))
         return AtLeastOnceWorkerSourceTask(TaskSetup(producer=producer, **setup_args), errors,
