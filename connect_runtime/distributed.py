@@ -32,7 +32,7 @@ from connect_runtime.storage.topics import (
     ensure_internal_topic,
     max_message_bytes,
 )
-from connect_runtime.worker.task_process_handle import warm_up
+from connect_runtime.worker.task_process import warm_up
 from connect_runtime.worker.worker import Worker
 
 logger = logging.getLogger(__name__)

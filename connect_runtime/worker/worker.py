@@ -40,7 +40,7 @@ from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.version import plugin_version
 from connect_runtime.worker.exactly_once_source_task import eos_producer_config
 from connect_runtime.worker.offset_stores import OffsetStoreFactory
-from connect_runtime.worker.task_process_handle import TaskProcess
+from connect_runtime.worker.task_process import TaskProcess
 from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.transformation_chain import build_transformation_chain, close_quietly
 
