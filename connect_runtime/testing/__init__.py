@@ -19,10 +19,18 @@ Exactly once
     :func:`check_sequences` with a key function, :class:`SequenceReport`, :func:`verifiable_key`.
 Waiting
     :func:`wait_until`, :func:`assert_settles`.
+Unit tests of a plugin (no broker, no worker)
+    :class:`FakeTaskContext`, :class:`FakeOffsetStorageReader`, :class:`FakeTransactionContext`;
+    the runtime's own task-loop fakes are in :mod:`connect_runtime.testing.fakes`.
+Test connectors
+    :class:`SequenceSourceConnector` and :class:`SequenceSourceTask` (per-task sequence numbers, to
+    subclass), :class:`IdleSourceTask` (writes nothing).
 """
 
 from connect_runtime.testing.cluster import FAST_FAILOVER, WorkerGroup, WorkerProcess, plugin_path
 from connect_runtime.testing.connect_client import ConnectClient, ConnectRestError
+from connect_runtime.testing.fakes import FakeOffsetStorageReader, FakeTaskContext, FakeTransactionContext
+from connect_runtime.testing.sequence_source import IdleSourceTask, SequenceSourceConnector, SequenceSourceTask
 from connect_runtime.testing.sequences import SequenceReport, check_sequences, verifiable_key, verifiable_pairs
 from connect_runtime.testing.source_offsets import read_source_offset, read_source_offsets
 from connect_runtime.testing.topics import (
@@ -50,7 +58,13 @@ __all__ = [
     "KAFKA_LOGGER",
     "ConnectClient",
     "ConnectRestError",
+    "FakeOffsetStorageReader",
+    "FakeTaskContext",
+    "FakeTransactionContext",
+    "IdleSourceTask",
     "SequenceReport",
+    "SequenceSourceConnector",
+    "SequenceSourceTask",
     "TopicRecord",
     "Transaction",
     "TransactionReport",

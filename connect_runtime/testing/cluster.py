@@ -210,6 +210,14 @@ class WorkerProcess:
         if self.proc is not None:
             self.proc.wait(30)
 
+    def __enter__(self) -> WorkerProcess:
+        """``with WorkerProcess(...).start_ready() as worker:``: the worker is killed at the end."""
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.kill()
+
     def stop(self, timeout_s: float = 60.0) -> int | None:
         """SIGTERM and wait: the graceful path. Returns the exit code."""
         if self.proc is None:

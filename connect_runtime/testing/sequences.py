@@ -27,7 +27,8 @@ class SequenceReport:
     max_seqno: dict[Any, int] = field(default_factory=dict)
     #: Numbers seen more than once per stream, ascending.
     duplicates: dict[Any, list[int]] = field(default_factory=dict)
-    #: Numbers from the first expected one up to the highest that never arrived, per stream.
+    #: Numbers from the first expected one (see ``first`` of :func:`check_sequences`) up to the highest
+    #: that never arrived, per stream.
     gaps: dict[Any, list[int]] = field(default_factory=dict)
 
     @property
@@ -43,12 +44,17 @@ class SequenceReport:
 
 
 def check_sequences(records: Iterable[R], key: Callable[[R], tuple[Hashable, int]] | None = None,
-                    first: int = 0) -> SequenceReport:
+                    first: int | None = 0) -> SequenceReport:
     """Report duplicates and gaps in ``first..max`` of every stream.
 
     ``key`` maps a record to ``(stream, number)``; without it the records are such pairs already, e.g.
     ``check_sequences(read_committed(bootstrap, topic), key=verifiable_key)`` or
     ``check_sequences(lines, key=lambda line: ("file", int(line.split("-")[1])))``.
+
+    ``first`` is the number every stream starts at (0 by default, as VerifiableSource's do): numbers
+    below it that never arrived count as gaps. ``first=None`` takes each stream's lowest number seen
+    as its start, for sources that number from elsewhere (a file's line numbers, an upstream id); it
+    then cannot notice records lost before the first one that arrived.
     """
     seen: dict[Hashable, dict[int, int]] = {}
     for record in records:
@@ -65,7 +71,8 @@ def check_sequences(records: Iterable[R], key: Callable[[R], tuple[Hashable, int
         report.counts[stream] = sum(per.values())
         report.max_seqno[stream] = top
         report.duplicates[stream] = sorted(s for s, n in per.items() if n > 1)
-        report.gaps[stream] = [s for s in range(first, top + 1) if s not in per]
+        start = min(per) if first is None else first
+        report.gaps[stream] = [s for s in range(start, top + 1) if s not in per]
     return report
 
 

@@ -199,9 +199,24 @@ def _read(bootstrap: str, topic: str, isolation: str, until: Callable[[], dict[i
             if all(ends[tp.partition] == 0 or tp.offset >= ends[tp.partition] for tp in positions):
                 return out
             if time.monotonic() > deadline:
-                raise AssertionError(f"reading {topic} ({isolation}) did not reach {ends} in {timeout_s}s")
+                raise AssertionError(f"reading {topic} ({isolation}) did not reach {ends} in {timeout_s}s"
+                                     + _open_note(bootstrap, topic, isolation))
     finally:
         consumer.close()
+
+
+def _open_note(bootstrap: str, topic: str, isolation: str) -> str:
+    """Why a ``read_committed`` read timed out, when a transaction still open is the reason."""
+    if isolation != "read_committed":
+        return ""
+    try:
+        still_open = open_transactions(bootstrap, topic)
+    except Exception:  # the timeout is the news; a failed look at the reason must not hide it
+        return ""
+    if not still_open:
+        return ""
+    return (f": a transaction is still open on partitions {sorted(still_open)} (stable, end offsets "
+            f"{still_open}); read_transactions shows its records")
 
 
 def read_records(bootstrap: str, topic: str, timeout_s: float = 120.0) -> list[TopicRecord]:
@@ -209,7 +224,8 @@ def read_records(bootstrap: str, topic: str, timeout_s: float = 120.0) -> list[T
 
     Read like a ``read_committed`` consumer: records of aborted transactions are not among them, and
     a transaction still open at the log end is waited for (up to ``timeout_s``) until it is decided.
-    Ordered by partition, then offset.
+    Ordered by partition, then offset. Raises AssertionError at the deadline, naming the partitions
+    whose transaction is still open (see :func:`read_committed`).
     """
     records = _read(bootstrap, topic, "read_committed", lambda: end_offsets(bootstrap, topic), timeout_s)
     return sorted(records, key=lambda r: (r.partition, r.offset))
@@ -218,9 +234,13 @@ def read_records(bootstrap: str, topic: str, timeout_s: float = 120.0) -> list[T
 def read_committed(bootstrap: str, topic: str, timeout_s: float = 120.0) -> list[Record]:
     """Every committed record of ``topic`` as ``(key, value)``, read to the current end.
 
-    ``read_committed`` isolation: aborted transactions are left out; one still open at the log end is
-    waited for (up to ``timeout_s``). Records of one partition keep their order; partitions follow
-    each other.
+    ``read_committed`` isolation: aborted transactions are left out, and a transaction still open at
+    the log end holds the read back until its producer commits or aborts it, or the broker aborts it
+    once the producer's ``transaction.timeout.ms`` (60 s by default) has passed. ``timeout_s`` bounds
+    that wait: at the deadline an AssertionError names the partitions whose transaction is still open.
+    Lower it to fail fast in a test that expects everything decided; :func:`read_transactions` reads
+    without waiting and shows open records as such. Records of one partition keep their order;
+    partitions follow each other.
     """
     return [(r.key, r.value) for r in read_records(bootstrap, topic, timeout_s)]
 

@@ -11,7 +11,13 @@ T = TypeVar("T")
 
 def wait_until(condition: Callable[[], T | None], timeout_s: float = 60.0, interval_s: float = 0.2,
                message: str = "condition") -> T:
-    """Poll ``condition`` until it returns something truthy; raise AssertionError at the deadline.
+    """Poll ``condition`` every ``interval_s`` until it returns something truthy, and return that value.
+
+    Returns the first truthy result itself (not ``True``), so a condition can hand back what it found:
+    ``status = wait_until(lambda: running_status(), 30)``. A condition that is still falsy after
+    ``timeout_s`` seconds raises AssertionError ``"Timed out after {timeout_s}s waiting for {message}"``
+    (with the last exception the condition raised, if any); ``condition`` is called at least once,
+    even with ``timeout_s=0``.
 
     Other exceptions from ``condition`` count as "not yet" (e.g. REST not up yet) and the last one is
     reported at the deadline; an AssertionError is a failed check, not a transient state, so it

@@ -6,7 +6,6 @@ task writes nothing."""
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,6 +20,7 @@ from connect_runtime.api import (
     SourceTask,
     Transformation,
 )
+from connect_runtime.testing.sequence_source import IdleSourceTask
 
 logger = logging.getLogger(__name__)
 
@@ -48,27 +48,10 @@ class SecretSourceConnector(SourceConnector):
         logger.info("Connecting with password %s", props["secret.password"])
 
     def task_class(self) -> type[SourceTask]:
-        return IdleTask
+        return IdleSourceTask
 
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         return [dict(self._props)]
-
-    def stop(self) -> None:
-        pass
-
-
-class IdleTask(SourceTask):
-    """Writes nothing."""
-
-    def version(self) -> str:
-        return "0.0.1"
-
-    def start(self, props: Mapping[str, str]) -> None:
-        pass
-
-    def poll(self) -> list[SourceRecord]:
-        time.sleep(0.2)
-        return []
 
     def stop(self) -> None:
         pass

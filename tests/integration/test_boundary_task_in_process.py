@@ -13,17 +13,18 @@ from typing import Any
 import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
+from task_loop_setup import schemaless_json
 
 from connect_runtime.api import RecordMetadata, SourceRecord, SourceTask, Transformation
 from connect_runtime.clients import producer_config
 from connect_runtime.config.connector_config import TransactionBoundary
-from connect_runtime.converters.json_converter import JsonConverter
 from connect_runtime.storage.offset_store import (
     ConnectorOffsetBackingStore,
     ConnectorOffsetReader,
     KafkaOffsetBackingStore,
 )
 from connect_runtime.testing.cluster import read_committed, wait_until
+from connect_runtime.testing.fakes import FakeStatusListener
 from connect_runtime.testing.pytest_plugin import new_topic
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker.exactly_once_source_task import (
@@ -80,38 +81,6 @@ class _TenThenIdle(SourceTask):
         pass
 
 
-class _Statuses:
-    def __init__(self) -> None:
-        self.events: list[tuple[str, str]] = []
-
-    def on_startup(self, task: ConnectorTaskId) -> None:
-        self.events.append(("RUNNING", ""))
-
-    def on_pause(self, task: ConnectorTaskId) -> None:
-        self.events.append(("PAUSED", ""))
-
-    def on_resume(self, task: ConnectorTaskId) -> None:
-        self.events.append(("RUNNING", ""))
-
-    def on_failure(self, task: ConnectorTaskId, trace: str, transient: bool = False) -> None:
-        self.events.append(("FAILED", trace))
-
-    def on_shutdown(self, task: ConnectorTaskId) -> None:
-        self.events.append(("UNASSIGNED", ""))
-
-    def active_topics(self, connector: str) -> None:
-        return None  # topic tracking off
-
-    def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
-        raise AssertionError("not called with topic tracking off")
-
-
-def _converter() -> JsonConverter:
-    conv = JsonConverter()
-    conv.configure({"schemas.enable": "false"}, False)
-    return conv
-
-
 def test_dropped_record_carries_its_boundary_and_never_its_offset(kafka_bootstrap: str) -> None:
     topic = new_topic(kafka_bootstrap)
     offsets_topic = new_topic(kafka_bootstrap, partitions=3, config={"cleanup.policy": "compact"})
@@ -122,11 +91,11 @@ def test_dropped_record_carries_its_boundary_and_never_its_offset(kafka_bootstra
     offsets = ConnectorOffsetBackingStore(store)
     plugin = _TenThenIdle()
     plugin.topic = topic  # type: ignore[attr-defined]
-    statuses = _Statuses()
+    statuses = FakeStatusListener(track_topics=False)
     producer = Producer(producer_config(eos_producer_config(client, f"in-process-{uuid.uuid4().hex[:8]}")))
     drop_odd = _DropOdd()
     closed: list[object] = []
-    setup = TaskSetup(ConnectorTaskId(CONNECTOR, 0), plugin, {}, _converter(), _converter(), (drop_odd,),
+    setup = TaskSetup(ConnectorTaskId(CONNECTOR, 0), plugin, {}, schemaless_json(), schemaless_json(), (drop_odd,),
                       producer, ConnectorOffsetReader(CONNECTOR, offsets), offsets, statuses, TargetState.STARTED,
                       on_closed=closed.append)
     runner = ConnectorBoundaryWorkerSourceTask(setup, fence=lambda: None, verify_generation=lambda: None)
@@ -141,7 +110,7 @@ def test_dropped_record_carries_its_boundary_and_never_its_offset(kafka_bootstra
         runner.stop()
         assert runner.join(30)
         store.stop()
-    assert statuses.events == [("RUNNING", ""), ("UNASSIGNED", "")], statuses.events
+    assert statuses.events == ["RUNNING", "UNASSIGNED"], statuses.failures
     assert drop_odd.closed
     assert closed == [runner], "the worker's hook is called last on the task's thread (it forgets the secrets)"
     # Committed at record 5: 0, 2, 4 are visible; 6 and 8 were in the open transaction, aborted at stop

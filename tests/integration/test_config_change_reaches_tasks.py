@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,20 +26,9 @@ from connect_runtime.testing.cluster import (
 )
 from connect_runtime.testing.pytest_plugin import new_topic
 
-pytestmark = pytest.mark.kafka
-
 PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"
+pytestmark = [pytest.mark.kafka, pytest.mark.connect_worker(eos="enabled", extra=plugin_path(PLUGINS_DIR))]
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
-
-
-@pytest.fixture
-def worker(kafka_bootstrap: str, tmp_path: Path) -> Iterator[WorkerProcess]:
-    w = WorkerProcess(kafka_bootstrap, tmp_path, f"config-change-{uuid.uuid4().hex[:8]}", eos="enabled",
-                      extra=plugin_path(PLUGINS_DIR)).start_ready()
-    try:
-        yield w
-    finally:
-        w.kill()
 
 
 def _values(bootstrap: str, topic: str) -> list[bytes]:

@@ -40,12 +40,9 @@ def secrets(tmp_path: Path) -> Path:
 
 
 def _worker(kafka_bootstrap: str, workdir: Path, extra: dict[str, str]) -> Iterator[WorkerProcess]:
-    w = WorkerProcess(kafka_bootstrap, workdir, f"providers-{uuid.uuid4().hex[:8]}", eos="enabled",
-                      extra=extra).start_ready()
-    try:
+    with WorkerProcess(kafka_bootstrap, workdir, f"providers-{uuid.uuid4().hex[:8]}", eos="enabled",
+                       extra=extra).start_ready() as w:
         yield w
-    finally:
-        w.kill()
 
 
 @pytest.fixture

@@ -15,16 +15,17 @@ from typing import Any
 import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
+from task_loop_setup import schemaless_json
 
 from connect_runtime.api import SourceRecord, SourceTask
 from connect_runtime.clients import producer_config
-from connect_runtime.converters.json_converter import JsonConverter
 from connect_runtime.storage.offset_store import (
     ConnectorOffsetBackingStore,
     ConnectorOffsetReader,
     KafkaOffsetBackingStore,
 )
 from connect_runtime.testing.cluster import read_committed, wait_until
+from connect_runtime.testing.fakes import FakeStatusListener
 from connect_runtime.testing.pytest_plugin import new_topic
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker.exactly_once_source_task import ExactlyOnceWorkerSourceTask, eos_producer_config
@@ -73,32 +74,6 @@ class _Batches(SourceTask):
         pass
 
 
-class _Statuses:
-    def __init__(self) -> None:
-        self.events: list[tuple[str, str]] = []
-
-    def on_startup(self, task: ConnectorTaskId) -> None:
-        self.events.append(("RUNNING", ""))
-
-    def on_failure(self, task: ConnectorTaskId, trace: str, transient: bool = False) -> None:
-        self.events.append(("FAILED", trace))
-
-    def on_shutdown(self, task: ConnectorTaskId) -> None:
-        self.events.append(("UNASSIGNED", ""))
-
-    def active_topics(self, connector: str) -> None:
-        return None
-
-    def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
-        raise AssertionError("not called with topic tracking off")
-
-
-def _converter() -> JsonConverter:
-    conv = JsonConverter()
-    conv.configure({"schemas.enable": "false"}, False)
-    return conv
-
-
 @pytest.fixture
 def store(kafka_bootstrap: str) -> Iterator[KafkaOffsetBackingStore]:
     offsets_topic = new_topic(kafka_bootstrap, partitions=3, config={"cleanup.policy": "compact"})
@@ -118,17 +93,17 @@ def test_a_fenced_commit_fails_the_task_with_the_commit_failure(kafka_bootstrap:
     producer.fence_conf = dict(conf)
     producer.commits = 0
     offsets = ConnectorOffsetBackingStore(store)
-    plugin, statuses = _Batches(topic), _Statuses()
-    setup = TaskSetup(ConnectorTaskId(CONNECTOR, 0), plugin, {}, _converter(), _converter(), (), producer,
+    plugin, statuses = _Batches(topic), FakeStatusListener(track_topics=False)
+    setup = TaskSetup(ConnectorTaskId(CONNECTOR, 0), plugin, {}, schemaless_json(), schemaless_json(), (), producer,
                       ConnectorOffsetReader(CONNECTOR, offsets), offsets, statuses, TargetState.STARTED)
     runner = ExactlyOnceWorkerSourceTask(setup, lambda: None, lambda: None)
     runner.start()
     try:
-        wait_until(lambda: any(state == "FAILED" for state, _ in statuses.events), 60, message="the task FAILED")
+        wait_until(lambda: statuses.failures, 60, message="the task FAILED")
     finally:
         runner.stop()
         assert runner.join(30)
-    trace = next(trace for state, trace in statuses.events if state == "FAILED")
+    trace, _ = statuses.failures[0]
     assert f"Failed to flush offsets and/or records for task {CONNECTOR}-0" in trace, trace
     assert "fenced" in trace
     assert "transaction.timeout.ms" not in trace, "a newer instance fenced it: no timeout to speak of"

@@ -5,8 +5,6 @@ other requests."""
 from __future__ import annotations
 
 import time
-import uuid
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -23,25 +21,8 @@ from connect_runtime.testing.cluster import (
 )
 from connect_runtime.testing.pytest_plugin import new_topic
 
-pytestmark = pytest.mark.kafka
-
 PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"
-
-
-@pytest.fixture(scope="module")
-def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
-    extra = plugin_path(PLUGINS_DIR)
-    w = WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("herder"), f"herder-{uuid.uuid4().hex[:8]}",
-                      eos="enabled", extra=extra).start_ready()
-    yield w
-    w.kill()
-
-
-@pytest.fixture
-def client(worker: WorkerProcess) -> Iterator[ConnectClient]:
-    c = ConnectClient(worker.url)
-    yield c
-    c.close()
+pytestmark = [pytest.mark.kafka, pytest.mark.connect_worker(eos="enabled", extra=plugin_path(PLUGINS_DIR))]
 
 
 def test_task_failing_on_a_transient_error_is_restarted_by_the_runtime(

@@ -8,21 +8,21 @@ Also: a connector generating more task configs than ``tasks.max`` fails as in Ja
 from __future__ import annotations
 
 import socket
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from worker_memory import rss_kb
 
 from connect_runtime.testing.cluster import WorkerProcess, plugin_path, wait_until
-
-pytestmark = pytest.mark.kafka
 
 PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"
 #: The worker's rest.request.max.bytes here (small, so the test sends little).
 BODY_LIMIT = 256 * 1024
+pytestmark = [pytest.mark.kafka, pytest.mark.connect_worker(
+    eos="disabled", extra={"rest.request.max.bytes": str(BODY_LIMIT), **plugin_path(PLUGINS_DIR)})]
 TOO_LARGE = f"Request body is larger than the limit of {BODY_LIMIT} bytes (rest.request.max.bytes)"
 INT_MAX = 2147483647
 #: More than the worker allocating a list of tasks.max task configs could stay under (it used ~23 GB).
@@ -30,29 +30,9 @@ RSS_GROWTH_LIMIT_KB = 64 * 1024
 
 
 @pytest.fixture(scope="module")
-def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
-    w = WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("hostile"), f"hostile-{uuid.uuid4().hex[:8]}",
-                      eos="disabled",
-                      extra={"rest.request.max.bytes": str(BODY_LIMIT), **plugin_path(PLUGINS_DIR)}).start_ready()
-    try:
-        yield w
-    finally:
-        w.kill()
-
-
-@pytest.fixture(scope="module")
 def http(worker: WorkerProcess) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=worker.url, timeout=30) as client:
         yield client
-
-
-def rss_kb(worker: WorkerProcess) -> int:
-    """The worker process's resident set size (``VmRSS`` of /proc/<pid>/status), in kB."""
-    assert worker.proc is not None
-    for line in Path(f"/proc/{worker.proc.pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise AssertionError("no VmRSS line")
 
 
 def assert_error(response: httpx.Response, status: int, contains: str) -> dict[str, Any]:

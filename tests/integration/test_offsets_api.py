@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,8 @@ from connect_runtime.testing.cluster import (
 )
 from connect_runtime.testing.pytest_plugin import new_topic, unique_topic_name
 
-pytestmark = pytest.mark.kafka
+#: One EOS-enabled worker for the module (tests/integration/conftest.py).
+pytestmark = [pytest.mark.kafka, pytest.mark.connect_worker(eos="enabled")]
 
 NOT_STOPPED = (
     "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the "
@@ -52,24 +52,6 @@ THROUGHPUT = "50"
 
 def _start_worker(bootstrap: str, workdir: Path, eos: str) -> WorkerProcess:
     return WorkerProcess(bootstrap, workdir, f"offsets-api-{uuid.uuid4().hex[:8]}", eos=eos).start_ready()
-
-
-@pytest.fixture(scope="module")
-def eos_worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
-    w = _start_worker(kafka_bootstrap, tmp_path_factory.mktemp("offsets-eos"), "enabled")
-    try:
-        yield w
-    finally:
-        w.kill()
-
-
-@pytest.fixture(scope="module")
-def eos_client(eos_worker: WorkerProcess) -> Iterator[ConnectClient]:
-    c = ConnectClient(eos_worker.url)
-    try:
-        yield c
-    finally:
-        c.close()
 
 
 def _name(prefix: str) -> str:
@@ -195,46 +177,41 @@ def _alter_and_reset(bootstrap: str, client: ConnectClient, offsets_topic: str) 
 # ---------------------------------------------------------------------------------------------
 
 
-def test_get_offsets_of_unknown_connector_is_404(eos_client: ConnectClient) -> None:
-    body = _json(eos_client.request("GET", "/connectors/no-such-connector/offsets"), 404)
+def test_get_offsets_of_unknown_connector_is_404(client: ConnectClient) -> None:
+    body = _json(client.request("GET", "/connectors/no-such-connector/offsets"), 404)
     assert body == {"error_code": 404, "message": "Connector no-such-connector not found"}
-    body = _json(_patch(eos_client, "no-such-connector", [_seqno(0, 1)]), 404)
+    body = _json(_patch(client, "no-such-connector", [_seqno(0, 1)]), 404)
     assert body == {"error_code": 404, "message": "Connector no-such-connector not found"}
 
 
-def test_alter_and_reset_exactly_once(kafka_bootstrap: str, eos_worker: WorkerProcess,
-                                      eos_client: ConnectClient) -> None:
-    _alter_and_reset(kafka_bootstrap, eos_client, eos_worker.props["offset.storage.topic"])
+def test_alter_and_reset_exactly_once(kafka_bootstrap: str, worker: WorkerProcess,
+                                      client: ConnectClient) -> None:
+    _alter_and_reset(kafka_bootstrap, client, worker.props["offset.storage.topic"])
 
 
 def test_alter_and_reset_at_least_once(kafka_bootstrap: str, tmp_path: Path) -> None:
-    worker = _start_worker(kafka_bootstrap, tmp_path, "disabled")
-    client = ConnectClient(worker.url)
-    try:
+    with _start_worker(kafka_bootstrap, tmp_path, "disabled") as worker, ConnectClient(worker.url) as client:
         _alter_and_reset(kafka_bootstrap, client, worker.props["offset.storage.topic"])
-    finally:
-        client.close()
-        worker.kill()
 
 
-def test_alter_fences_a_zombie_of_the_old_generation(kafka_bootstrap: str, eos_worker: WorkerProcess,
-                                                     eos_client: ConnectClient) -> None:
+def test_alter_fences_a_zombie_of_the_old_generation(kafka_bootstrap: str, worker: WorkerProcess,
+                                                     client: ConnectClient) -> None:
     """Under exactly-once, no task instance from before the alter can commit after it."""
     name, topic = _name("zombie"), new_topic(kafka_bootstrap)
-    eos_client.create_connector(name, _verifiable(topic, tasks=1))
-    eos_client.wait_running(name, 1)
+    client.create_connector(name, _verifiable(topic, tasks=1))
+    client.wait_running(name, 1)
     _wait_records(kafka_bootstrap, topic, {0: 5})
-    _stop(eos_client, name)
+    _stop(client, name)
 
     # A straggler of task 0 (as if its worker had been cut off): it has a transaction open.
     zombie = Producer({"bootstrap.servers": kafka_bootstrap,
-                       "transactional.id": f"{eos_worker.props['group.id']}-{name}-0"})
+                       "transactional.id": f"{worker.props['group.id']}-{name}-0"})
     zombie.init_transactions(30)
     zombie.begin_transaction()
     zombie.produce(topic, key=b"0", value=b"999999")
     assert zombie.flush(30) == 0
 
-    assert _json(_patch(eos_client, name, [_seqno(0, 1000)]), 200) == {"message": ALTERED}
+    assert _json(_patch(client, name, [_seqno(0, 1000)]), 200) == {"message": ALTERED}
     with pytest.raises(KafkaException) as failure:
         zombie.commit_transaction(30)
     error = failure.value.args[0]
@@ -242,30 +219,30 @@ def test_alter_fences_a_zombie_of_the_old_generation(kafka_bootstrap: str, eos_w
     assert all(seq != 999999 for _, seq in _records(kafka_bootstrap, topic))
 
     before = _records(kafka_bootstrap, topic)
-    _resume(eos_client, name, 1)
+    _resume(client, name, 1)
     after = _wait_records(kafka_bootstrap, topic, {0: len(before) + 2})
     assert _new_seqnos(after, len(before), 0)[:2] == [1001, 1002]
-    assert eos_client.request("DELETE", f"/connectors/{name}").status_code == 204
+    assert client.request("DELETE", f"/connectors/{name}").status_code == 204
 
 
-def test_connector_specific_offsets_topic(kafka_bootstrap: str, eos_worker: WorkerProcess,
-                                          eos_client: ConnectClient) -> None:
+def test_connector_specific_offsets_topic(kafka_bootstrap: str, worker: WorkerProcess,
+                                          client: ConnectClient) -> None:
     """GET reads the connector's own topic; PATCH and DELETE reach it and the worker's global topic."""
     name, topic = _name("own-topic"), new_topic(kafka_bootstrap)
     own = unique_topic_name("connector-offsets")
-    global_topic = eos_worker.props["offset.storage.topic"]
-    eos_client.create_connector(name, _verifiable(topic, tasks=2, **{"offsets.storage.topic": own}))
-    eos_client.wait_running(name, 2)
+    global_topic = worker.props["offset.storage.topic"]
+    client.create_connector(name, _verifiable(topic, tasks=2, **{"offsets.storage.topic": own}))
+    client.wait_running(name, 2)
     _wait_records(kafka_bootstrap, topic, {0: 5, 1: 5})
-    _stop(eos_client, name)
+    _stop(client, name)
 
     # The combined view: the connector's topic first, the worker's topic for partitions it lacks.
-    stored = _get_offsets(eos_client, name)
+    stored = _get_offsets(client, name)
     combined = {**stored_offsets(kafka_bootstrap, global_topic, name), **stored_offsets(kafka_bootstrap, own, name)}
     assert stored == combined == _max_seqnos(_records(kafka_bootstrap, topic)), stored
 
-    assert _json(_patch(eos_client, name, [_seqno(0, 500), _seqno(1, None)]), 200) == {"message": ALTERED}
-    assert _get_offsets(eos_client, name) == {0: 500}
+    assert _json(_patch(client, name, [_seqno(0, 500), _seqno(1, None)]), 200) == {"message": ALTERED}
+    assert _get_offsets(client, name) == {0: 500}
     assert stored_offsets(kafka_bootstrap, own, name) == {0: 500}
     # The global topic gets the tombstone before the write and the new offset as a mirror after it.
     wait_until(lambda: stored_offsets(kafka_bootstrap, global_topic, name) == {0: 500}, 30,
@@ -273,8 +250,8 @@ def test_connector_specific_offsets_topic(kafka_bootstrap: str, eos_worker: Work
     raw = [(k, v) for k, v in read_committed(kafka_bootstrap, own) if k is not None and json.loads(k)[0] == name]
     assert (json.dumps([name, {"id": 0}], separators=(",", ":")).encode(), b'{"seqno":500}') in raw
 
-    assert _json(eos_client.request("DELETE", f"/connectors/{name}/offsets"), 200) == {"message": RESET}
-    assert _get_offsets(eos_client, name) == {}
+    assert _json(client.request("DELETE", f"/connectors/{name}/offsets"), 200) == {"message": RESET}
+    assert _get_offsets(client, name) == {}
     assert stored_offsets(kafka_bootstrap, own, name) == {}
     assert stored_offsets(kafka_bootstrap, global_topic, name) == {}
-    assert eos_client.request("DELETE", f"/connectors/{name}").status_code == 204
+    assert client.request("DELETE", f"/connectors/{name}").status_code == 204

@@ -32,11 +32,8 @@ def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> It
            "CONNECT_RUNTIME_SENTINEL_FILE": str(workdir / "sentinel-imported")}
     w = WorkerProcess(kafka_bootstrap, workdir, f"allowlist-{workdir.name}", eos="disabled", env=env,
                       extra={**plugin_path(TESTS_DIR / "plugins"), "plugin.allowed.packages": "allowed_plugins"})
-    w.start_ready()
-    try:
+    with w.start_ready():
         yield w
-    finally:
-        w.kill()
 
 
 def _sentinel_imported(worker: WorkerProcess) -> bool:

@@ -11,7 +11,7 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +30,9 @@ from connect_runtime.testing.cluster import (
 from connect_runtime.testing.pytest_plugin import new_topic
 from connectors.verifiable.connector import VERSION as VERIFIABLE_VERSION
 
-pytestmark = pytest.mark.kafka
-
 PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"
+#: One EOS-enabled worker for the whole module.
+pytestmark = [pytest.mark.kafka, pytest.mark.connect_worker(eos="enabled", extra=plugin_path(PLUGINS_DIR))]
 VERIFIABLE_CLASS = "connectors.verifiable.connector.VerifiableSourceConnector"
 VERIFIABLE_TASK_CLASS = "connectors.verifiable.connector.VerifiableSourceTask"
 INVALID_CONFIG_PREFIX = "Connector configuration is invalid and contains the following"
@@ -52,25 +52,6 @@ THROUGHPUT = "50"
 def _start_worker(bootstrap: str, workdir: Path, eos: str) -> WorkerProcess:
     return WorkerProcess(bootstrap, workdir, f"rest-api-{uuid.uuid4().hex[:8]}", eos=eos,
                          extra=plugin_path(PLUGINS_DIR)).start_ready()
-
-
-@pytest.fixture(scope="module")
-def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
-    """One EOS-enabled worker for the whole module."""
-    w = _start_worker(kafka_bootstrap, tmp_path_factory.mktemp("rest-api-worker"), "enabled")
-    try:
-        yield w
-    finally:
-        w.kill()
-
-
-@pytest.fixture(scope="module")
-def client(worker: WorkerProcess) -> Iterator[ConnectClient]:
-    c = ConnectClient(worker.url)
-    try:
-        yield c
-    finally:
-        c.close()
 
 
 def _name(prefix: str) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -37,31 +36,12 @@ from connect_runtime.testing.cluster import (
 from connect_runtime.testing.pytest_plugin import new_topic
 from connectors.verifiable.connector import VERSION as VERIFIABLE_VERSION
 
-pytestmark = pytest.mark.kafka
+#: One worker for the module (exactly-once off: these endpoints do not depend on it).
+pytestmark = [pytest.mark.kafka, pytest.mark.connect_worker(eos="disabled")]
 
 
 def _group() -> str:
     return f"rest-clients-{uuid.uuid4().hex[:8]}"
-
-
-@pytest.fixture(scope="module")
-def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
-    """One worker for the module (exactly-once off: these endpoints do not depend on it)."""
-    w = WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("rest-clients"), _group(), eos="disabled")
-    w.start_ready()
-    try:
-        yield w
-    finally:
-        w.kill()
-
-
-@pytest.fixture(scope="module")
-def client(worker: WorkerProcess) -> Iterator[ConnectClient]:
-    c = ConnectClient(worker.url)
-    try:
-        yield c
-    finally:
-        c.close()
 
 
 def _name(prefix: str) -> str:

@@ -16,8 +16,6 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -32,10 +30,11 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
+from worker_memory import rss_kb
 
 from connect_runtime.testing.cluster import ConnectClient, WorkerProcess
 
-pytestmark = [pytest.mark.kafka, pytest.mark.fuzz]
+pytestmark = [pytest.mark.kafka, pytest.mark.fuzz, pytest.mark.connect_worker(eos="disabled")]
 
 #: Generated requests per operation and generation mode (positive, negative).
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "20"))
@@ -46,25 +45,6 @@ CONNECTOR = "fuzzed"
 #: How much the worker's resident memory may grow over the run.
 RSS_GROWTH_LIMIT_KB = 128 * 1024
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
-
-
-@pytest.fixture(scope="module")
-def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
-    w = WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("fuzz"), f"fuzz-{uuid.uuid4().hex[:8]}",
-                      eos="disabled").start_ready()
-    try:
-        yield w
-    finally:
-        w.kill()
-
-
-def rss_kb(worker: WorkerProcess) -> int:
-    """The worker process's resident set size (``VmRSS`` of /proc/<pid>/status), in kB."""
-    assert worker.proc is not None
-    for line in Path(f"/proc/{worker.proc.pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise AssertionError("no VmRSS line")
 
 
 def test_fuzzing_the_openapi_contract_finds_no_server_error(worker: WorkerProcess) -> None:

@@ -62,11 +62,8 @@ def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> It
 
 @pytest.fixture(scope="module")
 def client(worker: WorkerProcess) -> Iterator[ConnectClient]:
-    c = ConnectClient(worker.url, timeout_s=CLIENT_TIMEOUT_S)
-    try:
+    with ConnectClient(worker.url, timeout_s=CLIENT_TIMEOUT_S) as c:
         yield c
-    finally:
-        c.close()
 
 
 def test_first_create_right_after_root_answers_is_201(kafka_bootstrap: str, tmp_path: Path) -> None:

@@ -80,6 +80,9 @@ def test_transaction_reader_reports_committed_aborted_and_open(kafka_bootstrap: 
         b"c1", b"c2", b"c3", b"c4", b"c5", b"c6"]
     with pytest.raises(AssertionError, match=f"{topic} had 6 committed records, not 7"):
         wait_for_records(kafka_bootstrap, topic, 7, timeout_s=2)
+    # read_committed waits behind the open transaction only as long as told, and says why it waited.
+    with pytest.raises(AssertionError, match=r"transaction is still open on partitions \[1\]"):
+        read_committed(kafka_bootstrap, topic, timeout_s=2)
 
     report = read_transactions(kafka_bootstrap, topic, settle_s=1)
     assert _values(report.committed) == [(0, "c1"), (0, "c2"), (0, "c3"), (0, "c4"), (1, "c5"), (1, "c6")]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,20 +15,9 @@ from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, Res
 from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, end_offsets, plugin_path, wait_until
 from connect_runtime.testing.pytest_plugin import new_topic
 
-pytestmark = pytest.mark.kafka
-
 PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"
+pytestmark = [pytest.mark.kafka, pytest.mark.connect_worker(eos="enabled", extra=plugin_path(PLUGINS_DIR))]
 CONNECTOR_CLASS = "topic_per_task_source.TopicPerTaskSourceConnector"
-
-
-@pytest.fixture
-def worker(kafka_bootstrap: str, tmp_path: Path) -> Iterator[WorkerProcess]:
-    w = WorkerProcess(kafka_bootstrap, tmp_path, f"topic-creation-{uuid.uuid4().hex[:8]}", eos="enabled",
-                      extra=plugin_path(PLUGINS_DIR)).start_ready()
-    try:
-        yield w
-    finally:
-        w.kill()
 
 
 def _fresh_name(label: str) -> str:

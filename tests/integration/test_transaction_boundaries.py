@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import statistics
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,26 +25,9 @@ from connect_runtime.testing.cluster import (
 )
 from connect_runtime.testing.pytest_plugin import new_topic
 
-pytestmark = pytest.mark.kafka
-
 PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"
+pytestmark = [pytest.mark.kafka, pytest.mark.connect_worker(eos="enabled", extra=plugin_path(PLUGINS_DIR))]
 BOUNDARY_SOURCE = "boundary_source.BoundarySourceConnector"
-
-
-@pytest.fixture(scope="module")
-def worker(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
-    extra = plugin_path(PLUGINS_DIR)
-    w = WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp("boundaries"), f"tb-{uuid.uuid4().hex[:8]}",
-                      eos="enabled", extra=extra).start_ready()
-    yield w
-    w.kill()
-
-
-@pytest.fixture
-def client(worker: WorkerProcess) -> Iterator[ConnectClient]:
-    c = ConnectClient(worker.url)
-    yield c
-    c.close()
 
 
 def _trace(client: ConnectClient, name: str) -> str:

@@ -17,29 +17,21 @@ stored seqno + 1.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Mapping
 from typing import Any
 
 from connect_runtime.api import (
-    NO_DEFAULT,
-    ConfigDef,
     ConfigType,
     ConnectorTransactionBoundaries,
-    ExactlyOnceSupport,
     Importance,
     RecordMetadata,
-    SourceConnector,
     SourceRecord,
-    SourceTask,
 )
-
-VERSION = "0.0.1"
+from connect_runtime.testing.sequence_source import SequenceSourceConnector, SequenceSourceTask, sequence_config_def
 
 CONFIG_DEF = (
-    ConfigDef()
-    .define("topic", ConfigType.STRING, NO_DEFAULT, importance=Importance.HIGH, documentation="Target topic.")
+    sequence_config_def()
     .define("records.per.transaction", ConfigType.INT, 10, importance=Importance.LOW, documentation="N.")
     .define("abort.every", ConfigType.INT, 0, importance=Importance.LOW, documentation="M.")
     .define("batch.level", ConfigType.BOOLEAN, False, importance=Importance.LOW, documentation="Batch calls.")
@@ -53,87 +45,51 @@ CONFIG_DEF = (
 )
 
 
-class BoundarySourceConnector(SourceConnector):
+class BoundarySourceTask(SequenceSourceTask):
+    """N records a poll, each poll one transaction, with the boundary asked for as configured."""
+
+    CONFIG_DEF = CONFIG_DEF
+
     def __init__(self) -> None:
-        self._props: dict[str, str] = {}
-
-    def version(self) -> str:
-        return VERSION
-
-    def config_def(self) -> ConfigDef:
-        return CONFIG_DEF
-
-    def start(self, props: Mapping[str, str]) -> None:
-        self._props = dict(props)
-
-    def task_class(self) -> type[SourceTask]:
-        return BoundarySourceTask
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [dict(self._props)]
-
-    def stop(self) -> None:
-        pass
-
-    def exactly_once_support(self, connector_config: Mapping[str, str]) -> ExactlyOnceSupport | None:
-        return ExactlyOnceSupport.SUPPORTED
-
-    def can_define_transaction_boundaries(self, connector_config: Mapping[str, str]) -> ConnectorTransactionBoundaries:
-        return ConnectorTransactionBoundaries.SUPPORTED
-
-
-class BoundarySourceTask(SourceTask):
-    def __init__(self) -> None:
-        self._stop = threading.Event()
+        super().__init__()
+        # Never closed by stop(): the runtime's final commit may still call commit_record.
         self._log: Any = None
-
-    def version(self) -> str:
-        return VERSION
-
-    def start(self, props: Mapping[str, str]) -> None:
-        cfg = CONFIG_DEF.parse(props)
-        self._topic: str = cfg["topic"]
-        self._n: int = cfg["records.per.transaction"]
-        self._m: int = cfg["abort.every"]
-        self._batch_level: bool = cfg["batch.level"]
-        self._conflict: int = cfg["conflict.at"]
-        self._big_at: int = cfg["big.record.at"]
-        self._big_bytes: int = cfg["big.record.bytes"]
-        self._pause_s = cfg["poll.interval.ms"] / 1000.0
-        self._partition = {"id": 0}
-        if cfg["commit.log"]:
-            self._log = open(cfg["commit.log"], "a", buffering=1)  # noqa: SIM115 - closed in stop()
-        stored = self.context.offset_storage_reader.offset(self._partition)
-        self._seqno = int(stored["seqno"]) + 1 if stored else 0
         self._transactions = 0
-        self._idle_at: int = cfg["idle.at"]
-        self._idle_s = cfg["idle.ms"] / 1000.0
         self._idle_until = 0.0
 
-    def _record(self, seqno: int) -> SourceRecord:
-        value: Any = seqno
-        if seqno == self._big_at:
-            value = "x" * self._big_bytes
-        return SourceRecord(self._partition, {"seqno": seqno}, self._topic, None, 0, value)
+    def start(self, props: Mapping[str, str]) -> None:
+        super().start(props)
+        self.batch = self.config["records.per.transaction"]
+        self.poll_interval_s = self.config["poll.interval.ms"] / 1000.0
+        if self.config["commit.log"]:
+            self._log = open(self.config["commit.log"], "a", buffering=1)  # noqa: SIM115 - closed in stop()
+
+    def record(self, seqno: int) -> SourceRecord:
+        value: Any = "x" * self.config["big.record.bytes"] if seqno == self.config["big.record.at"] else seqno
+        return SourceRecord(self.partition, {"seqno": seqno}, self.topic, None, self.task_id, value)
 
     def poll(self) -> list[SourceRecord] | None:
-        if self._stop.wait(self._pause_s) or time.monotonic() < self._idle_until:
+        if time.monotonic() < self._idle_until:
+            self.stopping.wait(self.poll_interval_s)
             return None
+        return super().poll()
+
+    def next_batch(self) -> list[SourceRecord]:
         ctx = self.context.transaction_context
         assert ctx is not None, "transaction.boundary=connector must give the task a TransactionContext"
-        batch = [self._record(s) for s in range(self._seqno, self._seqno + self._n)]
-        self._seqno += self._n
+        batch = super().next_batch()
         for rec in batch:
             seqno = rec.source_offset["seqno"] if rec.source_offset else -1
-            if seqno == self._conflict:
+            if seqno == self.config["conflict.at"]:
                 ctx.commit_transaction(rec)
                 ctx.abort_transaction(rec)
-        if self._seqno - self._n <= self._idle_at < self._seqno:
-            self._idle_until = time.monotonic() + self._idle_s
+        if self.seqno - self.batch <= self.config["idle.at"] < self.seqno:
+            self._idle_until = time.monotonic() + self.config["idle.ms"] / 1000.0
             return batch
         self._transactions += 1
-        abort = self._m > 0 and self._transactions % self._m == 0
-        if self._batch_level:
+        every = self.config["abort.every"]
+        abort = every > 0 and self._transactions % every == 0
+        if self.config["batch.level"]:
             if abort:
                 ctx.abort_transaction()
             else:
@@ -148,6 +104,15 @@ class BoundarySourceTask(SourceTask):
         if self._log is not None and record.source_offset is not None:
             self._log.write(f"{record.source_offset['seqno']} {'none' if metadata is None else 'committed'}\n")
 
-    def stop(self) -> None:
-        # The log stays open: the runtime's final commit may still call commit_record.
-        self._stop.set()
+
+class BoundarySourceConnector(SequenceSourceConnector):
+    """One task that defines its own transaction boundaries."""
+
+    CONFIG_DEF = CONFIG_DEF
+    TASK_CLASS = BoundarySourceTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [dict(self.props)]
+
+    def can_define_transaction_boundaries(self, connector_config: Mapping[str, str]) -> ConnectorTransactionBoundaries:
+        return ConnectorTransactionBoundaries.SUPPORTED

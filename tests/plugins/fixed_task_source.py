@@ -13,84 +13,24 @@ wrote it.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Mapping
-
-from connect_runtime.api import (
-    NO_DEFAULT,
-    ConfigDef,
-    ConfigType,
-    ExactlyOnceSupport,
-    Importance,
-    SourceConnector,
-    SourceRecord,
-    SourceTask,
-)
-
-VERSION = "0.0.1"
-TOPIC = "topic"
-TASK_ID = "task.id"
-#: Records per poll and the pause between polls: about 50 records/s per task.
-_BATCH = 5
-_POLL_INTERVAL_S = 0.1
-
-CONFIG_DEF = ConfigDef().define(TOPIC, ConfigType.STRING, NO_DEFAULT, importance=Importance.HIGH,
-                                documentation="The topic to write the sequence numbers to.")
+from connect_runtime.api import SourceRecord
+from connect_runtime.testing.sequence_source import TASK_ID, TOPIC, SequenceSourceConnector, SequenceSourceTask
 
 
-class FixedTaskSourceConnector(SourceConnector):
+class FixedTaskSourceTask(SequenceSourceTask):
+    """Sequence numbers as strings, resuming after the stored offset: about 50 records/s."""
+
+    BATCH = 5
+    POLL_INTERVAL_S = 0.1
+
+    def record(self, seqno: int) -> SourceRecord:
+        return SourceRecord(self.partition, {"seqno": seqno}, self.topic, None, self.task_id, str(seqno))
+
+
+class FixedTaskSourceConnector(SequenceSourceConnector):
     """Task configs depend on ``topic`` and ``tasks.max`` only."""
 
-    def __init__(self) -> None:
-        self._topic = ""
-
-    def version(self) -> str:
-        return VERSION
-
-    def config_def(self) -> ConfigDef:
-        return CONFIG_DEF
-
-    def start(self, props: Mapping[str, str]) -> None:
-        self._topic = CONFIG_DEF.parse(props)[TOPIC]
-
-    def task_class(self) -> type[SourceTask]:
-        return FixedTaskSourceTask
+    TASK_CLASS = FixedTaskSourceTask
 
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [{TOPIC: self._topic, TASK_ID: str(i)} for i in range(max_tasks)]
-
-    def stop(self) -> None:
-        pass
-
-    def exactly_once_support(self, connector_config: Mapping[str, str]) -> ExactlyOnceSupport | None:
-        return ExactlyOnceSupport.SUPPORTED
-
-
-class FixedTaskSourceTask(SourceTask):
-    """Sequence numbers as strings, resuming after the stored offset."""
-
-    def __init__(self) -> None:
-        self._stop = threading.Event()
-        self._topic = ""
-        self._task_id = 0
-        self._seqno = 0
-
-    def version(self) -> str:
-        return VERSION
-
-    def start(self, props: Mapping[str, str]) -> None:
-        self._topic = props[TOPIC]
-        self._task_id = int(props[TASK_ID])
-        stored = self.context.offset_storage_reader.offset({"id": self._task_id})
-        self._seqno = int(stored["seqno"]) + 1 if stored and stored.get("seqno") is not None else 0
-
-    def poll(self) -> list[SourceRecord] | None:
-        if self._stop.wait(_POLL_INTERVAL_S):
-            return None
-        start, self._seqno = self._seqno, self._seqno + _BATCH
-        partition = {"id": self._task_id}
-        return [SourceRecord(partition, {"seqno": s}, self._topic, None, self._task_id, str(s))
-                for s in range(start, start + _BATCH)]
-
-    def stop(self) -> None:
-        self._stop.set()
+        return [{TOPIC: self.props[TOPIC], TASK_ID: str(i)} for i in range(max_tasks)]

@@ -18,16 +18,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from connect_runtime.api import (
-    NO_DEFAULT,
-    ConfigDef,
-    ConfigType,
-    ExactlyOnceSupport,
-    Importance,
-    SourceConnector,
-    SourceRecord,
-    SourceTask,
-)
+from connect_runtime.api import NO_DEFAULT, ConfigDef, ConfigType, Importance, SourceRecord, SourceTask
+from connect_runtime.testing.sequence_source import SequenceSourceConnector
 
 VERSION = "0.0.1"
 EVENTS_FILE = "events.file"
@@ -51,36 +43,6 @@ def _record(path: str, **event: Any) -> None:
     event.update(pid=os.getpid(), thread=threading.get_ident())
     with _write_lock, open(path, "a", encoding="utf-8") as f:
         f.write(json.dumps(event) + "\n")
-
-
-class LifecycleSourceConnector(SourceConnector):
-    """Records its own start and stop; hands its config to ``tasks.max`` tasks."""
-
-    def __init__(self) -> None:
-        self._props: dict[str, str] = {}
-
-    def version(self) -> str:
-        return VERSION
-
-    def config_def(self) -> ConfigDef:
-        return CONFIG_DEF
-
-    def start(self, props: Mapping[str, str]) -> None:
-        CONFIG_DEF.parse(props)
-        self._props = dict(props)
-        _record(self._props[EVENTS_FILE], who="connector", call="start")
-
-    def task_class(self) -> type[SourceTask]:
-        return LifecycleSourceTask
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [{**self._props, "task.id": str(i)} for i in range(max_tasks)]
-
-    def stop(self) -> None:
-        _record(self._props[EVENTS_FILE], who="connector", call="stop")
-
-    def exactly_once_support(self, connector_config: Mapping[str, str]) -> ExactlyOnceSupport | None:
-        return ExactlyOnceSupport.SUPPORTED
 
 
 class LifecycleSourceTask(SourceTask):
@@ -117,3 +79,17 @@ class LifecycleSourceTask(SourceTask):
     def stop(self) -> None:
         _record(self._path, who=self._who, call="stop", polling=self._polling,
                 poll_threads=sorted(self._poll_threads))
+
+
+class LifecycleSourceConnector(SequenceSourceConnector):
+    """Records its own start and stop; hands its config to ``tasks.max`` tasks."""
+
+    CONFIG_DEF = CONFIG_DEF
+    TASK_CLASS = LifecycleSourceTask
+
+    def start(self, props: Mapping[str, str]) -> None:
+        super().start(props)
+        _record(self.props[EVENTS_FILE], who="connector", call="start")
+
+    def stop(self) -> None:
+        _record(self.props[EVENTS_FILE], who="connector", call="stop")

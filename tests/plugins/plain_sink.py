@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from connect_runtime.api import Connector, SourceRecord, SourceTask
+from connect_runtime.api import Connector, SourceTask
+from connect_runtime.testing.sequence_source import IdleSourceTask
 
 VERSION = "0.0.1"
 
@@ -25,26 +26,10 @@ class PlainSinkConnector(Connector):
         pass
 
     def task_class(self) -> type[SourceTask]:
-        return _NeverRunTask
+        return IdleSourceTask  # required by the Connector API; never run: no task configs
 
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         return []
-
-    def stop(self) -> None:
-        pass
-
-
-class _NeverRunTask(SourceTask):
-    """Required by the Connector API; never instantiated since the connector generates no task configs."""
-
-    def version(self) -> str:
-        return VERSION
-
-    def start(self, props: Mapping[str, str]) -> None:
-        pass
-
-    def poll(self) -> list[SourceRecord] | None:
-        return None
 
     def stop(self) -> None:
         pass

@@ -4,10 +4,10 @@ that the worker fails it as Java 4.x does (KIP-1004, ``tasks.max.enforce``)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 
-from connect_runtime.api import SourceConnector, SourceRecord, SourceTask
+from connect_runtime.api import SourceConnector, SourceTask
+from connect_runtime.testing.sequence_source import IdleSourceTask
 
 
 class TooManyTasksSourceConnector(SourceConnector):
@@ -24,23 +24,6 @@ class TooManyTasksSourceConnector(SourceConnector):
 
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         return [{"task.id": str(i)} for i in range(max_tasks + 1)]
-
-    def stop(self) -> None:
-        pass
-
-
-class IdleSourceTask(SourceTask):
-    """Produces nothing (only runs when ``tasks.max.enforce=false``)."""
-
-    def version(self) -> str:
-        return "0.0.1"
-
-    def start(self, props: Mapping[str, str]) -> None:
-        pass
-
-    def poll(self) -> list[SourceRecord] | None:
-        time.sleep(0.1)
-        return None
 
     def stop(self) -> None:
         pass

@@ -15,21 +15,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from connect_runtime.cluster.herder_api import (
-    ConfigInfo,
-    ConfigInfos,
-    ConfigKeyInfo,
-    ConfigValueInfo,
-    ConnectorInfo,
-    ConnectorStateInfo,
-    Created,
-    LoggerLevelInfo,
-    PluginDesc,
-    SessionKeyInfo,
-    StateInfo,
-    TaskInfo,
-    TaskStateInfo,
-)
+from connect_runtime.cluster import herder_api
 from connect_runtime.errors import (
     AlreadyExistsHttpError,
     BadRequestHttpError,
@@ -46,7 +32,8 @@ T = TypeVar("T")
 
 SOURCE_CLASS = "connectors.verifiable.VerifiableSourceConnector"
 #: The session key fakes share unless a test says otherwise (never a real secret).
-TEST_SESSION_KEY = SessionKeyInfo(key=b"0123456789abcdef0123456789abcdef", algorithm="HmacSHA256", creation_timestamp=0)
+TEST_SESSION_KEY = herder_api.SessionKeyInfo(key=b"0123456789abcdef0123456789abcdef", algorithm="HmacSHA256",
+                                             creation_timestamp=0)
 
 
 @dataclass
@@ -82,7 +69,7 @@ class FakeHerder:
     leader_address: str | None = None
     assigned: bool = True
     owner_address: str | None = None
-    key: SessionKeyInfo | None = TEST_SESSION_KEY
+    key: herder_api.SessionKeyInfo | None = TEST_SESSION_KEY
     verification: list[str] = field(default_factory=lambda: ["HmacSHA256"])
     signing_algorithm: str = "HmacSHA256"
     #: Active topics per connector (KIP-558) and the worker's topic.tracking.* settings.
@@ -130,10 +117,10 @@ class FakeHerder:
             raise NotFoundHttpError(f"Connector {name} not found")
         return conn
 
-    def _info(self, name: str) -> ConnectorInfo:
+    def _info(self, name: str) -> herder_api.ConnectorInfo:
         conn = self._get(name)
         tasks = [ConnectorTaskId(name, i) for i in range(conn.tasks)]
-        return ConnectorInfo(name=name, config=dict(conn.config), tasks=tasks, type="source")
+        return herder_api.ConnectorInfo(name=name, config=dict(conn.config), tasks=tasks, type="source")
 
     # -- Herder protocol -----------------------------------------------------------------------
 
@@ -161,7 +148,7 @@ class FakeHerder:
     def connectors(self) -> Future[list[str]]:
         return self._future(lambda: sorted(self.connectors_by_name))
 
-    def connector_info(self, name: str) -> Future[ConnectorInfo]:
+    def connector_info(self, name: str) -> Future[herder_api.ConnectorInfo]:
         return self._future(lambda: self._info(name))
 
     def connector_config(self, name: str) -> Future[dict[str, str]]:
@@ -169,10 +156,10 @@ class FakeHerder:
 
     def put_connector_config(
         self, name: str, config: dict[str, str], allow_replace: bool, initial_state: TargetState | None
-    ) -> Future[Created]:
+    ) -> Future[herder_api.Created]:
         self.calls.append(("put_connector_config", (name, dict(config), allow_replace, initial_state)))
 
-        def put() -> Created:
+        def put() -> herder_api.Created:
             self._check_leader("write connector configurations")
             if "connector.class" not in config:
                 raise BadRequestHttpError(f"Connector config {config} contains no connector type")
@@ -185,14 +172,14 @@ class FakeHerder:
                 self.connectors_by_name[name] = FakeConnector(
                     config=dict(config), target=initial_state or TargetState.STARTED
                 )
-            return Created(created=not exists, info=self._info(name))
+            return herder_api.Created(created=not exists, info=self._info(name))
 
         return self._future(put)
 
-    def patch_connector_config(self, name: str, patch: dict[str, str | None]) -> Future[Created]:
+    def patch_connector_config(self, name: str, patch: dict[str, str | None]) -> Future[herder_api.Created]:
         self.calls.append(("patch_connector_config", (name, dict(patch))))
 
-        def run() -> Created:
+        def run() -> herder_api.Created:
             self._check_leader("write connector configurations")
             conn = self._get(name)
             merged = dict(conn.config)
@@ -202,7 +189,7 @@ class FakeHerder:
                 else:
                     merged[k] = v
             conn.config = merged
-            return Created(created=False, info=self._info(name))
+            return herder_api.Created(created=False, info=self._info(name))
 
         return self._future(run)
 
@@ -218,12 +205,12 @@ class FakeHerder:
             raise ForbiddenHttpError("Topic tracking reset is disabled.")
         return self._future(lambda: self.active_topics.pop(name, None) and None)
 
-    def logger_level(self, logger_name: str) -> LoggerLevelInfo | None:
+    def logger_level(self, logger_name: str) -> herder_api.LoggerLevelInfo | None:
         found = self.loggers.level(logger_name)
-        return None if found is None else LoggerLevelInfo(*found)
+        return None if found is None else herder_api.LoggerLevelInfo(*found)
 
-    def all_logger_levels(self) -> dict[str, LoggerLevelInfo]:
-        return {n: LoggerLevelInfo(*lv) for n, lv in self.loggers.all_levels().items()}
+    def all_logger_levels(self) -> dict[str, herder_api.LoggerLevelInfo]:
+        return {n: herder_api.LoggerLevelInfo(*lv) for n, lv in self.loggers.all_levels().items()}
 
     def set_worker_logger_level(self, namespace: str, level: str) -> list[str]:
         return self.loggers.set_level(namespace, level)
@@ -239,11 +226,11 @@ class FakeHerder:
 
         return self._future(delete)
 
-    def task_configs(self, name: str) -> Future[list[TaskInfo]]:
-        def tasks() -> list[TaskInfo]:
+    def task_configs(self, name: str) -> Future[list[herder_api.TaskInfo]]:
+        def tasks() -> list[herder_api.TaskInfo]:
             conn = self._get(name)
             return [
-                TaskInfo(
+                herder_api.TaskInfo(
                     id=ConnectorTaskId(name, i),
                     config={**conn.config, "task.class": "connectors.verifiable.VerifiableSourceTask"},
                 )
@@ -252,22 +239,23 @@ class FakeHerder:
 
         return self._future(tasks)
 
-    def connector_status(self, name: str) -> Future[ConnectorStateInfo]:
+    def connector_status(self, name: str) -> Future[herder_api.ConnectorStateInfo]:
         return self._future(lambda: self._status(name))
 
-    def _status(self, name: str) -> ConnectorStateInfo:
+    def _status(self, name: str) -> herder_api.ConnectorStateInfo:
         conn = self.connectors_by_name.get(name)
         if conn is None:
             raise NotFoundHttpError(f"No status found for connector {name}")
         state = "RUNNING" if conn.target is TargetState.STARTED else conn.target.value
         if conn.failed:
             state = "FAILED"
-        tasks = [TaskStateInfo(state=state, worker_id="fake-worker:8083", id=i) for i in range(conn.tasks)]
+        tasks = [herder_api.TaskStateInfo(state=state, worker_id="fake-worker:8083", id=i) for i in range(conn.tasks)]
         if conn.tasks > 1:
-            tasks[1] = TaskStateInfo(state="FAILED", worker_id="fake-worker:8083", trace="boom\n\tat x", id=1)
-        return ConnectorStateInfo(
+            tasks[1] = herder_api.TaskStateInfo(state="FAILED", worker_id="fake-worker:8083", trace="boom\n\tat x",
+                                                id=1)
+        return herder_api.ConnectorStateInfo(
             name=name,
-            connector=StateInfo(state=state, worker_id="fake-worker:8083", trace=""),
+            connector=herder_api.StateInfo(state=state, worker_id="fake-worker:8083", trace=""),
             tasks=tasks,
             type="source",
         )
@@ -280,7 +268,7 @@ class FakeHerder:
         self._sync()
         self._get(name).target = TargetState.STARTED
 
-    def validate_connector_config(self, config: dict[str, str]) -> ConfigInfos:
+    def validate_connector_config(self, config: dict[str, str]) -> herder_api.ConfigInfos:
         self._sync()
         self.calls.append(("validate_connector_config", dict(config)))
         tasks_max = config.get("tasks.max")
@@ -289,7 +277,7 @@ class FakeHerder:
             if tasks_max is None or tasks_max.isdigit()
             else [f"Invalid value {tasks_max} for configuration tasks.max: Not a number of type INT"]
         )
-        key = ConfigKeyInfo(
+        key = herder_api.ConfigKeyInfo(
             name="tasks.max",
             type="INT",
             required=False,
@@ -302,35 +290,35 @@ class FakeHerder:
             display_name="Tasks max",
             dependents=[],
         )
-        value = ConfigValueInfo(
+        value = herder_api.ConfigValueInfo(
             name="tasks.max", value=tasks_max, recommended_values=[], errors=errors, visible=True
         )
-        return ConfigInfos(
+        return herder_api.ConfigInfos(
             name=config.get("connector.class", ""),
             error_count=len(errors),
             groups=["Common"],
-            configs=[ConfigInfo(definition=key, value=value)],
+            configs=[herder_api.ConfigInfo(definition=key, value=value)],
         )
 
-    def connector_plugins(self, connectors_only: bool) -> list[PluginDesc]:
+    def connector_plugins(self, connectors_only: bool) -> list[herder_api.PluginDesc]:
         self._sync()
         plugins = [
-            PluginDesc(class_name=SOURCE_CLASS, type="source", version="0.1.0"),
-            PluginDesc(
+            herder_api.PluginDesc(class_name=SOURCE_CLASS, type="source", version="0.1.0"),
+            herder_api.PluginDesc(
                 class_name="connectors.file.FileStreamSourceConnector", type="source", version="undefined"
             ),
         ]
         if not connectors_only:
             converter = "connect_runtime.converters.JsonConverter"
-            plugins.append(PluginDesc(class_name=converter, type="converter", version="0.1.0"))
+            plugins.append(herder_api.PluginDesc(class_name=converter, type="converter", version="0.1.0"))
         return plugins
 
-    def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
+    def plugin_config(self, plugin: str) -> list[herder_api.ConfigKeyInfo]:
         self._sync()
         if plugin not in (SOURCE_CLASS, "VerifiableSourceConnector", "VerifiableSource"):
             raise NotFoundHttpError(f"Unknown plugin {plugin}.")
         return [
-            ConfigKeyInfo(
+            herder_api.ConfigKeyInfo(
                 name="topic",
                 type="STRING",
                 required=True,
@@ -350,7 +338,7 @@ class FakeHerder:
     def leader_url(self) -> str | None:
         return None if not self.is_leader else "http://fake-worker:8083"
 
-    def session_key(self) -> SessionKeyInfo | None:
+    def session_key(self) -> herder_api.SessionKeyInfo | None:
         return self.key
 
     def verification_algorithms(self) -> list[str]:
@@ -359,8 +347,8 @@ class FakeHerder:
     def signature_algorithm(self) -> str:
         return self.signing_algorithm
 
-    def task_status(self, task: ConnectorTaskId) -> Future[TaskStateInfo]:
-        def status() -> TaskStateInfo:
+    def task_status(self, task: ConnectorTaskId) -> Future[herder_api.TaskStateInfo]:
+        def status() -> herder_api.TaskStateInfo:
             for state in self._status(task.connector).tasks:
                 if state.id == task.task:
                     return state
@@ -388,10 +376,11 @@ class FakeHerder:
 
         return self._future(fence)
 
-    def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> Future[ConnectorStateInfo | None]:
+    def restart_connector(self, name: str, include_tasks: bool,
+                          only_failed: bool) -> Future[herder_api.ConnectorStateInfo | None]:
         self.calls.append(("restart_connector", (name, include_tasks, only_failed)))
 
-        def restart() -> ConnectorStateInfo | None:
+        def restart() -> herder_api.ConnectorStateInfo | None:
             if not include_tasks and not only_failed:
                 self._get(name)
                 self._check_assigned("connector")
@@ -401,10 +390,11 @@ class FakeHerder:
             status = self._status(name)
             # Java's RestartPlan: what will restart is reported RESTARTING, the rest keeps its state.
             if not only_failed or status.connector.state == "FAILED":
-                status.connector = StateInfo("RESTARTING", status.connector.worker_id, status.connector.trace)
+                connector = status.connector
+                status.connector = herder_api.StateInfo("RESTARTING", connector.worker_id, connector.trace)
             if include_tasks:
                 status.tasks = [
-                    TaskStateInfo("RESTARTING", t.worker_id, t.trace, t.id)
+                    herder_api.TaskStateInfo("RESTARTING", t.worker_id, t.trace, t.id)
                     if not only_failed or t.state == "FAILED"
                     else t
                     for t in status.tasks
@@ -468,3 +458,8 @@ class FakeHerder:
     def reset_connector_offsets(self, name: str) -> Future[str]:
         self.calls.append(("reset_connector_offsets", name))
         return self._future(lambda: self._modify_offsets(name, None))
+
+
+def err(status: int, message: str) -> dict[str, object]:
+    """The body of a REST error response, as Kafka Connect writes it."""
+    return {"error_code": status, "message": message}

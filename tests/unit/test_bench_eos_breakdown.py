@@ -2,38 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-_SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "eos_breakdown.py"
+from bench_scripts import load_bench_script
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    # The script (and eos_throughput, which it imports) put bench/ and the repository on sys.path and
-    # PYTHONPATH for the worker child: undo that.
-    saved_path, saved_env = list(sys.path), os.environ.get("PYTHONPATH")
-    saved_modules = set(sys.modules)
-    try:
-        spec = importlib.util.spec_from_file_location("bench_eos_breakdown", _SCRIPT)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path[:] = saved_path
-        if saved_env is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = saved_env
-        for name in set(sys.modules) - saved_modules:
-            if name == "eos_throughput":
-                del sys.modules[name]
+    return load_bench_script("eos_breakdown")
 
 
 def test_percentile_is_the_nearest_rank(bench: ModuleType) -> None:

@@ -2,36 +2,20 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
+from bench_scripts import load_bench_script
 
 from connect_runtime.api.java_json import json_dumps_compact
-
-_SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "eos_throughput.py"
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    # The script puts the repository on sys.path and PYTHONPATH (for its worker child): undo that.
-    saved_path, saved_env = list(sys.path), os.environ.get("PYTHONPATH")
-    try:
-        spec = importlib.util.spec_from_file_location("bench_eos_throughput", _SCRIPT)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path[:] = saved_path
-        if saved_env is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = saved_env
+    return load_bench_script("eos_throughput")
 
 
 @pytest.mark.parametrize("topic", ["bench-txn-0123abcd", "t%d-with\"quote", "tøpic"])

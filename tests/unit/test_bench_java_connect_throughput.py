@@ -2,39 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-_BENCH = Path(__file__).resolve().parents[2] / "bench"
+from bench_scripts import load_bench_script
 
 
 @pytest.fixture(scope="module")
 def java_bench() -> ModuleType:
-    # The scripts put bench/ and the repository on sys.path and PYTHONPATH: undo that.
-    saved_path, saved_env = list(sys.path), os.environ.get("PYTHONPATH")
-    saved_modules = set(sys.modules)
-    try:
-        spec = importlib.util.spec_from_file_location("bench_java_connect_throughput",
-                                                      _BENCH / "java_connect_throughput.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path[:] = saved_path
-        for name in set(sys.modules) - saved_modules:
-            if name == "eos_throughput":
-                del sys.modules[name]
-        if saved_env is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = saved_env
+    return load_bench_script("java_connect_throughput")
 
 
 def test_worker_properties_match_ours(java_bench: ModuleType, tmp_path: Path) -> None:

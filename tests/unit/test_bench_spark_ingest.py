@@ -3,34 +3,16 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
-import os
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-_SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "spark_ingest.py"
+from bench_scripts import load_bench_script
 
 
 @pytest.fixture(scope="module")
-def bench() -> Iterator[ModuleType]:
-    # The script puts the repository on sys.path and PYTHONPATH (for its worker child): undo that.
-    saved_path, saved_env = list(sys.path), os.environ.get("PYTHONPATH")
-    try:
-        spec = importlib.util.spec_from_file_location("bench_spark_ingest", _SCRIPT)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.path[:] = saved_path
-        if saved_env is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = saved_env
+def bench() -> ModuleType:
+    return load_bench_script("spark_ingest")
 
 
 def test_write_csv_spreads_every_id_once_over_the_files(bench: ModuleType, tmp_path: Path) -> None:

@@ -2,37 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
+from bench_scripts import load_bench_script
 
 from connect_runtime.testing.cluster import wait_until
-
-_SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "task_memory.py"
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    # The script (and eos_throughput, which it imports) edit sys.path and PYTHONPATH: undo that.
-    saved_path, saved_env = list(sys.path), os.environ.get("PYTHONPATH")
-    try:
-        spec = importlib.util.spec_from_file_location("bench_task_memory", _SCRIPT)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # its dataclass resolves its annotations through sys.modules
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path[:] = saved_path
-        if saved_env is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = saved_env
+    return load_bench_script("task_memory")
 
 
 def test_process_tree_memory_of_this_process(bench: ModuleType) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,39 +14,16 @@ from connect_runtime.api import (
     ConnectException,
     ConnectorTransactionBoundaries,
     ExactlyOnceSupport,
-    OffsetStorageReader,
     freeze_partition,
 )
-from connect_runtime.api.task import SourceTaskContext
 from connect_runtime.plugins.registry import PluginRegistry
+from connect_runtime.testing import FakeTaskContext
 from connectors.file import FileStreamSourceConnector, FileStreamSourceTask
-
-
-class _Reader(OffsetStorageReader):
-    def __init__(self, stored: Mapping[Any, dict[str, Any]]) -> None:
-        self.stored = dict(stored)
-
-    def offsets(self, partitions: Collection[Mapping[str, Any]]) -> Mapping[Any, dict[str, Any] | None]:
-        return {freeze_partition(p): self.stored.get(freeze_partition(p)) for p in partitions}
-
-
-class _Context(SourceTaskContext):
-    def __init__(self, reader: OffsetStorageReader) -> None:
-        self._reader = reader
-
-    @property
-    def configs(self) -> Mapping[str, str]:
-        return {}
-
-    @property
-    def offset_storage_reader(self) -> OffsetStorageReader:
-        return self._reader
 
 
 def _task(path: Path, stored: dict[str, Any] | None = None, batch: int = 2000) -> FileStreamSourceTask:
     task = FileStreamSourceTask()
-    partition = {"filename": str(path)}
-    task.initialize(_Context(_Reader({freeze_partition(partition): stored} if stored else {})))
+    task.initialize(FakeTaskContext(offsets=[({"filename": str(path)}, stored)] if stored else []))
     task.start({"file": str(path), "topic": "t", "batch.size": str(batch)})
     return task
 
@@ -195,7 +171,7 @@ def test_standard_input_without_file(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(source, "_STDIN_FD", read_end)
     try:
         task = FileStreamSourceTask()
-        task.initialize(_Context(_Reader({})))
+        task.initialize(FakeTaskContext())
         task.start({"topic": "t"})
         os.write(write_end, b"one\ntw")
         records = task.poll()

@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from collections.abc import Iterator
 
 import httpx
 import pytest
-from fake_herder import SOURCE_CLASS, TEST_SESSION_KEY, FakeConnector, FakeHerder
+from fake_herder import SOURCE_CLASS, TEST_SESSION_KEY, FakeConnector, FakeHerder, err
 from fastapi.testclient import TestClient
 
 from connect_runtime.cluster.request_signature import (
@@ -40,21 +39,6 @@ VALIDATE_HINT = (
     "You can also find the above list of errors at the endpoint "
     "`/connector-plugins/{connectorType}/config/validate`"
 )
-
-
-@pytest.fixture
-def herder() -> FakeHerder:
-    return FakeHerder()
-
-
-@pytest.fixture
-def client(herder: FakeHerder) -> Iterator[TestClient]:
-    with TestClient(create_app(herder, request_timeout_s=0.5)) as c:
-        yield c
-
-
-def err(status: int, message: str) -> dict[str, object]:
-    return {"error_code": status, "message": message}
 
 
 def add(herder: FakeHerder, name: str, tasks: int = 1) -> None:

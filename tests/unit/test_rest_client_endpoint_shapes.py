@@ -5,28 +5,10 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterator
 
 import pytest
-from fake_herder import SOURCE_CLASS, FakeConnector, FakeHerder
+from fake_herder import SOURCE_CLASS, FakeConnector, FakeHerder, err
 from fastapi.testclient import TestClient
-
-from rest.app import create_app
-
-
-@pytest.fixture
-def herder() -> FakeHerder:
-    return FakeHerder()
-
-
-@pytest.fixture
-def client(herder: FakeHerder) -> Iterator[TestClient]:
-    with TestClient(create_app(herder, request_timeout_s=0.5)) as c:
-        yield c
-
-
-def err(status: int, message: str) -> dict[str, object]:
-    return {"error_code": status, "message": message}
 
 
 def add(herder: FakeHerder, name: str) -> None:

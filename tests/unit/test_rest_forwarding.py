@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import httpx
 import pytest
-from fake_herder import SOURCE_CLASS, TEST_SESSION_KEY, FakeConnector, FakeHerder
+from fake_herder import SOURCE_CLASS, TEST_SESSION_KEY, FakeConnector, FakeHerder, err
 from fastapi.testclient import TestClient
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -121,10 +121,6 @@ def leader(start_worker: Callable[[FakeHerder], Worker]) -> Worker:
 @pytest.fixture
 def follower(start_worker: Callable[[FakeHerder], Worker], leader: Worker) -> Worker:
     return start_worker(FakeHerder(is_leader=False, leader_address=leader.url))
-
-
-def err(status: int, message: str) -> dict[str, object]:
-    return {"error_code": status, "message": message}
 
 
 def add(herder: FakeHerder, name: str, tasks: int = 1) -> None:

@@ -8,15 +8,13 @@ tests/integration/test_offsets_api.py.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
-from fake_herder import SOURCE_CLASS, FakeConnector, FakeHerder
+from fake_herder import SOURCE_CLASS, FakeConnector, FakeHerder, err
 from fastapi.testclient import TestClient
 
 from connect_runtime.types import ConnectorOffset, TargetState
 from connect_runtime.worker.connector_offsets import InvalidOffsetsRequest, completion_message, normalize_offsets
-from rest.app import create_app
 from rest.routers import CONFLICTING_OPERATION, NO_KNOWN_LEADER
 
 NOT_STOPPED = (
@@ -35,21 +33,6 @@ FRAMEWORK_RESET = FRAMEWORK_ALTERED.replace("altered", "reset")
 OFFSETS_CLASS = "org.apache.kafka.connect.runtime.rest.entities.ConnectorOffsets"
 OFFSET_CLASS = "org.apache.kafka.connect.runtime.rest.entities.ConnectorOffset"
 MAP_TYPE = "java.util.LinkedHashMap<java.lang.String,java.lang.Object>"
-
-
-@pytest.fixture
-def herder() -> FakeHerder:
-    return FakeHerder()
-
-
-@pytest.fixture
-def client(herder: FakeHerder) -> Iterator[TestClient]:
-    with TestClient(create_app(herder, request_timeout_s=0.5)) as c:
-        yield c
-
-
-def err(status: int, message: str) -> dict[str, object]:
-    return {"error_code": status, "message": message}
 
 
 def add(herder: FakeHerder, name: str = "a", stopped: bool = True, **kwargs: object) -> FakeConnector:

@@ -7,63 +7,19 @@ the offsets key of the last source partition; these tests pin what must still ha
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from task_loop_setup import ScriptedTask, schemaless_json, task_setup
 
-from connect_runtime.api import SourceRecord, SourceTask
+from connect_runtime.api import SourceRecord
 from connect_runtime.api.errors import ConnectException
-from connect_runtime.converters.json_converter import JsonConverter
 from connect_runtime.storage import formats
-from connect_runtime.types import ConnectorTaskId, TargetState
+from connect_runtime.testing.fakes import FakeProducer, FakeStatusListener
 from connect_runtime.worker.exactly_once_source_task import (
     ConnectorBoundaryWorkerSourceTask,
     ExactlyOnceWorkerSourceTask,
 )
-from connect_runtime.worker.source_task_base import TaskSetup
-
-TASK = ConnectorTaskId("c", 0)
-
-
-class _Statuses:
-    def __init__(self) -> None:
-        self.view: dict[str, None] = {}
-        self.used: list[str] = []
-
-    def active_topics(self, connector: str) -> Mapping[str, Any] | None:
-        return self.view
-
-    def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
-        self.used.append(topic)
-        self.view[topic] = None
-
-
-class _Producer:
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, Any, Any]] = []
-        self.events: list[str] = []
-
-    def produce(self, topic: str, value: Any, key: Any, partition: int = -1, **kwargs: Any) -> None:
-        if topic != _OffsetStore.topic:
-            self.sent.append((topic, key, value))
-
-    def purge(self) -> None: ...
-
-    def poll(self, timeout: float = 0) -> int:
-        return 0
-
-    def flush(self, timeout: float = 0) -> int:
-        return 0
-
-    def begin_transaction(self) -> None:
-        self.events.append("begin")
-
-    def commit_transaction(self, timeout: float) -> None:
-        self.events.append("commit")
-
-    def abort_transaction(self, timeout: float) -> None:
-        self.events.append("abort")
 
 
 class _CountingConverter:
@@ -77,51 +33,15 @@ class _CountingConverter:
         return f"{value}#{self.calls}".encode()
 
 
-class _OffsetStore:
-    topic = "offsets"
-    has_connector_store = False
-
-    def write_tombstones_first(self, entries: Mapping[bytes, Any]) -> None: ...
-
-    def mirror(self, entries: Mapping[bytes, Any]) -> None: ...
-
-    def stop(self) -> None: ...
-
-
-class _Task(SourceTask):
-    def start(self, props: Mapping[str, str]) -> None: ...
-
-    def poll(self) -> list[SourceRecord] | None:
-        return None
-
-    def stop(self) -> None: ...
-
-    def version(self) -> str:
-        return "1"
-
-
-def _json() -> JsonConverter:
-    conv = JsonConverter()
-    conv.configure({"schemas.enable": "false"})
-    return conv
-
-
-def _setup(statuses: _Statuses, producer: _Producer, key_converter: Any) -> TaskSetup:
-    return TaskSetup(task_id=TASK, task=_Task(), task_config={}, key_converter=key_converter,
-                     value_converter=_json(), transformations=[], producer=producer,  # type: ignore[arg-type]
-                     offset_reader=None, offset_store=_OffsetStore(),  # type: ignore[arg-type]
-                     status=statuses, initial_state=TargetState.STARTED)  # type: ignore[arg-type]
-
-
-def _eos(key_converter: Any) -> tuple[ExactlyOnceWorkerSourceTask, _Producer, _Statuses]:
-    statuses, producer = _Statuses(), _Producer()
-    task = ExactlyOnceWorkerSourceTask(_setup(statuses, producer, key_converter), fence=lambda: None,
-                                       verify_generation=lambda: None)
-    return task, producer, statuses
+def _eos(key_converter: Any) -> tuple[ExactlyOnceWorkerSourceTask, FakeProducer, FakeStatusListener]:
+    statuses, producer = FakeStatusListener(), FakeProducer()
+    setup = task_setup(ScriptedTask(), statuses=statuses, producer=producer, key_converter=key_converter,
+                       value_converter=schemaless_json())
+    return ExactlyOnceWorkerSourceTask(setup, fence=lambda: None, verify_generation=lambda: None), producer, statuses
 
 
 def test_a_json_key_object_is_converted_once_per_run_and_mutable_keys_every_time() -> None:
-    conv = _json()
+    conv = schemaless_json()
     calls: list[str] = []
     convert = conv.from_connect_data
 
@@ -139,7 +59,7 @@ def test_a_json_key_object_is_converted_once_per_run_and_mutable_keys_every_time
     other["k"] = 2  # the same object, changed: its bytes must follow
     task._send_batch([SourceRecord({"p": 0}, {"o": 6}, "t", key=other, value=6),
                       SourceRecord({"p": 0}, {"o": 7}, "t", key=None, value=7)])
-    assert [key for _, key, _ in producer.sent] == [
+    assert [key for key, _ in producer.sent_to("t")] == [
         b"7", b"7", b"7", b'{"k":1}', b'{"k":1}', b'{"k":3}', b'{"k":2}', None]
     # once for the run of 7s; a dict (mutable) for every record, even the same object twice in a row
     assert calls == ["7", "{'k': 1}", "{'k': 1}", "{'k': 3}", "{'k': 2}", "None"]
@@ -149,11 +69,11 @@ def test_other_key_converters_are_called_for_every_record() -> None:
     conv = _CountingConverter()
     task, producer, _ = _eos(conv)
     task._send_batch([SourceRecord({"p": 0}, {"o": n}, "t", key=7, value=n) for n in range(3)])
-    assert [key for _, key, _ in producer.sent] == [b"7#1", b"7#2", b"7#3"]
+    assert [key for key, _ in producer.sent_to("t")] == [b"7#1", b"7#2", b"7#3"]
 
 
 def test_offsets_follow_each_record_across_partitions_and_batches() -> None:
-    task, _, _ = _eos(_json())
+    task, _, _ = _eos(schemaless_json())
     a, b = {"p": "a"}, {"p": "b"}
     task._send_batch([SourceRecord(a, {"o": 1}, "t", value=1), SourceRecord(b, {"o": 2}, "t", value=2),
                       SourceRecord(a, {"o": 3}, "t", value=3)])
@@ -162,18 +82,19 @@ def test_offsets_follow_each_record_across_partitions_and_batches() -> None:
 
 
 def test_the_offsets_topic_is_refused_after_other_topics_in_the_same_batch() -> None:
-    task, producer, _ = _eos(_json())
+    task, producer, _ = _eos(schemaless_json())
     with pytest.raises(ConnectException, match="may not produce to their own offsets topics"):
         task._send_batch([SourceRecord(None, None, "t", value=1), SourceRecord(None, None, "offsets", value=2)])
-    assert [topic for topic, _, _ in producer.sent] == ["t"]
+    assert [topic for topic, _, _ in producer.produced] == ["t"]
 
 
 def test_a_topic_written_again_after_a_mid_batch_abort_becomes_active() -> None:
     """The connector aborts at its first record; the batch's next record to the same topic is in the
     next transaction, whose commit makes the topic active (its check is made again after the abort)."""
-    statuses, producer = _Statuses(), _Producer()
-    task = ConnectorBoundaryWorkerSourceTask(_setup(statuses, producer, _json()), fence=lambda: None,
-                                             verify_generation=lambda: None)
+    statuses, producer = FakeStatusListener(), FakeProducer()
+    setup = task_setup(ScriptedTask(), statuses=statuses, producer=producer, value_converter=schemaless_json(),
+                       key_converter=schemaless_json())
+    task = ConnectorBoundaryWorkerSourceTask(setup, fence=lambda: None, verify_generation=lambda: None)
     first = SourceRecord({"p": 0}, {"o": 1}, "t", value=1)
     task._context.abort_transaction(first)
     task._send_batch([first, SourceRecord({"p": 0}, {"o": 2}, "t", value=2)])

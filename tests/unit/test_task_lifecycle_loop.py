@@ -11,75 +11,19 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from concurrent.futures import Future
 from typing import Any
 
 import pytest
+from task_loop_setup import task_setup
 
 from connect_runtime.api import SourceConnector, SourceRecord, SourceTask
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.testing.cluster import wait_until
-from connect_runtime.types import ConnectorTaskId, TargetState
+from connect_runtime.testing.fakes import FakeStatusListener
+from connect_runtime.types import TargetState
 from connect_runtime.worker.at_least_once_source_task import AtLeastOnceWorkerSourceTask, DeliveryErrors
-from connect_runtime.worker.source_task_base import TaskSetup
 from connect_runtime.worker.worker import Worker
-
-TASK = ConnectorTaskId("c", 0)
-
-
-class _Statuses:
-    def __init__(self, events: list[str]) -> None:
-        self.events = events
-
-    def on_startup(self, task: ConnectorTaskId) -> None:
-        self.events.append("RUNNING")
-
-    def on_pause(self, task: ConnectorTaskId) -> None: ...
-
-    def on_resume(self, task: ConnectorTaskId) -> None: ...
-
-    def on_failure(self, task: ConnectorTaskId, trace: str, transient: bool = False) -> None:
-        self.events.append("FAILED")
-
-    def on_shutdown(self, task: ConnectorTaskId) -> None:
-        self.events.append("UNASSIGNED")
-
-    def active_topics(self, connector: str) -> Mapping[str, Any] | None:
-        return None
-
-    def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None: ...
-
-
-class _Producer:
-    def produce(self, *args: Any, **kwargs: Any) -> None: ...
-
-    def poll(self, timeout: float = 0) -> int:
-        return 0
-
-    def flush(self, timeout: float = 0) -> int:
-        return 0
-
-
-class _OffsetStore:
-    topic = "offsets"
-    has_connector_store = False
-
-    def start(self) -> None: ...
-
-    def read_to_end(self) -> Future[None]:
-        done: Future[None] = Future()
-        done.set_result(None)
-        return done
-
-    def set(self, entries: Mapping[bytes, Any], producer: Any = None) -> None: ...
-
-    def stop(self) -> None: ...
-
-
-class _Converter:
-    def from_connect_data(self, topic: str, value: Any) -> bytes | None:
-        return None
 
 
 class RecordingTask(SourceTask):
@@ -126,11 +70,7 @@ class RecordingTask(SourceTask):
 
 
 def _runner(task: RecordingTask, events: list[str]) -> AtLeastOnceWorkerSourceTask:
-    setup = TaskSetup(task_id=TASK, task=task, task_config={},
-                      key_converter=_Converter(), value_converter=_Converter(),  # type: ignore[arg-type]
-                      transformations=[], producer=_Producer(),  # type: ignore[arg-type]
-                      offset_reader=None, offset_store=_OffsetStore(),  # type: ignore[arg-type]
-                      status=_Statuses(events), initial_state=TargetState.STARTED)  # type: ignore[arg-type]
+    setup = task_setup(task, statuses=FakeStatusListener(events, track_topics=False))
     return AtLeastOnceWorkerSourceTask(setup, DeliveryErrors(), flush_interval_ms=60000, flush_timeout_ms=1000)
 
 

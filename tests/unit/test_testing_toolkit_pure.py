@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import httpx
 import pytest
@@ -13,6 +17,7 @@ from confluent_kafka import Consumer
 from connect_runtime.testing import (
     KAFKA_LOGGER,
     ConnectRestError,
+    WorkerProcess,
     admin_client,
     check_sequences,
     client_settings,
@@ -37,6 +42,10 @@ def test_first_number_and_pairs_without_key() -> None:
     assert check_sequences([("x", 5), ("x", 6)], first=5).exactly_once
     assert check_sequences([("x", 5), ("x", 6)]).gaps == {"x": [0, 1, 2, 3, 4]}
     assert not check_sequences([]).exactly_once, "no record at all is no proof"
+    # first=None: each stream starts at its lowest number; later gaps still count.
+    detected = check_sequences([("x", 5), ("x", 6), ("y", 9), ("y", 11)], first=None)
+    assert detected.gaps == {"x": [], "y": [10]} and not detected.exactly_once
+    assert check_sequences([("x", 5), ("x", 6)], first=None).exactly_once
     # Streams of mixed types still get one report each.
     assert set(check_sequences([(1, 0), ("1", 0)]).counts) == {1, "1"}
 
@@ -80,3 +89,11 @@ def test_kafka_clients_log_to_the_toolkit_logger_not_stderr(caplog: pytest.LogCa
     close_admin_clients(nowhere)
     err = capfd.readouterr().err
     assert "|FAIL|" not in err and "rdkafka#" not in err, err
+
+
+def test_a_worker_process_used_as_a_context_manager_is_killed_at_the_end(tmp_path: Path) -> None:
+    worker = WorkerProcess("127.0.0.1:1", tmp_path, "g")
+    worker.proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    with worker as entered:
+        assert entered is worker and worker.alive
+    assert worker.proc.returncode == -signal.SIGKILL

@@ -9,17 +9,16 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any
 
 import pytest
 from jsonl_source import JsonLinesSourceConnector, JsonLinesSourceTask
 
-from connect_runtime.api import ConnectException, OffsetStorageReader, SourceTaskContext, freeze_partition
+from connect_runtime.api import ConnectException, freeze_partition
 from connect_runtime.testing import (
     ConnectClient,
     ConnectRestError,
+    FakeTaskContext,
     WorkerGroup,
     WorkerProcess,
     check_sequences,
@@ -33,31 +32,6 @@ from connect_runtime.testing import (
 #: The directory holding jsonl_source.py: the workers' plugin.path.
 PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
 HERE = Path(__file__).resolve().parent
-
-
-class Offsets(OffsetStorageReader):
-    """Committed offsets for a unit test: {source partition (frozen): offset}."""
-
-    def __init__(self, committed: Mapping[Any, dict[str, Any]]) -> None:
-        self.committed = committed
-
-    def offsets(self, partitions: Collection[Mapping[str, Any]]) -> dict[Any, dict[str, Any] | None]:
-        return {freeze_partition(p): self.committed.get(freeze_partition(p)) for p in partitions}
-
-
-class Context(SourceTaskContext):
-    """A task context without a worker."""
-
-    def __init__(self, configs: Mapping[str, str], reader: OffsetStorageReader) -> None:
-        self._configs, self._reader = configs, reader
-
-    @property
-    def configs(self) -> Mapping[str, str]:
-        return self._configs
-
-    @property
-    def offset_storage_reader(self) -> OffsetStorageReader:
-        return self._reader
 
 
 def write_lines(path: Path, numbers: range) -> None:
@@ -77,7 +51,7 @@ def test_task_resumes_after_the_committed_offset(tmp_path: Path) -> None:
     props = {"file": str(data), "topic": "lines"}
 
     first = JsonLinesSourceTask()
-    first.initialize(Context(props, Offsets({})))
+    first.initialize(FakeTaskContext(props))
     first.start(props)
     records = first.poll() or []
     first.stop()
@@ -87,7 +61,7 @@ def test_task_resumes_after_the_committed_offset(tmp_path: Path) -> None:
     # A new instance that finds line 2's offset committed starts with line 3.
     write_lines(data, range(3, 4))
     second = JsonLinesSourceTask()
-    second.initialize(Context(props, Offsets({freeze_partition({"file": str(data)}): records[1].source_offset})))
+    second.initialize(FakeTaskContext(props, offsets=[({"file": str(data)}, records[1].source_offset)]))
     second.start(props)
     assert [r.value for r in second.poll() or []] == [{"n": 2}, {"n": 3}]
     second.stop()

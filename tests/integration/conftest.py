@@ -1,0 +1,39 @@
+"""One worker for all the tests of a module: the ``worker`` and ``client`` fixtures.
+
+The toolkit's ``connect_worker`` starts a worker per test; a module whose tests can share one (each
+test names its own connectors and topics) configures it with the same marker at module level::
+
+    pytestmark = [pytest.mark.kafka, pytest.mark.connect_worker(eos="disabled", extra={...})]
+
+A module that defines its own ``worker`` or ``client`` fixture uses that one instead.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from connect_runtime.testing import ConnectClient, WorkerProcess
+
+
+@pytest.fixture(scope="module")
+def worker(request: pytest.FixtureRequest, kafka_bootstrap: str,
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
+    """A ready worker of a group of its own, configured by the module's ``connect_worker`` marker."""
+    marker = request.node.get_closest_marker("connect_worker")
+    settings: dict[str, Any] = dict(marker.kwargs) if marker is not None else {}
+    name = Path(str(request.node.path)).stem.removeprefix("test_").replace("_", "-")
+    with WorkerProcess(kafka_bootstrap, tmp_path_factory.mktemp(name), f"{name}-{uuid.uuid4().hex[:8]}",
+                       **settings).start_ready() as w:
+        yield w
+
+
+@pytest.fixture(scope="module")
+def client(worker: WorkerProcess) -> Iterator[ConnectClient]:
+    """A :class:`ConnectClient` of ``worker``."""
+    with ConnectClient(worker.url) as c:
+        yield c
