@@ -420,7 +420,8 @@ class DistributedHerder:
         self.worker.generation = assignment.generation
         changed = False
         # Revocations first (and reported at once), so the leader can hand them over.
-        for name in [n for n in self.worker.connector_names() if n not in mine.connectors or not state.contains(n)]:
+        revoked = [n for n in self.worker.connector_names() if n not in mine.connectors or not state.contains(n)]
+        for name in [n for n in revoked if not self.worker.is_connector_stopping(n)]:
             self._stop_connector(name)
             changed = True
         stale = [t for t in self.worker.task_ids()
@@ -443,14 +444,14 @@ class DistributedHerder:
                     self._stop_connector(name)
                 self._applied_configs[name] = cfg
                 self._applied_states[name] = target
-                if self.worker.start_connector(name, cfg, target):
-                    self._needs_reconfig.add(name)
+                # Started on the connector's own thread: its task configs are asked for once it is up.
+                self._reconfigure_after(name, self.worker.start_connector(name, cfg, target))
                 changed = True
             elif self._applied_states.get(name) is not target:
                 self._applied_states[name] = target
-                self.worker.set_connector_state(name, target)
+                resumed = self.worker.set_connector_state(name, target)
                 if target is TargetState.STARTED:
-                    self._needs_reconfig.add(name)
+                    self._reconfigure_after(name, resumed)
         for task in sorted(mine.tasks):
             if task in self.worker.task_ids():
                 continue  # running, failed, or its previous instance is still stopping
@@ -557,21 +558,39 @@ class DistributedHerder:
         self._internal.fence_zombies(url, connector)
 
     # -- connector owner: task configs -------------------------------------------------------------
+    def _reconfigure_after(self, name: str, transition: Future[Any]) -> None:
+        """Ask for ``name``'s task configs once ``transition`` (a start or resume on the connector's
+        thread) has completed: back on the herder thread, like every other request."""
+        def done(_: Future[Any]) -> None:
+            if not self._stopping.is_set():
+                self.request_reconfiguration(name)
+
+        transition.add_done_callback(done)
+
     def _reconfigure_tasks(self, name: str, state: ClusterConfigState) -> None:
         if not state.contains(name) or not self.worker.is_running(name):
             return
         if state.target_state(name) is not TargetState.STARTED:
             return
+        # The connector computes them on its own thread; the herder hands them on when they are ready.
+        computed = self.worker.connector_task_configs(name)
+        computed.add_done_callback(lambda f: self._submit(lambda: self._hand_task_configs(name, f)))
+
+    def _hand_task_configs(self, name: str, computed: Future[list[dict[str, str]]]) -> None:
+        """Herder thread: write (leader) or send to the leader the task configs a connector computed."""
         try:
-            max_tasks = self.worker.connector_config(name).tasks_max
-            new_configs = self.worker.connector_task_configs(name, max_tasks)
+            new_configs = computed.result()
         except TooManyTasksException:
             # The worker failed the connector; as in Java, no retry until it is reconfigured or restarted.
             logger.debug("Connector %s generated too many tasks; will not retry configuring connector", name)
             return
         except Exception:
-            logger.exception("Failed to reconfigure tasks of connector %s", name)
+            if self.worker.is_running(name):  # else it was stopped meanwhile: nothing to configure
+                logger.exception("Failed to reconfigure tasks of connector %s", name)
             return
+        state = self.config_store.snapshot()
+        if not state.contains(name) or state.target_state(name) is not TargetState.STARTED:
+            return  # deleted, paused or stopped while its configs were computed
         old = [state.task_config(t) for t in state.tasks(name)]
         if name in state.task_counts and old == new_configs and name not in state.inconsistent \
                 and state.connector_config_applied(name):
