@@ -63,6 +63,7 @@ from connect_runtime.errors import (
     NotFoundError,
     NotLeaderError,
 )
+from connect_runtime.futures import deferred
 from connect_runtime.loggers import Loggers
 from connect_runtime.logging_util import RateLimitedLogger
 from connect_runtime.plugins.registry import PluginRegistry
@@ -200,16 +201,7 @@ class DistributedHerder:
         return self._submit(fn).result(timeout_s)
 
     def _submit(self, fn: Callable[[], T]) -> Future[T]:
-        fut: Future[T] = Future()
-
-        def run() -> None:
-            if not fut.set_running_or_notify_cancel():
-                return
-            try:
-                fut.set_result(fn())
-            except BaseException as e:
-                fut.set_exception(e)
-
+        fut, run = deferred(fn)
         self._requests.put(run)
         self._wake.set()
         return fut

@@ -27,6 +27,7 @@ from connect_runtime.config.connector_config import (
 from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
+from connect_runtime.futures import completed, failed
 from connect_runtime.plugins.registry import JAVA_CLASS_NAMES, PluginRegistry, java_class_name
 from connect_runtime.plugins.versions import check_requested_versions
 from connect_runtime.redaction import password_values, redactor
@@ -287,7 +288,7 @@ class Worker:
         connector's thread; ``max_tasks`` defaults to its ``tasks.max``."""
         wc = self._connectors.get(name)
         if wc is None:
-            return _failed(ConnectException(f"Connector {name} is not running"))
+            return failed(ConnectException(f"Connector {name} is not running"))
         return wc.submit(lambda: self._task_configs_on_thread(wc, max_tasks))
 
     def _task_configs_on_thread(self, wc: WorkerConnector, max_tasks: int | None) -> list[dict[str, str]]:
@@ -321,7 +322,7 @@ class Worker:
         with self._lock:
             wc = self._connectors.pop(name, None)
             if wc is None:
-                return _done(None)
+                return completed(None)
             self._stopping_connectors[name] = wc
         stopped = wc.submit(lambda: self._shutdown_on_thread(wc))
         wc.close()
@@ -358,7 +359,7 @@ class Worker:
         """Move a connector to ``state`` on its thread (stop/start the plugin as needed), and its tasks."""
         wc = self._connectors.get(name)
         if wc is None:
-            return _done(None)
+            return completed(None)
         done = wc.submit(lambda: self._transition_on_thread(wc, state))
         for tid, task in list(self._tasks.items()):
             if tid.connector == name:
@@ -706,16 +707,4 @@ def _state_name(state: TargetState) -> str:
 
 def _trace(e: BaseException) -> str:
     return "".join(traceback.format_exception(e))
-
-
-def _done(value: T) -> Future[T]:
-    fut: Future[T] = Future()
-    fut.set_result(value)
-    return fut
-
-
-def _failed(error: BaseException) -> Future[Any]:
-    fut: Future[Any] = Future()
-    fut.set_exception(error)
-    return fut
 

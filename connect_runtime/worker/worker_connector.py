@@ -17,7 +17,9 @@ from concurrent.futures import Future
 from typing import TypeVar
 
 from connect_runtime.api.connector import Connector
+from connect_runtime.api.errors import ConnectException
 from connect_runtime.config.connector_config import SourceConnectorConfig
+from connect_runtime.futures import deferred, failed
 from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore
 from connect_runtime.types import TargetState
 
@@ -68,22 +70,12 @@ class WorkerConnector:
 
     def submit(self, fn: Callable[[], T]) -> Future[T]:
         """Run ``fn`` on the connector's thread after everything asked before it."""
-        fut: Future[T] = Future()
-
-        def run() -> None:
-            if not fut.set_running_or_notify_cancel():
-                return
-            try:
-                fut.set_result(fn())
-            except BaseException as e:
-                fut.set_exception(e)
-
+        fut, run = deferred(fn)
         with self._lock:
-            if not self._closed:
+            accepted = not self._closed
+            if accepted:
                 self._calls.put(run)
-                return fut
-        fut.set_exception(RuntimeError(f"Connector {self.name} has been shut down"))
-        return fut
+        return fut if accepted else failed(ConnectException(f"Connector {self.name} has been shut down"))
 
     def close(self) -> None:
         """End the thread once the calls already asked for have run; later calls fail at once."""
