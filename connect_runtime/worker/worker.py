@@ -203,8 +203,10 @@ class Worker:
             if wc.offsets is not None:
                 wc.offsets.stop()
                 wc.offsets = None
-            # Owned and FAILED until it is restarted or revoked (not retried on every herder tick).
+            # Owned and FAILED until it is restarted or revoked (not retried on every herder tick); the
+            # instance that failed to start is dropped (so its status names no version).
             wc.fail()
+            wc.connector = None
             self._put_connector_status(wc, State.FAILED, _trace(e))
             return False
 
