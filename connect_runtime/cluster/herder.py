@@ -570,6 +570,8 @@ class DistributedHerder:
 
     def _hand_task_configs(self, name: str, computed: Future[list[dict[str, str]]]) -> None:
         """Herder thread: write (leader) or send to the leader the task configs a connector computed."""
+        if self._stopping.is_set():
+            return
         try:
             new_configs = computed.result()
         except TooManyTasksException:
@@ -587,18 +589,29 @@ class DistributedHerder:
         if name in state.task_counts and old == new_configs and name not in state.inconsistent \
                 and state.connector_config_applied(name):
             return
-        try:
-            if self._is_leader:
+        if self._is_leader:
+            try:
                 self._write_task_configs(name, new_configs)
-            else:
-                url = self.leader_url()
-                if url is None:
-                    raise ConflictError("Leader is unknown")
-                self._internal.put_task_configs(url, name, new_configs)
+            except Exception as e:
+                self._task_configs_not_handed(name, e)
+            return
+        url = self.leader_url()
+        if url is None:
+            self._task_configs_not_handed(name, ConflictError("Leader is unknown"))
+            return
+        # A request to another worker: on the pool, so a slow leader holds up nothing here.
+        self._slow_pool.submit(self._send_task_configs, url, name, new_configs)
+
+    def _send_task_configs(self, url: str, name: str, configs: list[dict[str, str]]) -> None:
+        try:
+            self._internal.put_task_configs(url, name, configs)
         except Exception as e:
-            logger.warning("Failed to hand task configurations of connector %s to the leader (will retry): %s",
-                           name, e)
-            self._retry_reconfigure_later(name)
+            self._task_configs_not_handed(name, e)
+
+    def _task_configs_not_handed(self, name: str, error: Exception) -> None:
+        logger.warning("Failed to hand task configurations of connector %s to the leader (will retry): %s",
+                       name, error)
+        self._retry_reconfigure_later(name)
 
     def _retry_reconfigure_later(self, name: str) -> None:
         def again() -> None:
