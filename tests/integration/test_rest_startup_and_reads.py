@@ -50,6 +50,11 @@ def _herder_busy_for(ms: int) -> dict[str, str]:
             "transforms.slow.type": SLOW_CONFIGURE_TYPE, "transforms.slow.sleep.ms": str(ms)}
 
 
+def _wait_connector_running(client: ConnectClient, name: str) -> None:
+    """The connector itself RUNNING: its task starts (and keeps the herder busy) right after."""
+    wait_until(lambda: client.status(name)["connector"]["state"] == "RUNNING", 60, message=f"{name} RUNNING")
+
+
 def _verifiable(topic: str, tasks: int = 1) -> dict[str, str]:
     return {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": str(tasks), "throughput": "10"}
 
@@ -147,7 +152,7 @@ def test_reads_answer_while_the_herder_thread_is_busy(client: ConnectClient, wor
     # HERDER_BUSY_MS once the connector runs.
     slow = _name("slow")
     client.create_connector(slow, _herder_busy_for(HERDER_BUSY_MS))
-    client.wait_state(slow, "RUNNING", timeout_s=60)
+    _wait_connector_running(client, slow)
     started = time.monotonic()
     probe: list[float] = []
 
@@ -232,7 +237,7 @@ def test_health_is_unhealthy_while_the_herder_thread_is_stuck(client: ConnectCli
     # get to it (here: a task start that takes 13 s) makes the worker unhealthy, not healthy.
     stuck = _name("stuck")
     client.create_connector(stuck, _herder_busy_for(13000))
-    client.wait_state(stuck, "RUNNING", timeout_s=60)
+    _wait_connector_running(client, stuck)
     time.sleep(0.5)
     with httpx.Client(base_url=worker.url, timeout=30) as http:
         started = time.monotonic()
