@@ -67,7 +67,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(_REPO), os.environ.ge
 from confluent_kafka import Consumer, IsolationLevel, Producer, TopicPartition  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec  # noqa: E402
 
-from connect_runtime.converters.json_converter import json_dumps_compact  # noqa: E402
+from connect_runtime.api.java_json import json_dumps_compact  # noqa: E402
 from connect_runtime.storage import formats  # noqa: E402
 from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, wait_until  # noqa: E402
 from connect_runtime.testing.local_kafka import KAFKA_VERSION, LocalKafka  # noqa: E402

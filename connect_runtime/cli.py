@@ -1,6 +1,6 @@
 """Console entry points: ``connect-distributed`` (a worker) and ``connect-runtime`` (tools: the local
-Kafka broker, the local Spark cluster and the demo). This is the composition root: nothing else wires
-components together."""
+Kafka broker, the local Spark cluster and the demo). A worker is made, and closed, by the composition
+root (:mod:`connect_runtime.composition`), which the demo shares."""
 
 from __future__ import annotations
 
@@ -19,15 +19,12 @@ from typing import TYPE_CHECKING
 from confluent_kafka import KafkaError, KafkaException
 
 from connect_runtime.api.errors import ConfigException, ConnectException
+from connect_runtime.composition import LOG_FORMAT, distributed_worker, load_worker
 
 if TYPE_CHECKING:
-    from connect_runtime.cluster.herder import DistributedHerder
-    from connect_runtime.config.worker_config import WorkerConfig
-    from connect_runtime.distributed import RestServerFactory
+    from connect_runtime.distributed import DistributedWorker
 
 logger = logging.getLogger(__name__)
-
-LOG_FORMAT = "[%(asctime)s] %(levelname)s %(message)s (%(name)s) [%(threadName)s]"
 
 
 def configure_logging(level: str = "INFO") -> None:
@@ -43,22 +40,30 @@ def distributed_main(argv: Sequence[str] | None = None) -> int:
                         help="override a worker config value (repeatable)")
     args = parser.parse_args(argv)
     configure_logging()
-    from connect_runtime.config.worker_config import load_worker_config
-
     try:
-        config = load_worker_config(args.config, args.override)
+        composed = load_worker(args.config, args.override)
     except ConfigException as e:
         print(f"connect-distributed: {e}", file=sys.stderr)
         return 1
-    from connect_runtime.distributed import DistributedWorker
-    from rest.server import RestServerError
-
     # `kill -USR1 <pid>` writes every thread's stack to stderr (like jstack for a Java worker).
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    worker = DistributedWorker(config, rest_server_factory(config))
+    try:
+        code = _run_worker(distributed_worker(composed), stop)
+    finally:
+        composed.close()
+    if code == 0:
+        logger.info("Worker stopped cleanly")
+        return _exit_when_threads_end(0)
+    return code
+
+
+def _run_worker(worker: DistributedWorker, stop: threading.Event) -> int:
+    """Start ``worker``, serve until ``stop`` is set (or the worker fails), stop it; the exit code."""
+    from rest.server import RestServerError
+
     try:
         worker.start()
     except ConfigException as e:  # a worker setting refused at start-up: one line naming the key
@@ -87,8 +92,7 @@ def distributed_main(argv: Sequence[str] | None = None) -> int:
             return 1
     logger.info("Shutting down")
     worker.stop()
-    logger.info("Worker stopped cleanly")
-    return _exit_when_threads_end(0)
+    return 0
 
 
 def _one_line(error: BaseException) -> str:
@@ -205,43 +209,3 @@ def new_connector_main(argv: Sequence[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-
-
-def rest_server_factory(config: WorkerConfig) -> RestServerFactory:
-    """The REST servers a worker serves its herder with: one per listener of ``listeners`` and
-    ``admin.listeners`` (http or https), each serving the endpoints its kind of listener serves."""
-    from rest.app import create_app
-    from rest.extensions import ServiceWithExtensions, load_rest_extensions
-    from rest.response_headers import replaced_server_headers
-    from rest.server import RestServer, RestServers
-
-    def build(herder: DistributedHerder) -> ServiceWithExtensions:
-        # Extensions are plugins: found through the worker's registry, closed when REST stops.
-        extensions = load_rest_extensions(config.rest_extension_classes, config.originals, herder.plugins)
-        try:
-            peer_tls = config.peer_tls()
-            # As Java's HeaderFilter: response.http.headers.config on the regular listeners (with
-            # /admin/* when served there), not on admin.listeners.
-            header_rules = config.response_header_rules
-            replaced = replaced_server_headers(header_rules)
-            servers = RestServers([
-                RestServer(
-                    # As Java, extensions (authentication) cover the regular endpoints only: separate
-                    # admin listeners are protected by their own TLS settings.
-                    create_app(herder, regular=listener.regular, admin=listener.admin, peer_tls=peer_tls,
-                               extensions=extensions.extensions if listener.regular else (),
-                               allowed_origins=config.access_control_allow_origin,
-                               allowed_methods=config.access_control_allow_methods,
-                               max_request_bytes=config.rest_request_max_bytes,
-                               response_headers=header_rules if listener.regular else ()),
-                    listener.host or "0.0.0.0", listener.port,
-                    ssl_context=config.rest_ssl_context(listener) if listener.https else None,
-                    replaced_headers=replaced if listener.regular else ())
-                for listener in config.rest_listeners()
-            ])
-        except BaseException:
-            extensions.close()
-            raise
-        return ServiceWithExtensions(servers, extensions)
-
-    return build

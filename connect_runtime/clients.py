@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import enum
 import logging
-import time
 from collections.abc import Mapping
 from typing import Any
 
-from confluent_kafka import KafkaError, KafkaException, Producer
+from confluent_kafka import KafkaError
 
 from connect_runtime.api.errors import RetriableException
+from connect_runtime.api.kafka_clients import JAVA_COMPATIBLE_PARTITIONER, is_transient_code, kafka_error
 from connect_runtime.logging_util import RateLimitFilter, kafka_client_key
 
 #: librdkafka's own log lines are routed here (instead of raw stderr), so ``/admin/loggers`` and the
@@ -30,11 +29,6 @@ def client_config(conf: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-#: librdkafka's name for the Java producer's default partitioner (murmur2 of the key; keyless records
-#: spread at random). librdkafka's own default, ``consistent_random``, hashes with CRC32 instead.
-JAVA_COMPATIBLE_PARTITIONER = "murmur2_random"
-
-
 def producer_config(conf: Mapping[str, Any]) -> dict[str, Any]:
     """:func:`client_config` for a producer: keyed records land where a Java producer puts them.
 
@@ -49,64 +43,9 @@ def producer_config(conf: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-#: How long one ``commit_transaction`` call may take before it is called again (see below).
-COMMIT_SLICE_S = 1.0
-
-
-def init_transactions(producer: Producer, timeout_s: float) -> None:
-    """``producer.init_transactions(timeout_s)``, once the producer has a broker connection.
-
-    A new producer connects to no broker until it needs one. When ``init_transactions`` is called
-    before a connection is up, librdkafka cannot look up the transaction coordinator and tries again
-    only on its own timer, 500 ms later: one init in three took 0.5 s instead of 55 ms on a local
-    broker, which is most of a planned handoff. A metadata request first brings a connection up (an
-    error is left to ``init_transactions`` to report).
-    """
-    deadline = time.monotonic() + timeout_s
-    with contextlib.suppress(KafkaException):
-        # At most a second (or half the time given): a connection takes milliseconds, and the caller's
-        # timeout is for the whole call.
-        producer.list_topics(timeout=min(1.0, timeout_s / 2))
-    producer.init_transactions(max(deadline - time.monotonic(), 0.1))
-
-
-def commit_transaction(producer: Producer, timeout_s: float) -> None:
-    """``producer.commit_transaction`` within ``timeout_s``, called in short slices.
-
-    librdkafka flushes before it commits, and a transaction that already failed (a record the broker
-    refused, say) keeps its queued records unsent, so one long call only times out, retriable, after
-    the whole timeout, while its open transaction holds every ``read_committed`` reader back. A
-    retry resumes the commit and reports the real, abortable error at once.
-    """
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            producer.commit_transaction(min(COMMIT_SLICE_S, max(deadline - time.monotonic(), 0.1)))
-            return
-        except KafkaException as e:
-            err = kafka_error(e)
-            if err is None or not err.retriable() or time.monotonic() >= deadline:
-                raise
-
-
-#: Errors that mean "Kafka is unreachable or moving right now", not "this cannot work": a broker restart,
-#: a leader election, a coordinator moving.
-_TRANSIENT_CODES = frozenset({
-    KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._TIMED_OUT, KafkaError._MSG_TIMED_OUT,
-    KafkaError._TIMED_OUT_QUEUE, KafkaError._WAIT_COORD, KafkaError._NOENT, KafkaError._RESOLVE,
-    KafkaError.REQUEST_TIMED_OUT, KafkaError.NETWORK_EXCEPTION, KafkaError.NOT_COORDINATOR,
-    KafkaError.COORDINATOR_NOT_AVAILABLE, KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
-    KafkaError.LEADER_NOT_AVAILABLE, KafkaError.NOT_LEADER_FOR_PARTITION, KafkaError.CONCURRENT_TRANSACTIONS,
-    KafkaError.NOT_ENOUGH_REPLICAS, KafkaError.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
-})
 _FATAL_CODES = frozenset({KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH,
                           KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, KafkaError.TOPIC_AUTHORIZATION_FAILED,
                           KafkaError.CLUSTER_AUTHORIZATION_FAILED})
-
-
-def is_transient_code(code: int) -> bool:
-    """Whether a Kafka client error code means Kafka is unavailable or moving right now."""
-    return code in _TRANSIENT_CODES
 
 
 def is_transient(error: BaseException) -> bool:
@@ -125,7 +64,7 @@ def is_transient(error: BaseException) -> bool:
         if err is not None:
             if err.code() in _FATAL_CODES or err.fatal():
                 return False
-            if err.retriable() or err.code() in _TRANSIENT_CODES:
+            if err.retriable() or is_transient_code(err.code()):
                 transient = True
         elif isinstance(current, RetriableException):
             transient = True
@@ -156,15 +95,6 @@ _MISSING_CODES = frozenset({
     KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_TOPIC, KafkaError._UNKNOWN_PARTITION,
     KafkaError.UNKNOWN_TOPIC_ID,
 })
-
-
-def kafka_error(exc: BaseException) -> KafkaError | None:
-    """The :class:`KafkaError` an exception carries, if any."""
-    if isinstance(exc, KafkaError):
-        return exc
-    if isinstance(exc, KafkaException) and exc.args and isinstance(exc.args[0], KafkaError):
-        return exc.args[0]
-    return None
 
 
 def classify_error(exc: BaseException | KafkaError) -> ErrorKind:

@@ -17,9 +17,7 @@ from pathlib import Path
 import httpx
 from confluent_kafka import Consumer
 
-from connect_runtime.cli import LOG_FORMAT, rest_server_factory
-from connect_runtime.config.worker_config import load_worker_config
-from connect_runtime.distributed import DistributedWorker
+from connect_runtime.composition import LOG_FORMAT, ComposedWorker, distributed_worker, load_worker
 from connect_runtime.testing.cluster import check_sequences, wait_until
 from connect_runtime.testing.local_kafka import LocalKafka, port_in_use
 
@@ -51,9 +49,18 @@ def demo_main(argv: Sequence[str]) -> int:
         port = None if (data_dir / "ports.json").exists() or port_in_use(args.port) else args.port
         bootstrap = kafka.start(port)
     print(f"  bootstrap.servers={bootstrap}")
-    config = load_worker_config(args.config, [f"bootstrap.servers={bootstrap}"])
-    _ensure_topic(bootstrap)
-    worker = DistributedWorker(config, rest_server_factory(config))
+    composed = load_worker(args.config, [f"bootstrap.servers={bootstrap}"])
+    try:
+        return _run(args, composed, bootstrap, log_file)
+    finally:
+        composed.close()
+
+
+def _run(args: argparse.Namespace, composed: ComposedWorker, bootstrap: str, log_file: Path) -> int:
+    """Start the worker and the demo connector, and print what is committed until stopped."""
+    config = composed.config
+    ensure_topic(bootstrap)
+    worker = distributed_worker(composed)
     print(f"Starting a worker from {args.config} (log: {log_file}) ...", flush=True)
     worker.start()
     if not worker.wait_ready(120):
@@ -61,9 +68,7 @@ def demo_main(argv: Sequence[str]) -> int:
         worker.stop()
         return 1
     rest = config.advertised_url()
-    cfg = {"connector.class": "VerifiableSource", "topic": TOPIC, "tasks.max": "2",
-           "throughput": str(args.throughput), "exactly.once.support": "required"}
-    r = httpx.put(f"{rest}/connectors/{CONNECTOR}/config", json=cfg, timeout=60)
+    r = httpx.put(f"{rest}/connectors/{CONNECTOR}/config", json=connector_config(args.throughput), timeout=60)
     if r.status_code >= 400:
         print(f"Creating the connector failed: {r.status_code} {r.text}", file=sys.stderr)
         worker.stop()
@@ -113,7 +118,14 @@ def _all_running(rest: str) -> bool:
         t["state"] == "RUNNING" for t in st["tasks"])
 
 
-def _ensure_topic(bootstrap: str) -> None:
+def connector_config(throughput: int) -> dict[str, str]:
+    """The demo connector's config (the README's examples name it, and a test creates it so)."""
+    return {"connector.class": "VerifiableSource", "topic": TOPIC, "tasks.max": "2",
+            "throughput": str(throughput), "exactly.once.support": "required"}
+
+
+def ensure_topic(bootstrap: str) -> None:
+    """Create the demo connector's topic if it is missing (the local broker creates none by itself)."""
     from confluent_kafka.admin import AdminClient
 
     from connect_runtime.storage.topics import ensure_topic

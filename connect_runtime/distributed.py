@@ -1,5 +1,6 @@
 """Assembles one distributed worker process: Kafka clients, internal topics, stores, worker, herder
-and REST server. ``connect-distributed`` and the test harness both build workers through here."""
+and REST server, from a config and the plugin instances the composition root
+(:mod:`connect_runtime.composition`) made from it."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from connect_runtime.cluster.framework_config import check_worker_converters
 from connect_runtime.cluster.herder import DistributedHerder
 from connect_runtime.cluster.membership import Membership
 from connect_runtime.config.worker_config import WorkerConfig
+from connect_runtime.config.worker_plugins import WorkerPlugins
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage.config_store import KafkaConfigBackingStore
 from connect_runtime.storage.config_writer import ConfigTopicWriter
@@ -30,7 +32,7 @@ from connect_runtime.storage.topics import (
     ensure_internal_topic,
     max_message_bytes,
 )
-from connect_runtime.worker.task_process_handle import warm_up
+from connect_runtime.worker.task_process import warm_up
 from connect_runtime.worker.worker import Worker
 
 logger = logging.getLogger(__name__)
@@ -54,8 +56,11 @@ class DistributedWorker:
     tasks make their final commit, producers close, REST closes."""
 
     def __init__(self, config: WorkerConfig, rest_server: RestServerFactory,
-                 plugins: PluginRegistry | None = None) -> None:
+                 plugins: PluginRegistry | None = None, worker_plugins: WorkerPlugins | None = None) -> None:
+        """``worker_plugins`` are made and closed by the composition root (:mod:`connect_runtime.composition`);
+        without them the worker has no config providers."""
         self.config = config
+        self._worker_plugins = worker_plugins
         # Discovered when the worker starts (a plugin.path problem is then one line, not a traceback).
         self._given_plugins = plugins
         self.plugins: PluginRegistry
@@ -111,7 +116,8 @@ class DistributedWorker:
         worker = Worker(cfg, worker_id, self.plugins, offset_store, status_store,
                         lambda c: herder_ref[0].request_reconfiguration(c),
                         on_tasks_changed=lambda: herder_ref[0].on_tasks_changed(),
-                        retry_task=lambda t, delay: herder_ref[0].schedule_task_retry(t, delay))
+                        retry_task=lambda t, delay: herder_ref[0].schedule_task_retry(t, delay),
+                        worker_plugins=self._worker_plugins)
         # Tasks run in processes forked from a fork server: start it while the worker joins.
         threading.Thread(target=warm_up, name="task-process-warm-up", daemon=True).start()
         membership = Membership(cfg.session_timeout_ms)
@@ -191,7 +197,6 @@ class DistributedWorker:
                 c.stop()
             except Exception:
                 logger.exception("Failed to stop %s", c)
-        self.config.close_plugins()
 
 
 _AUTH_CODES = frozenset({KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED})

@@ -1,11 +1,15 @@
-"""Runtime errors that carry the HTTP status the REST API answers with (Kafka Connect's mapping)."""
+"""Errors that carry the HTTP status the REST API answers with (Kafka Connect's mapping).
+
+Raised by the herder API (``cluster``) and ``rest`` only, which the import contracts check: storage,
+worker and plugin code raise plain ``ConnectException``s, which the herder or the REST layer maps.
+"""
 
 from __future__ import annotations
 
 from connect_runtime.api.errors import ConnectException
 
 
-class ConnectRestError(ConnectException):
+class HttpStatusError(ConnectException):
     """An error with an HTTP status; the REST layer renders ``{"error_code": status, "message": ...}``."""
 
     status: int = 500
@@ -19,31 +23,31 @@ class ConnectRestError(ConnectException):
             self.status = status
 
 
-class NotFoundError(ConnectRestError):
+class NotFoundHttpError(HttpStatusError):
     """The connector, task or plugin does not exist (404)."""
 
     status = 404
 
 
-class AlreadyExistsError(ConnectRestError):
+class AlreadyExistsHttpError(HttpStatusError):
     """The connector already exists (409)."""
 
     status = 409
 
 
-class BadRequestError(ConnectRestError):
+class BadRequestHttpError(HttpStatusError):
     """The request is invalid (400)."""
 
     status = 400
 
 
-class ConflictError(ConnectRestError):
+class ConflictHttpError(HttpStatusError):
     """A conflicting operation (e.g. a rebalance) prevents the request now (409)."""
 
     status = 409
 
 
-class NotLeaderError(ConnectRestError):
+class NotLeaderHttpError(HttpStatusError):
     """This worker is not the leader; ``leader_url`` (if known) is where to forward."""
 
     status = 409
@@ -53,13 +57,13 @@ class NotLeaderError(ConnectRestError):
         self.leader_url = leader_url
 
 
-class RequestTimeoutError(ConnectRestError):
+class RequestTimeoutHttpError(HttpStatusError):
     """The herder did not complete the request within the REST timeout (500, as the reference)."""
 
     status = 500
 
 
-class NotAssignedError(ConnectRestError):
+class NotAssignedHttpError(HttpStatusError):
     """The connector or task runs on another worker; ``owner_url`` (if known) is where to forward."""
 
     status = 409
@@ -69,13 +73,13 @@ class NotAssignedError(ConnectRestError):
         self.owner_url = owner_url
 
 
-class ServiceUnavailableError(ConnectRestError):
+class ServiceUnavailableHttpError(HttpStatusError):
     """The worker cannot serve the request yet (e.g. no session key read yet: 503)."""
 
     status = 503
 
 
-class ForbiddenError(ConnectRestError):
+class ForbiddenHttpError(HttpStatusError):
     """An internal request's signature does not verify (403)."""
 
     status = 403

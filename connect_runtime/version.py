@@ -8,24 +8,15 @@ refused, never ignored. Plugins without a version accept no request.
 from __future__ import annotations
 
 import re
-from importlib.metadata import PackageNotFoundError, version
 
-#: The runtime version when the package metadata is missing (a bare source tree), as Kafka's
-#: ``AppInfoParser`` reports it.
-UNKNOWN_VERSION = "unknown"
+from connect_runtime.api.runtime_info import UNKNOWN_VERSION, runtime_version
+
+__all__ = ["UNDEFINED_VERSION", "UNKNOWN_VERSION", "plugin_version", "runtime_version", "satisfies", "version_error"]
 
 #: A plugin's version in plugin listings when it has none (Kafka's ``PluginDesc.UNDEFINED_VERSION``).
 UNDEFINED_VERSION = "undefined"
 
 _RANGE = re.compile(r"^\s*([\[(])\s*([^,\s]*)\s*,\s*([^,\s]*)\s*([\])])\s*$")
-
-
-def runtime_version() -> str:
-    """The installed ``connect-runtime`` version: the worker's (``GET /``) and the built-in plugins'."""
-    try:
-        return version("connect-runtime")
-    except PackageNotFoundError:
-        return UNKNOWN_VERSION
 
 
 def plugin_version(plugin: object) -> str | None:

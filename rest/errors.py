@@ -1,6 +1,6 @@
 """Error rendering: every failure becomes Connect's ``{"error_code": <status>, "message": "..."}``.
 
-This is the Python counterpart of Java's ``ConnectExceptionMapper``: a ``ConnectRestError`` keeps its
+This is the Python counterpart of Java's ``ConnectExceptionMapper``: a ``HttpStatusError`` keeps its
 status; any other ``ConnectException`` (or unexpected exception) is a 500 with the exception's
 message; routing errors (unknown path 404, wrong method 405) use Jersey's ``"HTTP 404 Not Found"``
 wording; request validation errors are 400 (Java answers 400 for JSON mapping errors; we use 400
@@ -18,13 +18,15 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from connect_runtime.api.errors import ConnectException
-from connect_runtime.errors import ConnectRestError
+from connect_runtime.errors import HttpStatusError
 from connect_runtime.plugins.registry import PluginNotFoundError
 from connect_runtime.storage.config_writer import ConfigWriteError
+from connect_runtime.worker.connector_offsets import InvalidOffsetsRequest
 from rest.forwarding import ForwardedResponse
 from rest.models import ErrorMessage
 
@@ -61,7 +63,7 @@ def _validation_message(exc: RequestValidationError) -> str:
 
 def response_for_exception(request_path: str, exc: BaseException) -> JSONResponse:
     """Map any exception to the Connect error response (Java's ``ConnectExceptionMapper``)."""
-    if isinstance(exc, ConnectRestError):
+    if isinstance(exc, HttpStatusError):
         if exc.status >= 500:
             logger.error("REST request to %s failed: %s", request_path, exc.log_message)
         else:
@@ -71,7 +73,7 @@ def response_for_exception(request_path: str, exc: BaseException) -> JSONRespons
         return error_response(exc.status_code, _http_exception_message(exc), exc.headers)
     if isinstance(exc, RequestValidationError):
         return error_response(400, _validation_message(exc))
-    if isinstance(exc, PluginNotFoundError):  # a request naming a class no plugin has
+    if isinstance(exc, PluginNotFoundError | InvalidOffsetsRequest):  # the request names no plugin or bad offsets
         logger.debug("REST request to %s failed with 400: %s", request_path, exc)
         return error_response(400, str(exc))
     if isinstance(exc, ConfigWriteError):  # transient and retriable: no stack trace in the log
@@ -138,6 +140,9 @@ class CatchAllMiddleware:
 
         try:
             await self.app(scope, receive, tracking_send)
+        except ClientDisconnect:
+            # The client went away before its body was complete: no one to answer, and no error of ours.
+            logger.debug("Client disconnected while sending the body of a request to %s", scope.get("path", ""))
         except Exception as exc:
             if started:
                 # Too late for an error body; let the server close the connection.

@@ -23,7 +23,7 @@ from connect_runtime.cluster.herder_api import SessionKeyInfo
 from connect_runtime.cluster.peer_http import async_peer_client
 from connect_runtime.cluster.request_signature import NO_SESSION_KEY, sign
 from connect_runtime.config.rest_tls import PeerTls
-from connect_runtime.errors import ConnectRestError, ServiceUnavailableError
+from connect_runtime.errors import HttpStatusError, ServiceUnavailableHttpError
 
 logger = logging.getLogger(__name__)
 
@@ -117,7 +117,7 @@ async def forward_request(
     if signing is not None:
         key, algorithm = signing
         if key is None:
-            raise ServiceUnavailableError(NO_SESSION_KEY)
+            raise ServiceUnavailableHttpError(NO_SESSION_KEY)
         headers.update(sign(key.key, algorithm, body))
     logger.debug("Forwarding request %s %s", request.method, url)
     try:
@@ -129,11 +129,11 @@ async def forward_request(
             answer = await client.request(request.method, url, content=body, headers=headers, timeout=timeout_s)
     except httpx.HTTPError as exc:
         logger.error("IO error forwarding REST request %s %s: %s", request.method, url, exc)
-        raise ConnectRestError(FORWARD_IO_ERROR + (str(exc) or type(exc).__name__), status=500) from exc
+        raise HttpStatusError(FORWARD_IO_ERROR + (str(exc) or type(exc).__name__), status=500) from exc
     status = answer.status_code
     logger.debug("Forwarded request %s %s answered %d", request.method, url, status)
     if status < 200 or 300 <= status < 400:
-        raise ConnectRestError(UNEXPECTED_STATUS + str(status), status=500)
+        raise HttpStatusError(UNEXPECTED_STATUS + str(status), status=500)
     return _relay(answer, target_url, request)
 
 

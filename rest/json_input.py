@@ -19,7 +19,7 @@ import json
 import re
 from typing import Any, NoReturn
 
-from connect_runtime.errors import BadRequestError
+from connect_runtime.errors import BadRequestHttpError
 
 #: The deepest nesting of arrays and objects a request body may have.
 MAX_NESTING_DEPTH = 64
@@ -75,7 +75,7 @@ def _lone_surrogate(value: Any) -> str | None:
 
 
 def decode_json(raw: bytes, *, numbers_as_text: bool) -> Any:
-    """Parse a request body as UTF-8 JSON; any problem raises :class:`BadRequestError` (400).
+    """Parse a request body as UTF-8 JSON; any problem raises :class:`BadRequestHttpError` (400).
 
     ``numbers_as_text`` keeps numbers as their literal text (``1.50`` stays ``"1.50"``), as Jackson
     binds a number to a ``String`` field; otherwise they become ``int``/``float``.
@@ -83,23 +83,23 @@ def decode_json(raw: bytes, *, numbers_as_text: bool) -> Any:
     try:
         text = raw.decode("utf-8")  # also refuses UTF-8-encoded surrogates
     except UnicodeDecodeError as exc:
-        raise BadRequestError(f"Request body is not valid UTF-8: {exc}") from None
+        raise BadRequestHttpError(f"Request body is not valid UTF-8: {exc}") from None
     if _too_deep(text, MAX_NESTING_DEPTH):
-        raise BadRequestError(f"Request body nests JSON arrays and objects deeper than {MAX_NESTING_DEPTH} levels")
+        raise BadRequestHttpError(f"Request body nests JSON arrays and objects deeper than {MAX_NESTING_DEPTH} levels")
     try:
         if numbers_as_text:
             value = json.loads(text, parse_int=str, parse_float=str, parse_constant=_reject_constant)
         else:
             value = json.loads(text, parse_constant=_reject_constant)
     except RecursionError:  # not reachable within MAX_NESTING_DEPTH; kept as a last line of defence
-        raise BadRequestError("Request body nests JSON arrays and objects too deeply") from None
+        raise BadRequestHttpError("Request body nests JSON arrays and objects too deeply") from None
     except (json.JSONDecodeError, ValueError) as exc:
-        raise BadRequestError(f"Request body is not valid JSON: {exc}") from None
+        raise BadRequestHttpError(f"Request body is not valid JSON: {exc}") from None
     if "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None:
         bad = _lone_surrogate(value)
         if bad is not None:
             code = next(c for c in bad if "\ud800" <= c <= "\udfff")
-            raise BadRequestError(
+            raise BadRequestHttpError(
                 f"Request body is not valid JSON: a string holds the unpaired surrogate \\u{ord(code):04x}, "
                 "which is not valid Unicode")
     return value

@@ -9,7 +9,7 @@ with :meth:`ConnectModel.to_json`.
 Request bodies mirror how Jackson binds ``Map<String, String>`` and ``CreateConnectorRequest``: JSON
 scalars (numbers, booleans) become strings, numbers keep their literal text (``1.50`` stays
 ``"1.50"``), nested objects/arrays and ``null`` values are rejected. :func:`parse_json_body` and
-:func:`parse_request` turn every malformed body into a :class:`BadRequestError` (400), never a 500.
+:func:`parse_request` turn every malformed body into a :class:`BadRequestHttpError` (400), never a 500.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from connect_runtime.cluster.herder_api import (
     TaskInfo,
     TaskStateInfo,
 )
-from connect_runtime.errors import BadRequestError
+from connect_runtime.errors import BadRequestHttpError
 from connect_runtime.types import ConnectorOffset, ConnectorOffsets, ConnectorTaskId, TargetState
 from rest.json_input import decode_json
 
@@ -68,7 +68,7 @@ def parse_json_body(raw: bytes) -> Any:
     Nesting and Unicode are bounded by :func:`rest.json_input.decode_json`.
     """
     if not raw.strip():
-        raise BadRequestError("Request body is empty; a JSON object is required")
+        raise BadRequestHttpError("Request body is empty; a JSON object is required")
     return decode_json(raw, numbers_as_text=True)
 
 
@@ -94,11 +94,11 @@ def format_validation_error(exc: ValidationError) -> str:
 def parse_request(model: type[_M], data: Any) -> _M:
     """Validate parsed JSON against a request model; any problem becomes a 400."""
     if not isinstance(data, dict):
-        raise BadRequestError(f"Request body must be a JSON object, not {_describe_json(data)}")
+        raise BadRequestHttpError(f"Request body must be a JSON object, not {_describe_json(data)}")
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise BadRequestError(format_validation_error(exc)) from None
+        raise BadRequestHttpError(format_validation_error(exc)) from None
 
 
 def _coerce_config_string(value: object) -> object:
@@ -233,16 +233,16 @@ def _jackson_kind(value: object) -> str:
     return f"Number value ({value})"
 
 
-def _cannot_deserialize(java_type: str, value: object) -> BadRequestError:
+def _cannot_deserialize(java_type: str, value: object) -> BadRequestHttpError:
     """Jackson's wording for a JSON value of the wrong shape (the reference answers it with 500)."""
-    return BadRequestError(f"Cannot deserialize value of type `{java_type}` from {_jackson_kind(value)}")
+    return BadRequestHttpError(f"Cannot deserialize value of type `{java_type}` from {_jackson_kind(value)}")
 
 
-def _unrecognized(field: str, java_class: str, known: list[str]) -> BadRequestError:
+def _unrecognized(field: str, java_class: str, known: list[str]) -> BadRequestHttpError:
     """Jackson's wording for an unknown field (Connect's mapper fails on them)."""
     count = "one known property" if len(known) == 1 else f"{len(known)} known properties"
     names = ", ".join(f'"{k}"' for k in known)
-    return BadRequestError(
+    return BadRequestHttpError(
         f'Unrecognized field "{field}" (class {java_class}), not marked as ignorable ({count}: {names}])')
 
 
@@ -261,24 +261,24 @@ def parse_connector_offsets(raw: bytes) -> list[ConnectorOffset]:
     is checked by the herder, with the reference's ``OffsetUtils`` messages.
     """
     if not raw.strip():
-        raise BadRequestError(NO_OFFSETS_PROVIDED)
+        raise BadRequestHttpError(NO_OFFSETS_PROVIDED)
     data = decode_json(raw, numbers_as_text=False)
     if not isinstance(data, dict):
         if data is None:
-            raise BadRequestError(NO_OFFSETS_PROVIDED)
+            raise BadRequestHttpError(NO_OFFSETS_PROVIDED)
         raise _cannot_deserialize(_OFFSETS_CLASS, data)
     for name in data:
         if name != "offsets":
             raise _unrecognized(name, _OFFSETS_CLASS, ["offsets"])
     entries = data.get("offsets")
     if entries is None or entries == []:
-        raise BadRequestError(NO_OFFSETS_PROVIDED)
+        raise BadRequestHttpError(NO_OFFSETS_PROVIDED)
     if not isinstance(entries, list):
         raise _cannot_deserialize(f"java.util.ArrayList<{_OFFSET_CLASS}>", entries)
     offsets: list[ConnectorOffset] = []
     for entry in entries:
         if entry is None:
-            raise BadRequestError(NULL_PARTITION)
+            raise BadRequestHttpError(NULL_PARTITION)
         if not isinstance(entry, dict):
             raise _cannot_deserialize(_OFFSET_CLASS, entry)
         for name in entry:
@@ -286,7 +286,7 @@ def parse_connector_offsets(raw: bytes) -> list[ConnectorOffset]:
                 raise _unrecognized(name, _OFFSET_CLASS, ["offset", "partition"])
         partition = entry.get("partition")
         if partition is None:
-            raise BadRequestError(NULL_PARTITION)
+            raise BadRequestHttpError(NULL_PARTITION)
         offset = entry.get("offset")
         offsets.append(ConnectorOffset(_offset_map(partition), None if offset is None else _offset_map(offset)))
     return offsets

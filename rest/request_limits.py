@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from connect_runtime.errors import ConnectRestError
+from connect_runtime.errors import HttpStatusError
 from rest.errors import error_response
 
 #: The HTTP status of a body over the limit (Jetty's ``SizeLimitHandler`` answers the same).
 PAYLOAD_TOO_LARGE = 413
 
 
-class RequestBodyTooLarge(ConnectRestError):
+class RequestBodyTooLarge(HttpStatusError):
     """The request body is larger than ``rest.request.max.bytes`` (413)."""
 
     def __init__(self, limit: int) -> None:

@@ -38,6 +38,7 @@ from connect_runtime.api.rest_extension import (
     ConnectRestExtensionContext,
     TaskState,
 )
+from connect_runtime.api.runtime_info import runtime_version
 from connect_runtime.api.storage import OffsetStorageReader, freeze_partition
 from connect_runtime.api.task import SourceTask, SourceTaskContext
 from connect_runtime.api.transaction import TransactionContext
@@ -88,4 +89,5 @@ __all__ = [
     "Width",
     "freeze_partition",
     "non_empty_string",
+    "runtime_version",
 ]

@@ -20,6 +20,14 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from connect_runtime.api.offsets_topic import (
+    RecordFormatError,
+    offset_key,
+    offset_value,
+    parse_offset_key,
+    parse_offset_value,
+)
+
 
 @dataclass(frozen=True)
 class DelegatedDelivery:
@@ -49,16 +57,12 @@ class DelegatedDelivery:
                       offset: Mapping[str, Any] | None) -> tuple[bytes, bytes | None]:
         """The offsets-topic key and value for ``partition`` at ``offset`` (None: a tombstone), byte
         for byte as the runtime and Apache Kafka Connect write them."""
-        from connect_runtime.storage.formats import offset_key, offset_value
-
         return offset_key(self.connector, partition), offset_value(offset)
 
     def parse_offset_record(self, key: bytes | None,
                             value: bytes | None) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         """The (partition, offset) an offsets-topic record holds for this connector; None for records
         of other connectors and keys the runtime ignores."""
-        from connect_runtime.storage.formats import RecordFormatError, parse_offset_key, parse_offset_value
-
         try:
             parsed = parse_offset_key(key)
         except RecordFormatError:

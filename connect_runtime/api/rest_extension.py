@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
-from connect_runtime.version import runtime_version
+from connect_runtime.api.runtime_info import runtime_version
 
 __all__ = [
     "ConnectClusterDetails",

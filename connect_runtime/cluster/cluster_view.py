@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from connect_runtime.api.connector import SourceConnector
 from connect_runtime.cluster.herder_api import ConnectorInfo, ConnectorStateInfo, StateInfo, TaskInfo, TaskStateInfo
-from connect_runtime.errors import NotFoundError
+from connect_runtime.errors import NotFoundHttpError
 from connect_runtime.futures import deferred
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage.config_store import ClusterConfigState, KafkaConfigBackingStore
@@ -68,7 +68,7 @@ class ClusterView:
     @staticmethod
     def require(state: ClusterConfigState, name: str) -> None:
         if not state.contains(name):
-            raise NotFoundError(f"Connector {name} not found")
+            raise NotFoundHttpError(f"Connector {name} not found")
 
     def connector_type(self, cfg: Mapping[str, str]) -> str:
         class_name = cfg.get("connector.class", "")
@@ -94,7 +94,7 @@ class ClusterView:
     def status_now(self, name: str) -> ConnectorStateInfo:
         state = self.snapshot()
         if not state.contains(name):
-            raise NotFoundError(f"No status found for connector {name}")
+            raise NotFoundHttpError(f"No status found for connector {name}")
         status = self._status_store.get_connector(name)
         if status is None:
             conn = StateInfo(State.UNASSIGNED, self._worker_id, None)
@@ -112,7 +112,7 @@ class ClusterView:
     def _task_status_now(self, task: ConnectorTaskId) -> TaskStateInfo:
         state = self.snapshot()
         if not state.contains(task.connector) or task not in state.tasks(task.connector):
-            raise NotFoundError(f"No status found for task {task}")
+            raise NotFoundHttpError(f"No status found for task {task}")
         status = self._status_store.get_task(task)
         if status is None:
             return TaskStateInfo(State.UNASSIGNED, self._worker_id, None, task.task)

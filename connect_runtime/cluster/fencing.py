@@ -20,10 +20,11 @@ from typing import Any, TypeVar
 from confluent_kafka import Producer
 
 from connect_runtime.api.errors import ConnectException
-from connect_runtime.clients import init_transactions, producer_config
+from connect_runtime.api.kafka_clients import init_transactions
+from connect_runtime.clients import producer_config
 from connect_runtime.cluster.leadership import Leadership
 from connect_runtime.config.worker_config import WorkerConfig
-from connect_runtime.errors import BadRequestError, ConflictError, NotFoundError
+from connect_runtime.errors import BadRequestHttpError, ConflictHttpError, NotFoundHttpError
 from connect_runtime.storage import formats
 from connect_runtime.storage.config_store import KafkaConfigBackingStore
 from connect_runtime.types import ConnectorTaskId
@@ -81,9 +82,9 @@ class ZombieFencer:
         except Exception as e:
             raise ConnectException("Failed to read to end of config topic before performing zombie fencing") from e
         if not state.contains(connector):
-            raise NotFoundError(f"Connector {connector} not found")
+            raise NotFoundHttpError(f"Connector {connector} not found")
         if not self._is_source(state.connector_configs[connector]):
-            raise BadRequestError(f"Connector {connector} is not a source connector")
+            raise BadRequestHttpError(f"Connector {connector} is not a source connector")
         if connector not in state.pending_fencing:
             return
         previous = state.task_count_records.get(connector)
@@ -105,7 +106,7 @@ class ZombieFencer:
         self._leadership.require_leader()
         state = self._config_store.refresh()
         if state.task_config_generation(connector) != generation:
-            raise ConflictError(FENCE_CONFLICT)
+            raise ConflictHttpError(FENCE_CONFLICT)
         self._leadership.write([formats.task_count_record(connector, count)])
         self._config_store.refresh()
 

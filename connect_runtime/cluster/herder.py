@@ -55,13 +55,13 @@ from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import (
-    AlreadyExistsError,
-    BadRequestError,
-    ConflictError,
-    ForbiddenError,
-    NotAssignedError,
-    NotFoundError,
-    NotLeaderError,
+    AlreadyExistsHttpError,
+    BadRequestHttpError,
+    ConflictHttpError,
+    ForbiddenHttpError,
+    NotAssignedHttpError,
+    NotFoundHttpError,
+    NotLeaderHttpError,
 )
 from connect_runtime.futures import deferred
 from connect_runtime.loggers import Loggers
@@ -113,9 +113,9 @@ class DistributedHerder:
         self.plugins = plugins
         self._cluster_id = kafka_cluster_id
         self.membership = membership
-        self._validator = ConnectorValidator(config, plugins)
+        self._validator = ConnectorValidator(config, plugins, worker.worker_plugins)
         self._internal = InternalClient(self.session_key, config.inter_worker_signature_algorithm,
-                                        tls=config.peer_tls())
+                                        tls=worker.worker_plugins.peer_tls)
         self._requests: queue.Queue[Callable[[], None]] = queue.Queue()
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -150,7 +150,8 @@ class DistributedHerder:
         self._slow_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="herder-work")
         # Tasks that failed on a transient error: when to restart them.
         self._task_retries: dict[ConnectorTaskId, float] = {}
-        self._offsets = SourceConnectorOffsets(worker.config, worker.plugins, worker.offset_stores)
+        self._offsets = SourceConnectorOffsets(worker.config, worker.plugins, worker.offset_stores,
+                                              worker.worker_plugins)
         # REST reads: answered from the snapshots on the caller's thread (``cluster_view.py``).
         self._view = ClusterView(config_store, status_store, plugins, worker.worker_id)
         self._loggers = Loggers()
@@ -526,10 +527,10 @@ class DistributedHerder:
         """
         try:
             self._request_fencing(connector)
-        except ConflictError as e:
+        except ConflictHttpError as e:
             raise RetriableException(str(e)) from e  # new task configs: the assignment restarts the task
         except Exception as e:
-            if isinstance(e, BadRequestError | NotFoundError):
+            if isinstance(e, BadRequestHttpError | NotFoundHttpError):
                 raise
             raise RetriableException(f"Zombie fencing for connector {connector} failed: {e}") from e
 
@@ -597,7 +598,7 @@ class DistributedHerder:
             return
         url = self.leader_url()
         if url is None:
-            self._task_configs_not_handed(name, ConflictError("Leader is unknown"))
+            self._task_configs_not_handed(name, ConflictHttpError("Leader is unknown"))
             return
         # A request to another worker: on the pool, so a slow leader holds up nothing here.
         self._slow_pool.submit(self._send_task_configs, url, name, new_configs)
@@ -655,7 +656,7 @@ class DistributedHerder:
         producer settings would fence on the wrong cluster when the tasks' producers are overridden."""
         failed = FENCE_FAILED.format(connector_props.get("name", ""))
         try:
-            resolved = self.config.config_transformer.transform(connector_props)
+            resolved = self.worker.worker_plugins.config_transformer.transform(connector_props)
         except ConfigException as e:
             raise ConnectException(f"{failed}: {e}") from e
         try:
@@ -663,7 +664,7 @@ class DistributedHerder:
         except ConfigException as e:
             # A parse error may quote a value a provider resolved: no secret in the error, nor in its cause.
             raise ConnectException(f"{failed}: {resolved.redact(str(e))}") from None
-        check_client_overrides(self.config.override_policy, cfg.name,
+        check_client_overrides(self.worker.worker_plugins.override_policy, cfg.name,
                                self.plugins.connector_class(cfg.connector_class), cfg.originals)
         return self.worker.offset_stores.client_settings(cfg, "producer")
 
@@ -704,7 +705,7 @@ class DistributedHerder:
             self._require(state, name)
             if not include_tasks and not only_failed:
                 if name not in self.worker.connector_names():
-                    raise NotAssignedError(f"Connector {name} is not owned by this worker", self._owner_url(name))
+                    raise NotAssignedHttpError(f"Connector {name} is not owned by this worker", self._owner_url(name))
                 self._stop_connector(name)
                 self._apply_assignment(state)
                 return None
@@ -729,9 +730,9 @@ class DistributedHerder:
             state = self.config_store.refresh()
             self._require(state, task.connector)
             if task not in state.tasks(task.connector):
-                raise NotFoundError(f"Task {task} not found")
+                raise NotFoundHttpError(f"Task {task} not found")
             if task not in self.worker.task_ids():
-                raise NotAssignedError(f"Task {task} is not owned by this worker", self._owner_url(task))
+                raise NotAssignedHttpError(f"Task {task} is not owned by this worker", self._owner_url(task))
             self.worker.stop_tasks([task])
             self._task_generations.pop(task, None)
             self._apply_assignment(state)
@@ -804,7 +805,7 @@ class DistributedHerder:
 
     def _modify_offsets_checks(self, name: str) -> Mapping[str, str]:
         if not self._is_leader:
-            raise NotLeaderError("Only the leader can process external offsets modification requests",
+            raise NotLeaderHttpError("Only the leader can process external offsets modification requests",
                                  self.leader_url())
         try:
             state = self.config_store.refresh()
@@ -813,7 +814,7 @@ class DistributedHerder:
         self._require(state, name)
         # STOPPED with no tasks: the tasks were at least asked to stop (zombies are fenced under EOS).
         if state.target_state(name) is not TargetState.STOPPED or state.task_counts.get(name, 0) != 0:
-            raise BadRequestError(
+            raise BadRequestHttpError(
                 "Connectors must be in the STOPPED state before their offsets can be modified. This can be done "
                 f"for the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint")
         return state.connector_configs[name]
@@ -869,7 +870,7 @@ class DistributedHerder:
             state = self.config_store.refresh()
             exists = state.contains(name)
             if exists and not allow_replace:
-                raise AlreadyExistsError(f"Connector {name} already exists")
+                raise AlreadyExistsHttpError(f"Connector {name} already exists")
             records: list[tuple[str, bytes | None]] = []
             if initial_state is not None and not exists:
                 records.append(formats.target_state_record(name, initial_state.value))
@@ -910,7 +911,7 @@ class DistributedHerder:
         writer = self._leadership.writer
         size = writer.batch_bytes(records)
         if size > writer.max_batch_bytes:
-            raise BadRequestError(
+            raise BadRequestHttpError(
                 f"Connector configuration is too large: it takes {size} bytes in the config topic, more than "
                 f"the {writer.max_batch_bytes} bytes allowed by {writer.limit_source}")
 
@@ -944,9 +945,9 @@ class DistributedHerder:
     def _check_topic_tracking(self, reset: bool) -> None:
         """Java's REST resource answers 403 when tracking (or its reset) is switched off on the worker."""
         if not self.config.topic_tracking_enable:
-            raise ForbiddenError("Topic tracking is disabled.")
+            raise ForbiddenHttpError("Topic tracking is disabled.")
         if reset and not self.config.topic_tracking_allow_reset:
-            raise ForbiddenError("Topic tracking reset is disabled.")
+            raise ForbiddenHttpError("Topic tracking reset is disabled.")
 
     def _reset_active_topics(self, name: str) -> None:
         for status in self.status_store.get_all_topics(name):

@@ -1,7 +1,7 @@
 """The narrow interface the REST layer uses to talk to the herder, and the entities it returns.
 
 REST handlers never touch worker state directly: every mutating call is a request the herder's own
-thread executes; the returned ``Future`` completes (or fails with a ``ConnectRestError``) when done.
+thread executes; the returned ``Future`` completes (or fails with a ``HttpStatusError``) when done.
 Reads (connectors, info, config, task configs, statuses) return futures too, but the herder completes
 them at once from its latest config and status snapshots, without queueing them behind its thread;
 only while the worker is still reading its internal topics at start-up do they wait.
@@ -170,26 +170,26 @@ class Herder(Protocol):
         ...
 
     def connector_info(self, name: str) -> Future[ConnectorInfo]:
-        """Config and task ids of a connector; NotFoundError if unknown."""
+        """Config and task ids of a connector; NotFoundHttpError if unknown."""
         ...
 
     def connector_config(self, name: str) -> Future[dict[str, str]]:
-        """The connector's config; NotFoundError if unknown."""
+        """The connector's config; NotFoundHttpError if unknown."""
         ...
 
     def put_connector_config(
         self, name: str, config: dict[str, str], allow_replace: bool, initial_state: TargetState | None
     ) -> Future[Created]:
-        """Create or update; validates first (BadRequestError with Connect's message if invalid)."""
+        """Create or update; validates first (BadRequestHttpError with Connect's message if invalid)."""
         ...
 
     def patch_connector_config(self, name: str, patch: dict[str, str | None]) -> Future[Created]:
         """KIP-477 partial update (leader only): the current config with ``patch`` merged in (a None
-        value removes the key), validated and written as a PUT would; NotFoundError if unknown."""
+        value removes the key), validated and written as a PUT would; NotFoundHttpError if unknown."""
         ...
 
     def delete_connector(self, name: str) -> Future[None]:
-        """Delete a connector; NotFoundError if unknown."""
+        """Delete a connector; NotFoundHttpError if unknown."""
         ...
 
     def task_configs(self, name: str) -> Future[list[TaskInfo]]:
@@ -197,7 +197,7 @@ class Herder(Protocol):
         ...
 
     def connector_status(self, name: str) -> Future[ConnectorStateInfo]:
-        """Status of a connector and its tasks (from the status topic); NotFoundError if unknown."""
+        """Status of a connector and its tasks (from the status topic); NotFoundHttpError if unknown."""
         ...
 
     def pause_connector(self, name: str) -> None:
@@ -238,11 +238,11 @@ class Herder(Protocol):
         ...
 
     def task_status(self, task: ConnectorTaskId) -> Future[TaskStateInfo]:
-        """One task's state; NotFoundError if unknown."""
+        """One task's state; NotFoundHttpError if unknown."""
         ...
 
     def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> Future[None]:
-        """Internal: the connector's owner hands its task configs to the leader (NotLeaderError elsewhere)."""
+        """Internal: the connector's owner hands its task configs to the leader (NotLeaderHttpError elsewhere)."""
         ...
 
     def fence_zombies(self, name: str) -> Future[None]:
@@ -250,12 +250,12 @@ class Herder(Protocol):
         ...
 
     def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> Future[ConnectorStateInfo | None]:
-        """Plain restart (both flags false) → None, done by the owner (NotAssignedError elsewhere);
+        """Plain restart (both flags false) → None, done by the owner (NotAssignedHttpError elsewhere);
         otherwise the leader writes a restart request and the result lists RESTARTING states."""
         ...
 
     def restart_task(self, task: ConnectorTaskId) -> Future[None]:
-        """Restart one task on its owner (NotAssignedError elsewhere)."""
+        """Restart one task on its owner (NotAssignedHttpError elsewhere)."""
         ...
 
     def stop_connector(self, name: str) -> Future[None]:
@@ -264,7 +264,7 @@ class Herder(Protocol):
 
     # -- offsets (KIP-875) --------------------------------------------------------------------------
     def connector_offsets(self, name: str) -> Future[ConnectorOffsets]:
-        """The connector's committed source offsets (any worker serves it); NotFoundError if unknown."""
+        """The connector's committed source offsets (any worker serves it); NotFoundHttpError if unknown."""
         ...
 
     def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> Future[str]:

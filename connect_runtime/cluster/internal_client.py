@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
+from urllib.parse import quote
 
 import httpx
 
@@ -12,7 +13,7 @@ from connect_runtime.cluster.herder_api import SessionKeyInfo
 from connect_runtime.cluster.peer_http import peer_client
 from connect_runtime.cluster.request_signature import sign
 from connect_runtime.config.rest_tls import PeerTls
-from connect_runtime.errors import ConnectRestError, ServiceUnavailableError
+from connect_runtime.errors import HttpStatusError, ServiceUnavailableHttpError
 
 logger = logging.getLogger(__name__)
 
@@ -33,18 +34,18 @@ class InternalClient:
     def _signed(self, method: str, url: str, body: bytes) -> None:
         key = self._session_key()
         if key is None:
-            raise ServiceUnavailableError("No session key has been read yet; cannot sign internal requests")
+            raise ServiceUnavailableHttpError("No session key has been read yet; cannot sign internal requests")
         headers = {"Content-Type": "application/json", **sign(key.key, self._algorithm, body)}
         try:
             resp = self._http.request(method, url, content=body, headers=headers)
         except httpx.HTTPError as e:
-            raise ConnectRestError(f"Internal request {method} {url} failed: {e}") from e
+            raise HttpStatusError(f"Internal request {method} {url} failed: {e}") from e
         if resp.status_code >= 400:
             try:
                 message = str(resp.json().get("message", resp.text))
             except ValueError:
                 message = resp.text
-            raise ConnectRestError(message, status=resp.status_code)
+            raise HttpStatusError(message, status=resp.status_code)
 
     def put_task_configs(self, leader_url: str, connector: str, configs: list[dict[str, str]]) -> None:
         """``POST /connectors/{c}/tasks`` on the leader."""
@@ -60,6 +61,4 @@ class InternalClient:
 
 
 def _quote(name: str) -> str:
-    from urllib.parse import quote
-
     return quote(name, safe="")

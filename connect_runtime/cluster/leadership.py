@@ -21,7 +21,7 @@ from collections.abc import Callable
 from confluent_kafka import KafkaException
 
 from connect_runtime.cluster.membership import Membership
-from connect_runtime.errors import NotLeaderError
+from connect_runtime.errors import NotLeaderHttpError
 from connect_runtime.storage.config_store import ClusterConfigState, KafkaConfigBackingStore, LeaderRecord
 from connect_runtime.storage.config_writer import ConfigTopicWriter, ConfigWriteError
 
@@ -156,9 +156,9 @@ class Leadership:
         self.writer.close()
 
     def require_leader(self) -> None:
-        """Raise :class:`NotLeaderError` (with where to forward) unless this worker leads."""
+        """Raise :class:`NotLeaderHttpError` (with where to forward) unless this worker leads."""
         if not self.is_leader:
-            raise NotLeaderError(NOT_LEADER_MESSAGE, self.leader_url())
+            raise NotLeaderHttpError(NOT_LEADER_MESSAGE, self.leader_url())
 
     def write(self, records: list[tuple[str, bytes | None]]) -> None:
         """Commit ``records`` to the config topic as leader; a fenced write makes this worker step down."""

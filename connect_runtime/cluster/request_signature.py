@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from connect_runtime.config.worker_config import HMAC_ALGORITHMS
-from connect_runtime.errors import BadRequestError, ForbiddenError, ServiceUnavailableError
+from connect_runtime.errors import BadRequestHttpError, ForbiddenHttpError, ServiceUnavailableHttpError
 
 __all__ = [
     "DEFAULT_KEY_SIZE_BITS",
@@ -195,13 +195,13 @@ def check_request_signature(
     try:
         signature = RequestSignature.from_headers(headers, body)
     except UnknownAlgorithmError as exc:
-        raise BadRequestError(str(exc)) from None
+        raise BadRequestHttpError(str(exc)) from None
     if signature is None:
-        raise BadRequestError(MISSING_SIGNATURE)
+        raise BadRequestHttpError(MISSING_SIGNATURE)
     # Java compares the name as sent (Mac.getAlgorithm() echoes it), so the check is case-sensitive.
     if signature.algorithm not in verification_algorithms:
-        raise BadRequestError(unsupported_algorithm_message(signature.algorithm, verification_algorithms))
+        raise BadRequestHttpError(unsupported_algorithm_message(signature.algorithm, verification_algorithms))
     if session_key is None:
-        raise ServiceUnavailableError(NO_SESSION_KEY)
+        raise ServiceUnavailableHttpError(NO_SESSION_KEY)
     if not signature.is_valid(session_key):
-        raise ForbiddenError(INVALID_SIGNATURE)
+        raise ForbiddenHttpError(INVALID_SIGNATURE)

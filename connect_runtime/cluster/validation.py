@@ -24,7 +24,8 @@ from connect_runtime.config.connector_config import CLIENT_OVERRIDE_PREFIXES, va
 from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
-from connect_runtime.errors import BadRequestError, NotFoundError
+from connect_runtime.config.worker_plugins import WorkerPlugins
+from connect_runtime.errors import BadRequestHttpError, NotFoundHttpError
 from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, listed_name, plugin_types
 from connect_runtime.plugins.versions import check_requested_versions
 from connect_runtime.redaction import password_values, redactor
@@ -84,9 +85,11 @@ def _merge_values(values: dict[str, ConfigValue], more: list[ConfigValue]) -> No
 class ConnectorValidator:
     """Validates connector configs against the plugin and this worker's settings."""
 
-    def __init__(self, config: WorkerConfig, plugins: PluginRegistry) -> None:
+    def __init__(self, config: WorkerConfig, plugins: PluginRegistry,
+                 worker_plugins: WorkerPlugins | None = None) -> None:
         self._config = config
         self._plugins = plugins
+        self._worker_plugins = worker_plugins or WorkerPlugins.without_providers(config)
 
     def validate(self, props: Mapping[str, str]) -> ConfigInfos:
         """Validate the config with provider placeholders resolved; the result shows only raw values.
@@ -99,15 +102,15 @@ class ConnectorValidator:
         # Checked on the raw config: the 400 must not show a resolved value.
         if not props.get("connector.class"):
             # Java's message echoes the config; the log names its keys only (their types are not known).
-            raise BadRequestError("Connector config " + str(dict(props)) + " contains no connector type",
+            raise BadRequestHttpError("Connector config " + str(dict(props)) + " contains no connector type",
                                   log_message=f"Connector config with keys {sorted(props)} contains no connector type")
         if has_placeholder(props["connector.class"]):
-            raise BadRequestError(_SHAPING_PLACEHOLDER.format(key="connector.class"))
+            raise BadRequestHttpError(_SHAPING_PLACEHOLDER.format(key="connector.class"))
         failures = {k: _SHAPING_PLACEHOLDER.format(key=k) for k, v in props.items()
                     if _shapes_config(k) and has_placeholder(v)}
         # The refused keys are left out of what is resolved and validated (their errors are added after).
         to_resolve = {k: v for k, v in props.items() if k not in failures}
-        transformer = self._config.config_transformer
+        transformer = self._worker_plugins.config_transformer
         try:
             resolved = transformer.transform(to_resolve)
         except ConfigException:
@@ -225,7 +228,7 @@ class ConnectorValidator:
         be given (checked on the worker's settings with the overrides laid over them: some settings are
         translated together, e.g. ``ssl.truststore.type`` with ``ssl.truststore.location``)."""
         verdicts = {cv.name: cv for cv in
-                    validate_client_overrides(self._config.override_policy, props.get("name", ""), cls, props)}
+                    validate_client_overrides(self._worker_plugins.override_policy, props.get("name", ""), cls, props)}
         for kind, prefix in CLIENT_OVERRIDE_PREFIXES.items():
             overrides = {k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix) and k != prefix}
             if not overrides:
@@ -302,7 +305,7 @@ class ConnectorValidator:
         if infos.error_count == 0:
             return
         lines = [e for c in infos.configs for e in c.value.errors]
-        raise BadRequestError(
+        raise BadRequestHttpError(
             f"Connector configuration is invalid and contains the following {infos.error_count} error(s):\n"
             + "\n".join(lines)
             + "\nYou can also find the above list of errors at the endpoint "
@@ -331,7 +334,7 @@ class ConnectorValidator:
         try:
             cls = self._plugins.resolve(plugin)
         except PluginNotFoundError:
-            raise NotFoundError(f"Unknown plugin {plugin}.") from None
+            raise NotFoundHttpError(f"Unknown plugin {plugin}.") from None
         if issubclass(cls, Connector):
             connector = cls()
             keys = connector.config_def().merge(framework_config_def(self._config, self._plugins, connector))
@@ -340,7 +343,8 @@ class ConnectorValidator:
             return [key_info(k) for k in cls().config_def().keys.values()]
         if issubclass(cls, Transformation | Predicate):
             if inspect.isabstract(cls):
-                raise BadRequestError(f"Invalid plugin class {plugin}: the class is abstract and cannot be created.")
+                raise BadRequestHttpError(
+                    f"Invalid plugin class {plugin}: the class is abstract and cannot be created.")
             return [key_info(k) for k in cls().config_def().keys.values()]
         return []
 

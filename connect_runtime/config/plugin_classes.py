@@ -24,6 +24,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Final
 
+from connect_runtime.api.config_values import InvalidValue, parse_list
 from connect_runtime.api.errors import ConfigException
 
 __all__ = [
@@ -111,8 +112,6 @@ class PluginAllowlist:
     def from_properties(cls, props: Mapping[str, str]) -> PluginAllowlist:
         """The allowlist of worker properties (``plugin.allowed.packages`` and ``plugin.path``, comma
         separated); a malformed value raises :class:`PluginSettingError` naming its key."""
-        from connect_runtime.api.config_values import InvalidValue, parse_list
-
         lists: dict[str, list[str]] = {}
         for key in (ALLOWED_PACKAGES_CONFIG, PLUGIN_PATH_CONFIG):
             try:

@@ -254,6 +254,7 @@ def _read(s: _Settings, key: str, location: str) -> bytes:
 
 
 def _load_pkcs12_keystore(context: ssl.SSLContext, s: _Settings, location: str, password: str | None) -> None:
+    # cryptography's PKCS12 support is a heavy import, needed only by PKCS12 stores
     from cryptography.hazmat.primitives.serialization import BestAvailableEncryption, Encoding, PrivateFormat, pkcs12
 
     data = _read(s, "ssl.keystore.location", location)
@@ -301,6 +302,7 @@ def _load_truststore(context: ssl.SSLContext, s: _Settings) -> bool:
 
 
 def _pkcs12_certificates(s: _Settings, location: str, password: str | None) -> str:
+    # cryptography's PKCS12 support is a heavy import, needed only by PKCS12 stores
     from cryptography.hazmat.primitives.serialization import Encoding, pkcs12
 
     data = _read(s, "ssl.truststore.location", location)

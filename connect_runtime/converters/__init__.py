@@ -11,7 +11,7 @@ from typing import Final
 
 from connect_runtime.api.converter import Converter, HeaderConverter
 from connect_runtime.converters.bytearray_converter import ByteArrayConverter
-from connect_runtime.converters.json_converter import JsonConverter, json_dumps_compact, json_loads
+from connect_runtime.converters.json_converter import JsonConverter
 from connect_runtime.converters.simple_header_converter import SimpleHeaderConverter
 from connect_runtime.converters.string_converter import StringConverter
 
@@ -21,8 +21,6 @@ __all__ = [
     "JsonConverter",
     "SimpleHeaderConverter",
     "StringConverter",
-    "json_dumps_compact",
-    "json_loads",
 ]
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from connect_runtime.api.config_def import ConfigDef
 from connect_runtime.api.converter import HeaderConverter
 from connect_runtime.api.errors import DataException
-from connect_runtime.converters.json_converter import java_double_to_string
+from connect_runtime.api.java_json import java_double_to_string
 
 __all__ = ["SimpleHeaderConverter", "values_to_string"]
 

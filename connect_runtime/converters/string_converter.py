@@ -9,7 +9,7 @@ from typing import Any
 from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, Width
 from connect_runtime.api.converter import Converter, HeaderConverter, converter_config_def
 from connect_runtime.api.errors import ConfigException
-from connect_runtime.converters.json_converter import java_double_to_string
+from connect_runtime.api.java_json import java_double_to_string
 
 __all__ = ["StringConverter", "java_to_string"]
 

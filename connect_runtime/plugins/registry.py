@@ -139,10 +139,6 @@ class PluginRegistry:
     def _load_builtins(self) -> None:
         for name, cls in BUILTIN_CONVERTERS.items():
             self._register(cls, extra=(name,))
-        # Built-in connectors, found without reinstalling the package (their Java names: JAVA_CLASS_NAMES).
-        from connectors.file import FileStreamSourceConnector
-
-        self._register(FileStreamSourceConnector)
         # Java class name and its simple name (``RegexRouter``, ``InsertField$Value``).
         for java_name, smt in (*BUILTIN_TRANSFORMS.items(), *BUILTIN_PREDICATES.items()):
             self._register(smt, extra=(java_name, java_name.rpartition(".")[2]))

@@ -14,6 +14,7 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException, Producer
 
 from connect_runtime import clients
+from connect_runtime.api import kafka_clients
 from connect_runtime.api.errors import ConnectException
 
 logger = logging.getLogger(__name__)
@@ -73,7 +74,7 @@ class ConfigTopicWriter:
         and aborts its open transaction at once."""
         self.close()
         producer = Producer(clients.producer_config(self._conf))
-        clients.init_transactions(producer, self._init_timeout_s if timeout_s is None else timeout_s)
+        kafka_clients.init_transactions(producer, self._init_timeout_s if timeout_s is None else timeout_s)
         self._producer = producer
 
     def limit_to(self, topic_max_message_bytes: int) -> None:
@@ -103,9 +104,9 @@ class ConfigTopicWriter:
             producer.begin_transaction()
             for key, value in records:
                 producer.produce(self._topic, key=key.encode(), value=value)
-            clients.commit_transaction(producer, timeout_s)
+            kafka_clients.commit_transaction(producer, timeout_s)
         except (KafkaException, BufferError) as e:
-            err = clients.kafka_error(e)
+            err = kafka_clients.kafka_error(e)
             fenced = is_fenced(err)
             logger.warning("Config topic write failed (fenced=%s): %s", fenced, e)
             self._abandon(producer, fenced)

@@ -21,7 +21,8 @@ from typing import Any, TypeVar
 from confluent_kafka import Consumer, IsolationLevel, KafkaError, KafkaException, Message, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
-from connect_runtime.clients import ErrorKind, classify_error, client_config, kafka_error
+from connect_runtime.api.kafka_clients import kafka_error
+from connect_runtime.clients import ErrorKind, classify_error, client_config
 from connect_runtime.logging_util import RateLimitedLogger
 
 logger = logging.getLogger(__name__)

@@ -18,9 +18,9 @@ from typing import Any
 from confluent_kafka import KafkaError, Message, Producer
 from confluent_kafka.admin import AdminClient
 
+from connect_runtime.api.java_json import json_dumps_compact
 from connect_runtime.api.record import SourceMap
 from connect_runtime.api.storage import OffsetStorageReader, freeze_partition
-from connect_runtime.converters.json_converter import json_dumps_compact
 from connect_runtime.storage import formats
 from connect_runtime.storage.kafka_log import FatalCallback, KafkaBasedLog
 

@@ -27,7 +27,7 @@ import httpx
 
 from connect_runtime.config.worker_config import parse_listener
 from connect_runtime.testing.connect_client import ConnectClient, ConnectRestError
-from connect_runtime.testing.local_kafka import free_port
+from connect_runtime.testing.launcher import free_port
 from connect_runtime.testing.sequences import (
     SequenceReport,
     check_sequences,

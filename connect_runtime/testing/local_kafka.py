@@ -36,31 +36,40 @@ Command line (wired as ``connect-runtime local-kafka``)::
     connect-runtime local-kafka start [--port P] [--data-dir D]
     connect-runtime local-kafka status [--data-dir D]
     connect-runtime local-kafka stop [--data-dir D]
+
+The data dir, its lock and the command line are those of every local service
+(:mod:`connect_runtime.testing.launcher`).
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
-import contextlib
-import fcntl
 import json
 import logging
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from connect_runtime.processes import pid_alive
+from connect_runtime.api.processes import pid_alive
+from connect_runtime.testing.launcher import (
+    HOST,
+    LOG_TAIL_LINES,
+    LauncherError,
+    LocalService,
+    accepts_connections,
+    file_lock,
+    tail,
+)
+from connect_runtime.testing.launcher import free_port as free_port  # re-exported: callers import it from here
+from connect_runtime.testing.launcher import port_in_use as port_in_use
 from connect_runtime.testing.topics import close_admin_clients
 
 logger = logging.getLogger(__name__)
@@ -73,9 +82,6 @@ SCALA_VERSION = "2.13"
 
 LOG4J_VERSION = "2.24.3"
 """The log4j2 version used as the broker's logging backend."""
-
-HOST = "127.0.0.1"
-"""The only address the local broker listens on."""
 
 MIN_JAVA_VERSION = 17
 """Kafka 4.x brokers need Java 17 or newer."""
@@ -105,7 +111,6 @@ _MAIN_CLASS = "kafka.Kafka"
 _MARKER = ".complete"
 _PORTS_FILE = "ports.json"
 _PID_FILE = "kafka.pid"
-_LOG_TAIL_LINES = 30
 
 _JAVA_MISSING = (
     f"java was not found on PATH; Kafka {KAFKA_VERSION} needs Java {MIN_JAVA_VERSION}+ "
@@ -117,17 +122,8 @@ _MVN_MISSING = (
 )
 
 
-class LocalKafkaError(RuntimeError):
-    """A local broker could not be fetched, started or stopped.
-
-    ``message`` is one sentence meant for a user; ``detail`` optionally carries supporting text
-    (typically the last lines of the broker log) and is appended to ``str(error)``.
-    """
-
-    def __init__(self, message: str, detail: str | None = None) -> None:
-        self.message = message
-        self.detail = detail
-        super().__init__(message if not detail else f"{message}\n{detail}")
+class LocalKafkaError(LauncherError):
+    """A local broker could not be fetched, started or stopped (``detail``: the broker log's tail)."""
 
 
 @dataclass(frozen=True)
@@ -192,18 +188,6 @@ def _pom(dependencies: tuple[tuple[str, str, str], ...] = BROKER_DEPENDENCIES,
 """
 
 
-@contextlib.contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``path`` (created if missing) for the duration."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-
-
 def _jars_complete(cache_dir: Path) -> bool:
     marker = cache_dir / _MARKER
     libs = cache_dir / "libs"
@@ -244,7 +228,7 @@ def ensure_maven_jars(cache_dir: Path, dependencies: tuple[tuple[str, str, str],
     libs = cache_dir / "libs"
     if _jars_complete(cache_dir):
         return libs
-    with _file_lock(cache_dir / ".lock"):
+    with file_lock(cache_dir / ".lock"):
         if _jars_complete(cache_dir):
             return libs
         mvn = shutil.which("mvn")
@@ -280,7 +264,7 @@ def ensure_maven_jars(cache_dir: Path, dependencies: tuple[tuple[str, str, str],
             raise LocalKafkaError(
                 f"mvn could not fetch {artifact_id} (Kafka {KAFKA_VERSION}) jars (exit code {proc.returncode}); "
                 f"see {mvn_log}",
-                _tail(mvn_log),
+                tail(mvn_log),
             )
         (cache_dir / _MARKER).unlink(missing_ok=True)
         shutil.rmtree(libs, ignore_errors=True)
@@ -318,34 +302,6 @@ def _find_java() -> str:
     return java
 
 
-def free_port() -> int:
-    """Return a TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def port_in_use(port: int) -> bool:
-    """True when something is listening on (or otherwise holding) ``127.0.0.1:port``."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        # Same socket option as the JVM's server sockets: TIME_WAIT leftovers do not count.
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((HOST, port))
-        except OSError:
-            return True
-        return False
-
-
-def _accepts_connections(port: int) -> bool:
-    try:
-        with socket.create_connection((HOST, port), timeout=1.0):
-            return True
-    except OSError:
-        return False
-
-
 def _random_cluster_id() -> str:
     """A KRaft cluster id, as ``kafka-storage random-uuid`` makes them.
 
@@ -357,18 +313,6 @@ def _random_cluster_id() -> str:
         text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode("ascii").rstrip("=")
         if not text.startswith("-"):
             return text
-
-
-def _tail(path: Path, lines: int = _LOG_TAIL_LINES) -> str:
-    try:
-        with path.open("rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - 64 * 1024))
-            data = fh.read().decode("utf-8", errors="replace")
-    except OSError:
-        return ""
-    return "\n".join(data.splitlines()[-lines:])
 
 
 def _is_our_broker(pid: int, data_dir: Path) -> bool:
@@ -389,19 +333,32 @@ def _is_our_broker(pid: int, data_dir: Path) -> bool:
 # the broker
 
 
-class LocalKafka:
+class LocalKafka(LocalService):
     """A single-node KRaft Kafka broker (broker + controller) on 127.0.0.1, owning ``data_dir``.
 
     The broker runs detached from the calling process: it survives the end of the Python process
     that started it (the CLI relies on this) until :meth:`stop` is called, from this object or
-    from any other ``LocalKafka`` on the same data dir.
+    from any other ``LocalKafka`` on the same data dir. :meth:`stop` keeps the data; :meth:`start`
+    on the same data dir resumes it.
     """
+
+    command = "local-kafka"
+    title = "Kafka"
+    description = f"Run a local single-node Apache Kafka {KAFKA_VERSION} broker (KRaft) on {HOST}."
+    start_help = "start the broker (no-op if running) and print bootstrap.servers"
+    stop_help = "stop the broker (the data is kept)"
+    status_help = "say whether the broker runs"
+    timeout_help = "seconds to wait for readiness"
+    data_dir_help = "broker state directory"
+    default_data_dir = DEFAULT_DATA_DIR
+    default_start_timeout = DEFAULT_START_TIMEOUT
+    default_stop_timeout = DEFAULT_STOP_TIMEOUT
+    state_file_name = _PORTS_FILE
 
     def __init__(self, data_dir: Path | str = DEFAULT_DATA_DIR, *, cache_dir: Path | None = None) -> None:
         """Prepare (but do not start) a broker for ``data_dir``; jars go to ``cache_dir``."""
-        self.data_dir = Path(data_dir).expanduser().resolve()
+        super().__init__(data_dir)
         self.cache_dir = cache_dir
-        self._proc: subprocess.Popen[bytes] | None = None
 
     # -- paths ------------------------------------------------------------------------------------
     @property
@@ -412,12 +369,12 @@ class LocalKafka:
     @property
     def server_log(self) -> Path:
         """The broker's log4j log."""
-        return self.data_dir / "logs" / "server.log"
+        return self.logs_dir / "server.log"
 
     @property
     def stdout_log(self) -> Path:
         """The JVM's stdout and stderr."""
-        return self.data_dir / "logs" / "stdout.log"
+        return self.logs_dir / "stdout.log"
 
     @property
     def log_dir(self) -> Path:
@@ -434,8 +391,7 @@ class LocalKafka:
         Blocks until the broker serves metadata (at most ``timeout`` seconds). Raises
         :class:`LocalKafkaError` with a one-sentence message on any failure.
         """
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        with _file_lock(self.data_dir / ".lock"):
+        with self._locked():
             running = self._running_pid()
             if running is not None:
                 bootstrap = self._recorded_bootstrap()
@@ -467,24 +423,9 @@ class LocalKafka:
             try:
                 self._wait_ready(broker_port, timeout)
             except BaseException:
-                self._terminate(DEFAULT_STOP_TIMEOUT)
+                self._stop_locked(DEFAULT_STOP_TIMEOUT)
                 raise
             return bootstrap
-
-    def stop(self, timeout: float = DEFAULT_STOP_TIMEOUT) -> bool:
-        """Stop the broker: SIGTERM, then SIGKILL after ``timeout`` seconds.
-
-        Returns True when a running broker was stopped, False when none was running. The data is
-        kept; :meth:`start` on the same data dir resumes it.
-        """
-        if not self.data_dir.exists():
-            return False
-        bootstrap = self.bootstrap
-        if bootstrap is not None:
-            # The toolkit's cached admin client of this broker would keep reconnecting to nothing.
-            close_admin_clients(bootstrap)
-        with _file_lock(self.data_dir / ".lock"):
-            return self._terminate(timeout)
 
     def status(self) -> LocalKafkaStatus:
         """Report whether the broker of this data dir runs, with its pid and bootstrap servers."""
@@ -506,28 +447,47 @@ class LocalKafka:
         port = self._read_ports().get("sasl_port")
         return None if port is None else f"{HOST}:{port}"
 
+    # -- command line -----------------------------------------------------------------------------
+    @classmethod
+    def _add_start_arguments(cls, start: argparse.ArgumentParser) -> None:
+        start.add_argument("--port", type=int, default=None, help="client port (default: recorded or free)")
+
+    def _cli_start(self, args: argparse.Namespace) -> str:
+        return f"bootstrap.servers={self.start(args.port, timeout=args.timeout)}"
+
+    def _cli_status(self) -> bool:
+        state = self.status()
+        print(state)
+        return state.running
+
     # -- internals --------------------------------------------------------------------------------
+    def _before_stop(self) -> None:
+        bootstrap = self.bootstrap
+        if bootstrap is not None:
+            # The toolkit's cached admin client of this broker would keep reconnecting to nothing.
+            close_admin_clients(bootstrap)
+
+    def _stop_locked(self, timeout_s: float) -> bool:
+        pid = self._running_pid()
+        if pid is not None and self._terminate({"Kafka": pid}, timeout_s):
+            raise LocalKafkaError(f"Kafka (pid {pid}) in {self.data_dir} could not be killed")
+        self.pid_file.unlink(missing_ok=True)
+        self._reap()
+        return pid is not None
+
     def _read_ports(self) -> dict[str, int]:
-        try:
-            data = json.loads((self.data_dir / _PORTS_FILE).read_text())
-        except (OSError, ValueError):
-            return {}
-        if not isinstance(data, dict):
-            return {}
-        return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, int)}
+        return {k: v for k, v in self._read_state().items() if isinstance(v, int)}
 
     def _recorded_bootstrap(self) -> str | None:
         port = self._read_ports().get("port")
         return None if port is None else f"{HOST}:{port}"
 
     def _running_pid(self) -> int | None:
-        if self._proc is not None and self._proc.poll() is None:
-            return self._proc.pid
-        try:
-            pid = int(self.pid_file.read_text().strip())
-        except (OSError, ValueError):
-            return None
-        return pid if _is_our_broker(pid, self.data_dir) else None
+        own = [proc.pid for proc in self._procs if proc.poll() is None]
+        if own:
+            return own[-1]
+        pid = self._read_pid(self.pid_file)
+        return pid if pid is not None and _is_our_broker(pid, self.data_dir) else None
 
     def _choose_ports(self, requested: int | None) -> tuple[int, int, int]:
         recorded = self._read_ports()
@@ -557,14 +517,11 @@ class LocalKafka:
             controller_port = free_port()
         while sasl_port is None or sasl_port in (broker_port, controller_port):
             sasl_port = free_port()
-        (self.data_dir / _PORTS_FILE).write_text(
-            json.dumps({"port": broker_port, "controller_port": controller_port, "sasl_port": sasl_port},
-                       indent=1) + "\n"
-        )
+        self._write_state({"port": broker_port, "controller_port": controller_port, "sasl_port": sasl_port})
         return broker_port, sasl_port, controller_port
 
     def _write_configs(self, broker_port: int, sasl_port: int, controller_port: int) -> None:
-        (self.data_dir / "logs").mkdir(parents=True, exist_ok=True)
+        self.logs_dir.mkdir(parents=True, exist_ok=True)
         sasl = SASL_LISTENER.lower()
         props = {
             "process.roles": "broker,controller",
@@ -650,51 +607,37 @@ logger.statechange.level = WARN
         if proc.returncode != 0:
             raise LocalKafkaError(
                 f"formatting the Kafka storage in {self.log_dir} failed (exit code {proc.returncode})",
-                "\n".join((proc.stdout + proc.stderr).splitlines()[-_LOG_TAIL_LINES:]),
+                "\n".join((proc.stdout + proc.stderr).splitlines()[-LOG_TAIL_LINES:]),
             )
 
     def _launch(self, java: str, classpath: str) -> None:
         cmd = [*self._java_base(java, classpath), _MAIN_CLASS, str(self.data_dir / "server.properties")]
         logger.info("starting Kafka %s in %s", KAFKA_VERSION, self.data_dir)
-        out: IO[bytes]
-        with self.stdout_log.open("ab") as out:
-            out.write(f"\n==== {time.strftime('%Y-%m-%d %H:%M:%S')} starting: {' '.join(cmd)}\n".encode())
-            out.flush()
-            self._proc = subprocess.Popen(
-                cmd,
-                cwd=self.data_dir,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                close_fds=True,
-            )
-        self.pid_file.write_text(f"{self._proc.pid}\n")
+        self._spawn(cmd, self.stdout_log, self.pid_file)
 
     def _wait_ready(self, port: int, timeout: float) -> None:
         from confluent_kafka.admin import AdminClient  # heavy import, only when needed
 
-        assert self._proc is not None
         deadline = time.monotonic() + timeout
         bootstrap = f"{HOST}:{port}"
         admin: Any = None
         last_error = "no answer yet"
         while True:
-            code = self._proc.poll()
-            if code is not None:
+            exited = self._exited_child()
+            if exited is not None:
                 raise LocalKafkaError(
-                    f"Kafka exited during startup (exit code {code}); see {self.server_log}",
-                    self._log_tails(),
+                    f"Kafka exited during startup (exit code {exited.returncode}); see {self.server_log}",
+                    self._log_tails([self.server_log, self.stdout_log]),
                 )
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise LocalKafkaError(
                     f"Kafka did not serve metadata on {bootstrap} within {timeout:g} s ({last_error}); "
                     f"see {self.server_log}",
-                    self._log_tails(),
+                    self._log_tails([self.server_log, self.stdout_log]),
                 )
             # Probe the socket first: librdkafka logs every refused connection on stderr.
-            if admin is None and _accepts_connections(port):
+            if admin is None and accepts_connections(port):
                 admin = AdminClient({"bootstrap.servers": bootstrap, "log.connection.close": False})
             if admin is not None:
                 try:
@@ -707,51 +650,6 @@ logger.statechange.level = WARN
                     last_error = str(exc)
             time.sleep(min(0.2, max(0.0, deadline - time.monotonic())))
 
-    def _log_tails(self) -> str:
-        parts = []
-        for path in (self.server_log, self.stdout_log):
-            tail = _tail(path)
-            if tail:
-                parts.append(f"--- last lines of {path} ---\n{tail}")
-        return "\n".join(parts)
-
-    def _terminate(self, timeout: float) -> bool:
-        pid = self._running_pid()
-        if pid is None:
-            self.pid_file.unlink(missing_ok=True)
-            self._reap()
-            return False
-        logger.info("stopping Kafka (pid %d) in %s", pid, self.data_dir)
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGTERM)
-        if not self._wait_exit(pid, timeout):
-            logger.warning("Kafka (pid %d) did not stop within %g s; killing it", pid, timeout)
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-            if not self._wait_exit(pid, 10.0):
-                raise LocalKafkaError(f"Kafka (pid {pid}) in {self.data_dir} could not be killed")
-        self.pid_file.unlink(missing_ok=True)
-        self._reap()
-        return True
-
-    def _wait_exit(self, pid: int, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while True:
-            if self._proc is not None and self._proc.pid == pid:
-                if self._proc.poll() is not None:
-                    return True
-            elif not pid_alive(pid):
-                return True
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.1)
-
-    def _reap(self) -> None:
-        if self._proc is not None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self._proc.wait(timeout=0)
-            if self._proc.returncode is not None:
-                self._proc = None
 
 
 def _escape_property(value: str) -> str:
@@ -763,52 +661,13 @@ def _escape_property(value: str) -> str:
 # command line
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="connect-runtime local-kafka",
-        description=f"Run a local single-node Apache Kafka {KAFKA_VERSION} broker (KRaft) on {HOST}.",
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-    data_dir_help = f"broker state directory (default: {DEFAULT_DATA_DIR})"
-    start = sub.add_parser("start", help="start the broker (no-op if running) and print bootstrap.servers")
-    start.add_argument("--port", type=int, default=None, help="client port (default: recorded or free)")
-    start.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR, help=data_dir_help)
-    start.add_argument(
-        "--timeout", type=float, default=DEFAULT_START_TIMEOUT, help="seconds to wait for readiness"
-    )
-    stop = sub.add_parser("stop", help="stop the broker (the data is kept)")
-    stop.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR, help=data_dir_help)
-    status = sub.add_parser("status", help="say whether the broker runs")
-    status.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR, help=data_dir_help)
-    return parser
-
-
 def cli(argv: list[str] | None = None) -> int:
     """``connect-runtime local-kafka start|stop|status``; returns the process exit code.
 
     ``start`` prints exactly ``bootstrap.servers=HOST:PORT`` on stdout; progress goes to stderr.
     ``status`` exits 0 when running and 1 when not. Errors are one line on stderr and exit code 1.
     """
-    args = _parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s")
-    kafka = LocalKafka(args.data_dir)
-    try:
-        if args.command == "start":
-            bootstrap = kafka.start(args.port, timeout=args.timeout)
-            print(f"bootstrap.servers={bootstrap}", flush=True)
-            return 0
-        if args.command == "stop":
-            stopped = kafka.stop()
-            print(
-                f"stopped Kafka in {kafka.data_dir}" if stopped else f"no Kafka running in {kafka.data_dir}"
-            )
-            return 0
-        state = kafka.status()
-        print(state)
-        return 0 if state.running else 1
-    except LocalKafkaError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
-        return 1
+    return LocalKafka.cli(argv)
 
 
 if __name__ == "__main__":

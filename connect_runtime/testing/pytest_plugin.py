@@ -44,6 +44,11 @@ Fixtures
         Java 17+), started the first time a test asks for it and stopped, executors included, at the
         end of the session. Submit with its ``submit_command()`` and ``submit_env()``.
 
+    A session cleans up even when it is killed: SIGTERM ends it like Ctrl-C (the fixtures' finalizers
+    stop the broker, the cluster and the workers), and a watchdog process kills whatever the session
+    started (children and their descendants, found by :data:`SESSION_ENV` in their environment) once
+    the pytest process is gone, SIGKILL included.
+
     The worker fixtures clean up after themselves: at the end of the test every worker they started
     is killed together with every process it started; when the test fails, the tail of each
     worker's log (with the log's path) is added to the failure report, and each running worker then
@@ -67,7 +72,10 @@ Example::
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import sys
+import threading
 import uuid
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -78,6 +86,7 @@ import pytest
 from connect_runtime.testing.cluster import FAST_FAILOVER, WorkerGroup, WorkerProcess
 from connect_runtime.testing.connect_client import ConnectClient
 from connect_runtime.testing.local_kafka import SASL_LISTENER, LocalKafka, LocalKafkaError
+from connect_runtime.testing.reaper import start_reaper
 from connect_runtime.testing.spark_cluster import LocalSparkCluster, LocalSparkError
 from connect_runtime.testing.topics import close_admin_clients, new_topic, unique_topic_name
 
@@ -86,10 +95,16 @@ __all__ = ["BOOTSTRAP_ENV", "new_topic", "unique_topic_name"]
 BOOTSTRAP_ENV = "KAFKA_BOOTSTRAP_SERVERS"
 """Environment variable naming an existing cluster to use instead of a local broker."""
 
+SESSION_ENV = "CONNECT_RUNTIME_TEST_SESSION"
+"""Environment variable marking every process a test session starts (a token of that session)."""
+
 _LOCAL_KAFKA = pytest.StashKey[LocalKafka]()
 _WORKER_GROUPS = pytest.StashKey[list[WorkerGroup]]()
 #: Lines of each worker's log added to the report of a failed test.
 LOG_TAIL_LINES = 80
+
+_reaper: subprocess.Popen[bytes] | None = None
+_terminating = False
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -98,6 +113,31 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "spark: runs real PySpark (e.g. on the spark_cluster fixture)")
     config.addinivalue_line("markers", "connect_worker(eos='enabled', extra=None, env=None): settings of the "
                                        "connect_worker fixture's worker")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Make a killed session end the processes it started (see the module's docstring)."""
+    global _reaper, _terminating
+    if _reaper is None:  # once per process, also when sessions nest in it
+        os.environ[SESSION_ENV] = uuid.uuid4().hex
+        _reaper = start_reaper(SESSION_ENV, os.environ[SESSION_ENV])
+    _terminating = False
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Give SIGTERM back its default (a session run inside a longer-lived process)."""
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is _exit_on_sigterm:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    global _terminating
+    if _terminating:  # a second SIGTERM must not cut the finalizers of the first short
+        return
+    _terminating = True
+    pytest.exit("terminated by SIGTERM", returncode=128 + signum)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -62,37 +62,35 @@ Command line (wired as ``connect-runtime local-spark``)::
     connect-runtime local-spark start [--workers N] [--cores C] [--memory M] [--data-dir D]
     connect-runtime local-spark status [--data-dir D]
     connect-runtime local-spark stop [--data-dir D]
+
+The work dir, its lock and the command line are those of every local service
+(:mod:`connect_runtime.testing.launcher`).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import importlib.util
 import json
 import logging
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import time
 import urllib.request
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import Any
 
-from connect_runtime.processes import cmdline, env_value, parent_pid, pid_alive, proc_pids
-from connect_runtime.testing.local_kafka import free_port
+from connect_runtime.api.processes import cmdline, env_value, parent_pid, pid_alive, proc_pids
+from connect_runtime.testing.launcher import HOST, LauncherError, LocalService, free_ports, send_signal
 
 logger = logging.getLogger(__name__)
-
-HOST = "127.0.0.1"
-"""The address the master binds to and advertises, and the workers too unless ``distinct_hosts``."""
 
 MASTER_CLASS = "org.apache.spark.deploy.master.Master"
 WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
@@ -115,20 +113,10 @@ DEFAULT_DAEMON_MEMORY = "512m"
 
 _STATE_FILE = "cluster.json"
 _DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never via $http_proxy to 127.0.0.1
-_LOG_TAIL_LINES = 30
 
 
-class LocalSparkError(RuntimeError):
-    """The cluster could not be started or stopped.
-
-    ``message`` is one sentence meant for a user; ``detail`` optionally carries supporting text
-    (typically the last lines of the daemons' logs) and is appended to ``str(error)``.
-    """
-
-    def __init__(self, message: str, detail: str | None = None) -> None:
-        self.message = message
-        self.detail = detail
-        super().__init__(message if not detail else f"{message}\n{detail}")
+class LocalSparkError(LauncherError):
+    """The cluster could not be started or stopped (``detail``: the tails of the daemons' logs)."""
 
 
 @dataclass(frozen=True)
@@ -183,59 +171,35 @@ def _app_id_of(cmdline: list[str]) -> str | None:
     return None
 
 
-def _signal(pid: int, sig: signal.Signals, *, group: bool = False) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        if group:
-            os.killpg(pid, sig)
-        else:
-            os.kill(pid, sig)
-
-
-def _wait_gone(pids: Iterable[int], timeout: float) -> set[int]:
-    """Wait until none of ``pids`` is alive; return those still alive at the deadline."""
-    left = set(pids)
-    deadline = time.monotonic() + timeout
-    while True:
-        left = {pid for pid in left if pid_alive(pid)}
-        if not left or time.monotonic() >= deadline:
-            return left
-        time.sleep(0.1)
-
-
-def _tail(path: Path, lines: int = _LOG_TAIL_LINES) -> str:
-    try:
-        with path.open("rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            fh.seek(max(0, fh.tell() - 64 * 1024))
-            text = fh.read().decode(errors="replace")
-    except OSError:
-        return ""
-    return "\n".join(text.splitlines()[-lines:])
-
-
-@contextlib.contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``path`` (created if missing): one start/stop at a time."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-
-
 # --------------------------------------------------------------------------------------------------
 # the cluster
 
 
-class LocalSparkCluster:
+class LocalSparkCluster(LocalService):
     """A Spark standalone master and ``workers`` workers on 127.0.0.1, owning ``work_dir``.
 
     The daemons run detached from the calling process (their own sessions): they outlive it until
     :meth:`stop` is called, from this object or from any other ``LocalSparkCluster`` on the same work
     dir (the command line relies on this). Use it as a context manager to stop it on exit.
+
+    :meth:`stop` stops the workers, then the master, then anything else of the cluster, and is
+    idempotent: each daemon's process group (the daemon and the executor JVMs it forked) gets SIGTERM,
+    then SIGKILL after ``timeout_s``; finally every remaining process carrying the cluster's token
+    (PySpark daemons and workers, orphans) is killed. It returns True when something was running.
     """
+
+    command = "local-spark"
+    title = "Spark"
+    description = f"Run a local Spark standalone cluster (master + workers) on {HOST} from the installed pyspark."
+    start_help = "start the cluster (no-op if running) and print spark.master"
+    stop_help = "stop the cluster and everything it started, executors included"
+    status_help = "say whether the cluster runs"
+    timeout_help = "seconds to wait for the workers"
+    data_dir_help = "cluster work dir: pid files, logs, executor dirs"
+    default_data_dir = DEFAULT_DATA_DIR
+    default_start_timeout = DEFAULT_START_TIMEOUT
+    default_stop_timeout = DEFAULT_STOP_TIMEOUT
+    state_file_name = _STATE_FILE
 
     def __init__(
         self, work_dir: Path | str, workers: int = 2, cores_per_worker: int = 1, worker_memory: str = "1g",
@@ -248,19 +212,23 @@ class LocalSparkCluster:
             raise ValueError("a cluster needs at least one worker with at least one core")
         if distinct_hosts and workers > 254:
             raise ValueError("distinct_hosts allows at most 254 workers")
-        self.work_dir = Path(work_dir).expanduser().resolve()
+        super().__init__(work_dir)
         self.workers = workers
         self.cores_per_worker = cores_per_worker
         self.worker_memory = worker_memory
         self.distinct_hosts = distinct_hosts
-        self._procs: list[subprocess.Popen[bytes]] = []
         self._state: dict[str, Any] | None = None
 
     # -- paths and addresses ----------------------------------------------------------------------
     @property
+    def work_dir(self) -> Path:
+        """The cluster's data dir."""
+        return self.data_dir
+
+    @property
     def log_dir(self) -> Path:
         """Where the master's and the workers' logs are written."""
-        return self.work_dir / "logs"
+        return self.logs_dir
 
     @property
     def master_url(self) -> str:
@@ -285,8 +253,7 @@ class LocalSparkCluster:
         returned. On failure everything started is stopped and :class:`LocalSparkError` is raised
         with the tails of the logs.
         """
-        self.work_dir.mkdir(parents=True, exist_ok=True)
-        with _file_lock(self.work_dir / ".lock"):
+        with self._locked():
             self._state = None  # another LocalSparkCluster may have (re)started this work dir
             if "master" in self.daemon_pids():
                 logger.info("a Spark cluster already runs in %s", self.work_dir)
@@ -298,7 +265,7 @@ class LocalSparkCluster:
             spark_class = home / "bin" / "spark-class"
             if not os.access(spark_class, os.X_OK):
                 raise LocalSparkError(f"{spark_class} is missing or not executable")
-            ports = self._free_ports(2 + self.workers)
+            ports = free_ports(2 + self.workers)
             self._state = {
                 "token": uuid.uuid4().hex,
                 "master_port": ports[0],
@@ -309,7 +276,7 @@ class LocalSparkCluster:
                 "worker_memory": self.worker_memory,
                 "worker_hosts": [self.worker_host(i) for i in range(1, self.workers + 1)],
             }
-            (self.work_dir / _STATE_FILE).write_text(json.dumps(self._state, indent=1) + "\n")
+            self._write_state(self._state)
             env = self._daemon_env(home)
             logger.info("starting Spark master and %d worker(s) in %s", self.workers, self.work_dir)
             try:
@@ -348,19 +315,6 @@ class LocalSparkCluster:
             logger.info("Spark master %s with %d worker(s) is up (web UI %s)",
                         self.master_url, self.workers, self.web_ui_url)
             return self.master_url
-
-    def stop(self, timeout_s: float = DEFAULT_STOP_TIMEOUT) -> bool:
-        """Stop the workers, then the master, then anything else of the cluster; idempotent.
-
-        Each daemon's process group (the daemon and the executor JVMs it forked) gets SIGTERM, then
-        SIGKILL after ``timeout_s``; finally every remaining process carrying the cluster's token
-        (PySpark daemons and workers, orphans) is killed. Returns True when something was running.
-        """
-        if not self.work_dir.exists():
-            return False
-        with _file_lock(self.work_dir / ".lock"):
-            self._state = None
-            return self._stop_locked(timeout_s)
 
     def __enter__(self) -> LocalSparkCluster:
         self.start()
@@ -423,7 +377,7 @@ class LocalSparkCluster:
         if pid not in self.executor_pids():
             raise LocalSparkError(f"pid {pid} is not a live executor of the Spark cluster in {self.work_dir}")
         logger.info("killing Spark executor pid %d", pid)
-        _signal(pid, signal.SIGKILL)
+        send_signal(pid, signal.SIGKILL)
 
     # -- for drivers ------------------------------------------------------------------------------
     def submit_env(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -476,36 +430,20 @@ class LocalSparkCluster:
         return env
 
     def _launch(self, name: str, cmd: list[str], env: dict[str, str]) -> None:
-        self.log_dir.mkdir(parents=True, exist_ok=True)
-        out: IO[bytes]
-        with (self.log_dir / f"{name}.log").open("ab") as out:
-            out.write(f"\n==== {time.strftime('%Y-%m-%d %H:%M:%S')} starting: {' '.join(cmd)}\n".encode())
-            out.flush()
-            proc = subprocess.Popen(
-                cmd,
-                cwd=self.work_dir,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # its own process group: stop() signals the whole tree
-                close_fds=True,
-            )
-        self._procs.append(proc)
-        # spark-class execs the JVM, so this pid becomes the daemon's.
-        (self.work_dir / f"{name}.pid").write_text(f"{proc.pid}\n")
+        # spark-class execs the JVM, so the pid written becomes the daemon's.
+        self._spawn(cmd, self.log_dir / f"{name}.log", self.work_dir / f"{name}.pid", env)
 
     def _wait_until(self, condition: Callable[[], bool], deadline: float, timeout_s: float, what: str) -> None:
         """Poll the master until ``condition`` holds; fail early when a daemon exits, with log tails."""
         last = "no answer yet"
         while True:
-            for proc in self._procs:
-                if proc.poll() is not None:
-                    raise LocalSparkError(
-                        f"a Spark daemon (pid {proc.pid}) exited during startup with code {proc.returncode}; "
-                        f"see {self.log_dir}",
-                        self._log_tails(),
-                    )
+            exited = self._exited_child()
+            if exited is not None:
+                raise LocalSparkError(
+                    f"a Spark daemon (pid {exited.pid}) exited during startup with code {exited.returncode}; "
+                    f"see {self.log_dir}",
+                    self._log_tails(sorted(self.log_dir.glob("*.log"))),
+                )
             try:
                 if condition():
                     return
@@ -515,30 +453,18 @@ class LocalSparkCluster:
             if time.monotonic() >= deadline:
                 raise LocalSparkError(
                     f"the master in {self.work_dir} did not list {what} as ALIVE within {timeout_s:g} s ({last})",
-                    self._log_tails(),
+                    self._log_tails(sorted(self.log_dir.glob("*.log"))),
                 )
             time.sleep(0.2)
 
     def _stop_locked(self, timeout_s: float) -> bool:
+        self._state = None  # another LocalSparkCluster may have (re)started this work dir
         token = self._recorded_token()
         daemons = self.daemon_pids()
         was_running = bool(self.alive_pids())
         # Workers first (their executors are in their process groups), then the master.
-        workers = {n: pid for n, pid in daemons.items() if n != "master"}
-        master = {n: pid for n, pid in daemons.items() if n == "master"}
-        for group in (workers, master):
-            tree = _descendants(group.values())
-            for name, pid in group.items():
-                logger.info("stopping Spark %s (pid %d)", name, pid)
-                _signal(pid, signal.SIGTERM, group=True)
-            left = _wait_gone(tree, timeout_s)
-            if left:
-                logger.warning("Spark processes %s did not stop within %g s; killing them", sorted(left), timeout_s)
-                for pid in group.values():
-                    _signal(pid, signal.SIGKILL, group=True)
-                for pid in left:
-                    _signal(pid, signal.SIGKILL)
-                _wait_gone(left, 10.0)
+        self._terminate({f"Spark {n}": pid for n, pid in daemons.items() if n != "master"}, timeout_s, groups=True)
+        self._terminate({f"Spark {n}": pid for n, pid in daemons.items() if n == "master"}, timeout_s, groups=True)
         # What escaped the process groups (PySpark daemons call setpgid) or was re-parented.
         deadline = time.monotonic() + timeout_s
         while token is not None:
@@ -549,12 +475,9 @@ class LocalSparkCluster:
                 raise LocalSparkError(f"Spark processes {rest} of {self.work_dir} could not be killed")
             logger.info("killing leftover Spark processes %s", rest)
             for pid in rest:
-                _signal(pid, signal.SIGKILL)
-            _wait_gone(rest, 5.0)
-        for proc in self._procs:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=5)
-        self._procs = []
+                send_signal(pid, signal.SIGKILL)
+            self._wait_gone(rest, 5.0)
+        self._reap(5.0)
         for pid_file in self.work_dir.glob("*.pid"):
             pid_file.unlink(missing_ok=True)
         return was_running
@@ -568,11 +491,8 @@ class LocalSparkCluster:
         token = self._recorded_token()
         pids: dict[str, int] = {}
         for pid_file in sorted(self.work_dir.glob("*.pid")):
-            try:
-                pid = int(pid_file.read_text().strip())
-            except (OSError, ValueError):
-                continue
-            if token is not None and pid_alive(pid) and _has_token(pid, token):
+            pid = self._read_pid(pid_file)
+            if pid is not None and token is not None and pid_alive(pid) and _has_token(pid, token):
                 pids[pid_file.stem] = pid
         return pids
 
@@ -585,11 +505,10 @@ class LocalSparkCluster:
 
     def _load_state(self) -> dict[str, Any]:
         if self._state is None:
-            try:
-                data = json.loads((self.work_dir / _STATE_FILE).read_text())
-            except (OSError, ValueError):
+            data = self._read_state()
+            if not data:
                 return {}
-            self._state = data if isinstance(data, dict) else {}
+            self._state = data
         return self._state
 
     def _recorded(self, key: str) -> Any:
@@ -602,66 +521,40 @@ class LocalSparkCluster:
         token = self._load_state().get("token")
         return token if isinstance(token, str) and token else None
 
-    @staticmethod
-    def _free_ports(count: int) -> list[int]:
-        ports: list[int] = []
-        while len(ports) < count:
-            port = free_port()
-            if port not in ports:
-                ports.append(port)
-        return ports
+    # -- command line -----------------------------------------------------------------------------
+    @classmethod
+    def _add_start_arguments(cls, start: argparse.ArgumentParser) -> None:
+        start.add_argument("--workers", type=int, default=2, help="number of workers (default: 2)")
+        start.add_argument("--cores", type=int, default=1, help="cores per worker (default: 1)")
+        start.add_argument("--memory", default="1g", help="memory per worker for executors (default: 1g)")
 
-    def _log_tails(self) -> str:
-        parts = []
-        for path in sorted(self.log_dir.glob("*.log")):
-            tail = _tail(path)
-            if tail:
-                parts.append(f"--- last lines of {path} ---\n{tail}")
-        return "\n".join(parts)
+    @classmethod
+    def _from_start_args(cls, args: argparse.Namespace) -> LocalSparkCluster:
+        return cls(args.data_dir, args.workers, args.cores, args.memory)
+
+    def _cli_start(self, args: argparse.Namespace) -> str:
+        return f"spark.master={self.start(args.timeout)}"
+
+    def _cli_status(self) -> bool:
+        daemons = self.daemon_pids()
+        if "master" not in daemons:
+            print(f"not running (data dir {self.work_dir})")
+            return False
+        try:
+            workers = [w for w in self.status().get("workers", []) if w.get("state") == "ALIVE"]
+            apps = [a for a in self.applications() if a.state not in ("FINISHED", "KILLED", "FAILED")]
+        except LocalSparkError:
+            workers, apps = [], []
+        print(f"running (master pid {daemons['master']}) spark.master={self.master_url} "
+              f"web UI {self.web_ui_url} data dir {self.work_dir}")
+        print(f"workers: {len(workers)} ALIVE, pids {sorted(pid for n, pid in daemons.items() if n != 'master')}")
+        for app in apps:
+            print(f"application {app.id} {app.name!r} {app.state}, executor pids {self.executor_pids(app.id)}")
+        return True
 
 
 # --------------------------------------------------------------------------------------------------
 # command line
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="connect-runtime local-spark",
-        description=f"Run a local Spark standalone cluster (master + workers) on {HOST} from the installed pyspark.",
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-    data_dir_help = f"cluster work dir: pid files, logs, executor dirs (default: {DEFAULT_DATA_DIR})"
-    start = sub.add_parser("start", help="start the cluster (no-op if running) and print spark.master")
-    start.add_argument("--workers", type=int, default=2, help="number of workers (default: 2)")
-    start.add_argument("--cores", type=int, default=1, help="cores per worker (default: 1)")
-    start.add_argument("--memory", default="1g", help="memory per worker for executors (default: 1g)")
-    start.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR, help=data_dir_help)
-    start.add_argument(
-        "--timeout", type=float, default=DEFAULT_START_TIMEOUT, help="seconds to wait for the workers"
-    )
-    stop = sub.add_parser("stop", help="stop the cluster and everything it started, executors included")
-    stop.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR, help=data_dir_help)
-    status = sub.add_parser("status", help="say whether the cluster runs")
-    status.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR, help=data_dir_help)
-    return parser
-
-
-def _print_status(cluster: LocalSparkCluster) -> bool:
-    daemons = cluster.daemon_pids()
-    if "master" not in daemons:
-        print(f"not running (data dir {cluster.work_dir})")
-        return False
-    try:
-        workers = [w for w in cluster.status().get("workers", []) if w.get("state") == "ALIVE"]
-        apps = [a for a in cluster.applications() if a.state not in ("FINISHED", "KILLED", "FAILED")]
-    except LocalSparkError:
-        workers, apps = [], []
-    print(f"running (master pid {daemons['master']}) spark.master={cluster.master_url} "
-          f"web UI {cluster.web_ui_url} data dir {cluster.work_dir}")
-    print(f"workers: {len(workers)} ALIVE, pids {sorted(pid for n, pid in daemons.items() if n != 'master')}")
-    for app in apps:
-        print(f"application {app.id} {app.name!r} {app.state}, executor pids {cluster.executor_pids(app.id)}")
-    return True
 
 
 def cli(argv: list[str] | None = None) -> int:
@@ -671,22 +564,7 @@ def cli(argv: list[str] | None = None) -> int:
     stderr. ``status`` exits 0 when running and 1 when not. Errors are one line on stderr and exit
     code 1.
     """
-    args = _parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s")
-    try:
-        if args.command == "start":
-            cluster = LocalSparkCluster(args.data_dir, args.workers, args.cores, args.memory)
-            print(f"spark.master={cluster.start(args.timeout)}", flush=True)
-            return 0
-        cluster = LocalSparkCluster(args.data_dir)
-        if args.command == "stop":
-            stopped = cluster.stop()
-            print(f"stopped Spark in {cluster.work_dir}" if stopped else f"no Spark running in {cluster.work_dir}")
-            return 0
-        return 0 if _print_status(cluster) else 1
-    except (LocalSparkError, ValueError) as exc:
-        print(f"error: {getattr(exc, 'message', exc)}", file=sys.stderr)
-        return 1
+    return LocalSparkCluster.cli(argv)
 
 
 if __name__ == "__main__":

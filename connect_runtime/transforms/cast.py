@@ -34,7 +34,7 @@ from connect_runtime.api import (
     SourceRecord,
 )
 from connect_runtime.api.config_def import NO_DEFAULT
-from connect_runtime.converters.json_converter import java_double_to_string
+from connect_runtime.api.java_json import java_double_to_string
 from connect_runtime.transforms._util import (
     LONG_MAX,
     LONG_MIN,

@@ -30,12 +30,13 @@ from confluent_kafka import KafkaException, Producer
 
 from connect_runtime.api.connector import SourceConnector
 from connect_runtime.api.errors import ConnectException, DataException
+from connect_runtime.api.kafka_clients import commit_transaction, init_transactions
 from connect_runtime.api.storage import freeze_partition
-from connect_runtime.clients import commit_transaction, init_transactions, producer_config
+from connect_runtime.clients import producer_config
 from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig
-from connect_runtime.errors import BadRequestError
+from connect_runtime.config.worker_plugins import WorkerPlugins
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.redaction import redactor
 from connect_runtime.storage import formats
@@ -67,6 +68,10 @@ def completion_message(alter_offsets_result: bool, is_reset: bool) -> str:
             "in the system that the connector uses.")
 
 
+class InvalidOffsetsRequest(ConnectException):
+    """Offsets a client asked for that cannot be read or written as given (the REST layer answers 400)."""
+
+
 def normalize_offsets(connector: str, offsets: Iterable[ConnectorOffset]) -> NormalizedOffsets:
     """Validate requested offsets and give them the types the connector's tasks will read back.
 
@@ -82,10 +87,10 @@ def normalize_offsets(connector: str, offsets: Iterable[ConnectorOffset]) -> Nor
             key = formats.offset_key(connector, entry.partition)
             value = formats.offset_value(entry.offset)
         except DataException as e:
-            raise BadRequestError(str(e)) from None
+            raise InvalidOffsetsRequest(str(e)) from None
         parsed = formats.parse_offset_key(key)
         if parsed is None:
-            raise BadRequestError("The partition for a source connector offset cannot be null or missing")
+            raise InvalidOffsetsRequest("The partition for a source connector offset cannot be null or missing")
         result[canonical_offset_key(key)] = ConnectorOffset(parsed[1], formats.parse_offset_value(value))
     return result
 
@@ -96,8 +101,10 @@ _T = TypeVar("_T")
 class SourceConnectorOffsets:
     """Reads and modifies source connectors' offsets on a pool of its own (see the module docstring)."""
 
-    def __init__(self, config: WorkerConfig, plugins: PluginRegistry, stores: OffsetStoreFactory) -> None:
+    def __init__(self, config: WorkerConfig, plugins: PluginRegistry, stores: OffsetStoreFactory,
+                 worker_plugins: WorkerPlugins | None = None) -> None:
         self._config = config
+        self._worker_plugins = worker_plugins or WorkerPlugins.without_providers(config)
         self._plugins = plugins
         self._stores = stores
         # Two threads: a slow read of one connector's topic should not hold up a request for another.
@@ -107,7 +114,7 @@ class SourceConnectorOffsets:
         """Run ``fn(connector, resolved props, *args)`` on the pool (the connector's overrides may name
         their cluster through a config provider). While it runs, the resolved values are redacted from
         the log; an error it raises never shows one."""
-        resolved = self._config.config_transformer.transform(props)
+        resolved = self._worker_plugins.config_transformer.transform(props)
 
         def call() -> _T:
             owner = ("offsets", object())
@@ -119,7 +126,8 @@ class SourceConnectorOffsets:
                 hidden = resolved.redact(message)
                 if hidden == message:
                     raise
-                raise (BadRequestError if isinstance(e, BadRequestError) else ConnectException)(hidden) from None
+                kind = InvalidOffsetsRequest if isinstance(e, InvalidOffsetsRequest) else ConnectException
+                raise kind(hidden) from None
             finally:
                 redactor.unregister(owner)
 
@@ -208,9 +216,9 @@ class SourceConnectorOffsets:
     def _source_connector(self, connector: str, props: Mapping[str, str]) -> SourceConnector:
         cls = self._plugins.connector_class(props.get("connector.class", ""))
         if not issubclass(cls, SourceConnector):
-            raise BadRequestError(f"Connector {connector} is not a source connector")
+            raise InvalidOffsetsRequest(f"Connector {connector} is not a source connector")
         # Its offsets are read and written with its client overrides: only those the policy allows.
-        check_client_overrides(self._config.override_policy, connector, cls, props)
+        check_client_overrides(self._worker_plugins.override_policy, connector, cls, props)
         return cls()
 
     def _alter_offsets(self, connector: str, plugin: SourceConnector, props: Mapping[str, str],

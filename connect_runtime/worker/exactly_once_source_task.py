@@ -23,9 +23,9 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException
 
 from connect_runtime.api.errors import ConnectException, RetriableException
+from connect_runtime.api.kafka_clients import COMMIT_SLICE_S, commit_transaction, init_transactions, kafka_error
 from connect_runtime.api.record import SourceRecord
 from connect_runtime.api.transaction import TransactionContext
-from connect_runtime.clients import COMMIT_SLICE_S, commit_transaction, init_transactions, kafka_error
 from connect_runtime.config.connector_config import TransactionBoundary
 from connect_runtime.storage import formats
 from connect_runtime.types import TargetState
@@ -51,6 +51,16 @@ _SIZE_HINT = (
 _TIMEOUT_CODES = frozenset({KafkaError.INVALID_PRODUCER_EPOCH, KafkaError._TIMED_OUT,
                             KafkaError.TRANSACTION_ABORTABLE, KafkaError.INVALID_TXN_STATE})
 _SIZE_CODES = frozenset({KafkaError.MSG_SIZE_TOO_LARGE, KafkaError.RECORD_LIST_TOO_LARGE})
+#: What librdkafka reports both when a newer instance fenced the producer and when the broker aborted a
+#: transaction open longer than ``transaction.timeout.ms`` (the broker bumps the producer's epoch either way).
+_FENCED_CODES = frozenset({KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH})
+#: librdkafka's default, and Java's.
+DEFAULT_TRANSACTION_TIMEOUT_MS = 60000
+
+
+def transaction_timeout_ms(producer_config: Mapping[str, Any]) -> int:
+    """The ``transaction.timeout.ms`` a task producer with these settings has."""
+    return int(producer_config.get("transaction.timeout.ms", DEFAULT_TRANSACTION_TIMEOUT_MS))
 
 
 class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
@@ -66,6 +76,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         boundary: TransactionBoundary = TransactionBoundary.POLL,
         interval_ms: int = 60000,
         transaction_timeout_s: float = 60.0,
+        producer_transaction_timeout_ms: int = DEFAULT_TRANSACTION_TIMEOUT_MS,
     ) -> None:
         super().__init__(setup)
         self._fence = fence
@@ -74,6 +85,9 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         #: Records sent in the open transaction (the reference's transaction-size metric).
         self.txn_size = 0
         self._timeout_s = transaction_timeout_s
+        #: The producer's transaction.timeout.ms: the broker aborts a transaction open longer than that.
+        self._expiry_ms = producer_transaction_timeout_ms
+        self._txn_began = 0.0  # time.monotonic() when the open transaction began
         self._interval_s = interval_ms / 1000.0 if boundary is TransactionBoundary.INTERVAL else 0.0
         self._next_commit = 0.0
         self._producer_closed = False
@@ -111,6 +125,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         if not self._txn_open:
             self.producer.begin_transaction()
             self._txn_open = True
+            self._txn_began = time.monotonic()
 
     def batch_end(self, sent: int) -> None:
         self.txn_size += sent
@@ -142,6 +157,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             if not self._txn_open:
                 producer.begin_transaction()  # e.g. the offsets-only transaction after an abort
                 self._txn_open = True
+                self._txn_began = time.monotonic()
             topic = store.topic
             for key, value in entries.items():
                 producer.produce(topic, value, key)
@@ -193,6 +209,15 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         """Abort what can be aborted and drop every queued record at once; the error for the task."""
         err = kafka_error(error)
         self._close_producer()
+        if err is not None and err.code() in _FENCED_CODES:
+            open_s = time.monotonic() - self._txn_began
+            if open_s * 1000 >= self._expiry_ms:
+                # Not a zombie: no newer instance started, the broker expired the transaction.
+                return ConnectException(
+                    f"{what} {self.id}: its transaction was open for {open_s:.1f} s, longer than the producer's "
+                    f"transaction.timeout.ms ({self._expiry_ms} ms), so the broker aborted it and bumped the "
+                    f"producer's epoch, which librdkafka reports as {err.name()}, 'fenced by a newer instance' "
+                    f"(the cause below): the transaction timed out.{self._expiry_hint()}")
         hint = ""
         if err is not None:
             if err.code() in _SIZE_CODES:
@@ -200,6 +225,9 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             elif err.code() in _TIMEOUT_CODES or (err.txn_requires_abort() and err.code() != KafkaError._FENCED):
                 hint = _TIMEOUT_HINT
         return ConnectException(f"{what} {self.id}: {error}.{hint}")
+
+    def _expiry_hint(self) -> str:
+        return _TIMEOUT_HINT
 
     def _close_producer(self) -> None:
         if self._producer_closed:
@@ -230,9 +258,17 @@ class ConnectorBoundaryWorkerSourceTask(ExactlyOnceWorkerSourceTask):
     Pausing or stopping commits only if the connector asked for it, as the reference does."""
 
     def __init__(self, setup: TaskSetup, fence: Callable[[], None], verify_generation: Callable[[], None],
-                 transaction_timeout_s: float = 60.0) -> None:
-        super().__init__(setup, fence, verify_generation, TransactionBoundary.CONNECTOR, 0, transaction_timeout_s)
+                 transaction_timeout_s: float = 60.0,
+                 producer_transaction_timeout_ms: int = DEFAULT_TRANSACTION_TIMEOUT_MS) -> None:
+        super().__init__(setup, fence, verify_generation, TransactionBoundary.CONNECTOR, 0, transaction_timeout_s,
+                         producer_transaction_timeout_ms)
         self._context = WorkerTransactionContext()
+
+    def _expiry_hint(self) -> str:
+        return (" With transaction.boundary=connector the task decides when a transaction ends: it must commit "
+                "what it has sent (TransactionContext.commit_transaction()) before it goes idle, or the broker "
+                "aborts the open transaction; raising producer.override.transaction.timeout.ms only makes the "
+                "wait longer.")
 
     def transaction_context(self) -> TransactionContext | None:
         return self._context

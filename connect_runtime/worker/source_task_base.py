@@ -4,9 +4,8 @@ One thread per task, and every call into the plugin's task happens on it (Java's
 KAFKA-10792): ``initialize`` and ``start``, then ``poll`` in a loop (with ``commit``, ``commit_record``,
 ``on_pause`` and ``on_resume`` between polls), then ``stop`` exactly once, after the last ``poll``
 returned, and only if ``start`` returned. A stop request from the worker only sets a flag the loop
-checks between polls; a ``poll`` that never returns is abandoned by the worker once
-``task.shutdown.graceful.timeout.ms`` has passed (cancelled: no final commit, no status), and the
-plugin's ``stop`` runs when, if ever, that ``poll`` returns.
+checks between polls; a ``poll`` that never returns is ended by the worker killing the task's process
+once ``task.shutdown.graceful.timeout.ms`` has passed (no final commit, no status).
 
 The per-record path (``_send_batch``) is kept tight: no per-record logging, no per-record closures
 unless the plugin overrides ``commit_record``, and what repeats from record to record is decided once
@@ -135,7 +134,6 @@ class WorkerSourceTask(ABC):
         self._target_state = setup.initial_state
         self._state_cv = threading.Condition()
         self._stopping = False
-        self._cancelled = False
         # The plugin's start() returned: it gets stop() once, on this task's thread (see _stop_plugin).
         self._started = False
         self.failed = False
@@ -176,13 +174,6 @@ class WorkerSourceTask(ABC):
             self._state_cv.notify_all()
         self._error_handler.trigger_stop()
 
-    def cancel(self) -> None:
-        """Abandon a task that did not stop in time: no final commit and no status from it any more (a
-        replacement may already run). Its thread still calls the plugin's ``stop`` if its ``poll``
-        ever returns."""
-        self._cancelled = True
-        self.stop()
-
     def join(self, timeout_s: float) -> bool:
         self._thread.join(timeout_s)
         return not self._thread.is_alive()
@@ -210,16 +201,11 @@ class WorkerSourceTask(ABC):
             self._started = True
             self._status.on_startup(self.id)
             self._execute()
-            if not self._cancelled and not self.failed:
+            if not self.failed:
                 self.final_commit()
         except TaskCancelled:
             pass
         except BaseException as e:
-            if self._cancelled:
-                # A cancelled task's replacement may already run: its status is not ours to write.
-                logger.info("Cancelled task %s exited with %r", self.id, e)
-                self.failed = True  # suppresses the shutdown status as well
-                return
             if self._stopping:
                 logger.warning("Task %s threw while stopping: %r", self.id, e)
                 return
@@ -513,7 +499,7 @@ class WorkerSourceTask(ABC):
             self._offset_store.stop()
         except Exception:
             logger.exception("Task %s failed to stop its offset store", self.id)
-        if not self.failed and not self._cancelled:  # a cancelled task's replacement may already run
+        if not self.failed:
             self._status.on_shutdown(self.id)
         if self._on_closed is not None:
             self._on_closed(self)

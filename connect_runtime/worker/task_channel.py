@@ -1,9 +1,10 @@
-"""The pipe between a worker and one of its task processes: notifications and blocking calls both ways.
+"""The pipe between a worker and one of its task processes: notifications, and calls with their replies.
 
-A message is a tuple. ``("call", id, op, args)`` asks the other side to run ``op`` and answer with
-``("reply", id, ok, value)``; anything else is a notification handed to the side's handler. Calls are
-rare (a task's start-up steps, offsets flushes of at-least-once tasks, tombstones): records never
-cross the pipe, so pickling costs nothing on the per-record path.
+What crosses it is the task protocol (:mod:`connect_runtime.worker.task_protocol`); this module only
+frames it. ``("note", message)`` is handed to this end's handler; ``("call", id, message)`` is answered
+with ``("reply", id, ok, value)``. Calls are rare (a task's start-up steps, offsets flushes of
+at-least-once tasks, tombstones): records never cross the pipe, so pickling costs nothing on the
+per-record path.
 
 Written by hand because the standard library's managers and pools either start their own processes
 or serve one caller at a time; this needs a duplex link between two known processes, calls in both
@@ -18,19 +19,28 @@ import logging
 import pickle
 import socket
 import threading
-from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, TypeVar
 
 from connect_runtime.api.errors import ConnectException
+from connect_runtime.worker.task_protocol import (
+    Call,
+    Encoded,
+    Message,
+    Note,
+    Side,
+    TaskEnd,
+    UnknownMessage,
+    WorkerEnd,
+    decode,
+    dispatch,
+    encode,
+)
 
 logger = logging.getLogger(__name__)
 
-#: Runs a call: (op, args) -> result; raising sends the error back to the caller.
-CallHandler = Callable[[str, tuple[Any, ...]], Any]
-#: Receives a notification message.
-NoteHandler = Callable[[tuple[Any, ...]], None]
+R = TypeVar("R")
 
 
 class ChannelClosed(ConnectException):
@@ -38,29 +48,44 @@ class ChannelClosed(ConnectException):
 
 
 class TaskChannel:
-    """One end of the pipe. :meth:`serve` reads until the pipe closes (run it on a thread of its own)."""
+    """One end of the pipe. :meth:`serve` reads until the pipe closes (run it on a thread of its own).
 
-    def __init__(self, conn: Connection, on_call: CallHandler, on_note: NoteHandler,
+    Made with :meth:`worker_end` or :meth:`task_end`: each end sends only its side's messages and hands
+    the other side's to its handler, both through the protocol's one table.
+    """
+
+    def __init__(self, conn: Connection, side: Side, handler: WorkerEnd | TaskEnd,
                  call_executor: Executor | None = None) -> None:
-        """``call_executor`` runs the other side's calls, so that a long one (a fencing round) does not
-        hold back the notifications behind it; without it they run on the :meth:`serve` thread."""
         self._conn = conn
+        self._side = side
+        self._peer = Side.TASK if side is Side.WORKER else Side.WORKER
         self._executor = call_executor
-        self._on_call = on_call
-        self._on_note = on_note
+        self._handler = handler
         self._send_lock = threading.Lock()
         self._ids = itertools.count()
         self._pending: dict[int, Future[Any]] = {}
         self._pending_lock = threading.Lock()
         self._closed = False
 
-    def notify(self, *message: Any) -> None:
-        """Send a notification; raises :class:`ChannelClosed` when the other side is gone."""
-        self._send(message)
+    @classmethod
+    def worker_end(cls, conn: Connection, handler: WorkerEnd, call_executor: Executor) -> TaskChannel:
+        """The worker's end. ``call_executor`` runs the task's calls, so that a long one (a fencing round)
+        does not hold back the notifications behind it."""
+        return cls(conn, Side.WORKER, handler, call_executor)
 
-    def call_async(self, op: str, *args: Any) -> Future[Any]:
-        """Ask the other side to run ``op``; the future completes with its result or error."""
-        future: Future[Any] = Future()
+    @classmethod
+    def task_end(cls, conn: Connection, handler: TaskEnd) -> TaskChannel:
+        """The task process's end (the worker makes no calls: commands run on the :meth:`serve` thread)."""
+        return cls(conn, Side.TASK, handler)
+
+    def notify(self, message: Note) -> None:
+        """Send a notification; raises :class:`ChannelClosed` when the other side is gone."""
+        self._send(("note", encode(message, self._side)))
+
+    def call_async(self, message: Call[R]) -> Future[R]:
+        """Ask the other side to answer ``message``; the future completes with its result or error."""
+        encoded = encode(message, self._side)
+        future: Future[R] = Future()
         call_id = next(self._ids)
         with self._pending_lock:
             if self._closed:
@@ -68,16 +93,16 @@ class TaskChannel:
                 return future
             self._pending[call_id] = future
         try:
-            self._send(("call", call_id, op, args))
+            self._send(("call", call_id, encoded))
         except ChannelClosed as e:
             with self._pending_lock:
                 self._pending.pop(call_id, None)
             future.set_exception(e)
         return future
 
-    def call(self, op: str, *args: Any) -> Any:
+    def call(self, message: Call[R]) -> R:
         """:meth:`call_async` and wait for the answer (the caller's own timeouts bound the wait)."""
-        return self.call_async(op, *args).result()
+        return self.call_async(message).result()
 
     def _send(self, message: tuple[Any, ...]) -> None:
         try:
@@ -100,19 +125,16 @@ class TaskChannel:
                     if not self._conn.closed:
                         logger.exception("The task pipe failed; closing it")
                     return
-                kind = message[0]
-                if kind == "reply":
+                frame = message[0]
+                if frame == "reply":
                     self._complete(message[1], message[2], message[3])
-                elif kind == "call":
+                elif frame == "call":
                     if self._executor is None:
-                        self._answer(message[1], message[2], message[3])
+                        self._answer(message[1], message[2])
                     else:
-                        self._executor.submit(self._answer, message[1], message[2], message[3])
+                        self._executor.submit(self._answer, message[1], message[2])
                 else:
-                    try:
-                        self._on_note(message)
-                    except Exception:
-                        logger.exception("Failed to handle %s from the task pipe", kind)
+                    self._handle_note(message[1])
         finally:
             with self._pending_lock:
                 self._closed = True
@@ -130,9 +152,21 @@ class TaskChannel:
         else:
             future.set_exception(value)
 
-    def _answer(self, call_id: int, op: str, args: tuple[Any, ...]) -> None:
+    def _handle_note(self, encoded: Encoded) -> None:
         try:
-            reply: tuple[Any, ...] = ("reply", call_id, True, self._on_call(op, args))
+            note = decode(encoded, self._peer)
+            if not isinstance(note, Note):
+                raise UnknownMessage(f"{type(note).__name__} is a call, sent as a notification")
+            dispatch(self._handler, note, self._peer)
+        except Exception:
+            logger.exception("Failed to handle %r from the %s", encoded[:1], self._peer.value)
+
+    def _answer(self, call_id: int, encoded: Encoded) -> None:
+        try:
+            call: Message = decode(encoded, self._peer)
+            if not isinstance(call, Call):
+                raise UnknownMessage(f"{type(call).__name__} is a notification, sent as a call")
+            reply: tuple[Any, ...] = ("reply", call_id, True, dispatch(self._handler, call, self._peer))
         except BaseException as e:  # sent back: the caller raises it
             reply = ("reply", call_id, False, _portable(e))
         with contextlib.suppress(ChannelClosed):

@@ -1,302 +1,263 @@
-"""The task process: one source task, its converters, transforms and producer, in a process of its own.
+"""The worker's handle on a task process: starts it, answers its messages, and watches it die.
 
-Each task runs in a child process of its worker, so tasks do not share an interpreter lock (a worker
-with N tasks uses up to N cores) and a plugin that crashes the interpreter or leaks memory takes only
-its own task down. The worker keeps the herder, the REST API, the stores and the statuses; the task
-process reaches them through its :class:`~connect_runtime.worker.task_channel.TaskChannel`:
+The process runs :mod:`~connect_runtime.worker.task_process_main`; what they say to each other is the
+task protocol (:mod:`~connect_runtime.worker.task_protocol`), whose :class:`WorkerEnd` this handle is.
 
-- statuses (RUNNING, PAUSED, FAILED with its trace, UNASSIGNED) and topics first written go to the
-  worker as notifications, in the order the task loop produces them;
-- the start-up steps that need the cluster (fencing, re-checking the task's generation) and the
-  offsets (reads, at-least-once flushes, tombstones) are calls answered by the worker.
-
-The process lives only as long as its worker: it watches the pipe, and when the worker is gone (a
-SIGKILL, a crash) it exits at once, with no final commit (the worker's successor for the task fences
-and aborts whatever it left open). It ignores SIGINT and SIGTERM: a signal to the whole process group
-(Ctrl-C, a service manager's stop) reaches the worker, which stops its tasks in order.
+Task processes are forked from a fork server the worker starts with the first task: a clean,
+single-threaded interpreter that has imported the runtime once, so a task process starts in
+milliseconds and shares those pages with its siblings, and the worker's own threads (the herder,
+REST, librdkafka's) are never forked.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import faulthandler
 import logging
-import os
+import multiprocessing
 import pickle
 import signal
 import sys
 import threading
 import traceback
-from collections.abc import Collection, Mapping
-from concurrent.futures import Future
-from multiprocessing.connection import Connection
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from multiprocessing.context import BaseContext
 from typing import Any
 
-import setproctitle
-from confluent_kafka import Producer
-
-from connect_runtime.api.converter import CONVERTER_TYPE_CONFIG, Converter, HeaderConverter
-from connect_runtime.api.record import SourceMap
-from connect_runtime.api.storage import OffsetStorageReader
-from connect_runtime.clients import is_transient, producer_config
-from connect_runtime.config.config_providers import ResolvedConfig
-from connect_runtime.config.connector_config import SourceConnectorConfig, TransactionBoundary
-from connect_runtime.redaction import redactor
-from connect_runtime.storage.offset_store import OffsetEntries, produce_offsets
-from connect_runtime.types import ConnectorTaskId, TargetState
-from connect_runtime.version import plugin_version
-from connect_runtime.worker.at_least_once_source_task import (
-    AtLeastOnceWorkerSourceTask,
-    DeliveryErrors,
-    at_least_once_producer_config,
-)
-from connect_runtime.worker.exactly_once_source_task import (
-    ConnectorBoundaryWorkerSourceTask,
-    ExactlyOnceWorkerSourceTask,
-)
-from connect_runtime.worker.retry_with_tolerance import RetryWithToleranceOperator
-from connect_runtime.worker.source_task_base import TaskSetup, WorkerSourceTask
-from connect_runtime.worker.task_channel import TaskChannel
+from connect_runtime.api.errors import ConnectException
+from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore, ConnectorOffsetReader
+from connect_runtime.types import TargetState
+from connect_runtime.worker import task_protocol as protocol
+from connect_runtime.worker.task_channel import ChannelClosed, TaskChannel
+from connect_runtime.worker.task_protocol import Lifecycle
 from connect_runtime.worker.task_spec import TaskSpec
-from connect_runtime.worker.topic_creation import TaskTopics
-from connect_runtime.worker.transformation_chain import build_transformation_chain, close_quietly
+from connect_runtime.worker.task_status import TaskStatusListener
 
 logger = logging.getLogger(__name__)
 
-#: Exit status of a task process whose worker is gone.
-ORPHANED_EXIT = 70
-_PR_SET_PDEATHSIG = 1
+#: How long the worker waits on the offsets topic for a task's start-up read (the task waits as long).
+_READ_TO_END_TIMEOUT_S = 60.0
+#: After its pipe closed, how long a task process gets to exit before it is killed.
+_EXIT_GRACE_S = 10.0
+
+_context_lock = threading.Lock()
+_context: BaseContext | None = None
 
 
-class _RemoteStatus:
-    """The task loop's :class:`~connect_runtime.worker.task_status.TaskStatusListener`: the worker writes."""
-
-    def __init__(self, channel: TaskChannel, active_topics: Mapping[str, Any] | None) -> None:
-        self._channel = channel
-        # A copy: the worker's live view does not cross the pipe. A topic another task of the connector
-        # recorded since is recorded again by this one (the same record, harmless).
-        self._active_topics: dict[str, Any] | None = None if active_topics is None else dict(active_topics)
-
-    def on_startup(self, task: ConnectorTaskId) -> None:
-        self._channel.notify("status", "on_startup", task)
-
-    def on_pause(self, task: ConnectorTaskId) -> None:
-        self._channel.notify("status", "on_pause", task)
-
-    def on_resume(self, task: ConnectorTaskId) -> None:
-        self._channel.notify("status", "on_resume", task)
-
-    def on_failure(self, task: ConnectorTaskId, trace: str, transient: bool = False) -> None:
-        self._channel.notify("status", "on_failure", task, trace, transient)
-
-    def on_shutdown(self, task: ConnectorTaskId) -> None:
-        self._channel.notify("status", "on_shutdown", task)
-
-    def active_topics(self, connector: str) -> Mapping[str, Any] | None:
-        return self._active_topics
-
-    def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
-        self._channel.notify("status", "on_topic_used", task, topic)
-        if self._active_topics is not None:
-            # The view the send loop tests: without it, each commit would report the topic again.
-            self._active_topics[topic] = None
+def process_context() -> BaseContext:
+    """The fork-server context every task process of this worker is started from."""
+    global _context
+    with _context_lock:
+        if _context is None:
+            ctx = multiprocessing.get_context("forkserver")
+            # Imported once in the fork server; each task process inherits it (copy-on-write).
+            ctx.set_forkserver_preload(["connect_runtime.worker.task_process_main"])
+            _context = ctx
+        return _context
 
 
-class _RemoteOffsetStore:
-    """The connector's offsets store, kept by the worker (its readers serve every task of the worker)."""
+def warm_up() -> None:
+    """Start the fork server now (it imports the runtime once), so the first task starts without that wait."""
+    from multiprocessing import forkserver
 
-    def __init__(self, channel: TaskChannel, topic: str, has_connector_store: bool) -> None:
-        self._channel = channel
-        self._topic = topic
-        self._has_connector_store = has_connector_store
+    process_context()
+    try:
+        forkserver.ensure_running()
+    except Exception:
+        logger.warning("Could not start the task processes' fork server ahead of the first task", exc_info=True)
 
-    @property
-    def topic(self) -> str:
-        return self._topic
 
-    @property
-    def has_connector_store(self) -> bool:
-        return self._has_connector_store
+class TaskProcess:
+    """One task instance running in a process of its own (the worker's handle on it).
 
+    The worker drives it as it drove a task thread: :meth:`start`, :meth:`transition_to`,
+    :meth:`stop` (final commit in the process), :meth:`cancel` (the process is killed: no commit),
+    :meth:`join`. A process that dies without having said goodbye is reported FAILED with how it died.
+    """
+
+    def __init__(self, spec: TaskSpec, status: TaskStatusListener, fence: Callable[[], None],
+                 verify_generation: Callable[[], None], offsets: ConnectorOffsetBackingStore,
+                 on_closed: Callable[[TaskProcess], None] | None = None) -> None:
+        self.id = spec.task_id
+        self._spec = spec
+        self._status = status
+        self._fence = fence
+        self._verify_generation = verify_generation
+        self._offsets = offsets
+        self._reader = ConnectorOffsetReader(spec.task_id.connector, offsets)
+        self._on_closed = on_closed
+        #: Whether the task failed (its FAILED status is written).
+        self.failed = False
+        #: What the task's ``version()`` returned, once the process has built it.
+        self.version: str | None = None
+        self.pid: int | None = None
+        self._stopping = False
+        self._cancelled = False
+        self._said_goodbye = False
+        self._ended = threading.Event()
+        self._calls = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"task-{spec.task_id}-calls")
+        self._process: Any = None
+        self._channel: TaskChannel | None = None
+        self._state = spec.initial_state
+
+    # -- driven by the worker -------------------------------------------------------------------
     def start(self) -> None:
-        self._channel.call("offsets_start")
+        """Start the process (raises if it cannot be started: the worker fails the task)."""
+        ctx = process_context()
+        ours, theirs = ctx.Pipe(duplex=True)
+        from connect_runtime.worker import task_process_main
+
+        process = ctx.Process(target=task_process_main.main, args=(list(sys.path), pickle.dumps(self._spec), theirs),  # type: ignore[attr-defined]
+                              name=f"task-{self.id}")
+        try:
+            process.start()
+        except BaseException:
+            ours.close()
+            theirs.close()
+            self._calls.shutdown(wait=False)
+            raise
+        theirs.close()  # only the task process holds that end: its end of file is ours too
+        self._process = process
+        self.pid = process.pid
+        self._channel = TaskChannel.worker_end(ours, self, self._calls)
+        logger.info("Task %s runs in process %s", self.id, process.pid)
+        threading.Thread(target=self._watch, name=f"task-{self.id}-pipe", daemon=True).start()
+        if self._state is not self._spec.initial_state:
+            self._notify(protocol.ChangeTargetState(self._state))  # changed while the process was being started
 
     def stop(self) -> None:
-        # The worker stops the store when the process has ended; nothing to wait for here.
-        with contextlib.suppress(Exception):
-            self._channel.notify("offsets_stop")
+        """Ask the task to stop: it makes its final commit and exits."""
+        self._stopping = True
+        self._notify(protocol.StopTask())
 
-    def read_to_end(self) -> Future[None]:
-        return self._channel.call_async("offsets_read_to_end")
+    def cancel(self) -> None:
+        """The task did not stop in time: kill its process (no commit; a successor fences what is open)."""
+        self._cancelled = True
+        self._stopping = True
+        process = self._process
+        if process is not None and process.exitcode is None:
+            logger.warning("Killing the process of task %s (pid %s)", self.id, process.pid)
+            with contextlib.suppress(Exception):
+                process.kill()
 
-    def write_tombstones_first(self, entries: OffsetEntries, timeout_s: float = 30.0) -> None:
-        # Decided here: most commits have no tombstone, or no second store, and cost no round trip.
-        if self._has_connector_store and any(v is None for v in entries.values()):
-            self._channel.call("offsets_tombstones_first", dict(entries), timeout_s)
+    def join(self, timeout_s: float) -> bool:
+        """Wait until the process has ended and the worker has recorded how; True if it has."""
+        return self._ended.wait(timeout_s)
 
-    def mirror(self, entries: OffsetEntries) -> None:
-        if self._has_connector_store:
-            self._channel.notify("offsets_mirror", dict(entries))
+    def is_alive(self) -> bool:
+        return not self._ended.is_set()
 
-    def set(self, entries: OffsetEntries, producer: Producer | None = None, timeout_s: float = 30.0) -> None:
-        if producer is None:
-            self._channel.call("offsets_set", dict(entries), timeout_s)
+    def transition_to(self, state: TargetState) -> None:
+        """Move the task to ``state`` (the herder repeats its target states: only changes cross the pipe)."""
+        if state is self._state:
             return
-        # The connector's own topic is on its producer's cluster: the task's producer writes it.
-        self.write_tombstones_first(entries, timeout_s)
-        produce_offsets(producer, self._topic, entries, timeout_s)
-        self.mirror(entries)
+        self._state = state
+        self._notify(protocol.ChangeTargetState(state))
 
+    def _notify(self, message: protocol.Note) -> None:
+        channel = self._channel
+        if channel is not None:
+            with contextlib.suppress(ChannelClosed):
+                channel.notify(message)
 
-class _RemoteOffsetReader(OffsetStorageReader):
-    def __init__(self, channel: TaskChannel) -> None:
-        self._channel = channel
+    # -- from the task process (task_protocol.WorkerEnd) ------------------------------------------
+    def status_changed(self, message: protocol.StatusChanged) -> None:
+        status = self._status
+        record = {Lifecycle.STARTED: status.on_startup, Lifecycle.PAUSED: status.on_pause,
+                  Lifecycle.RESUMED: status.on_resume, Lifecycle.SHUT_DOWN: status.on_shutdown}[message.change]
+        record(message.task)
 
-    def offsets(self, partitions: Collection[SourceMap]) -> Mapping[Any, dict[str, Any] | None]:
-        result: Mapping[Any, dict[str, Any] | None] = self._channel.call("offsets_get", list(partitions))
-        return result
+    def task_failed(self, message: protocol.TaskFailed) -> None:
+        self.failed = True
+        self._status.on_failure(message.task, message.trace, message.transient)
 
+    def topic_used(self, message: protocol.TopicUsed) -> None:
+        self._status.on_topic_used(message.task, message.topic)
 
-def _converter(spec: TaskSpec, which: tuple[str, Mapping[str, str]], is_key: bool) -> Converter:
-    name, settings = which
-    conv = spec.plugins.converter(name)()
-    conv.configure(dict(settings), is_key)
-    return conv
+    def task_built(self, message: protocol.TaskBuilt) -> None:
+        self.version = message.version
 
+    def task_build_failed(self, message: protocol.TaskBuildFailed) -> None:
+        # FAILED, as a task whose start() throws.
+        logger.error("Failed to start task %s", self.id)
+        self.failed = True
+        self._said_goodbye = True
+        self._status.on_failure(self.id, message.trace, message.transient)
 
-def _header_converter(spec: TaskSpec) -> HeaderConverter:
-    name, settings = spec.header_converter
-    conv = spec.plugins.header_converter(name)()
-    conv.configure({**settings, CONVERTER_TYPE_CONFIG: "header"})
-    return conv
+    def task_closed(self, message: protocol.TaskClosed) -> None:
+        self._said_goodbye = True
+        self.failed = self.failed or message.failed
 
+    def offsets_mirrored(self, message: protocol.OffsetsMirrored) -> None:
+        self._offsets.mirror(message.entries)
 
-def build_runner(spec: TaskSpec, channel: TaskChannel) -> WorkerSourceTask:
-    """Instantiate the task's plugins and producer and wrap them in the loop its guarantee needs."""
-    task_id = spec.task_id
-    config = SourceConnectorConfig.parse(spec.connector_config, topic_creation_enabled=spec.topic_creation_enable)
-    transformations = build_transformation_chain(spec.connector_config, spec.plugins)
-    try:
-        task = spec.task_class()
-        key_conv = _converter(spec, spec.key_converter, True)
-        value_conv = _converter(spec, spec.value_converter, False)
-        header_conv = _header_converter(spec)
-        admin_settings = dict(spec.admin_settings)
-        setup_args: dict[str, Any] = dict(
-            task_id=task_id, task=task, task_config=spec.task_config, key_converter=key_conv,
-            value_converter=value_conv, transformations=transformations,
-            offset_reader=_RemoteOffsetReader(channel),
-            offset_store=_RemoteOffsetStore(channel, spec.offsets_topic, spec.has_connector_store),
-            status=_RemoteStatus(channel, spec.active_topics), initial_state=spec.initial_state,
-            delegated_delivery=spec.delegated_delivery,
-            error_handler=RetryWithToleranceOperator(
-                task_id, retry_timeout_ms=config.errors_retry_timeout,
-                retry_max_delay_ms=config.errors_retry_delay_max_ms, tolerance=config.errors_tolerance,
-                log_errors=config.errors_log_enable, log_messages=config.errors_log_include_messages),
-            topics=TaskTopics(config.name, config.topic_creation, lambda: admin_settings, spec.topic_creation_enable),
-            header_converter=header_conv)
+    def fence_zombies(self, message: protocol.FenceZombies) -> None:
+        self._fence()
 
-        def fence() -> None:
-            channel.call("fence")
+    def verify_generation(self, message: protocol.VerifyGeneration) -> None:
+        self._verify_generation()
 
-        def verify_generation() -> None:
-            channel.call("verify_generation")
+    def start_offsets(self, message: protocol.StartOffsets) -> None:
+        self._offsets.start()
 
-        if spec.exactly_once:
-            producer = Producer(producer_config(dict(spec.producer_config)))
-            setup = TaskSetup(producer=producer, **setup_args)
-            if spec.transaction_boundary is TransactionBoundary.CONNECTOR:
-                return ConnectorBoundaryWorkerSourceTask(setup, fence, verify_generation)
-            return ExactlyOnceWorkerSourceTask(setup, fence, verify_generation, spec.transaction_boundary,
-                                               spec.commit_interval_ms)
-        errors = DeliveryErrors()
-        producer = Producer(producer_config(at_least_once_producer_config(spec.producer_config, errors)))
-        return AtLeastOnceWorkerSourceTask(TaskSetup(producer=producer, **setup_args), errors,
-                                           spec.commit_interval_ms, spec.offset_flush_timeout_ms)
-    except BaseException:
-        for built in transformations:
-            close_quietly(built)
-        raise
+    def read_offsets_to_end(self, message: protocol.ReadOffsetsToEnd) -> None:
+        self._offsets.read_to_end().result(_READ_TO_END_TIMEOUT_S)
 
+    def get_offsets(self, message: protocol.GetOffsets) -> Mapping[Any, dict[str, Any] | None]:
+        return self._reader.offsets(message.partitions)
 
-def _die_with_parent() -> None:
-    """Linux: be killed when the process that forked this one (the worker's fork server) exits. The
-    pipe watch covers every platform; this also covers a task that holds the interpreter lock forever."""
-    if not sys.platform.startswith("linux"):
-        return
-    with contextlib.suppress(Exception):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    def write_tombstones_first(self, message: protocol.WriteTombstonesFirst) -> None:
+        self._offsets.write_tombstones_first(message.entries, message.timeout_s)
 
+    def set_offsets(self, message: protocol.SetOffsets) -> None:
+        self._offsets.set(message.entries, timeout_s=message.timeout_s)
 
-def _configure_logging(spec: TaskSpec) -> None:
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        root.removeHandler(handler)
-    handler = logging.StreamHandler(sys.stderr)
-    if spec.log_format is not None:
-        handler.setFormatter(logging.Formatter(spec.log_format))
-    root.addHandler(handler)
-    root.setLevel(spec.log_level)
-    if spec.secrets:
-        redactor.register(("task", spec.task_id), ResolvedConfig({}, dict(spec.secrets)))
+    def _watch(self) -> None:
+        assert self._channel is not None
+        self._channel.serve()
+        process = self._process
+        process.join(_EXIT_GRACE_S)
+        if process.exitcode is None:
+            logger.error("The process of task %s (pid %s) closed its pipe but did not exit; killing it",
+                         self.id, process.pid)
+            process.kill()
+            process.join()
+        try:
+            self._ended_unexpectedly(process.exitcode)
+        except Exception:
+            logger.exception("Failed to record the end of task %s", self.id)
+        finally:
+            self._calls.shutdown(wait=False)
+            self._channel.close()
+            with contextlib.suppress(Exception):
+                self._offsets.stop()
+            if self._on_closed is not None:
+                self._on_closed(self)
+            self._ended.set()
 
-
-def main(sys_path: list[str], payload: bytes, conn: Connection) -> None:
-    """The task process's entry point (run by the worker's process launcher).
-
-    ``payload`` is the pickled :class:`TaskSpec`, unpickled only once ``sys_path`` (the worker's, with its
-    ``plugin.path`` directories) is in place: its classes travel by module and name.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    _die_with_parent()
-    faulthandler.enable()  # a crash in native code leaves its Python stack in the worker's log
-    faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1 <task pid>`, as for the worker
-    sys.path.extend(p for p in sys_path if p not in sys.path)
-    runner: list[WorkerSourceTask] = []
-    ready = threading.Event()
-
-    def on_note(message: tuple[Any, ...]) -> None:
-        ready.wait()
-        if not runner:
+    def _ended_unexpectedly(self, exitcode: int | None) -> None:
+        if self._said_goodbye or self._cancelled or self.failed:
             return
-        kind = message[0]
-        if kind == "stop":
-            runner[0].stop()
-        elif kind == "cancel":
-            runner[0].cancel()
-        elif kind == "state":
-            runner[0].transition_to(TargetState(message[1]))
+        how = describe_exit(exitcode)
+        error = ConnectException(f"The process running task {self.id} (pid {self.pid}) died unexpectedly: {how}")
+        if self._stopping:
+            # It was being stopped (revoked, deleted): no FAILED over a successor's status, only the log.
+            logger.error("%s while stopping", error)
+            self._status.on_shutdown(self.id)
+            return
+        logger.error("%s", error)
+        self.failed = True
+        self._status.on_failure(self.id, "".join(traceback.format_exception_only(error)))
 
-    def refuse_call(op: str, args: tuple[Any, ...]) -> Any:
-        raise NotImplementedError(op)
 
-    channel = TaskChannel(conn, refuse_call, on_note)
-
-    def watch() -> None:
-        channel.serve()
-        # The worker is gone (or closed the pipe): nothing may be committed from here on.
-        os._exit(ORPHANED_EXIT)
-
-    threading.Thread(target=watch, name="task-pipe", daemon=True).start()
-    try:
-        spec: TaskSpec = pickle.loads(payload)
-        # What `ps` and `top` show: which task this process runs.
-        setproctitle.setproctitle(f"connect-runtime task {spec.task_id}")
-        _configure_logging(spec)
-        built = build_runner(spec, channel)
-    except BaseException as e:
-        logger.error("Failed to start the task", exc_info=True)
-        channel.notify("start_failed", "".join(traceback.format_exception(e)), is_transient(e))
-        ready.set()
-        return
-    channel.notify("version", plugin_version(built.task))
-    runner.append(built)
-    ready.set()
-    built.start()
-    while not built.join(3600.0):
-        pass
-    logging.shutdown()
-    channel.notify("closed", built.failed)
+def describe_exit(exitcode: int | None) -> str:
+    """``exit code 1`` or ``killed by signal SIGSEGV``."""
+    if exitcode is None:
+        return "no exit status"
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = str(-exitcode)
+        return f"killed by signal {name}"
+    return f"exit code {exitcode}"

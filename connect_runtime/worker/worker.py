@@ -27,6 +27,7 @@ from connect_runtime.config.connector_config import (
 from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
+from connect_runtime.config.worker_plugins import WorkerPlugins
 from connect_runtime.futures import completed, failed
 from connect_runtime.plugins.registry import JAVA_CLASS_NAMES, PluginRegistry, java_class_name
 from connect_runtime.plugins.versions import check_requested_versions
@@ -41,8 +42,9 @@ from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.version import plugin_version
 from connect_runtime.worker.exactly_once_source_task import eos_producer_config
 from connect_runtime.worker.offset_stores import OffsetStoreFactory
-from connect_runtime.worker.task_process_handle import TaskProcess
+from connect_runtime.worker.task_process import TaskProcess
 from connect_runtime.worker.task_spec import TaskSpec
+from connect_runtime.worker.task_status import TaskStatusListener
 from connect_runtime.worker.transformation_chain import build_transformation_chain, close_quietly
 from connect_runtime.worker.worker_connector import WorkerConnector
 
@@ -55,7 +57,7 @@ _RETRY_BACKOFF_MAX_S = 10.0
 T = TypeVar("T")
 
 TaskRunnerFactory = Callable[
-    [TaskSpec, "Worker", Callable[[], None], Callable[[], None], ConnectorOffsetBackingStore,
+    [TaskSpec, TaskStatusListener, Callable[[], None], Callable[[], None], ConnectorOffsetBackingStore,
      Callable[[TaskProcess], None]],
     TaskProcess]
 """Makes the runner of one task: ``(spec, worker, fence, verify_generation, offsets, on_closed)``;
@@ -123,8 +125,11 @@ class Worker:
         on_tasks_changed: Callable[[], None] | None = None,
         retry_task: Callable[[ConnectorTaskId, float], None] | None = None,
         task_runner: TaskRunnerFactory = TaskProcess,
+        worker_plugins: WorkerPlugins | None = None,
     ) -> None:
         self.config = config
+        #: The config providers, override policy and peer TLS the composition root made from ``config``.
+        self.worker_plugins = worker_plugins or WorkerPlugins.without_providers(config)
         self.worker_id = worker_id
         self.plugins = plugins
         self.offset_store = offset_store
@@ -179,7 +184,7 @@ class Worker:
         try:
             config = self._parse_connector_config(self._resolve(name, props))
             cls = self.plugins.connector_class(config.connector_class)
-            check_client_overrides(self.config.override_policy, name, cls, config.originals)
+            check_client_overrides(self.worker_plugins.override_policy, name, cls, config.originals)
             connector = cls()
             wc.connector = connector
             self._hide_passwords(name, enrich(connector.config_def(), config.originals, self.plugins.resolve),
@@ -219,7 +224,7 @@ class Worker:
     def _resolve(self, owner: str | ConnectorTaskId, props: Mapping[str, str]) -> dict[str, str]:
         """``props`` with provider placeholders resolved; the values are redacted from logs and traces
         for as long as ``owner`` runs."""
-        resolved = self.config.config_transformer.transform(props)
+        resolved = self.worker_plugins.config_transformer.transform(props)
         self._register_resolved(owner, resolved)
         return resolved.data
 
@@ -455,7 +460,7 @@ class Worker:
         connector_cls = self.plugins.connector_class(connector_config.connector_class)
         passwords = self._hide_passwords(task_id, enrich(connector_cls().config_def(), connector_props,
                                                          self.plugins.resolve), connector_props, task_props)
-        check_client_overrides(self.config.override_policy, task_id.connector, connector_cls,
+        check_client_overrides(self.worker_plugins.override_policy, task_id.connector, connector_cls,
                                connector_config.originals)
         # Built here once to check them (a chain or converter that cannot be built fails the task before
         # its process starts); the process builds its own.

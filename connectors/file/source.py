@@ -22,8 +22,8 @@ from connect_runtime.api import (
     SourceRecord,
     SourceTask,
     non_empty_string,
+    runtime_version,
 )
-from connect_runtime.version import runtime_version
 
 logger = logging.getLogger(__name__)
 

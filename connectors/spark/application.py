@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from connect_runtime.api import ConnectException
-from connect_runtime.processes import pids_with_env
+from connect_runtime.api.processes import pids_with_env
 from connectors.spark import job
 
 logger = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ _STDERR_TAIL = 60
 
 def spark_home() -> Path:
     """The installed pyspark's own Spark distribution (bin/spark-submit, jars)."""
-    import pyspark
+    import pyspark  # the spark extra's: the worker imports this connector whether or not it is installed
 
     return Path(pyspark.__file__).parent
 

@@ -22,6 +22,7 @@ from connect_runtime.api import (
     ValidString,
     non_empty_string,
 )
+from connectors.spark.sql_check import check_transform_sql
 
 SPARK_MASTER = "spark.master"
 SPARK_CONF_PREFIX = "spark.conf."
@@ -221,8 +222,6 @@ def missing_paths(paths: list[str]) -> list[str]:
 
 def validate_extra(props: Mapping[str, str], values: dict[str, ConfigValue]) -> None:
     """Add the checks a ConfigDef cannot express to ``values``."""
-    from connectors.spark.sql_check import check_transform_sql
-
     def error(name: str, message: str) -> None:
         cv = values.setdefault(name, ConfigValue(name, props.get(name)))
         if message not in cv.errors:

@@ -33,10 +33,17 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException, Producer
 
 from connect_runtime.api import DataException, DelegatedDelivery
-from connect_runtime.clients import commit_transaction, init_transactions, kafka_error, producer_config
-from connectors.spark.positions import FILE, FilePosition, PositionReader, transactional_id
+from connect_runtime.api.kafka_clients import (
+    JAVA_COMPATIBLE_PARTITIONER,
+    commit_transaction,
+    init_transactions,
+    kafka_error,
+)
+from connectors.spark.positions import FILE, FilePosition, PositionReader, canonical_uri, slot_of, transactional_id
 
 logger = logging.getLogger(__name__)
+#: librdkafka's log lines of the deliverers' producers, through Python logging rather than raw stderr.
+_KAFKA_CLIENT_LOGGER = logging.getLogger(f"{__name__}.kafka_client")
 
 #: The columns every delivery partition carries (built by the driver).
 KEY, VALUE, PATH = "__key", "__value", "__file"
@@ -94,9 +101,7 @@ def deliver(plan: DeliveryPlan) -> Callable[[Iterator[Any]], Iterator[Any]]:
     union); a partition without rows yields nothing. The driver closes every slot's files afterwards."""
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
-        import pyarrow as pa
-
-        from connectors.spark.positions import canonical_uri, slot_of
+        import pyarrow as pa  # the spark extra's, and only executors need it
 
         first = next((b for b in batches if b.num_rows), None)
         if first is None:
@@ -192,7 +197,10 @@ class SlotDeliverer:
         # Only failed records get a report (no per-record callback); the first one explains a failed commit.
         conf["delivery.report.only.error"] = True
         conf["on_delivery"] = self._on_delivery_error
-        producer = Producer(producer_config(conf))
+        # Keys land where a Java producer (and the runtime's) puts them, unless the operator chose otherwise.
+        conf.setdefault("partitioner", JAVA_COMPATIBLE_PARTITIONER)
+        conf.setdefault("logger", _KAFKA_CLIENT_LOGGER)
+        producer = Producer(conf)
         self._producer = producer
         init_transactions(producer, 60)
         return producer
@@ -213,7 +221,7 @@ class SlotDeliverer:
         return committed
 
     def _deliver(self, producer: Producer, committed: dict[str, int], batches: Iterator[Any]) -> dict[str, Any]:
-        import pyarrow.compute as pc
+        import pyarrow.compute as pc  # the spark extra's, and only executors need it
 
         plan, slot = self._plan, self._slot
         topic = plan.topic
@@ -327,8 +335,6 @@ def _check_not_shrunk(uri: str, rows: int, committed: int) -> None:
 
 
 def _known(name: str, files: dict[str, tuple[int, int]]) -> str:
-    from connectors.spark.positions import canonical_uri
-
     if name in files:
         return name
     uri = canonical_uri(name)

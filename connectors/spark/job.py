@@ -25,6 +25,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from confluent_kafka import KafkaError
+
+from connect_runtime.api import DelegatedDelivery
+from connect_runtime.api.kafka_clients import is_transient_code
+from connectors.spark.config import JSON_CONVERTERS, SparkSourceSettings
+from connectors.spark.delivery import KEY, PATH, SUMMARY_SCHEMA, VALUE, DeliveryPlan, SlotDeliverer, SlotPlan, deliver
+from connectors.spark.positions import PositionReader, canonical_uri, slot_of
+
+# pyspark is imported where it is used: the worker imports this module (for its constants) whether or
+# not the spark extra is installed, and only the driver needs it.
+
 EVENT_PREFIX = "@@spark-source "
 #: Spark reads each file whole in its own scan partition: rows keep their file order, and a row's
 #: index in its partition is its index in its file.
@@ -77,10 +88,6 @@ def _transient(error: BaseException, trace: str) -> bool:
     """Whether the application failed because Kafka was unreachable or moving (the task is then
     restarted with backoff, as the runtime restarts any task that failed that way). Executor errors
     reach the driver as text, so the Kafka error codes are read from the trace."""
-    from confluent_kafka import KafkaError
-
-    from connect_runtime.clients import is_transient_code
-
     if isinstance(error, TimeoutError):
         return True
     codes = [getattr(KafkaError, name, None) for name in re.findall(r"KafkaError\{code=(\w+)", trace)]
@@ -98,9 +105,6 @@ def _one_line(e: BaseException) -> str:
 
 class Driver:
     def __init__(self, spec: Mapping[str, Any]) -> None:
-        from connect_runtime.api import DelegatedDelivery
-        from connectors.spark.config import SparkSourceSettings
-
         self.spec = spec
         self.settings = SparkSourceSettings(**spec["settings"])
         self.delivery = DelegatedDelivery.from_json(spec["delivery"])
@@ -110,8 +114,6 @@ class Driver:
 
     def run(self) -> int:
         from pyspark.sql import SparkSession
-
-        from connectors.spark.positions import PositionReader
 
         _check_converters(self.delivery)
         spark = SparkSession.builder.getOrCreate()
@@ -153,8 +155,6 @@ class Driver:
     # -- listing ------------------------------------------------------------------------------------
     def list_files(self, spark: Any) -> dict[str, Listing]:
         """Every file the task owns under source.path: canonical URI -> size and modification time."""
-        from connectors.spark.positions import canonical_uri, slot_of
-
         jvm = spark.sparkContext._jvm
         conf = spark.sparkContext._jsc.hadoopConfiguration()
         found: dict[str, Listing] = {}
@@ -188,8 +188,6 @@ class Driver:
     # -- planning -----------------------------------------------------------------------------------
     def plan(self, listing: Mapping[str, Listing], committed: Mapping[str, Any]) -> dict[int, dict[str, Any]]:
         """Which files each slot delivers this round: new files, unfinished files, grown files."""
-        from connectors.spark.positions import slot_of
-
         continuous = self.settings.mode == "continuous"
         now_ms = int(time.time() * 1000)
         settle_ms = self.settings.poll_interval_ms
@@ -224,8 +222,6 @@ class Driver:
     # -- one round ----------------------------------------------------------------------------------
     def deliver(self, spark: Any, work: Mapping[int, Mapping[str, Any]], offsets_start: Mapping[int, int]) -> None:
         from pyspark.sql import DataFrame
-
-        from connectors.spark.delivery import SUMMARY_SCHEMA, DeliveryPlan, SlotDeliverer, SlotPlan, deliver
 
         settings = self.settings
         slots = sorted(work)
@@ -284,8 +280,6 @@ class Driver:
     def slot_frame(self, spark: Any, files: list[str]) -> Any:
         """One slot's rows as (key, value, file) in file order, in one partition."""
         from pyspark.sql import functions as F
-
-        from connectors.spark.delivery import KEY, PATH, VALUE
 
         settings = self.settings
         df = self.read(spark, files)
@@ -350,8 +344,6 @@ def _json_bytes(struct: Any, converter: tuple[str, Mapping[str, str]]) -> Any:
 
 
 def _check_converters(delivery: Any) -> None:
-    from connectors.spark.config import JSON_CONVERTERS
-
     for kind, (name, _) in (("key", delivery.key_converter), ("value", delivery.value_converter)):
         if name not in JSON_CONVERTERS:
             raise ValueError(f"SparkSource writes rows as JSON, but the {kind} converter is {name}: set "

@@ -23,7 +23,7 @@ from urllib.parse import quote, unquote, urlparse
 from confluent_kafka import Consumer, TopicPartition
 
 from connect_runtime.api import DelegatedDelivery
-from connect_runtime.partitioning import java_partition, murmur2, to_positive
+from connect_runtime.api.partitioning import java_partition, murmur2, to_positive
 
 FILE = "file"
 

@@ -31,11 +31,11 @@ from fastapi import Request
 from connect_runtime.cluster.herder_api import Herder
 from connect_runtime.config.rest_tls import PeerTls
 from connect_runtime.errors import (
-    ConflictError,
-    ConnectRestError,
-    NotAssignedError,
-    NotLeaderError,
-    RequestTimeoutError,
+    ConflictHttpError,
+    HttpStatusError,
+    NotAssignedHttpError,
+    NotLeaderHttpError,
+    RequestTimeoutHttpError,
 )
 from rest.forwarding import ForwardedResponse, forward_request
 
@@ -95,7 +95,7 @@ class RestContext:
             async with asyncio.timeout(timeout):
                 await done.wait()
         except TimeoutError:
-            raise RequestTimeoutError(REQUEST_TIMED_OUT) from None
+            raise RequestTimeoutHttpError(REQUEST_TIMED_OUT) from None
         return _result(future)
 
     async def blocking(self, call: Callable[[], T], timeout_s: float | None = None) -> T:
@@ -114,7 +114,7 @@ class RestContext:
         while not self.joined:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise RequestTimeoutError(REQUEST_TIMED_OUT)
+                raise RequestTimeoutHttpError(REQUEST_TIMED_OUT)
             if await self.blocking(self.herder.is_ready, timeout_s=remaining):
                 self.joined = True
                 return
@@ -130,7 +130,7 @@ def _result(future: Future[T]) -> T:
     try:
         return future.result(timeout=0)
     except concurrent.futures.CancelledError:
-        raise ConnectRestError(REQUEST_INTERRUPTED, status=500) from None
+        raise HttpStatusError(REQUEST_INTERRUPTED, status=500) from None
 
 
 async def get_context(request: Request) -> RestContext:
@@ -168,7 +168,7 @@ async def complete_or_forward(
     """Run a herder request that only one worker may serve; on any other worker, forward it there.
 
     Mirrors Java's ``HerderRequestHandler.completeOrForwardRequest``: the herder answers
-    ``NotLeaderError`` (leader-only operations) or ``NotAssignedError`` (owner-only ones) with the URL
+    ``NotLeaderHttpError`` (leader-only operations) or ``NotAssignedHttpError`` (owner-only ones) with the URL
     to go to, and the request is re-sent there: ``forward`` absent → with ``forward=true`` (the target
     may forward once more); ``forward=true`` → with ``forward=false``; ``forward=false`` and still the
     wrong worker → 409 (two hops should always suffice, so a rebalance is underway). An unknown target
@@ -182,8 +182,8 @@ async def complete_or_forward(
     await ctx.wait_joined(deadline)
     try:
         return await ctx.complete(submit(), max(deadline - time.monotonic(), 0.0))
-    except (NotLeaderError, NotAssignedError) as exc:
-        target = exc.leader_url if isinstance(exc, NotLeaderError) else exc.owner_url
+    except (NotLeaderHttpError, NotAssignedHttpError) as exc:
+        target = exc.leader_url if isinstance(exc, NotLeaderHttpError) else exc.owner_url
         if forward is False:
             logger.error(
                 "Request '%s %s' failed because it couldn't find the target Connect worker within two hops "
@@ -191,9 +191,9 @@ async def complete_or_forward(
                 request.method,
                 request.url.path,
             )
-            raise ConflictError(CONFLICTING_OPERATION) from None
+            raise ConflictHttpError(CONFLICTING_OPERATION) from None
         if target is None:
-            raise ConflictError(NO_KNOWN_LEADER) from None
+            raise ConflictHttpError(NO_KNOWN_LEADER) from None
         signing = None
         if internal:
             herder = ctx.herder

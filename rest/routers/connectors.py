@@ -17,7 +17,7 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Res
 from fastapi.responses import JSONResponse
 
 from connect_runtime.cluster.herder_api import ConnectorInfo
-from connect_runtime.errors import BadRequestError, NotFoundError
+from connect_runtime.errors import BadRequestHttpError, NotFoundHttpError
 from connect_runtime.types import ConnectorTaskId, TargetState
 from rest.models import (
     CONNECTOR_OFFSETS_JSON_SCHEMA,
@@ -100,7 +100,7 @@ def check_and_put_connector_config_name(name: str, config: dict[str, str]) -> No
     included = config.get(NAME_CONFIG)
     if included is not None:
         if included != name:
-            raise BadRequestError(
+            raise BadRequestHttpError(
                 f"Connector name configuration ({included}) doesn't match connector name in the URL ({name})"
             )
     else:
@@ -127,7 +127,7 @@ def check_connector_name(name: str) -> None:
             problem = "String may not contain control sequences but had the following ASCII chars: "
             problem += ", ".join(bad)
     if problem is not None:
-        raise BadRequestError(
+        raise BadRequestHttpError(
             "Connector configuration is invalid and contains the following 1 error(s):\n"
             f"Invalid value {name} for configuration {NAME_CONFIG}: {problem}\n{_VALIDATE_HINT}"
         )
@@ -171,7 +171,7 @@ async def list_connectors(
                     values["info"] = ConnectorInfoModel.from_entity(info)
                 else:
                     logger.info("Ignoring unknown expansion type %s", expansion)
-        except NotFoundError:
+        except NotFoundHttpError:
             # Deleted while we were looking it up: leave it out, as Java does.
             logger.debug("Unable to get connector info for %s on this worker", name)
             continue
@@ -192,7 +192,7 @@ async def create_connector(request: Request, ctx: Ctx, forward: Forward = None) 
     create = parse_request(CreateConnectorRequest, parse_json_body(await request.body()))
     name = (create.name or "").strip()
     if create.config is None:
-        raise BadRequestError('Connector configuration ("config") is missing from the request')
+        raise BadRequestHttpError('Connector configuration ("config") is missing from the request')
     config = dict(create.config)
     check_and_put_connector_config_name(name, config)
     check_connector_name(name)

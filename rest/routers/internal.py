@@ -18,7 +18,7 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 from pydantic import TypeAdapter, ValidationError
 
 from connect_runtime.cluster.request_signature import check_request_signature
-from connect_runtime.errors import BadRequestError
+from connect_runtime.errors import BadRequestHttpError
 from rest.models import OptionalString, format_validation_error, parse_json_body
 from rest.routers import RestContext, complete_or_forward, get_context, parse_forward
 
@@ -38,11 +38,11 @@ def parse_task_configs(raw: bytes) -> list[dict[str, str]]:
     """The body of ``POST /connectors/{c}/tasks``: a JSON list of string maps; anything else is 400."""
     data = parse_json_body(raw)
     if not isinstance(data, list):
-        raise BadRequestError("Request body must be a JSON array of task configurations")
+        raise BadRequestHttpError("Request body must be a JSON array of task configurations")
     try:
         configs = _TASK_CONFIGS.validate_python(data)
     except ValidationError as exc:
-        raise BadRequestError(format_validation_error(exc)) from None
+        raise BadRequestHttpError(format_validation_error(exc)) from None
     return [{k: v for k, v in config.items() if v is not None} for config in configs]
 
 

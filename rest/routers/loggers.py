@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import JSONResponse
 
 from connect_runtime.cluster.herder_api import LoggerLevelInfo
-from connect_runtime.errors import BadRequestError, NotFoundError
+from connect_runtime.errors import BadRequestHttpError, NotFoundHttpError
 from connect_runtime.loggers import to_python_level
 from rest.models import ConnectorConfigPatchBody, LoggerLevelModel, parse_json_body, parse_request
 from rest.routers import RestContext, get_context
@@ -47,7 +47,7 @@ async def get_logger(logger_name: str, ctx: Ctx) -> JSONResponse:
     """``{"level", "last_modified"}``; 404 if there is no such logger."""
     level = await ctx.blocking(partial(ctx.herder.logger_level, logger_name))
     if level is None:
-        raise NotFoundError(f"Logger {logger_name} not found.")
+        raise NotFoundHttpError(f"Logger {logger_name} not found.")
     return JSONResponse(_level_json(level))
 
 
@@ -77,9 +77,9 @@ async def set_level(
     body = parse_request(ConnectorConfigPatchBody, parse_json_body(await request.body()))
     level = body.root.get("level")
     if level is None:
-        raise BadRequestError("Desired 'level' parameter was not specified in request.")
+        raise BadRequestHttpError("Desired 'level' parameter was not specified in request.")
     if to_python_level(level) is None:
-        raise NotFoundError(f"invalid log level '{level}'.")
+        raise NotFoundHttpError(f"invalid log level '{level}'.")
     if scope.lower() == CLUSTER_SCOPE:
         await ctx.blocking(partial(ctx.herder.set_cluster_logger_level, logger_name, level))
         return Response(status_code=204)

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
-from connect_runtime.errors import BadRequestError
+from connect_runtime.errors import BadRequestHttpError
 from rest.models import (
     STRING_MAP_JSON_SCHEMA,
     ConfigInfosModel,
@@ -53,7 +53,7 @@ def check_connector_class(plugin_name: str, config: dict[str, str]) -> None:
     if included is not None and not normalized_plugin_name(included).endswith(
         normalized_plugin_name(plugin_name)
     ):
-        raise BadRequestError(f"Included connector type {included} does not match request type {plugin_name}")
+        raise BadRequestHttpError(f"Included connector type {included} does not match request type {plugin_name}")
 
 
 def _parse_connectors_only(value: str | None) -> bool:

@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
 
-from connect_runtime.errors import ConnectRestError
+from connect_runtime.errors import HttpStatusError
 from connect_runtime.version import runtime_version
 from rest.models import ServerInfo, WorkerStatus
 from rest.routers import RestContext, get_context
@@ -49,13 +49,13 @@ async def health(ctx: Annotated[RestContext, Depends(get_context)]) -> JSONRespo
     try:
         await ctx.complete(ctx.herder.health_check(), timeout_s=timeout)
         responsive = True
-    except ConnectRestError as exc:
+    except HttpStatusError as exc:
         logger.warning("Health check failed: %s", exc.message)
         responsive = False
     try:
         ready = await ctx.blocking(ctx.herder.is_ready,
                                    timeout_s=max(timeout - (time.monotonic() - started), 0.1))
-    except ConnectRestError as exc:
+    except HttpStatusError as exc:
         logger.warning("Health check failed: %s", exc.message)
         ready, responsive = True, False  # cannot even say whether it started: unhealthy
     if not ready:

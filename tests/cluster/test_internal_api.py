@@ -52,7 +52,7 @@ from connect_runtime.cluster.request_signature import (
     sign,
 )
 from connect_runtime.config.worker_config import WorkerConfig
-from connect_runtime.errors import ConflictError
+from connect_runtime.errors import ConflictHttpError
 from connect_runtime.storage import formats
 from connect_runtime.storage.config_store import ClusterConfigState, LeaderRecord
 from connect_runtime.testing.cluster import (
@@ -580,7 +580,7 @@ def test_fence_conflict_when_task_configs_move_while_fencing(moved: bool) -> Non
     fencer.fence_producer = fence_producer  # type: ignore[method-assign]
     try:
         if moved:
-            with pytest.raises(ConflictError) as info:
+            with pytest.raises(ConflictHttpError) as info:
                 fencer.fence(c)
             assert info.value.status == 409
             assert str(info.value) == FENCE_CONFLICT

@@ -7,6 +7,7 @@ Also: a connector generating more task configs than ``tasks.max`` fails as in Ja
 
 from __future__ import annotations
 
+import socket
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -203,3 +204,29 @@ def test_openapi_documents_every_public_endpoint(http: httpx.Client) -> None:
                     "/connector-plugins/{plugin}/config/validate", "/admin/loggers/{logger_name}"):
                 assert operation["requestBody"]["content"]["application/json"]["schema"], where
     assert {"ConnectorInfoModel", "ConnectorStateInfoModel", "ConfigInfosModel", "ErrorMessage"} <= set(schemas)
+
+
+
+def test_a_client_leaving_mid_body_is_no_error(worker: WorkerProcess, http: httpx.Client) -> None:
+    """A client that closes its connection half-way through a declared body is not an error of the
+    worker's: a debug line at most, no traceback, and the worker carries on."""
+    before = worker.log_path.stat().st_size
+
+    def logged() -> str:
+        with worker.log_path.open("rb") as log:
+            log.seek(before)
+            return log.read().decode(errors="replace")
+
+    # At DEBUG, the worker's line about the disconnect says when it has dealt with it.
+    assert http.put("/admin/loggers/rest.errors", json={"level": "DEBUG"}).status_code == 200
+    try:
+        with socket.create_connection(("127.0.0.1", worker.port)) as raw:
+            raw.sendall(b"POST /connectors HTTP/1.1\r\nHost: worker\r\nContent-Type: application/json\r\n"
+                        b'Content-Length: 100\r\n\r\n{"name": "half')
+        wait_until(lambda: "Client disconnected while sending" in logged(), 30,
+                   message="the worker to notice the client leaving")
+    finally:
+        http.put("/admin/loggers/rest.errors", json={"level": "INFO"})
+    assert_alive(worker, http)
+    text = logged()
+    assert "Uncaught exception" not in text and "Traceback" not in text and "ERROR" not in text, text

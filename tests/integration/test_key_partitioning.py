@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from confluent_kafka import Producer
 
+from connect_runtime.api.partitioning import java_partition
 from connect_runtime.clients import producer_config
 from connect_runtime.config.worker_config import WorkerConfig
-from connect_runtime.partitioning import java_partition
 from connect_runtime.testing.pytest_plugin import new_topic
 
 PARTITIONS = 25  # offset.storage.partitions' default

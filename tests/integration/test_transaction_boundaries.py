@@ -137,6 +137,26 @@ def test_conflicting_boundary_requests_fail_the_task(kafka_bootstrap: str, clien
     client.request("DELETE", "/connectors/conflict")
 
 
+def test_a_transaction_left_open_past_its_timeout_fails_the_task_naming_the_timeout(
+        kafka_bootstrap: str, client: ConnectClient) -> None:
+    """A connector-boundary task idle with an open transaction: the broker aborts it after
+    transaction.timeout.ms and fences the producer, which librdkafka reports as a fence by a newer
+    instance; the task's error says the transaction timed out instead, and what to do."""
+    topic = new_topic(kafka_bootstrap)
+    client.create_connector("idle-open", {
+        "connector.class": BOUNDARY_SOURCE, "topic": topic, "transaction.boundary": "connector",
+        "records.per.transaction": "10", "idle.at": "25", "idle.ms": "20000",
+        "producer.override.transaction.timeout.ms": "2000"})
+    trace = _trace(client, "idle-open")
+    error = trace.rstrip().splitlines()[-1]  # the task's error; librdkafka's report is its cause, above
+    assert "longer than the producer's transaction.timeout.ms (2000 ms), so the broker aborted it" in error, trace
+    assert "the transaction timed out" in error, trace
+    assert "must commit what it has sent (TransactionContext.commit_transaction()) before it goes idle" in error
+    seqnos = [s for _, s in verifiable_pairs(read_committed(kafka_bootstrap, topic))]
+    assert seqnos == list(range(20)), "the transaction left open is not visible"
+    client.request("DELETE", "/connectors/idle-open")
+
+
 @pytest.mark.parametrize("own_topic", [False, True], ids=["worker-offsets-topic", "connector-offsets-topic"])
 def test_producing_to_own_offsets_topic_fails_the_task(kafka_bootstrap: str, client: ConnectClient,
                                                        worker: WorkerProcess, own_topic: bool) -> None:

@@ -11,11 +11,14 @@ stored seqno + 1.
 - ``conflict.at``: ask for both commit and abort of the record with this seqno (fails the task).
 - ``big.record.at``: the record with this seqno carries a value of ``big.record.bytes`` bytes.
 - ``commit.log``: a file where ``commit_record`` appends ``<seqno> <committed|none>`` lines.
+- ``idle.at``: the batch holding this seqno asks for no boundary, and the task then returns nothing for
+  ``idle.ms``: it goes idle with an open transaction.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -45,6 +48,8 @@ CONFIG_DEF = (
     .define("big.record.bytes", ConfigType.INT, 2_000_000, importance=Importance.LOW, documentation="Its size.")
     .define("commit.log", ConfigType.STRING, "", importance=Importance.LOW, documentation="commit_record log.")
     .define("poll.interval.ms", ConfigType.INT, 20, importance=Importance.LOW, documentation="Pause per poll.")
+    .define("idle.at", ConfigType.LONG, -1, importance=Importance.LOW, documentation="Seqno to go idle after.")
+    .define("idle.ms", ConfigType.INT, 0, importance=Importance.LOW, documentation="How long to stay idle.")
 )
 
 
@@ -101,6 +106,9 @@ class BoundarySourceTask(SourceTask):
         stored = self.context.offset_storage_reader.offset(self._partition)
         self._seqno = int(stored["seqno"]) + 1 if stored else 0
         self._transactions = 0
+        self._idle_at: int = cfg["idle.at"]
+        self._idle_s = cfg["idle.ms"] / 1000.0
+        self._idle_until = 0.0
 
     def _record(self, seqno: int) -> SourceRecord:
         value: Any = seqno
@@ -109,7 +117,7 @@ class BoundarySourceTask(SourceTask):
         return SourceRecord(self._partition, {"seqno": seqno}, self._topic, None, 0, value)
 
     def poll(self) -> list[SourceRecord] | None:
-        if self._stop.wait(self._pause_s):
+        if self._stop.wait(self._pause_s) or time.monotonic() < self._idle_until:
             return None
         ctx = self.context.transaction_context
         assert ctx is not None, "transaction.boundary=connector must give the task a TransactionContext"
@@ -120,6 +128,9 @@ class BoundarySourceTask(SourceTask):
             if seqno == self._conflict:
                 ctx.commit_transaction(rec)
                 ctx.abort_transaction(rec)
+        if self._seqno - self._n <= self._idle_at < self._seqno:
+            self._idle_until = time.monotonic() + self._idle_s
+            return batch
         self._transactions += 1
         abort = self._m > 0 and self._transactions % self._m == 0
         if self._batch_level:

@@ -8,7 +8,7 @@ from typing import Any
 
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from connect_runtime.processes import descendants, env_value, proc_pids
+from connect_runtime.api.processes import descendants, env_value, proc_pids
 from connect_runtime.testing.cluster import ConnectClient, read_committed, wait_until
 from connectors.spark.application import TOKEN_ENV
 

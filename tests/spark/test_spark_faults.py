@@ -25,7 +25,7 @@ import httpx
 from conftest import WorkerFactory
 from spark_helpers import assert_not_failed, create_topic, file_offsets, rows_by_id, write_csv
 
-from connect_runtime.processes import descendants, env_value, proc_pids
+from connect_runtime.api.processes import descendants, env_value, proc_pids
 from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, wait_until
 from connect_runtime.testing.spark_cluster import LocalSparkCluster
 from connectors.spark.application import TOKEN_ENV

@@ -4,8 +4,8 @@ Everything completes at once except what a test asks for: ``hang`` makes future-
 never complete (request timeouts), ``fail_next`` makes the next call raise the given exception.
 
 Cluster roles: with ``is_leader=False`` every leader-only operation fails with
-``NotLeaderError(leader_address)``; with ``assigned=False`` owner-only operations (plain connector
-restart, task restart) fail with ``NotAssignedError(owner_address)``, as the real herder's futures do.
+``NotLeaderHttpError(leader_address)``; with ``assigned=False`` owner-only operations (plain connector
+restart, task restart) fail with ``NotAssignedHttpError(owner_address)``, as the real herder's futures do.
 """
 
 from __future__ import annotations
@@ -31,12 +31,12 @@ from connect_runtime.cluster.herder_api import (
     TaskStateInfo,
 )
 from connect_runtime.errors import (
-    AlreadyExistsError,
-    BadRequestError,
-    ForbiddenError,
-    NotAssignedError,
-    NotFoundError,
-    NotLeaderError,
+    AlreadyExistsHttpError,
+    BadRequestHttpError,
+    ForbiddenHttpError,
+    NotAssignedHttpError,
+    NotFoundHttpError,
+    NotLeaderHttpError,
 )
 from connect_runtime.loggers import Loggers
 from connect_runtime.types import ConnectorOffset, ConnectorOffsets, ConnectorTaskId, TargetState
@@ -117,16 +117,17 @@ class FakeHerder:
 
     def _check_leader(self, what: str) -> None:
         if not self.is_leader:
-            raise NotLeaderError(f"Only the leader may {what}.", self.leader_address)
+            raise NotLeaderHttpError(f"Only the leader may {what}.", self.leader_address)
 
     def _check_assigned(self, what: str) -> None:
         if not self.assigned:
-            raise NotAssignedError(f"Cannot restart {what} since it is not assigned to this member", self.owner_address)
+            raise NotAssignedHttpError(f"Cannot restart {what} since it is not assigned to this member",
+                                       self.owner_address)
 
     def _get(self, name: str) -> FakeConnector:
         conn = self.connectors_by_name.get(name)
         if conn is None:
-            raise NotFoundError(f"Connector {name} not found")
+            raise NotFoundHttpError(f"Connector {name} not found")
         return conn
 
     def _info(self, name: str) -> ConnectorInfo:
@@ -174,10 +175,10 @@ class FakeHerder:
         def put() -> Created:
             self._check_leader("write connector configurations")
             if "connector.class" not in config:
-                raise BadRequestError(f"Connector config {config} contains no connector type")
+                raise BadRequestHttpError(f"Connector config {config} contains no connector type")
             exists = name in self.connectors_by_name
             if exists and not allow_replace:
-                raise AlreadyExistsError(f"Connector {name} already exists")
+                raise AlreadyExistsHttpError(f"Connector {name} already exists")
             if exists:
                 self.connectors_by_name[name].config = dict(config)
             else:
@@ -207,14 +208,14 @@ class FakeHerder:
 
     def connector_active_topics(self, name: str) -> Future[list[str]]:
         if not self.topic_tracking:
-            raise ForbiddenError("Topic tracking is disabled.")
+            raise ForbiddenHttpError("Topic tracking is disabled.")
         return self._future(lambda: list(self.active_topics.get(name, [])))
 
     def reset_connector_active_topics(self, name: str) -> Future[None]:
         if not self.topic_tracking:
-            raise ForbiddenError("Topic tracking is disabled.")
+            raise ForbiddenHttpError("Topic tracking is disabled.")
         if not self.topic_tracking_reset:
-            raise ForbiddenError("Topic tracking reset is disabled.")
+            raise ForbiddenHttpError("Topic tracking reset is disabled.")
         return self._future(lambda: self.active_topics.pop(name, None) and None)
 
     def logger_level(self, logger_name: str) -> LoggerLevelInfo | None:
@@ -257,7 +258,7 @@ class FakeHerder:
     def _status(self, name: str) -> ConnectorStateInfo:
         conn = self.connectors_by_name.get(name)
         if conn is None:
-            raise NotFoundError(f"No status found for connector {name}")
+            raise NotFoundHttpError(f"No status found for connector {name}")
         state = "RUNNING" if conn.target is TargetState.STARTED else conn.target.value
         if conn.failed:
             state = "FAILED"
@@ -327,7 +328,7 @@ class FakeHerder:
     def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
         self._sync()
         if plugin not in (SOURCE_CLASS, "VerifiableSourceConnector", "VerifiableSource"):
-            raise NotFoundError(f"Unknown plugin {plugin}.")
+            raise NotFoundHttpError(f"Unknown plugin {plugin}.")
         return [
             ConfigKeyInfo(
                 name="topic",
@@ -363,7 +364,7 @@ class FakeHerder:
             for state in self._status(task.connector).tasks:
                 if state.id == task.task:
                     return state
-            raise NotFoundError(f"No status found for task {task}")
+            raise NotFoundHttpError(f"No status found for task {task}")
 
         return self._future(status)
 
@@ -418,7 +419,7 @@ class FakeHerder:
         def restart() -> None:
             conn = self._get(task.connector)
             if not 0 <= task.task < conn.tasks:
-                raise NotFoundError(f"Unknown task: {task}")
+                raise NotFoundHttpError(f"Unknown task: {task}")
             self._check_assigned("task")
 
         return self._future(restart)
@@ -443,11 +444,11 @@ class FakeHerder:
     def _modify_offsets(self, name: str, offsets: list[ConnectorOffset] | None) -> str:
         # The real herder's checks, in its order: leader, exists, STOPPED, then the offsets' values.
         if not self.is_leader:
-            raise NotLeaderError("Only the leader can process external offsets modification requests",
+            raise NotLeaderHttpError("Only the leader can process external offsets modification requests",
                                  self.leader_address)
         conn = self._get(name)
         if conn.target is not TargetState.STOPPED or conn.tasks != 0:
-            raise BadRequestError(
+            raise BadRequestHttpError(
                 "Connectors must be in the STOPPED state before their offsets can be modified. This can be done "
                 f"for the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint")
         if offsets is None:

@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from connect_runtime.converters.json_converter import json_dumps_compact
+from connect_runtime.api.java_json import json_dumps_compact
 
 _SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "eos_throughput.py"
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from connect_runtime.api import ConfigException, ConfigProvider
+from connect_runtime.composition import compose_worker
 from connect_runtime.config.config_providers import (
     ConfigTransformer,
     DirectoryConfigProvider,
@@ -17,7 +18,7 @@ from connect_runtime.config.config_providers import (
     load_config_providers,
     reverse_transform,
 )
-from connect_runtime.config.worker_config import WorkerConfig, WorkerConfigError
+from connect_runtime.config.worker_config import WorkerConfigError
 from connect_runtime.redaction import SecretRedactor
 
 REQUIRED = {
@@ -188,7 +189,7 @@ def test_worker_config_creates_providers_and_resolves_its_own_values(tmp_path: P
     secrets = tmp_path / "worker.properties"
     secrets.write_text("group=resolved-group\n")
     RecordingProvider.instances.clear()
-    config = WorkerConfig.from_properties({
+    composed = compose_worker({
         **REQUIRED,
         "group.id": f"${{file:{secrets}:group}}",
         "config.providers": "file,rec",
@@ -198,21 +199,21 @@ def test_worker_config_creates_providers_and_resolves_its_own_values(tmp_path: P
         "plugin.allowed.packages": __name__,
         "config.providers.rec.param.url": "https://vault",
     })
-    assert config.group_id == "resolved-group"
-    assert config.config_transformer.provider_names == ["file", "rec"]
+    assert composed.config.group_id == "resolved-group"
+    assert composed.plugins.config_transformer.provider_names == ["file", "rec"]
     (provider,) = RecordingProvider.instances
     assert provider.params == {"url": "https://vault"}
-    assert config.config_transformer.transform({"x": "${rec:p:k}"}).data == {"x": "P/K"}
-    config.close_plugins()
+    assert composed.plugins.config_transformer.transform({"x": "${rec:p:k}"}).data == {"x": "P/K"}
+    composed.close()
     assert provider.closed
 
 
 @pytest.mark.parametrize("name", ["Vendor$Nested", "Vendor.Nested"])
 def test_a_provider_class_nested_in_another_is_found(name: str) -> None:
-    config = WorkerConfig.from_properties({**REQUIRED, "config.providers": "v", "plugin.allowed.packages": __name__,
-                                           "config.providers.v.class": f"{__name__}.{name}"})
-    assert config.config_transformer.transform({"x": "${v:p:k}"}).data == {"x": "P/K"}
-    config.close_plugins()
+    composed = compose_worker({**REQUIRED, "config.providers": "v", "plugin.allowed.packages": __name__,
+                               "config.providers.v.class": f"{__name__}.{name}"})
+    assert composed.plugins.config_transformer.transform({"x": "${v:p:k}"}).data == {"x": "P/K"}
+    composed.close()
 
 
 @pytest.mark.parametrize(
@@ -244,7 +245,7 @@ def test_a_provider_class_nested_in_another_is_found(name: str) -> None:
 )
 def test_a_bad_provider_refuses_the_worker_with_one_line(extra: dict[str, str], message: str) -> None:
     with pytest.raises(WorkerConfigError) as info:
-        WorkerConfig.from_properties({**REQUIRED, **extra})
+        compose_worker({**REQUIRED, **extra})
     assert message in str(info.value)
     assert "\n" not in str(info.value)
 
@@ -289,7 +290,7 @@ def test_worker_start_up_errors_and_logs_never_show_resolved_values(
     for key in ("long", "short"):
         ref = f"${{file:{secrets}:{key}}}"
         with pytest.raises(WorkerConfigError) as info:
-            WorkerConfig.from_properties({**REQUIRED, **providers, "offset.flush.interval.ms": ref})
+            compose_worker({**REQUIRED, **providers, "offset.flush.interval.ms": ref})
         line = str(info.value)
         assert line.startswith(f'Invalid value "{ref}" for configuration offset.flush.interval.ms'), line
         assert "hunter2secret" not in line and "abc" not in line and "\n" not in line
@@ -297,13 +298,13 @@ def test_worker_start_up_errors_and_logs_never_show_resolved_values(
     # A setting refused after resolution shows its placeholder, not the resolved value.
     policy_ref = f"${{file:{secrets}:policy}}"
     with pytest.raises(WorkerConfigError) as info:
-        WorkerConfig.from_properties({**REQUIRED, **providers, "offset.storage.cleanup.policy": policy_ref})
+        compose_worker({**REQUIRED, **providers, "offset.storage.cleanup.policy": policy_ref})
     assert str(info.value).startswith(f'Invalid value "{policy_ref}" for configuration offset.storage.cleanup.policy')
     assert "hunter2secret" not in str(info.value)
     # A log line written later shows the placeholder too.
     with caplog.at_level(logging.WARNING):
-        config = WorkerConfig.from_properties({**REQUIRED, **providers,
-                                               "offset.storage.segment.ms": f"${{file:{secrets}:long}}"})
-    logging.getLogger("test.worker").warning("the worker uses %s", config.originals["offset.storage.segment.ms"])
+        composed = compose_worker({**REQUIRED, **providers, "offset.storage.segment.ms": f"${{file:{secrets}:long}}"})
+    used = composed.config.originals["offset.storage.segment.ms"]
+    logging.getLogger("test.worker").warning("the worker uses %s", used)
     assert "hunter2secret" not in caplog.text
-    config.close_plugins()
+    composed.close()

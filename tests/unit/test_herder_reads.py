@@ -14,7 +14,7 @@ import pytest
 from connect_runtime.cluster.cluster_view import ClusterView
 from connect_runtime.cluster.herder import DistributedHerder
 from connect_runtime.cluster.herder_api import ConnectorInfo, ConnectorStateInfo, StateInfo, TaskInfo, TaskStateInfo
-from connect_runtime.errors import NotFoundError
+from connect_runtime.errors import NotFoundHttpError
 from connect_runtime.storage.config_store import ClusterConfigState
 from connect_runtime.storage.status_store import ConnectorStatus, TaskStatus
 from connect_runtime.types import ConnectorTaskId
@@ -86,7 +86,7 @@ def test_reads_wait_for_the_start_up_read_then_complete() -> None:
     herder._open_reads()
     assert names.result(0) == ["c"]
     assert info.result(0).name == "c"
-    with pytest.raises(NotFoundError, match="No status found for connector nope"):
+    with pytest.raises(NotFoundHttpError, match="No status found for connector nope"):
         missing.result(0)
     # From now on reads complete before they are returned.
     assert herder.connectors().done()
@@ -125,7 +125,7 @@ def test_reads_complete_at_once_with_the_snapshot() -> None:
 )
 def test_unknown_connector_or_task_is_not_found_with_javas_message(read: Any, message: str) -> None:
     herder, _, _ = _herder(started=True)
-    with pytest.raises(NotFoundError) as info:
+    with pytest.raises(NotFoundHttpError) as info:
         read(herder).result(0)
     assert info.value.message == message
 

@@ -1,4 +1,4 @@
-"""``clients.init_transactions``: a broker connection first, so that librdkafka finds the transaction
+"""``kafka_clients.init_transactions``: a broker connection first, so that librdkafka finds the transaction
 coordinator at once rather than on its 500 ms retry timer (which made one planned handoff in three take
 half a second longer). Pure logic: a fake producer records the calls."""
 
@@ -9,7 +9,7 @@ from typing import Any, cast
 import pytest
 from confluent_kafka import KafkaError, KafkaException, Producer
 
-from connect_runtime.clients import init_transactions
+from connect_runtime.api.kafka_clients import init_transactions
 
 
 class _Clock:
@@ -42,7 +42,7 @@ class _Producer:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
     fake = _Clock()
-    monkeypatch.setattr("connect_runtime.clients.time.monotonic", fake)
+    monkeypatch.setattr("connect_runtime.api.kafka_clients.time.monotonic", fake)
     return fake
 
 

@@ -27,14 +27,8 @@ from typing import Any
 import pytest
 
 from connect_runtime.api.errors import ConfigException, DataException
-from connect_runtime.converters.json_converter import (
-    ENVELOPE_REQUIRED_MESSAGE,
-    JsonConverter,
-    _encode,
-    java_double_to_string,
-    json_dumps_compact,
-    json_loads,
-)
+from connect_runtime.api.java_json import _encode, java_double_to_string, json_dumps_compact, json_loads
+from connect_runtime.converters.json_converter import ENVELOPE_REQUIRED_MESSAGE, JsonConverter
 
 
 def converter(**configs: Any) -> JsonConverter:

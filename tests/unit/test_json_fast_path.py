@@ -22,7 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from connect_runtime.api.errors import DataException
-from connect_runtime.converters.json_converter import JsonConverter, _encode, fast_json_body
+from connect_runtime.api.java_json import _encode, fast_json_body
+from connect_runtime.converters.json_converter import JsonConverter
 
 _SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

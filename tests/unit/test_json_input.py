@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from connect_runtime.errors import BadRequestError
+from connect_runtime.errors import BadRequestHttpError
 from rest.json_input import MAX_NESTING_DEPTH, decode_json
 
 
@@ -14,7 +14,7 @@ def nested(depth: int) -> bytes:
 
 def test_nesting_up_to_the_limit_is_accepted_and_one_more_is_400() -> None:
     assert decode_json(nested(MAX_NESTING_DEPTH), numbers_as_text=False) is not None
-    with pytest.raises(BadRequestError, match=f"deeper than {MAX_NESTING_DEPTH} levels"):
+    with pytest.raises(BadRequestHttpError, match=f"deeper than {MAX_NESTING_DEPTH} levels"):
         decode_json(nested(MAX_NESTING_DEPTH + 1), numbers_as_text=False)
 
 
@@ -23,7 +23,7 @@ def test_nesting_up_to_the_limit_is_accepted_and_one_more_is_400() -> None:
     b'{"a": ' + b"{" * 2000 + b'"x": 1' + b"}" * 2000 + b"}",
 ])
 def test_deep_or_truncated_bodies_are_400(body: bytes) -> None:
-    with pytest.raises(BadRequestError, match="deeper than"):
+    with pytest.raises(BadRequestHttpError, match="deeper than"):
         decode_json(body, numbers_as_text=True)
 
 
@@ -35,12 +35,12 @@ def test_brackets_inside_strings_and_wide_flat_bodies_are_fine() -> None:
 
 @pytest.mark.parametrize("body", [b'{"k": "a\\ud800"}', b'{"\\udfff": "v"}', b'[{"k": ["\\uDBFF"]}]'])
 def test_unpaired_surrogates_are_400(body: bytes) -> None:
-    with pytest.raises(BadRequestError, match="unpaired surrogate"):
+    with pytest.raises(BadRequestHttpError, match="unpaired surrogate"):
         decode_json(body, numbers_as_text=True)
 
 
 def test_surrogate_pairs_and_escaped_backslashes_are_fine() -> None:
     assert decode_json(b'{"k": "\\ud83d\\ude00"}', numbers_as_text=True) == {"k": "\U0001f600"}
     assert decode_json(b'{"k": "\\\\ud800"}', numbers_as_text=True) == {"k": "\\ud800"}
-    with pytest.raises(BadRequestError, match="not valid UTF-8"):
+    with pytest.raises(BadRequestHttpError, match="not valid UTF-8"):
         decode_json(b'{"k": "\xed\xa0\x80"}', numbers_as_text=True)  # a surrogate encoded as UTF-8

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from connect_runtime.clients import JAVA_COMPATIBLE_PARTITIONER, client_config, producer_config
+from connect_runtime.api.kafka_clients import JAVA_COMPATIBLE_PARTITIONER
+from connect_runtime.api.partitioning import java_partition, murmur2, to_positive
+from connect_runtime.clients import client_config, producer_config
 from connect_runtime.config.worker_config import WorkerConfig
-from connect_runtime.partitioning import java_partition, murmur2, to_positive
 
 
 @pytest.mark.parametrize(

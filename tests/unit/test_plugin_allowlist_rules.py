@@ -13,6 +13,7 @@ import pytest
 
 from connect_runtime.api import ConfigDef, ConfigException, ConfigType, SourceConnector, Transformation
 from connect_runtime.cluster.validation import ConnectorValidator
+from connect_runtime.composition import compose_worker
 from connect_runtime.config.plugin_classes import PluginAllowlist, PluginSettingError
 from connect_runtime.config.worker_config import WorkerConfig, WorkerConfigError
 from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry
@@ -101,7 +102,7 @@ def test_worker_file_plugin_classes_go_through_the_allowlist(sentinel: Path, tmp
     for key in ("connector.client.config.override.policy", "config.providers.x.class"):
         props = {**REQUIRED, key: "sentinel_import.Zen", "config.providers": "x" if "providers" in key else ""}
         with pytest.raises(WorkerConfigError, match=r"sentinel_import\.Zen"):
-            WorkerConfig.from_properties(props)
+            compose_worker(props)
     assert not sentinel.exists()
     plugins = tmp_path / "plugins"
     plugins.mkdir()
@@ -111,10 +112,10 @@ def test_worker_file_plugin_classes_go_through_the_allowlist(sentinel: Path, tmp
         "    def configure(self, configs): pass\n"
         "    def get(self, path, keys): return {k: 'v-' + k for k in keys}\n"
         "    def close(self): pass\n")
-    config = WorkerConfig.from_properties({**REQUIRED, "plugin.path": str(plugins), "config.providers": "v",
-                                           "config.providers.v.class": "vault_provider.Vault"})
-    assert config.config_transformer.transform({"a": "${v:p:k}"}).data == {"a": "v-k"}
-    config.close_plugins()
+    composed = compose_worker({**REQUIRED, "plugin.path": str(plugins), "config.providers": "v",
+                               "config.providers.v.class": "vault_provider.Vault"})
+    assert composed.plugins.config_transformer.transform({"a": "${v:p:k}"}).data == {"a": "v-k"}
+    composed.close()
 
 
 class _Secretive(SourceConnector):

@@ -12,7 +12,7 @@ from connect_runtime.cluster.herder_api import ConfigInfos
 from connect_runtime.cluster.validation import ConnectorValidator
 from connect_runtime.config.connector_config import source_connector_config_def
 from connect_runtime.config.worker_config import WorkerConfig
-from connect_runtime.errors import NotFoundError
+from connect_runtime.errors import NotFoundHttpError
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage.status_store import ConnectorStatus
 from connect_runtime.types import TargetState
@@ -63,7 +63,7 @@ def test_converter_config_is_its_own_config_def(validator: ConnectorValidator) -
 
 
 def test_unknown_plugin_is_404(validator: ConnectorValidator) -> None:
-    with pytest.raises(NotFoundError, match=r"^Unknown plugin NoSuchThing\.$"):
+    with pytest.raises(NotFoundHttpError, match=r"^Unknown plugin NoSuchThing\.$"):
         validator.plugin_config("NoSuchThing")
 
 

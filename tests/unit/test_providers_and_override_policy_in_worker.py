@@ -24,10 +24,11 @@ from connect_runtime.api.config_def import ConfigValue
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.cluster.herder_api import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo
 from connect_runtime.cluster.validation import ConnectorValidator, _with_raw_values
+from connect_runtime.composition import ComposedWorker, compose_worker
 from connect_runtime.config.config_providers import ConfigTransformer, EnvVarConfigProvider
 from connect_runtime.config.override_policies import validate_client_overrides
-from connect_runtime.config.worker_config import WorkerConfig, WorkerConfigError
-from connect_runtime.errors import BadRequestError
+from connect_runtime.config.worker_config import WorkerConfigError
+from connect_runtime.errors import BadRequestHttpError
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.redaction import redactor
 from connect_runtime.types import ConnectorTaskId, TargetState
@@ -104,7 +105,7 @@ def secrets(tmp_path: Path) -> Path:
     return path
 
 
-_started: list[Worker] = []
+_started: list[tuple[Worker, ComposedWorker]] = []
 
 
 @pytest.fixture(autouse=True)
@@ -112,18 +113,22 @@ def _stop_workers() -> Iterator[None]:
     """Stopped workers forget the values they resolved (the process-wide log redaction included)."""
     yield
     while _started:
-        _started.pop().stop()
+        worker, composed = _started.pop()
+        worker.stop()
+        composed.close()
 
 
 def _worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, runner: type[_RecordingRunner] | None = None,
             **extra: str) -> Worker:
     _RecordingRunner.specs = []
-    config = WorkerConfig.from_properties({
+    composed = compose_worker({
         **BASE, "config.providers": "file", "config.providers.file.class": "FileConfigProvider",
         "config.providers.file.param.allowed.paths": str(tmp_path), **extra})
+    config = composed.config
     worker = Worker(config, "w1:8083", PluginRegistry(config.plugin_allowlist), None, _Statuses(),  # type: ignore[arg-type]
-                    lambda name: None, task_runner=runner or _RecordingRunner)  # type: ignore[arg-type]
-    _started.append(worker)
+                    lambda name: None, task_runner=runner or _RecordingRunner,  # type: ignore[arg-type]
+                    worker_plugins=composed.plugins)
+    _started.append((worker, composed))
     return worker
 
 
@@ -204,7 +209,7 @@ def test_policy_all_and_principal(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     assert _start_task(worker, ok, task)
     # The override, translated for librdkafka.
     assert _RecordingRunner.specs[0].producer_config["sasl.mechanisms"] == "PLAIN"
-    policy = worker.config.override_policy
+    policy = worker.worker_plugins.override_policy
     verdicts = validate_client_overrides(policy, "c", object, {**ok, "admin.override.retries": "1",
                                                                 "consumer.override.sasl.jaas.config": "x"})
     assert {cv.name: cv.errors for cv in verdicts} == {
@@ -219,13 +224,13 @@ def test_policy_all_and_principal(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
 def test_a_policy_class_by_dotted_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     policy = f"{__name__}.OnlyLingerPolicy"
     worker = _worker(monkeypatch, tmp_path, **{"connector.client.config.override.policy": policy})
-    verdicts = validate_client_overrides(worker.config.override_policy, "c", object,
+    verdicts = validate_client_overrides(worker.worker_plugins.override_policy, "c", object,
                                          {"producer.override.linger.ms": "5", "producer.override.acks": "1"})
     assert [cv.errors for cv in verdicts] == [
         [], ["The 'OnlyLinger' policy does not allow 'acks' to be overridden in the connector configuration."]]
     for bad in ("Everything", f"{__name__}.NotAPolicy"):
         with pytest.raises(WorkerConfigError) as info:
-            WorkerConfig.from_properties({**BASE, "connector.client.config.override.policy": bad})
+            compose_worker({**BASE, "connector.client.config.override.policy": bad})
         assert f'Invalid value "{bad}" for configuration connector.client.config.override.policy' in str(info.value)
 
 
@@ -237,7 +242,7 @@ def test_validation_checks_resolved_values_and_echoes_raw_ones(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, secrets: Path
 ) -> None:
     worker = _worker(monkeypatch, tmp_path, **{"connector.client.config.override.policy": "None"})
-    validator = ConnectorValidator(worker.config, worker.plugins)
+    validator = ConnectorValidator(worker.config, worker.plugins, worker.worker_plugins)
     props = _connector(secrets, **{"tasks.max": f"${{file:{secrets}:tasks}}",
                                    "producer.override.bootstrap.servers": "elsewhere:9092"})
     infos = validator.validate(props)
@@ -259,7 +264,7 @@ def test_validation_reports_a_refused_path_on_its_key(
     allowed = tmp_path / "only-here" / "tasks.properties"
     allowed.write_text("tasks=2\n")
     worker = _worker(monkeypatch, tmp_path / "only-here")
-    infos = ConnectorValidator(worker.config, worker.plugins).validate(
+    infos = ConnectorValidator(worker.config, worker.plugins, worker.worker_plugins).validate(
         _connector(secrets, **{"tasks.max": f"${{file:{allowed}:tasks}}"}))
     topic = _by_name(infos)["topic"]
     assert topic.value == f"${{file:{secrets}:topic}}"
@@ -306,7 +311,7 @@ def test_validation_refuses_placeholders_in_keys_that_shape_the_config(
     props = {"name": "c", "connector.class": "VerifiableSource", "tasks.max": "1", "topic": ref,
              "transforms": ref, "predicates": ref, "topic.creation.groups": ref,
              "transforms.a.type": cls_ref, "predicates.p.type": cls_ref}
-    infos = ConnectorValidator(worker.config, worker.plugins).validate(props)
+    infos = ConnectorValidator(worker.config, worker.plugins, worker.worker_plugins).validate(props)
     # Nowhere in the REST answer: not in key names, groups, documentation, values or errors.
     body = json.dumps(ConfigInfosModel.from_entity(infos).to_json())
     assert SECRET_ALIAS not in body
@@ -325,12 +330,12 @@ def test_validation_refuses_a_placeholder_connector_class_and_never_echoes_resol
     secret_file.write_text(f"password={SECRET_ALIAS}\n")
     ref = f"${{file:{secret_file}:password}}"
     worker = _worker(monkeypatch, tmp_path)
-    validator = ConnectorValidator(worker.config, worker.plugins)
-    with pytest.raises(BadRequestError) as info:
+    validator = ConnectorValidator(worker.config, worker.plugins, worker.worker_plugins)
+    with pytest.raises(BadRequestHttpError) as info:
         validator.validate({"name": "x", "password": ref})
     assert "contains no connector type" in str(info.value)
     assert SECRET_ALIAS not in str(info.value) and ref in str(info.value)
-    with pytest.raises(BadRequestError) as info:
+    with pytest.raises(BadRequestHttpError) as info:
         validator.validate({"name": "x", "connector.class": ref})
     assert "connector.class must not contain a config provider placeholder" in str(info.value)
     assert SECRET_ALIAS not in str(info.value)
@@ -343,7 +348,7 @@ def test_logs_written_while_validating_are_redacted(
     secret_file.write_text(f"password={SECRET_ALIAS}\n")
     ref = f"${{file:{secret_file}:password}}"
     worker = _worker(monkeypatch, tmp_path)
-    validator = ConnectorValidator(worker.config, worker.plugins)
+    validator = ConnectorValidator(worker.config, worker.plugins, worker.worker_plugins)
     with caplog.at_level(logging.ERROR):
         infos = validator.validate({"name": "x", "connector.class": f"{__name__}.ValidateExplodes",
                                     "tasks.max": "1", "password": ref})
@@ -423,7 +428,7 @@ def test_an_offsets_request_never_shows_a_resolved_value(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, secrets: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     worker = _worker(monkeypatch, tmp_path)
-    offsets = SourceConnectorOffsets(worker.config, worker.plugins, _NoStores())  # type: ignore[arg-type]
+    offsets = SourceConnectorOffsets(worker.config, worker.plugins, _NoStores(), worker.worker_plugins)  # type: ignore[arg-type]
     props = _connector(secrets, **{"tasks.max": f"${{file:{secrets}:tasks}}"})
     try:
         with caplog.at_level(logging.ERROR), pytest.raises(ConnectException) as info:

@@ -25,7 +25,7 @@ from connect_runtime.cluster.request_signature import (
     verify,
 )
 from connect_runtime.config.worker_config import HMAC_ALGORITHMS
-from connect_runtime.errors import BadRequestError, ForbiddenError, ServiceUnavailableError
+from connect_runtime.errors import BadRequestHttpError, ForbiddenHttpError, ServiceUnavailableHttpError
 
 # RFC 4231 test case 2 / RFC 2202 test case 2 ("Jefe"). The HmacSHA256 values were also checked
 # with Java 17: Base64.getEncoder().encodeToString(Mac("HmacSHA256", "Jefe").doFinal(data)).
@@ -129,15 +129,15 @@ def test_check_request_signature_order_and_messages() -> None:
     allowed = ["HmacSHA256"]
     check_request_signature(good, body, allowed, JEFE)  # accepted
 
-    with pytest.raises(BadRequestError) as missing:
+    with pytest.raises(BadRequestHttpError) as missing:
         check_request_signature({}, body, allowed, None)
     assert missing.value.message == MISSING_SIGNATURE == "Internal request missing required signature"
 
-    with pytest.raises(BadRequestError) as unknown:
+    with pytest.raises(BadRequestHttpError) as unknown:
         check_request_signature({**good, SIGNATURE_ALGORITHM_HEADER: "HmacFoo"}, body, allowed, JEFE)
     assert unknown.value.message == "Algorithm HmacFoo not available"
 
-    with pytest.raises(BadRequestError) as not_allowed:
+    with pytest.raises(BadRequestHttpError) as not_allowed:
         check_request_signature(sign(JEFE, "HmacSHA512", body), body, allowed, None)
     assert not_allowed.value.message == (
         "This worker does not support the 'HmacSHA512' key signing algorithm used by other workers. "
@@ -146,12 +146,12 @@ def test_check_request_signature_order_and_messages() -> None:
         "and correct any misconfigured worker and restart it."
     )
 
-    with pytest.raises(ServiceUnavailableError) as no_key:
+    with pytest.raises(ServiceUnavailableHttpError) as no_key:
         check_request_signature(good, body, allowed, None)
     assert no_key.value.status == 503
     assert no_key.value.message == NO_SESSION_KEY
 
-    with pytest.raises(ForbiddenError) as bad:
+    with pytest.raises(ForbiddenHttpError) as bad:
         check_request_signature(good, body + b" ", allowed, JEFE)
     assert bad.value.status == 403
     assert bad.value.message == INVALID_SIGNATURE == "Internal request contained invalid signature."
@@ -167,7 +167,7 @@ def test_keys_stay_out_of_reprs_and_logs(caplog: pytest.LogCaptureFixture) -> No
     assert "secret" not in repr(parsed)
     with caplog.at_level(logging.DEBUG):
         check_request_signature(headers, DATA, ["HmacSHA256"], key)
-        with pytest.raises(ForbiddenError) as exc:
+        with pytest.raises(ForbiddenHttpError) as exc:
             check_request_signature(headers, DATA + b"!", ["HmacSHA256"], key)
     assert "secret" not in caplog.text
     assert "secret" not in str(exc.value)

@@ -12,7 +12,7 @@ import pytest
 from fake_herder import FakeHerder
 from fastapi.testclient import TestClient
 
-from connect_runtime.cli import rest_server_factory
+from connect_runtime.composition import compose_worker, rest_server_factory
 from connect_runtime.config.response_headers import (
     HeaderAction,
     ResponseHeaderConfigError,
@@ -185,7 +185,7 @@ def test_worker_applies_them_to_the_regular_listeners_only(admin_listeners: str 
         props["admin.listeners"] = admin_listeners
     herder = FakeHerder()
     herder.plugins = None  # type: ignore[attr-defined]  # no extensions configured: never consulted
-    service = rest_server_factory(WorkerConfig.from_properties(props))(herder)  # type: ignore[arg-type]
+    service = rest_server_factory(compose_worker(props))(herder)  # type: ignore[arg-type]
     assert isinstance(service, ServiceWithExtensions) and isinstance(service.server, RestServers)
     apps = [server._app for server in service.server.servers]  # built, never started
     assert service.server.servers[0]._replaced_headers == {"server"}

@@ -23,7 +23,7 @@ from connect_runtime.cluster.request_signature import (
     generate_key,
     sign,
 )
-from connect_runtime.errors import BadRequestError, NotLeaderError
+from connect_runtime.errors import BadRequestHttpError, NotLeaderHttpError
 from connect_runtime.types import ConnectorTaskId, TargetState
 from rest.app import create_app
 from rest.routers import CONFLICTING_OPERATION, NO_KNOWN_LEADER
@@ -166,7 +166,7 @@ def test_no_known_leader_after_joining_is_409_at_once(herder: FakeHerder) -> Non
         add(herder, "a")
         assert c.put("/connectors/a/stop").status_code == 204
         herder.ready = False
-        herder.fail_next = NotLeaderError("not the leader", None)
+        herder.fail_next = NotLeaderHttpError("not the leader", None)
         resp = c.put("/connectors/a/config", json={"connector.class": SOURCE_CLASS})
     assert resp.json() == err(409, NO_KNOWN_LEADER)
 
@@ -876,7 +876,7 @@ def test_not_leader_goes_through_forwarding_seam(
     client: TestClient, herder: FakeHerder, forward: str | None, leader_url: str | None, fragment: str
 ) -> None:
     # The forwarding itself is tested against real servers in test_rest_forwarding.py.
-    herder.fail_next = NotLeaderError("not the leader", leader_url)
+    herder.fail_next = NotLeaderHttpError("not the leader", leader_url)
     params = {"forward": forward} if forward is not None else {}
     resp = client.put("/connectors/a/config", params=params, json={"connector.class": SOURCE_CLASS})
     assert resp.status_code == 409
@@ -1026,7 +1026,7 @@ def test_validate_bad_body(client: TestClient) -> None:
 
 
 def test_validate_herder_error(client: TestClient, herder: FakeHerder) -> None:
-    herder.fail_next = BadRequestError("Connector config {} contains no connector type")
+    herder.fail_next = BadRequestHttpError("Connector config {} contains no connector type")
     resp = client.put("/connector-plugins/X/config/validate", json={})
     assert resp.status_code == 400
     assert resp.json() == err(400, "Connector config {} contains no connector type")

@@ -1,6 +1,6 @@
 """Request forwarding between real REST servers (uvicorn on ephemeral ports), each with a fake herder.
 
-A "follower" whose herder answers NotLeaderError / NotAssignedError must re-send the request to the
+A "follower" whose herder answers NotLeaderHttpError / NotAssignedHttpError must re-send the request to the
 URL the herder names, with Java's ``forward`` semantics (at most two hops), relay the answer, and
 re-sign internal requests with its own session key (KIP-507). No broker: pure HTTP behaviour.
 """
@@ -263,7 +263,7 @@ def test_forwarding_without_lifespan_uses_a_one_off_client(leader: Worker) -> No
 
 
 # ---------------------------------------------------------------------------------------------
-# Owner-only requests (NotAssignedError) and restarts
+# Owner-only requests (NotAssignedHttpError) and restarts
 # ---------------------------------------------------------------------------------------------
 
 

@@ -14,9 +14,8 @@ import pytest
 from fake_herder import SOURCE_CLASS, FakeConnector, FakeHerder
 from fastapi.testclient import TestClient
 
-from connect_runtime.errors import BadRequestError
 from connect_runtime.types import ConnectorOffset, TargetState
-from connect_runtime.worker.connector_offsets import completion_message, normalize_offsets
+from connect_runtime.worker.connector_offsets import InvalidOffsetsRequest, completion_message, normalize_offsets
 from rest.app import create_app
 from rest.routers import CONFLICTING_OPERATION, NO_KNOWN_LEADER
 
@@ -225,7 +224,7 @@ def test_normalize_offsets_round_trips_and_keeps_the_last_duplicate() -> None:
 
 
 def test_normalize_offsets_refuses_non_primitive_values_with_400() -> None:
-    with pytest.raises(BadRequestError, match="but field p contains ARRAY"):
+    with pytest.raises(InvalidOffsetsRequest, match="but field p contains ARRAY"):
         normalize_offsets("c", [ConnectorOffset({"p": [1]}, None)])
 
 

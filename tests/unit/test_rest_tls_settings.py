@@ -26,8 +26,9 @@ from cryptography.x509 import load_pem_x509_certificate
 from fake_herder import FakeHerder
 
 from connect_runtime.cluster.peer_http import peer_client
+from connect_runtime.composition import ComposedWorker, compose_worker
 from connect_runtime.config.rest_tls import PeerTls, TlsSettingError, client_context, server_context, tls_settings
-from connect_runtime.config.worker_config import WorkerConfig, WorkerConfigError
+from connect_runtime.config.worker_config import WorkerConfigError
 from connect_runtime.testing.local_kafka import free_port
 from rest.app import create_app
 from rest.server import RestServer, RestServerError, RestServers
@@ -203,8 +204,9 @@ def test_protocols_and_cipher_suites_are_applied(files: Files) -> None:
     handshake(suites, files.trusting_client())
 
 
-def make(**props: str) -> WorkerConfig:
-    return WorkerConfig.from_properties({**REQUIRED, **props})
+def make(**props: str) -> ComposedWorker:
+    """The worker's parts: its TLS contexts are built (and refused) by the composition root."""
+    return compose_worker({**REQUIRED, **props})
 
 
 def test_worker_config_refuses_an_https_listener_without_keystore() -> None:
@@ -215,38 +217,38 @@ def test_worker_config_refuses_an_https_listener_without_keystore() -> None:
 
 def test_worker_config_listener_plan(files: Files) -> None:
     tls = {**files.pem(), **files.pem("admin.listeners.https.")}
-    unset = make(listeners="http://:8083,https://:8443", **tls).rest_listeners()
+    unset = make(listeners="http://:8083,https://:8443", **tls).config.rest_listeners()
     assert [(x.scheme, x.port, x.regular, x.admin) for x in unset] == [("http", 8083, True, True),
                                                                        ("https", 8443, True, True)]
-    empty = make(listeners="http://:8083", **{"admin.listeners": ""}).rest_listeners()
+    empty = make(listeners="http://:8083", **{"admin.listeners": ""}).config.rest_listeners()
     assert [(x.regular, x.admin) for x in empty] == [(True, False)]
-    separate = make(listeners="http://:8083", **{"admin.listeners": "https://127.0.0.1:9443"}, **tls).rest_listeners()
+    separate = make(listeners="http://:8083", **{"admin.listeners": "https://127.0.0.1:9443"},
+                    **tls).config.rest_listeners()
     assert [(x.scheme, x.host, x.regular, x.admin) for x in separate] == [("http", "", True, False),
                                                                           ("https", "127.0.0.1", False, True)]
 
 
 def test_rest_only_ssl_keys_are_not_kafka_client_settings(files: Files) -> None:
-    config = make(listeners="https://:8443", **files.pem(""), **{"ssl.client.auth": "required"})
-    assert "ssl.client.auth" not in config.client_props("producer.")
-    assert config.rest_ssl_context(config.rest_listeners()[0]).verify_mode == ssl.CERT_REQUIRED
+    composed = make(listeners="https://:8443", **files.pem(""), **{"ssl.client.auth": "required"})
+    assert "ssl.client.auth" not in composed.config.client_props("producer.")
+    assert composed.rest_ssl_context(composed.config.rest_listeners()[0]).verify_mode == ssl.CERT_REQUIRED
 
 
 def test_http_only_worker_reads_tls_settings_only_for_https_peers(files: Files) -> None:
     broken = {"ssl.truststore.type": "PEM", "ssl.truststore.location": "/nonexistent/ca.pem"}
-    config = make(**broken)  # no https listener: start-up does not read them (KAFKA-14816)
-    tls = config.peer_tls()
-    assert tls.context is None and tls.error is not None and "ssl.truststore.location" in tls.error
+    tls = make(**broken).plugins.peer_tls  # no https listener: start-up does not refuse them (KAFKA-14816)
+    assert tls is not None and tls.context is None and tls.error is not None and "ssl.truststore.location" in tls.error
     assert "ssl.truststore.location" in refusal(lambda: make(listeners="https://:8443", **files.pem(""), **broken))
 
 
 def test_rest_servers_serve_http_https_and_admin_listeners(files: Files) -> None:
-    config = make(listeners="http://127.0.0.1:0,https://127.0.0.1:0", **{"admin.listeners": "https://127.0.0.1:0"},
-                  **files.pem(), **files.pem("admin.listeners.https."))
+    composed = make(listeners="http://127.0.0.1:0,https://127.0.0.1:0", **{"admin.listeners": "https://127.0.0.1:0"},
+                    **files.pem(), **files.pem("admin.listeners.https."))
     herder = FakeHerder()
     servers = RestServers([
         RestServer(create_app(herder, regular=x.regular, admin=x.admin), x.host, x.port,
-                   ssl_context=config.rest_ssl_context(x) if x.https else None)
-        for x in config.rest_listeners()
+                   ssl_context=composed.rest_ssl_context(x) if x.https else None)
+        for x in composed.config.rest_listeners()
     ])
     with servers:
         http, https, admin = servers.urls
@@ -277,9 +279,9 @@ def test_rest_servers_start_all_or_none() -> None:
 
 def test_peer_clients_refuse_https_when_the_tls_settings_were_refused(files: Files) -> None:
     refused = PeerTls(None, "Unsupported REST TLS setting ssl.truststore.location: cannot be read")
-    config = make(listeners="https://127.0.0.1:0", **files.pem())
+    composed = make(listeners="https://127.0.0.1:0", **files.pem())
     with RestServer(create_app(FakeHerder()), "127.0.0.1", 0,
-                    ssl_context=config.rest_ssl_context(config.rest_listeners()[0])) as server:
+                    ssl_context=composed.rest_ssl_context(composed.config.rest_listeners()[0])) as server:
         with peer_client(refused, 5) as client, pytest.raises(httpx.ConnectError, match=r"ssl\.truststore\.location"):
             client.get(f"{server.url}/")
         trusting = PeerTls(client_context({"ssl.truststore.type": "PEM", "ssl.truststore.location": str(files.ca_pem)}))

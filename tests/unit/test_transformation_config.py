@@ -16,7 +16,7 @@ from connect_runtime.cluster.herder_api import ConfigInfos
 from connect_runtime.cluster.validation import ConnectorValidator
 from connect_runtime.config.plugin_classes import PluginAllowlist
 from connect_runtime.config.worker_config import WorkerConfig
-from connect_runtime.errors import BadRequestError
+from connect_runtime.errors import BadRequestHttpError
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.worker.transformation_chain import PredicatedTransformation, build_transformation_chain
 
@@ -182,7 +182,7 @@ def test_plugin_settings_predicate_and_negate_errors(validator: ConnectorValidat
 
 def test_create_is_refused_with_the_errors(validator: ConnectorValidator) -> None:
     props = {**BASE, "transforms": "x"}
-    with pytest.raises(BadRequestError) as info:
+    with pytest.raises(BadRequestHttpError) as info:
         validator.raise_if_invalid(validator.validate(props), props)
     assert 'Missing required configuration "transforms.x.type" which has no default value.' in str(info.value)
 
@@ -198,7 +198,7 @@ def test_plugin_listing_and_config(validator: ConnectorValidator) -> None:
     assert [(k.name, k.type, k.required, k.importance) for k in keys] == [
         ("regex", "STRING", True, "HIGH"), ("replacement", "STRING", True, "HIGH")]
     assert [k.name for k in validator.plugin_config("TopicNameMatches")] == ["pattern"]
-    with pytest.raises(BadRequestError):
+    with pytest.raises(BadRequestHttpError):
         validator.plugin_config("org.apache.kafka.connect.transforms.InsertField")
 
 

@@ -6,7 +6,7 @@ from importlib.metadata import version
 
 import pytest
 
-from connect_runtime import version as version_module
+from connect_runtime.api import runtime_info
 from connect_runtime.transforms.filter import Filter
 from connect_runtime.version import UNKNOWN_VERSION, plugin_version, runtime_version
 from connectors.file.source import FileStreamSourceConnector, FileStreamSourceTask
@@ -24,7 +24,7 @@ def test_without_package_metadata_the_version_is_unknown(monkeypatch: pytest.Mon
     def missing(name: str) -> str:
         raise PackageNotFoundError(name)
 
-    monkeypatch.setattr(version_module, "version", missing)
+    monkeypatch.setattr(runtime_info, "version", missing)
     assert runtime_version() == UNKNOWN_VERSION == "unknown"
     assert Filter().version() == "unknown"
 

@@ -10,6 +10,7 @@ import pytest
 import trustme
 
 from connect_runtime.api.errors import ConfigException
+from connect_runtime.composition import compose_worker
 from connect_runtime.config import worker_config as wc
 from connect_runtime.config.worker_config import (
     ExactlyOnceSourceSupport,
@@ -45,8 +46,9 @@ def make(**overrides: str) -> WorkerConfig:
 
 
 def error_for(props: dict[str, str]) -> str:
+    """The one line a worker with these settings refuses to start with (parsing, or making its plugins)."""
     with pytest.raises(WorkerConfigError) as info:
-        WorkerConfig.from_properties({**REQUIRED, **props})
+        compose_worker({**REQUIRED, **props})
     message = str(info.value)
     assert "\n" not in message
     return message
@@ -426,22 +428,22 @@ def test_worker_settings_that_ask_for_nothing_are_accepted() -> None:
 
 def test_unknown_settings_are_named_in_one_warning(caplog: pytest.LogCaptureFixture) -> None:
     """A misspelt key would otherwise do nothing in silence (Java's clients warn about it too)."""
-    with caplog.at_level(logging.WARNING, logger="connect_runtime.config.worker_config"):
-        WorkerConfig.from_properties({**REQUIRED, "sesion.timeout.ms": "30000", "my.extension.realm": "x"})
+    with caplog.at_level(logging.WARNING, logger="connect_runtime.composition"):
+        compose_worker({**REQUIRED, "sesion.timeout.ms": "30000", "my.extension.realm": "x"}).close()
     (record,) = caplog.records
     assert record.getMessage().endswith("(check their spelling): my.extension.realm, sesion.timeout.ms")
 
 
 def test_a_full_worker_file_raises_no_unknown_settings_warning(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="connect_runtime.config.worker_config"):
-        WorkerConfig.from_properties({
+    with caplog.at_level(logging.WARNING, logger="connect_runtime.composition"):
+        compose_worker({
             **REQUIRED, "session.timeout.ms": "30000", "security.protocol": "PLAINTEXT", "client.id": "w",
             "request.timeout.ms": "20000", "sasl.mechanism": "PLAIN", "ssl.client.auth": "none",
             "producer.linger.ms": "5", "consumer.fetch.min.bytes": "1", "admin.request.timeout.ms": "3000",
             "admin.listeners": "http://127.0.0.1:9093", "listeners.https.ssl.keystore.type": "PEM",
             "offset.storage.partitions": "5", "status.storage.retention.ms": "-1", "config.storage.partitions": "1",
             "key.converter.schemas.enable": "false", "value.converter.schemas.enable": "false",
-            "connect.protocol": "sessioned", "metric.reporters": "", "plugin.discovery": "hybrid_warn"})
+            "connect.protocol": "sessioned", "metric.reporters": "", "plugin.discovery": "hybrid_warn"}).close()
     assert caplog.records == []
 
 

@@ -15,7 +15,7 @@ from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.converters import JsonConverter, StringConverter
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.types import ConnectorTaskId, TargetState
-from connect_runtime.worker import task_process
+from connect_runtime.worker import task_process_main
 from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.worker import TASK_CLASS_CONFIG, Worker
 
@@ -104,8 +104,8 @@ def test_converters_come_from_the_connector_else_the_worker(worker: Worker) -> N
                                 "key.converter.converter.encoding": "UTF-16",
                                 "value.converter.schemas.enable": "false"})
     (setup,) = _RecordingRunner.specs
-    key_converter = task_process._converter(setup, setup.key_converter, True)  # as the task process builds it
-    value_converter = task_process._converter(setup, setup.value_converter, False)
+    key_converter = task_process_main._converter(setup, setup.key_converter, True)  # as the task process builds it
+    value_converter = task_process_main._converter(setup, setup.value_converter, False)
     assert isinstance(key_converter, StringConverter)
     # No value.converter on the connector: the worker's StringConverter, not JSON, in spite of the
     # connector's value.converter.* key.

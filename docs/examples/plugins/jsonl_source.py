@@ -42,7 +42,8 @@ CONFIG_DEF = (
     .define("batch.size", ConfigType.INT, 500, Range.at_least(1), Importance.LOW,
             "The most lines one poll() returns.")
     .define("lines.per.transaction", ConfigType.INT, 100, Range.at_least(1), Importance.LOW,
-            "With transaction.boundary=connector: commit a transaction after this many lines.")
+            "With transaction.boundary=connector: commit a transaction after this many lines, "
+            "and whenever the task has read to the end of the file.")
 )
 
 
@@ -106,6 +107,7 @@ class JsonLinesSourceTask(SourceTask):
         committed = self.context.offset_storage_reader.offset(self.partition)
         self.position: int = committed["position"] if committed else 0
         self.line: int = committed["line"] if committed else 0
+        self.uncommitted = 0  # lines sent since the last transaction this task asked to commit
         self.file = open(config["file"], "rb")  # noqa: SIM115 - closed in stop()
         self.file.seek(self.position)
 
@@ -116,6 +118,11 @@ class JsonLinesSourceTask(SourceTask):
             raw = self.file.readline()
             if not raw.endswith(b"\n"):  # end of file, or a line still being written: read it next time
                 self.file.seek(self.position)
+                if transactions is not None and self.uncommitted:
+                    # Caught up: commit the tail now (after this batch). Left open while the file is
+                    # quiet, the broker would abort it after transaction.timeout.ms and fail the task.
+                    transactions.commit_transaction()
+                    self.uncommitted = 0
                 break
             self.position += len(raw)
             self.line += 1
@@ -123,8 +130,10 @@ class JsonLinesSourceTask(SourceTask):
             record = SourceRecord(self.partition, {"position": self.position, "line": self.line},
                                   self.topic, value=json.loads(raw))
             records.append(record)
-            if transactions is not None and self.line % self.lines_per_transaction == 0:
+            self.uncommitted += 1
+            if transactions is not None and self.uncommitted == self.lines_per_transaction:
                 transactions.commit_transaction(record)
+                self.uncommitted = 0
         if not records:
             time.sleep(0.2)  # nothing new: wait a little, but return so that the task can be stopped
             return None

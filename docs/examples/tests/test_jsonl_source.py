@@ -118,7 +118,7 @@ def test_alter_offsets_refuses_what_the_task_cannot_use() -> None:
 def test_copies_the_file_in_transactions(connect_worker: WorkerProcess, connect_client: ConnectClient,
                                          kafka_bootstrap: str, tmp_path: Path) -> None:
     data = tmp_path / "in.jsonl"
-    write_lines(data, range(250))
+    write_lines(data, range(260))  # not a multiple of 50: a tail of 10
     topic = new_topic(kafka_bootstrap, partitions=1)
     config = {"connector.class": "JsonLinesSource", "file": str(data), "topic": topic,
               "exactly.once.support": "required", "transaction.boundary": "connector",
@@ -136,16 +136,16 @@ def test_copies_the_file_in_transactions(connect_worker: WorkerProcess, connect_
     assert refused.value.response.json() == json.loads((HERE / "create-invalid.json").read_text())
 
     connect_client.create_connector("lines", config)
-    records = wait_for_records(kafka_bootstrap, topic, 250)
+    records = wait_for_records(kafka_bootstrap, topic, 260)
     report = check_sequences(records, key=by_line)
-    assert report.exactly_once and report.counts == {"in.jsonl": 250}, report.summary()
+    assert report.exactly_once and report.counts == {"in.jsonl": 260}, report.summary()
     # The committed offset is where the file ends (in the offsets topic, and as the REST API shows it);
-    # each transaction holds 50 lines.
-    committed = [{"partition": {"file": str(data)}, "offset": {"position": data.stat().st_size, "line": 250}}]
+    # each transaction holds 50 lines, and the tail is committed once the task has read to the end.
+    committed = [{"partition": {"file": str(data)}, "offset": {"position": data.stat().st_size, "line": 260}}]
     assert read_source_offsets(kafka_bootstrap, connect_worker.props["offset.storage.topic"], "lines") == committed
     assert connect_client.offsets("lines") == committed
     transactions = read_transactions(kafka_bootstrap, topic)
-    assert [len(t) for t in transactions.committed_transactions] == [50] * 5, transactions.summary()
+    assert [len(t) for t in transactions.committed_transactions] == [50] * 5 + [10], transactions.summary()
 
 
 @pytest.mark.kafka

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from connect_runtime.api import ConfigException, DataException
-from connect_runtime.converters.json_converter import java_double_to_string
+from connect_runtime.api.java_json import java_double_to_string
 from connect_runtime.transforms._util import (
     FieldSyntaxVersion,
     SingleFieldPath,

@@ -2,7 +2,8 @@
 
 Spark's processes do not all stay in the process group of whoever launched them (PySpark's daemon
 calls ``setpgid``), so launchers mark their children with an environment variable, which every
-descendant inherits, and find them again by it. Elsewhere than Linux these return nothing.
+descendant inherits, and find them again by it. Elsewhere than Linux these return nothing. Part of the
+plugin API for plugins that launch processes of their own (the Spark connector runs ``spark-submit``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ def pid_alive(pid: int) -> bool:
 
 
 def parent_pid(pid: int) -> int | None:
+    """The parent of ``pid``; None when it is gone or there is no ``/proc``."""
     try:
         return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
     except (OSError, IndexError, ValueError):
@@ -59,6 +61,7 @@ def descendants(root: int) -> set[int]:
 
 
 def cmdline(pid: int) -> list[str]:
+    """The command line of ``pid``; empty when it is gone or there is no ``/proc``."""
     try:
         raw = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:

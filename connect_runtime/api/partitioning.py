@@ -6,6 +6,7 @@ keeps the latest value of a key within one partition, and a reader that looks a 
 partition must find it there. Our producers therefore run librdkafka's ``murmur2_random``
 partitioner (see :func:`connect_runtime.clients.producer_config`); this module computes the same
 placement without a producer, e.g. to assign files to delivery slots or to check a topic's layout.
+Plugins use it for the same reasons (Java plugins call ``Utils.murmur2``).
 """
 
 from __future__ import annotations
