@@ -23,7 +23,8 @@ class ConnectorContext(ABC):
 
     @abstractmethod
     def raise_error(self, error: Exception) -> None:
-        """Fail the connector with ``error`` from a background thread of the connector."""
+        """Fail the connector with ``error`` (typically from a background thread of the connector): it is
+        FAILED with the error's trace until restarted, and its :meth:`Connector.stop` is not called."""
 
 
 class SourceConnectorContext(ConnectorContext):
@@ -47,11 +48,14 @@ class Connector(ABC):
     pausing fails the connector (as in Kafka Connect); it is not called again.
 
     **Threading.** The worker calls ``initialize``, ``start``, ``task_configs`` and ``stop`` one at a
-    time, from its own thread, which also serves the rest of the cluster's work: keep them short, and do
-    slow work (watching the source for changes) on a thread of your own, which may call
-    ``context.request_task_reconfiguration()`` and ``context.raise_error()``. :meth:`config_def`,
-    :meth:`validate` and :meth:`version` may be called on other, fresh instances that are never
-    started (for ``/connector-plugins`` and validation), from other threads.
+    time, in order, on a thread of the connector's own: a slow ``start`` delays only this connector
+    (its task configs are asked for once it returned), nothing else of the worker. Do continuous work
+    (watching the source for changes) on a thread of your own, which may call
+    ``context.request_task_reconfiguration()`` and ``context.raise_error()``; ``raise_error`` fails the
+    connector (FAILED with the error's trace), and its ``stop`` is then not called: release what it
+    holds before calling it. :meth:`config_def`, :meth:`validate` and :meth:`version` may be called on
+    other, fresh instances that are never started (for ``/connector-plugins`` and validation), from
+    other threads.
     """
 
     context: ConnectorContext

@@ -19,6 +19,7 @@ from typing import TypeVar
 from connect_runtime.api.connector import SourceConnector
 from connect_runtime.cluster.herder_api import ConnectorInfo, ConnectorStateInfo, StateInfo, TaskInfo, TaskStateInfo
 from connect_runtime.errors import NotFoundHttpError
+from connect_runtime.futures import deferred
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage.config_store import ClusterConfigState, KafkaConfigBackingStore
 from connect_runtime.storage.status_store import KafkaStatusBackingStore, State
@@ -52,14 +53,7 @@ class ClusterView:
 
     def read(self, fn: Callable[[], T]) -> Future[T]:
         """Run a read now, on the caller's thread (or once the start-up read is done)."""
-        fut: Future[T] = Future()
-
-        def run() -> None:
-            try:
-                fut.set_result(fn())
-            except BaseException as e:
-                fut.set_exception(e)
-
+        fut, run = deferred(fn)
         with self._lock:
             if not self._open:
                 self._waiting.append(run)

@@ -63,6 +63,7 @@ from connect_runtime.errors import (
     NotFoundHttpError,
     NotLeaderHttpError,
 )
+from connect_runtime.futures import deferred
 from connect_runtime.loggers import Loggers
 from connect_runtime.logging_util import RateLimitedLogger
 from connect_runtime.plugins.registry import PluginRegistry
@@ -201,16 +202,7 @@ class DistributedHerder:
         return self._submit(fn).result(timeout_s)
 
     def _submit(self, fn: Callable[[], T]) -> Future[T]:
-        fut: Future[T] = Future()
-
-        def run() -> None:
-            if not fut.set_running_or_notify_cancel():
-                return
-            try:
-                fut.set_result(fn())
-            except BaseException as e:
-                fut.set_exception(e)
-
+        fut, run = deferred(fn)
         self._requests.put(run)
         self._wake.set()
         return fut
@@ -421,7 +413,8 @@ class DistributedHerder:
         self.worker.generation = assignment.generation
         changed = False
         # Revocations first (and reported at once), so the leader can hand them over.
-        for name in [n for n in self.worker.connector_names() if n not in mine.connectors or not state.contains(n)]:
+        revoked = [n for n in self.worker.connector_names() if n not in mine.connectors or not state.contains(n)]
+        for name in [n for n in revoked if not self.worker.is_connector_stopping(n)]:
             self._stop_connector(name)
             changed = True
         stale = [t for t in self.worker.task_ids()
@@ -444,14 +437,14 @@ class DistributedHerder:
                     self._stop_connector(name)
                 self._applied_configs[name] = cfg
                 self._applied_states[name] = target
-                if self.worker.start_connector(name, cfg, target):
-                    self._needs_reconfig.add(name)
+                # Started on the connector's own thread: its task configs are asked for once it is up.
+                self._reconfigure_after(name, self.worker.start_connector(name, cfg, target))
                 changed = True
             elif self._applied_states.get(name) is not target:
                 self._applied_states[name] = target
-                self.worker.set_connector_state(name, target)
+                resumed = self.worker.set_connector_state(name, target)
                 if target is TargetState.STARTED:
-                    self._needs_reconfig.add(name)
+                    self._reconfigure_after(name, resumed)
         for task in sorted(mine.tasks):
             if task in self.worker.task_ids():
                 continue  # running, failed, or its previous instance is still stopping
@@ -558,37 +551,68 @@ class DistributedHerder:
         self._internal.fence_zombies(url, connector)
 
     # -- connector owner: task configs -------------------------------------------------------------
+    def _reconfigure_after(self, name: str, transition: Future[Any]) -> None:
+        """Ask for ``name``'s task configs once ``transition`` (a start or resume on the connector's
+        thread) has completed: back on the herder thread, like every other request."""
+        def done(_: Future[Any]) -> None:
+            if not self._stopping.is_set():
+                self.request_reconfiguration(name)
+
+        transition.add_done_callback(done)
+
     def _reconfigure_tasks(self, name: str, state: ClusterConfigState) -> None:
         if not state.contains(name) or not self.worker.is_running(name):
             return
         if state.target_state(name) is not TargetState.STARTED:
             return
+        # The connector computes them on its own thread; the herder hands them on when they are ready.
+        computed = self.worker.connector_task_configs(name)
+        computed.add_done_callback(lambda f: self._submit(lambda: self._hand_task_configs(name, f)))
+
+    def _hand_task_configs(self, name: str, computed: Future[list[dict[str, str]]]) -> None:
+        """Herder thread: write (leader) or send to the leader the task configs a connector computed."""
+        if self._stopping.is_set():
+            return
         try:
-            max_tasks = self.worker.connector_config(name).tasks_max
-            new_configs = self.worker.connector_task_configs(name, max_tasks)
+            new_configs = computed.result()
         except TooManyTasksException:
             # The worker failed the connector; as in Java, no retry until it is reconfigured or restarted.
             logger.debug("Connector %s generated too many tasks; will not retry configuring connector", name)
             return
         except Exception:
-            logger.exception("Failed to reconfigure tasks of connector %s", name)
+            if self.worker.is_running(name):  # else it was stopped meanwhile: nothing to configure
+                logger.exception("Failed to reconfigure tasks of connector %s", name)
             return
+        state = self.config_store.snapshot()
+        if not state.contains(name) or state.target_state(name) is not TargetState.STARTED:
+            return  # deleted, paused or stopped while its configs were computed
         old = [state.task_config(t) for t in state.tasks(name)]
         if name in state.task_counts and old == new_configs and name not in state.inconsistent \
                 and state.connector_config_applied(name):
             return
-        try:
-            if self._is_leader:
+        if self._is_leader:
+            try:
                 self._write_task_configs(name, new_configs)
-            else:
-                url = self.leader_url()
-                if url is None:
-                    raise ConflictHttpError("Leader is unknown")
-                self._internal.put_task_configs(url, name, new_configs)
+            except Exception as e:
+                self._task_configs_not_handed(name, e)
+            return
+        url = self.leader_url()
+        if url is None:
+            self._task_configs_not_handed(name, ConflictHttpError("Leader is unknown"))
+            return
+        # A request to another worker: on the pool, so a slow leader holds up nothing here.
+        self._slow_pool.submit(self._send_task_configs, url, name, new_configs)
+
+    def _send_task_configs(self, url: str, name: str, configs: list[dict[str, str]]) -> None:
+        try:
+            self._internal.put_task_configs(url, name, configs)
         except Exception as e:
-            logger.warning("Failed to hand task configurations of connector %s to the leader (will retry): %s",
-                           name, e)
-            self._retry_reconfigure_later(name)
+            self._task_configs_not_handed(name, e)
+
+    def _task_configs_not_handed(self, name: str, error: Exception) -> None:
+        logger.warning("Failed to hand task configurations of connector %s to the leader (will retry): %s",
+                       name, error)
+        self._retry_reconfigure_later(name)
 
     def _retry_reconfigure_later(self, name: str) -> None:
         def again() -> None:

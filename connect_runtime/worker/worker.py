@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from concurrent.futures import Future
+from typing import Any, TypeVar
 
 from connect_runtime.api.config_def import ConfigDef
 from connect_runtime.api.config_values import parse_bool
-from connect_runtime.api.connector import Connector, SourceConnectorContext
+from connect_runtime.api.connector import SourceConnectorContext
 from connect_runtime.api.converter import CONVERTER_TYPE_CONFIG, Converter, HeaderConverter
 from connect_runtime.api.delegated_delivery import DelegatedDelivery
 from connect_runtime.api.errors import ConnectException
@@ -27,6 +28,7 @@ from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.config.worker_plugins import WorkerPlugins
+from connect_runtime.futures import completed, failed
 from connect_runtime.plugins.registry import JAVA_CLASS_NAMES, PluginRegistry, java_class_name
 from connect_runtime.plugins.versions import check_requested_versions
 from connect_runtime.redaction import password_values, redactor
@@ -42,13 +44,24 @@ from connect_runtime.worker.exactly_once_source_task import eos_producer_config
 from connect_runtime.worker.offset_stores import OffsetStoreFactory
 from connect_runtime.worker.task_process import TaskProcess
 from connect_runtime.worker.task_spec import TaskSpec
+from connect_runtime.worker.task_status import TaskStatusListener
 from connect_runtime.worker.transformation_chain import build_transformation_chain, close_quietly
+from connect_runtime.worker.worker_connector import WorkerConnector
 
 logger = logging.getLogger(__name__)
 
 TASK_CLASS_CONFIG = "task.class"
 _RETRY_BACKOFF_S = 1.0
 _RETRY_BACKOFF_MAX_S = 10.0
+
+T = TypeVar("T")
+
+TaskRunnerFactory = Callable[
+    [TaskSpec, TaskStatusListener, Callable[[], None], Callable[[], None], ConnectorOffsetBackingStore,
+     Callable[[TaskProcess], None]],
+    TaskProcess]
+"""Makes the runner of one task: ``(spec, worker, fence, verify_generation, offsets, on_closed)``;
+:class:`TaskProcess` unless a test hands :class:`Worker` another."""
 
 
 class TooManyTasksException(ConnectException):
@@ -81,7 +94,7 @@ def check_tasks_max(name: str, num_tasks: int, max_tasks: int, enforce: bool) ->
 
 class _ConnectorContext(SourceConnectorContext):
     def __init__(self, name: str, reader: OffsetStorageReader, on_reconfigure: Callable[[str], None],
-                 on_error: Callable[[str, BaseException], None]) -> None:
+                 on_error: Callable[[BaseException], None]) -> None:
         self._name = name
         self._reader = reader
         self._on_reconfigure = on_reconfigure
@@ -91,23 +104,11 @@ class _ConnectorContext(SourceConnectorContext):
         self._on_reconfigure(self._name)
 
     def raise_error(self, error: Exception) -> None:
-        self._on_error(self._name, error)
+        self._on_error(error)
 
     @property
     def offset_storage_reader(self) -> OffsetStorageReader:
         return self._reader
-
-
-@dataclass
-class _RunningConnector:
-    name: str
-    connector: Connector
-    config: SourceConnectorConfig
-    state: TargetState
-    started: bool
-    offsets: ConnectorOffsetBackingStore | None = None
-    raw: Mapping[str, str] | None = None
-    """The config as stored: placeholders unresolved (task configs get them back)."""
 
 
 class Worker:
@@ -123,6 +124,7 @@ class Worker:
         request_reconfiguration: Callable[[str], None],
         on_tasks_changed: Callable[[], None] | None = None,
         retry_task: Callable[[ConnectorTaskId, float], None] | None = None,
+        task_runner: TaskRunnerFactory = TaskProcess,
         worker_plugins: WorkerPlugins | None = None,
     ) -> None:
         self.config = config
@@ -134,13 +136,16 @@ class Worker:
         self.offset_stores = OffsetStoreFactory(config, offset_store)
         self.status_store = status_store
         self._request_reconfiguration = request_reconfiguration
-        self._connectors: dict[str, _RunningConnector] = {}
+        # The current instance of each connector of this worker (starting, running, paused or FAILED),
+        # and instances whose stop() is still running on their thread.
+        self._connectors: dict[str, WorkerConnector] = {}
+        self._stopping_connectors: dict[str, WorkerConnector] = {}
+        self._task_runner = task_runner
         self._tasks: dict[ConnectorTaskId, TaskProcess] = {}
         self._lock = threading.Lock()
         self.generation = 0
         self._task_generations: dict[ConnectorTaskId, int] = {}
         self._failed_tasks: set[ConnectorTaskId] = set()
-        self._failed_connectors: set[str] = set()
         # Tasks asked to stop whose threads have not finished yet: still ours (heartbeats list them, so
         # the leader does not hand them over) and never started again until they are gone.
         self._stopping: dict[ConnectorTaskId, TaskProcess] = {}
@@ -156,46 +161,65 @@ class Worker:
         return self.config.exactly_once_source_support is ExactlyOnceSourceSupport.ENABLED
 
     # -- connectors -----------------------------------------------------------------------------
-    def start_connector(self, name: str, props: Mapping[str, str], state: TargetState) -> bool:
-        """Instantiate and (unless paused/stopped) start a connector; False and FAILED on error.
+    def start_connector(self, name: str, props: Mapping[str, str], state: TargetState) -> Future[bool]:
+        """Start a connector on its own thread: instantiate it and (unless paused/stopped) start it.
 
-        ``props`` is the connector's config as stored; an invalid one fails the connector.
+        Returns at once; the future says whether the connector came up (False: it is FAILED, status
+        written). ``props`` is the connector's config as stored; an invalid one fails the connector. A
+        previous instance that is still stopping finishes its ``stop()`` first.
         """
-        self._failed_connectors.discard(name)
-        offsets: ConnectorOffsetBackingStore | None = None
+        if name in self._connectors:
+            self.stop_connector(name)
+        wc = WorkerConnector(name, state)
+        with self._lock:
+            previous = self._stopping_connectors.get(name)
+            self._connectors[name] = wc
+        return wc.submit(lambda: self._start_on_thread(wc, props, previous))
+
+    def _start_on_thread(self, wc: WorkerConnector, props: Mapping[str, str],
+                         previous: WorkerConnector | None) -> bool:
+        name = wc.name
+        if previous is not None and not previous.join(self.config.task_shutdown_graceful_timeout_ms / 1000.0):
+            logger.warning("Connector %s: the previous instance is still stopping; starting anyway", name)
         try:
             config = self._parse_connector_config(self._resolve(name, props))
             cls = self.plugins.connector_class(config.connector_class)
             check_client_overrides(self.worker_plugins.override_policy, name, cls, config.originals)
             connector = cls()
+            wc.connector = connector
             self._hide_passwords(name, enrich(connector.config_def(), config.originals, self.plugins.resolve),
                                  config.originals)
             check_requested_versions(config.originals, config.connector_class, connector, _refuse_version)
-            offsets = self.offset_stores.for_connector(config)
-            offsets.start()
-            reader = ConnectorOffsetReader(name, offsets, read_to_end=True)
+            wc.config, wc.raw = config, dict(props)
+            wc.offsets = self.offset_stores.for_connector(config)
+            wc.offsets.start()
+            reader = ConnectorOffsetReader(name, wc.offsets, read_to_end=True)
             connector.initialize(_ConnectorContext(name, reader, self._request_reconfiguration,
-                                                   self._connector_failed))
-            running = _RunningConnector(name, connector, config, state, False, offsets, dict(props))
-            self._connectors[name] = running
-            if state is TargetState.STARTED:
+                                                   functools.partial(self._connector_failed, wc)))
+            if wc.state is TargetState.STARTED:
                 connector.start(config.originals)
-                running.started = True
-            self._put_connector_status(name, _state_name(state))
+                if wc.failed:
+                    return False  # it raised an error through its context while starting
+                wc.started = True
+            self._put_connector_status(wc, _state_name(wc.state))
             return True
         except Exception as e:
             logger.exception("Failed to start connector %s", name)
-            self._connectors.pop(name, None)
-            if offsets is not None:
-                offsets.stop()
-            # Owned and FAILED until it is restarted or revoked (not retried on every herder tick).
-            self._failed_connectors.add(name)
-            self._put_connector_status(name, State.FAILED, _trace(e))
+            if wc.offsets is not None:
+                wc.offsets.stop()
+                wc.offsets = None
+            # Owned and FAILED until it is restarted or revoked (not retried on every herder tick); the
+            # instance that failed to start is dropped (so its status names no version).
+            wc.fail()
+            wc.connector = None
+            self._put_connector_status(wc, State.FAILED, _trace(e))
             return False
 
-    def _connector_failed(self, name: str, error: BaseException) -> None:
-        logger.error("Connector %s raised an error", name, exc_info=error)
-        self._put_connector_status(name, State.FAILED, _trace(error))
+    def _connector_failed(self, wc: WorkerConnector, error: BaseException) -> None:
+        """The connector is FAILED (any thread): not started again, and its ``stop()`` is not called."""
+        logger.error("Connector %s raised an error", wc.name, exc_info=error)
+        wc.fail()
+        self._put_connector_status(wc, State.FAILED, _trace(error))
 
     def _resolve(self, owner: str | ConnectorTaskId, props: Mapping[str, str]) -> dict[str, str]:
         """``props`` with provider placeholders resolved; the values are redacted from logs and traces
@@ -256,89 +280,135 @@ class Worker:
         return config
 
     def is_running(self, name: str) -> bool:
-        rc = self._connectors.get(name)
-        return rc is not None and rc.started
+        wc = self._connectors.get(name)
+        return wc is not None and wc.running
 
     def connector_config(self, name: str) -> SourceConnectorConfig:
         """The parsed config a connector of this worker was started with."""
-        rc = self._connectors.get(name)
-        if rc is None:
+        wc = self._connectors.get(name)
+        if wc is None or wc.config is None:
             raise ConnectException(f"Connector {name} is not running")
-        return rc.config
+        return wc.config
 
-    def connector_task_configs(self, name: str, max_tasks: int) -> list[dict[str, str]]:
-        """Ask a started connector for its task configs (``task.class`` added, as Java does)."""
-        rc = self._connectors.get(name)
-        if rc is None or not rc.started:
+    def connector_task_configs(self, name: str, max_tasks: int | None = None) -> Future[list[dict[str, str]]]:
+        """Ask a started connector for its task configs (``task.class`` added, as Java does), on the
+        connector's thread; ``max_tasks`` defaults to its ``tasks.max``."""
+        wc = self._connectors.get(name)
+        if wc is None:
+            return failed(ConnectException(f"Connector {name} is not running"))
+        return wc.submit(lambda: self._task_configs_on_thread(wc, max_tasks))
+
+    def _task_configs_on_thread(self, wc: WorkerConnector, max_tasks: int | None) -> list[dict[str, str]]:
+        name, connector, config = wc.name, wc.connector, wc.config
+        if not wc.running or connector is None or config is None:
             raise ConnectException(f"Connector {name} is not running")
-        task_cls = rc.connector.task_class()
+        if max_tasks is None:
+            max_tasks = config.tasks_max
+        task_cls = connector.task_class()
         # Never ask a connector to size anything by a tasks.max above this worker's limit.
         _check_tasks_max_limit(max_tasks, self.config.tasks_max_limit)
-        configs = rc.connector.task_configs(max_tasks)
+        configs = connector.task_configs(max_tasks)
         try:
-            check_tasks_max(name, len(configs), max_tasks, _enforce_tasks_max(rc.config))
+            check_tasks_max(name, len(configs), max_tasks, _enforce_tasks_max(config))
         except TooManyTasksException as e:
-            self._connector_failed(name, e)  # as Java's WorkerConnector.fail: the connector is FAILED
+            self._connector_failed(wc, e)  # as Java's WorkerConnector.fail: the connector is FAILED
             raise
         qualified = f"{task_cls.__module__}.{task_cls.__qualname__}"
-        if rc.config.connector_class in JAVA_CLASS_NAMES:
+        if config.connector_class in JAVA_CLASS_NAMES:
             # Configured by its Apache Kafka name: task configs name the Java task class, as a Java worker
             # writes them (the same configs whichever runtime generated them: no rewrite when switching).
             qualified = java_class_name(task_cls) or qualified
         out = [{**{k: str(v) for k, v in c.items()}, TASK_CLASS_CONFIG: qualified} for c in configs]
         # Resolved values a connector copied into its task configs must not reach the config topic.
-        return reverse_transform(rc.raw, out) if rc.raw is not None else out
+        return reverse_transform(wc.raw, out) if wc.raw is not None else out
 
-    def stop_connector(self, name: str) -> None:
-        self._failed_connectors.discard(name)
-        rc = self._connectors.pop(name, None)
+    def stop_connector(self, name: str) -> Future[None]:
+        """Stop a connector on its thread, after what it was asked before (a ``start()`` under way
+        included); returns at once. Until its ``stop()`` returned it stays in :meth:`connector_names`,
+        and ``on_tasks_changed`` is called when it is gone."""
+        with self._lock:
+            wc = self._connectors.pop(name, None)
+            if wc is None:
+                return completed(None)
+            self._stopping_connectors[name] = wc
+        stopped = wc.submit(lambda: self._shutdown_on_thread(wc))
+        wc.close()
+
+        def gone(_: Future[None]) -> None:
+            with self._lock:
+                if self._stopping_connectors.get(name) is wc:
+                    del self._stopping_connectors[name]
+            self._on_tasks_changed()
+
+        stopped.add_done_callback(gone)
+        return stopped
+
+    def _shutdown_on_thread(self, wc: WorkerConnector) -> None:
         try:
-            if rc is None:
-                return
-            if rc.started:
+            if wc.running and wc.connector is not None:
+                wc.started = False
                 try:
-                    rc.connector.stop()
+                    wc.connector.stop()
                 except Exception:
-                    logger.exception("Connector %s threw while stopping", name)
-            if rc.offsets is not None:
-                rc.offsets.stop()
+                    logger.exception("Connector %s threw while stopping", wc.name)
+            if wc.offsets is not None:
+                wc.offsets.stop()
         finally:
             # Only now: the plugin's stop() may still log or fail with what it resolved.
-            self._forget_resolved(name)
+            self._forget_resolved(wc.name)
 
-    def set_connector_state(self, name: str, state: TargetState) -> None:
-        """Move a running connector to ``state`` (stop/start the plugin as needed)."""
-        rc = self._connectors.get(name)
-        if rc is None:
-            return
-        failure: str | None = None
-        if state is TargetState.STARTED and not rc.started:
-            try:
-                rc.connector.start(rc.config.originals)
-                rc.started = True
-            except Exception as e:
-                self._put_connector_status(name, State.FAILED, _trace(e))
-                return
-        elif state is not TargetState.STARTED and rc.started:
-            rc.started = False  # stop() once per start(), whatever it does
-            try:
-                rc.connector.stop()
-            except Exception as e:
-                logger.exception("Connector %s threw while stopping", name)
-                # As Java: a connector that fails to pause is FAILED; one that fails to stop is STOPPED.
-                failure = _trace(e) if state is TargetState.PAUSED else None
-        rc.state = state
-        if failure is None:
-            self._put_connector_status(name, _state_name(state))
-        else:
-            self._put_connector_status(name, State.FAILED, failure)
+    def is_connector_stopping(self, name: str) -> bool:
+        """Whether only a stopping instance of ``name`` is left here (nothing to stop again)."""
+        with self._lock:
+            return name in self._stopping_connectors and name not in self._connectors
+
+    def set_connector_state(self, name: str, state: TargetState) -> Future[None]:
+        """Move a connector to ``state`` on its thread (stop/start the plugin as needed), and its tasks."""
+        wc = self._connectors.get(name)
+        if wc is None:
+            return completed(None)
+        done = wc.submit(lambda: self._transition_on_thread(wc, state))
         for tid, task in list(self._tasks.items()):
             if tid.connector == name:
                 task.transition_to(state)
+        return done
+
+    def _transition_on_thread(self, wc: WorkerConnector, state: TargetState) -> None:
+        name, connector, config = wc.name, wc.connector, wc.config
+        if wc.failed or connector is None or config is None:
+            logger.warning("Cannot transition connector %s to %s since it has failed", name, state.value)
+            return
+        failure: str | None = None
+        if state is TargetState.STARTED and not wc.started:
+            try:
+                connector.start(config.originals)
+            except Exception as e:
+                wc.fail()
+                self._put_connector_status(wc, State.FAILED, _trace(e))
+                return
+            if wc.failed:
+                return  # it raised an error through its context while starting
+            wc.started = True
+        elif state is not TargetState.STARTED and wc.started:
+            wc.started = False  # stop() once per start(), whatever it does
+            try:
+                connector.stop()
+            except Exception as e:
+                logger.exception("Connector %s threw while stopping", name)
+                # As Java: a connector that fails to pause is FAILED; one that fails to stop is STOPPED.
+                if state is TargetState.PAUSED:
+                    failure = _trace(e)
+                    wc.fail()
+        wc.state = state
+        if failure is None:
+            self._put_connector_status(wc, _state_name(state))
+        else:
+            self._put_connector_status(wc, State.FAILED, failure)
 
     def connector_names(self) -> list[str]:
-        """Connectors this worker owns: running, paused, stopped, or FAILED to start."""
-        return [*self._connectors, *self._failed_connectors]
+        """Connectors this worker owns: starting, running, paused, stopped, FAILED, or still stopping."""
+        with self._lock:
+            return [*self._connectors, *(n for n in self._stopping_connectors if n not in self._connectors)]
 
     # -- tasks ----------------------------------------------------------------------------------
     def start_task(
@@ -363,7 +433,7 @@ class Worker:
         offsets: ConnectorOffsetBackingStore | None = None
         try:
             spec, offsets = self._task_spec(task_id, connector_props, task_props, state, task_count)
-            runner = TaskProcess(spec, self, fence, verify_generation, offsets, self._task_closed(task_id))
+            runner = self._task_runner(spec, self, fence, verify_generation, offsets, self._task_closed(task_id))
             self._task_generations[task_id] = self.generation
             runner.start()
         except Exception as e:
@@ -558,15 +628,20 @@ class Worker:
         for r in stopping:
             if r.join(self.config.task_shutdown_graceful_timeout_ms / 1000.0):
                 self._forget_resolved(r.id)
-        for name in self.connector_names():
+        for name in list(self._connectors):
             self.stop_connector(name)
+        with self._lock:
+            connectors = list(self._stopping_connectors.values())
+        deadline = time.monotonic() + self.config.task_shutdown_graceful_timeout_ms / 1000.0
+        for wc in connectors:
+            if not wc.join(max(deadline - time.monotonic(), 0.0)):
+                logger.error("Connector %s did not stop in time; leaving its thread behind", wc.name)
 
     # -- status (TaskStatusListener) ------------------------------------------------------------
-    def _put_connector_status(self, name: str, state: str, trace: str | None = None) -> None:
-        trace = self._redact(name, trace)
-        running = self._connectors.get(name)
-        version = plugin_version(running.connector) if running is not None else None
-        self.status_store.put_connector(ConnectorStatus(name, state, trace, self.worker_id, self.generation,
+    def _put_connector_status(self, wc: WorkerConnector, state: str, trace: str | None = None) -> None:
+        trace = self._redact(wc.name, trace)
+        version = plugin_version(wc.connector) if wc.connector is not None else None
+        self.status_store.put_connector(ConnectorStatus(wc.name, state, trace, self.worker_id, self.generation,
                                                         version))
 
     def _put_task_status(self, task: ConnectorTaskId, state: str, trace: str | None = None,

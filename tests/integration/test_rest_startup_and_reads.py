@@ -27,6 +27,7 @@ pytestmark = pytest.mark.kafka
 
 PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"
 SLOW_START_CLASS = "slow_start_source.SlowStartSourceConnector"
+SLOW_CONFIGURE_TYPE = "slow_configure_transform.SlowConfigure"
 STARTING = {"status": "starting", "message": "Worker is still starting up."}
 HEALTHY = {"status": "healthy", "message": "Worker has completed startup and is ready to handle requests."}
 #: Longer than the REST request timeout (90 s), so the worker's answer, not the client, ends a request.
@@ -41,6 +42,17 @@ READ_BOUND_S = 1.0
 
 def _name(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:6]}"
+
+
+def _herder_busy_for(ms: int) -> dict[str, str]:
+    """A connector whose task start keeps the herder thread busy for ``ms``."""
+    return {"connector.class": SLOW_START_CLASS, "start.sleep.ms": "0", "transforms": "slow",
+            "transforms.slow.type": SLOW_CONFIGURE_TYPE, "transforms.slow.sleep.ms": str(ms)}
+
+
+def _wait_connector_running(client: ConnectClient, name: str) -> None:
+    """The connector itself RUNNING: its task starts (and keeps the herder busy) right after."""
+    wait_until(lambda: client.status(name)["connector"]["state"] == "RUNNING", 60, message=f"{name} RUNNING")
 
 
 def _verifiable(topic: str, tasks: int = 1) -> dict[str, str]:
@@ -133,9 +145,11 @@ def test_reads_answer_while_the_herder_thread_is_busy(client: ConnectClient, wor
     running = _name("running")
     client.create_connector(running, _verifiable(topic))
     client.wait_running(running, 1, 60)
-    # The worker starts its connectors on the herder thread: this one keeps it busy for HERDER_BUSY_MS.
+    # The herder thread builds a task's transformations as it starts the task: this one keeps it busy for
+    # HERDER_BUSY_MS once the connector runs.
     slow = _name("slow")
-    client.create_connector(slow, {"connector.class": SLOW_START_CLASS, "start.sleep.ms": str(HERDER_BUSY_MS)})
+    client.create_connector(slow, _herder_busy_for(HERDER_BUSY_MS))
+    _wait_connector_running(client, slow)
     started = time.monotonic()
     probe: list[float] = []
 
@@ -217,9 +231,10 @@ def test_reads_see_every_acknowledged_write(client: ConnectClient, kafka_bootstr
 
 def test_health_is_unhealthy_while_the_herder_thread_is_stuck(client: ConnectClient, worker: WorkerProcess) -> None:
     # Java's health check goes through the herder's queue, bounded at 10 s: a herder thread that cannot
-    # get to it (here: a connector whose start() takes 13 s) makes the worker unhealthy, not healthy.
+    # get to it (here: a task start that takes 13 s) makes the worker unhealthy, not healthy.
     stuck = _name("stuck")
-    client.create_connector(stuck, {"connector.class": SLOW_START_CLASS, "start.sleep.ms": "13000"})
+    client.create_connector(stuck, _herder_busy_for(13000))
+    _wait_connector_running(client, stuck)
     time.sleep(0.5)
     with httpx.Client(base_url=worker.url, timeout=30) as http:
         started = time.monotonic()

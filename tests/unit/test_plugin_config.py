@@ -10,7 +10,7 @@ from connect_runtime.api import SourceConnector, SourceTask
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.cluster.herder_api import ConfigInfos
 from connect_runtime.cluster.validation import ConnectorValidator
-from connect_runtime.config.connector_config import SourceConnectorConfig, source_connector_config_def
+from connect_runtime.config.connector_config import source_connector_config_def
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import NotFoundHttpError
 from connect_runtime.plugins.registry import PluginRegistry
@@ -118,6 +118,15 @@ class _TooManyTasks(SourceConnector):
         pass
 
 
+_TOO_MANY = f"{__name__}._TooManyTasks"
+
+
+def _too_many_tasks_plugins() -> PluginRegistry:
+    plugins = PluginRegistry()
+    plugins.register(_TooManyTasks)
+    return plugins
+
+
 class _StatusRecorder:
     def __init__(self) -> None:
         self.connectors: list[ConnectorStatus] = []
@@ -136,18 +145,19 @@ TOO_MANY_TASKS = ("The connector c has generated 3 tasks, which is greater than 
 def test_tasks_max_enforce(enforce: str) -> None:
     """Java 4.x: too many task configs fail the connector with TooManyTasksException's message."""
     statuses = _StatusRecorder()
-    worker = worker_module.Worker(WORKER, "w:1", PluginRegistry(), None, statuses, lambda name: None)  # type: ignore[arg-type]
-    props = {"name": "c", "connector.class": "x", "tasks.max": "1", "tasks.max.enforce": enforce}
-    worker._connectors["c"] = worker_module._RunningConnector(
-        "c", _TooManyTasks(), SourceConnectorConfig.parse(props), TargetState.STARTED, True)
+    worker = worker_module.Worker(WORKER, "w:1", _too_many_tasks_plugins(), None, statuses,  # type: ignore[arg-type]
+                                  lambda name: None)
+    props = {"name": "c", "connector.class": _TOO_MANY, "tasks.max": "1", "tasks.max.enforce": enforce}
+    assert worker.start_connector("c", props, TargetState.STARTED).result(5)
+    statuses.connectors.clear()
     if enforce == "true":
         with pytest.raises(worker_module.TooManyTasksException) as raised:
-            worker.connector_task_configs("c", 1)
+            worker.connector_task_configs("c", 1).result(5)
         assert str(raised.value) == TOO_MANY_TASKS
         (status,) = statuses.connectors
         assert status.state == "FAILED" and status.trace is not None and TOO_MANY_TASKS in status.trace
     else:
-        assert len(worker.connector_task_configs("c", 1)) == 3
+        assert len(worker.connector_task_configs("c", 1).result(5)) == 3
         assert statuses.connectors == []
 
 
@@ -164,12 +174,11 @@ def test_tasks_max_limit_is_a_validation_error_and_never_reaches_the_connector(v
     assert _by_name(validator.validate({"connector.class": "VerifiableSource", "name": "v", "topic": "t",
                                         "tasks.max": "1001"}))["tasks.max"][2] != []
     # A config stored with a higher tasks.max (another worker's limit) never asks the connector for tasks.
-    worker = worker_module.Worker(limited, "w:1", PluginRegistry(), None, _StatusRecorder(), lambda name: None)  # type: ignore[arg-type]
-    worker._connectors["c"] = worker_module._RunningConnector(
-        "c", _TooManyTasks(), SourceConnectorConfig.parse({"name": "c", "connector.class": "x"}),
-        TargetState.STARTED, True)
+    worker = worker_module.Worker(limited, "w:1", _too_many_tasks_plugins(), None,  # type: ignore[arg-type]
+                                  _StatusRecorder(), lambda name: None)
+    assert worker.start_connector("c", {"name": "c", "connector.class": _TOO_MANY}, TargetState.STARTED).result(5)
     with pytest.raises(ConnectException, match=r"no more than 50"):
-        worker.connector_task_configs("c", 2147483647)
+        worker.connector_task_configs("c", 2147483647).result(5)
 
 
 def test_built_in_converters_are_listed_by_their_kafka_names(validator: ConnectorValidator) -> None:

@@ -32,7 +32,6 @@ from connect_runtime.errors import BadRequestHttpError
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.redaction import redactor
 from connect_runtime.types import ConnectorTaskId, TargetState
-from connect_runtime.worker import worker as worker_module
 from connect_runtime.worker.connector_offsets import SourceConnectorOffsets
 from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.worker import TASK_CLASS_CONFIG, Worker
@@ -119,14 +118,15 @@ def _stop_workers() -> Iterator[None]:
         composed.close()
 
 
-def _worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, **extra: str) -> Worker:
+def _worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, runner: type[_RecordingRunner] | None = None,
+            **extra: str) -> Worker:
     _RecordingRunner.specs = []
-    monkeypatch.setattr(worker_module, "TaskProcess", _RecordingRunner)
     composed = compose_worker({
         **BASE, "config.providers": "file", "config.providers.file.class": "FileConfigProvider",
         "config.providers.file.param.allowed.paths": str(tmp_path), **extra})
     config = composed.config
-    worker = Worker(config, "w1:8083", PluginRegistry(config.plugin_allowlist), None, _Statuses(), lambda name: None,  # type: ignore[arg-type]
+    worker = Worker(config, "w1:8083", PluginRegistry(config.plugin_allowlist), None, _Statuses(),  # type: ignore[arg-type]
+                    lambda name: None, task_runner=runner or _RecordingRunner,  # type: ignore[arg-type]
                     worker_plugins=composed.plugins)
     _started.append((worker, composed))
     return worker
@@ -147,9 +147,9 @@ def test_placeholders_resolve_at_start_and_task_configs_keep_them(
 ) -> None:
     worker = _worker(monkeypatch, tmp_path)
     connector = _connector(secrets, **{"producer.override.bootstrap.servers": f"${{file:{secrets}:servers}}"})
-    assert worker.start_connector("c", connector, TargetState.STARTED)
+    assert worker.start_connector("c", connector, TargetState.STARTED).result(5)
     assert worker.connector_config("c").originals["topic"] == SECRET_TOPIC  # the connector sees the value
-    (task_config,) = worker.connector_task_configs("c", 1)
+    (task_config,) = worker.connector_task_configs("c", 1).result(5)
     assert task_config["topic"] == connector["topic"]  # ... but its task configs keep the placeholder
 
     assert _start_task(worker, connector, task_config)
@@ -163,7 +163,7 @@ def test_a_failure_trace_shows_the_placeholder_not_the_value(
 ) -> None:
     worker = _worker(monkeypatch, tmp_path)
     connector = _connector(secrets, **{"tasks.max": f"${{file:{secrets}:tasks}}"})
-    assert not worker.start_connector("c", connector, TargetState.STARTED)
+    assert not worker.start_connector("c", connector, TargetState.STARTED).result(5)
     (status,) = worker.status_store.connectors  # type: ignore[attr-defined]
     assert "Invalid value" in status.trace and f"${{file:{secrets}:tasks}}" in status.trace
     assert SECRET_TASKS not in status.trace
@@ -198,7 +198,7 @@ def test_policy_none_fails_a_task_with_a_stored_override(
     (status,) = worker.status_store.tasks  # type: ignore[attr-defined]
     assert ("Client Config Overrides not allowed [producer.override.bootstrap.servers: The 'None' policy does "
             "not allow 'bootstrap.servers' to be overridden in the connector configuration.]") in status.trace
-    assert not worker.start_connector("c", connector, TargetState.STARTED)
+    assert not worker.start_connector("c", connector, TargetState.STARTED).result(5)
 
 
 def test_policy_all_and_principal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, secrets: Path) -> None:
@@ -377,9 +377,9 @@ def test_a_connector_s_secrets_stay_redacted_until_its_stop_returned(
     ref = f"${{file:{secret_file}:password}}"
     worker = _worker(monkeypatch, tmp_path)
     assert worker.start_connector("c", {"name": "c", "connector.class": f"{__name__}.LogsOnStop",
-                                        "tasks.max": "1", "password": ref}, TargetState.STARTED)
+                                        "tasks.max": "1", "password": ref}, TargetState.STARTED).result(5)
     with caplog.at_level(logging.WARNING):
-        worker.stop_connector("c")
+        worker.stop_connector("c").result(5)
     assert "closing the session of" in caplog.text
     assert SECRET_ALIAS not in caplog.text and ref in caplog.text
     assert redactor.redact(SECRET_ALIAS) == SECRET_ALIAS  # forgotten once stop() returned
@@ -405,8 +405,7 @@ class _StuckRunner(_RecordingRunner):
 def test_a_cancelled_task_s_secrets_stay_redacted_until_its_thread_ends(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, secrets: Path
 ) -> None:
-    worker = _worker(monkeypatch, tmp_path)
-    monkeypatch.setattr(worker_module, "TaskProcess", _StuckRunner)
+    worker = _worker(monkeypatch, tmp_path, runner=_StuckRunner)
     task = {**_connector(secrets), TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
     assert _start_task(worker, _connector(secrets), task)
     worker.stop_and_await_tasks([TASK], timeout_s=0.0)

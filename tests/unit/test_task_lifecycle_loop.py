@@ -198,27 +198,118 @@ def _states(worker: Worker) -> list[str]:
 
 def test_a_connector_that_failed_in_start_gets_no_stop(worker: Worker) -> None:
     RecordingConnector.fail_start = True
-    assert not worker.start_connector("c", CONNECTOR, TargetState.STARTED)
-    worker.stop_connector("c")
+    assert not worker.start_connector("c", CONNECTOR, TargetState.STARTED).result(5)
+    worker.stop_connector("c").result(5)
     assert (RecordingConnector.starts, RecordingConnector.stops) == (1, 0)
     assert _states(worker) == ["FAILED"]
 
 
 def test_a_connector_is_stopped_once_per_start(worker: Worker) -> None:
-    assert worker.start_connector("c", CONNECTOR, TargetState.STARTED)
-    worker.set_connector_state("c", TargetState.PAUSED)
-    worker.set_connector_state("c", TargetState.STOPPED)  # already stopped: not again
-    worker.stop_connector("c")
+    assert worker.start_connector("c", CONNECTOR, TargetState.STARTED).result(5)
+    worker.set_connector_state("c", TargetState.PAUSED).result(5)
+    worker.set_connector_state("c", TargetState.STOPPED).result(5)  # already stopped: not again
+    worker.stop_connector("c").result(5)
     assert (RecordingConnector.starts, RecordingConnector.stops) == (1, 1)
-    worker.start_connector("c", CONNECTOR, TargetState.PAUSED)  # created paused: never started
-    worker.stop_connector("c")
+    worker.start_connector("c", CONNECTOR, TargetState.PAUSED).result(5)  # created paused: never started
+    worker.stop_connector("c").result(5)
     assert (RecordingConnector.starts, RecordingConnector.stops) == (1, 1)
 
 
 def test_a_connector_whose_stop_fails_while_pausing_is_failed_and_not_stopped_again(worker: Worker) -> None:
     RecordingConnector.fail_stop = True
-    assert worker.start_connector("c", CONNECTOR, TargetState.STARTED)
-    worker.set_connector_state("c", TargetState.PAUSED)  # stop() raises: FAILED, as in Java
-    worker.stop_connector("c")
+    assert worker.start_connector("c", CONNECTOR, TargetState.STARTED).result(5)
+    worker.set_connector_state("c", TargetState.PAUSED).result(5)  # stop() raises: FAILED, as in Java
+    worker.stop_connector("c").result(5)
     assert (RecordingConnector.starts, RecordingConnector.stops) == (1, 1)
+    assert _states(worker) == ["RUNNING", "FAILED"]
+
+
+class BlockingConnector(RecordingConnector):
+    """``start()`` blocks until the test releases it; records the threads its calls run on."""
+
+    release = threading.Event()
+    threads: list[str] = []
+
+    def start(self, props: Mapping[str, str]) -> None:
+        type(self).threads.append(threading.current_thread().name)
+        type(self).release.wait(10)
+        super().start(props)
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        type(self).threads.append(threading.current_thread().name)
+        return [{}]
+
+    def stop(self) -> None:
+        type(self).threads.append(threading.current_thread().name)
+        super().stop()
+
+
+class RaisesLater(RecordingConnector):
+    """Keeps its instances, for the test to report an error through their context, as a connector's own
+    background thread would."""
+
+    instances: list[RaisesLater] = []
+
+    def start(self, props: Mapping[str, str]) -> None:
+        super().start(props)
+        type(self).instances.append(self)
+
+
+@pytest.fixture
+def blocking(worker: Worker, monkeypatch: pytest.MonkeyPatch) -> type[BlockingConnector]:
+    for name, value in (("release", threading.Event()), ("threads", []), ("starts", 0), ("stops", 0)):
+        monkeypatch.setattr(BlockingConnector, name, value)
+    worker.plugins.register(BlockingConnector)
+    return BlockingConnector
+
+
+def test_a_connector_runs_on_its_own_thread_and_a_slow_start_blocks_no_caller(
+        worker: Worker, blocking: type[BlockingConnector]) -> None:
+    props = {**CONNECTOR, "connector.class": f"{__name__}.BlockingConnector"}
+    started = worker.start_connector("c", props, TargetState.STARTED)  # returns while start() blocks
+    wait_until(lambda: BlockingConnector.threads, 5, message="start() called")
+    assert worker.connector_names() == ["c"] and not worker.is_running("c") and not started.done()
+    configs = worker.connector_task_configs("c")  # asked while starting: answered after start() returned
+    stopped = worker.stop_connector("c")  # likewise: stop() only after start() and task_configs()
+    assert worker.connector_names() == ["c"]  # still stopping: still this worker's
+    BlockingConnector.release.set()
+    assert started.result(5) and len(configs.result(5)) == 1
+    stopped.result(5)
+    wait_until(lambda: worker.connector_names() == [], 5, message="the stopped connector gone")
+    assert BlockingConnector.threads == ["connector-c"] * 3
+    assert (BlockingConnector.starts, BlockingConnector.stops) == (1, 1)
+
+
+def test_a_new_instance_starts_after_the_previous_one_stopped(
+        worker: Worker, blocking: type[BlockingConnector]) -> None:
+    props = {**CONNECTOR, "connector.class": f"{__name__}.BlockingConnector"}
+    first = worker.start_connector("c", props, TargetState.STARTED)
+    worker.stop_connector("c")
+    second = worker.start_connector("c", props, TargetState.STARTED)  # a restart while the first is starting
+    BlockingConnector.release.set()
+    assert first.result(5) and second.result(5)
+    # start, stop of the first instance, then the second's start: never two instances at once.
+    assert (BlockingConnector.starts, BlockingConnector.stops) == (2, 1)
+    assert worker.is_running("c")
+
+
+def test_a_connector_that_raises_an_error_is_failed_with_the_trace_and_not_stopped(
+        worker: Worker, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(RaisesLater, "starts", 0)
+    monkeypatch.setattr(RaisesLater, "stops", 0)
+    monkeypatch.setattr(RaisesLater, "instances", [])
+    worker.plugins.register(RaisesLater)
+    assert worker.start_connector("c", {**CONNECTOR, "connector.class": f"{__name__}.RaisesLater"},
+                                  TargetState.STARTED).result(5)
+    (connector,) = RaisesLater.instances
+    connector.context.raise_error(RuntimeError("the source went away"))  # from a thread not the connector's
+    wait_until(lambda: _states(worker) == ["RUNNING", "FAILED"], 5, message="the connector FAILED")
+    trace = worker.status_store.connectors[-1].trace  # type: ignore[attr-defined]
+    assert "RuntimeError: the source went away" in trace
+    assert not worker.is_running("c")
+    with pytest.raises(Exception, match="Connector c is not running"):
+        worker.connector_task_configs("c").result(5)
+    worker.set_connector_state("c", TargetState.PAUSED).result(5)  # no transition out of FAILED
+    worker.stop_connector("c").result(5)
+    assert (RaisesLater.starts, RaisesLater.stops) == (1, 0)
     assert _states(worker) == ["RUNNING", "FAILED"]

@@ -16,7 +16,6 @@ from connect_runtime.converters import JsonConverter, StringConverter
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker import task_process_main
-from connect_runtime.worker import worker as worker_module
 from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.worker import TASK_CLASS_CONFIG, Worker
 
@@ -68,14 +67,14 @@ def worker(monkeypatch: pytest.MonkeyPatch) -> Worker:
 
 def _worker(monkeypatch: pytest.MonkeyPatch, extra: dict[str, str]) -> Worker:
     _RecordingRunner.specs = []
-    monkeypatch.setattr(worker_module, "TaskProcess", _RecordingRunner)
     config = WorkerConfig.from_properties({
         "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c",
         "offset.storage.topic": "o", "status.storage.topic": "s",
         "exactly.once.source.support": "disabled", "producer.linger.ms": "7",
         "value.converter": "org.apache.kafka.connect.storage.StringConverter", **extra,
     })
-    return Worker(config, "w1:8083", PluginRegistry(), None, _Statuses(), lambda name: None)  # type: ignore[arg-type]
+    return Worker(config, "w1:8083", PluginRegistry(), None, _Statuses(), lambda name: None,  # type: ignore[arg-type]
+                  task_runner=_RecordingRunner)  # type: ignore[arg-type]
 
 
 def _start_task(worker: Worker, connector_props: dict[str, str]) -> bool:
@@ -124,16 +123,16 @@ def test_invalid_stored_config_fails_the_task(worker: Worker) -> None:
 
 
 def test_connector_is_started_with_its_parsed_config(worker: Worker) -> None:
-    assert worker.start_connector("c", CONNECTOR, TargetState.STARTED)
+    assert worker.start_connector("c", CONNECTOR, TargetState.STARTED).result(5)
     config = worker.connector_config("c")
     assert config.tasks_max == 3
     assert config.originals == CONNECTOR
-    assert len(worker.connector_task_configs("c", config.tasks_max)) == 3
+    assert len(worker.connector_task_configs("c", config.tasks_max).result(5)) == 3
 
 
 def test_invalid_stored_config_fails_the_connector(worker: Worker) -> None:
     props = {**CONNECTOR, "topic.creation.groups": "big"}  # topic creation is on: default group required
-    assert not worker.start_connector("c", props, TargetState.STARTED)
+    assert not worker.start_connector("c", props, TargetState.STARTED).result(5)
     (status,) = worker.status_store.connectors  # type: ignore[attr-defined]
     assert status.state == "FAILED"
     assert 'Missing required configuration "topic.creation.default.replication.factor"' in status.trace
@@ -149,7 +148,7 @@ def test_topic_creation_settings_on_a_worker_without_topic_creation_fail_the_con
     props = {**CONNECTOR, "topic.creation.default.replication.factor": "1", "topic.creation.default.partitions": "1"}
     message = ("Topic creation is disabled on this worker (topic.creation.enable=false), so the topic.creation.* "
                "settings would have no effect")
-    assert not worker.start_connector("c", props, TargetState.STARTED)
+    assert not worker.start_connector("c", props, TargetState.STARTED).result(5)
     (status,) = worker.status_store.connectors  # type: ignore[attr-defined]
     assert status.state == "FAILED" and message in status.trace
     assert not _start_task(worker, props)
@@ -157,7 +156,7 @@ def test_topic_creation_settings_on_a_worker_without_topic_creation_fail_the_con
     (task_status,) = worker.status_store.tasks  # type: ignore[attr-defined]
     assert task_status.state == "FAILED" and message in task_status.trace
     # Without topic.creation.* settings the same worker starts the connector.
-    assert worker.start_connector("d", {**CONNECTOR, "name": "d"}, TargetState.STARTED)
+    assert worker.start_connector("d", {**CONNECTOR, "name": "d"}, TargetState.STARTED).result(5)
 
 
 @pytest.mark.parametrize(("enforce", "started"), [("true", False), ("false", True)])
