@@ -175,23 +175,27 @@ def _closest_two_digits(magnitude: float, digits: str, exponent: int) -> tuple[s
     return str(candidate).rstrip("0"), decade
 
 
-def _is_simple(value: Any) -> bool:
-    """True if the C encoder's output for ``value`` can only differ from Jackson's in strings."""
+def _simple_types(value: Any, str_keys: bool) -> bool:
+    """True if ``value`` holds only exact dict/list/tuple/str/int/bool/None, and with ``str_keys`` only
+    str dict keys: then the C encoders' output for it can only differ from Jackson's in strings.
+    (orjson refuses any non-str key by itself; the ``json`` module's would write an int key as a string.)
+    """
     kind = type(value)
     if kind is dict:
-        if value and set(map(type, value)) != _STR_ONLY:
+        if str_keys and value and set(map(type, value)) != _STR_ONLY:
             return False
         items = value.values()
     elif kind is list or kind is tuple:
         items = value
     else:
         return kind in _SIMPLE_SCALARS
+    # One C-level pass over the items' types; containers below are checked one level at a time.
     kinds = set(map(type, items))
     if kinds <= _SIMPLE_SCALARS:
         return True
     if not kinds <= _SIMPLE_TYPES:
         return False
-    return all(_is_simple(item) for item in items if type(item) in _CONTAINERS)
+    return all(_simple_types(item, str_keys) for item in items if type(item) in _CONTAINERS)
 
 
 def _encode(value: Any, out: list[str]) -> None:
@@ -268,7 +272,7 @@ def json_dumps_compact(value: Any) -> bytes:
         encoded: bytes = value.encode()
         return b'"' + encoded + b'"'
     try:
-        if _is_simple(value):
+        if _simple_types(value, str_keys=True):
             text = _fast_encode(value)
             if "\\u00" not in text and (text.isascii() or _SURROGATE_OR_ASTRAL.search(text) is None):
                 return text.encode("utf-8")
@@ -281,7 +285,7 @@ def json_dumps_compact(value: Any) -> bytes:
 
 # --- the fast path for record keys and values (JsonConverter.from_connect_data) ----------------
 #
-# orjson writes, for exactly these types, the bytes Jackson writes: compact, fields in insertion
+# orjson writes, for exactly the _SIMPLE_TYPES, the bytes Jackson writes: compact, fields in insertion
 # order, ints as decimal digits, true/false/null, strings raw UTF-8 with \" \\ \b \t \n \f \r
 # escapes and "/" and U+007F unescaped. Where it differs it is either refused here by type
 # (floats: Python's shortest repr, not Double.toString, and NaN as null; bytes; Enum, UUID and
@@ -292,29 +296,8 @@ def json_dumps_compact(value: Any) -> bytes:
 # UTF-8 where Jackson writes surrogate-pair escapes). Everything else goes to the careful encoder.
 # Chosen over msgspec by measurement: both encode a 5-field map in ~0.19 us, but msgspec writes
 # int dict keys as strings, so its callers would have to check every key's type as well.
-_FAST_LEAVES: Final = _SIMPLE_SCALARS
-_FAST_TYPES: Final = _SIMPLE_TYPES
 _BACKSLASH: Final = ord("\\")
 _orjson_dumps: Final = orjson.dumps
-
-
-def _fast_types(value: Any) -> bool:
-    """True if ``value`` holds only exact dict/list/tuple/str/int/bool/None (keys unchecked:
-    orjson refuses any non-str key)."""
-    kind = type(value)
-    if kind is dict:
-        items = value.values()
-    elif kind is list or kind is tuple:
-        items = value
-    else:
-        return kind in _FAST_LEAVES
-    # One C-level pass over the items' types; containers below are checked one level at a time.
-    kinds = set(map(type, items))
-    if kinds <= _FAST_LEAVES:
-        return True
-    if not kinds <= _FAST_TYPES:
-        return False
-    return all(_fast_types(item) for item in items if type(item) in _CONTAINERS)
 
 
 def fast_json_body(value: Any) -> bytes | None:
@@ -331,9 +314,9 @@ def fast_json_body(value: Any) -> bytes | None:
         return None
     try:
         # The first level inline: a flat map costs one C-level pass over its values' types.
-        if items and not _FAST_LEAVES.issuperset(map(type, items)) and not (
-            set(map(type, items)) <= _FAST_TYPES
-            and all(_fast_types(item) for item in items if type(item) in _CONTAINERS)
+        if items and not _SIMPLE_SCALARS.issuperset(map(type, items)) and not (
+            set(map(type, items)) <= _SIMPLE_TYPES
+            and all(_simple_types(item, str_keys=False) for item in items if type(item) in _CONTAINERS)
         ):
             return None
         body: bytes = _orjson_dumps(value)
