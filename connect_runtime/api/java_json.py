@@ -37,7 +37,7 @@ import decimal
 import json
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 import orjson
@@ -216,38 +216,11 @@ def _encode(value: Any, out: list[str]) -> None:
         out.append(text if math.isfinite(value) else f'"{text}"')
     elif isinstance(value, Mapping):
         if all(isinstance(key, str) for key in value):
-            out.append("{")
-            first = True
-            for key, item in value.items():
-                if not first:
-                    out.append(",")
-                first = False
-                out.append(_quote(key))
-                out.append(":")
-                _encode(item, out)
-            out.append("}")
+            _encode_all("{", value.items(), _encode_field, "}", out)
         else:  # Java: a map with any non-String key is written as an array of [key,value] pairs
-            out.append("[")
-            first = True
-            for key, item in value.items():
-                if not first:
-                    out.append(",")
-                first = False
-                out.append("[")
-                _encode(key, out)
-                out.append(",")
-                _encode(item, out)
-                out.append("]")
-            out.append("]")
+            _encode_all("[", value.items(), _encode_pair, "]", out)
     elif isinstance(value, list | tuple):
-        out.append("[")
-        first = True
-        for item in value:
-            if not first:
-                out.append(",")
-            first = False
-            _encode(item, out)
-        out.append("]")
+        _encode_all("[", value, _encode, "]", out)
     elif isinstance(value, bytes | bytearray | memoryview):
         out.append('"' + base64.b64encode(value).decode("ascii") + '"')
     else:
@@ -255,6 +228,26 @@ def _encode(value: Any, out: list[str]) -> None:
             f"Python class {type(value).__module__}.{type(value).__qualname__} "
             "does not have corresponding schema type."
         )
+
+
+def _encode_all(start: str, items: Iterable[Any], encode: Callable[[Any, list[str]], None], end: str,
+                out: list[str]) -> None:
+    out.append(start)
+    for index, item in enumerate(items):
+        if index:
+            out.append(",")
+        encode(item, out)
+    out.append(end)
+
+
+def _encode_field(field: tuple[str, Any], out: list[str]) -> None:
+    out.append(_quote(field[0]))
+    out.append(":")
+    _encode(field[1], out)
+
+
+def _encode_pair(pair: tuple[Any, Any], out: list[str]) -> None:
+    _encode_all("[", pair, _encode, "]", out)
 
 
 def json_dumps_compact(value: Any) -> bytes:
