@@ -32,10 +32,9 @@ from pathlib import Path
 from typing import Any
 
 _BENCH = Path(__file__).resolve().parent
-if str(_BENCH) not in sys.path:
-    sys.path.insert(0, str(_BENCH))
-
-from eos_throughput import (  # noqa: E402  (puts this tree's root on sys.path and $PYTHONPATH)
+sys.path.insert(0, str(_BENCH))
+from _common import add_bootstrap_argument, broker, configure_logging  # noqa: E402  (puts this tree on sys.path)
+from eos_throughput import (  # noqa: E402
     BATCH_SIZE,
     RuntimeBench,
     process_tree_cpu_s,
@@ -43,7 +42,6 @@ from eos_throughput import (  # noqa: E402  (puts this tree's root on sys.path a
 )
 
 from connect_runtime.testing.cluster import WorkerProcess  # noqa: E402
-from connect_runtime.testing.local_kafka import KAFKA_VERSION, LocalKafka  # noqa: E402
 
 log = logging.getLogger("bench.eos_breakdown")
 
@@ -148,49 +146,42 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modes", default="eos,alos", help="comma-separated, in window order: eos, alos")
     parser.add_argument("--eos-producer-override", action="append", default=[], metavar="KEY=VALUE",
                         help="producer.override.KEY=VALUE on the exactly-once connector (repeatable)")
-    parser.add_argument("--bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"))
+    add_bootstrap_argument(parser)
     args = parser.parse_args(argv)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     if not modes or any(m not in ("eos", "alos") for m in modes) or args.rounds < 1:
         parser.error("--modes takes eos and/or alos; --rounds >= 1")
     overrides = dict(o.split("=", 1) for o in args.eos_producer_override)
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    configure_logging()
 
     windows: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
     with tempfile.TemporaryDirectory(prefix="bench-breakdown-") as tmp:
         workdir = Path(tmp)
-        kafka: LocalKafka | None = None
-        bootstrap = args.bootstrap or ""
-        if not bootstrap:
-            kafka = LocalKafka(workdir / "kafka")
-            bootstrap = kafka.start()
-        load_before = os.getloadavg()[0]
-        benches: dict[str, TimedBench] = {}
-        try:
-            if args.broker_warmup > 0:
-                run_baseline(bootstrap, args.broker_warmup, 0.0, BATCH_SIZE, "simple")
-            for mode in modes:
-                benches[mode] = TimedBench(bootstrap, workdir, mode == "eos", overrides if mode == "eos" else {})
-                benches[mode].start()
-                benches[mode].pause()
-            for r in range(args.rounds):
+        with broker(workdir, args.bootstrap) as kafka:
+            bootstrap = kafka.bootstrap
+            load_before = os.getloadavg()[0]
+            benches: dict[str, TimedBench] = {}
+            try:
+                if args.broker_warmup > 0:
+                    run_baseline(bootstrap, args.broker_warmup, 0.0, BATCH_SIZE, "simple")
                 for mode in modes:
-                    log.info("%s window %d/%d", mode, r + 1, args.rounds)
-                    windows[mode].append(benches[mode].window(args.seconds, args.warmup))
-                    log.info("%s: %s", mode, windows[mode][-1])
-        finally:
-            for bench in benches.values():
-                bench.stop()
-            if kafka is not None:
-                kafka.stop()
+                    benches[mode] = TimedBench(bootstrap, workdir, mode == "eos", overrides if mode == "eos" else {})
+                    benches[mode].start()
+                    benches[mode].pause()
+                for r in range(args.rounds):
+                    for mode in modes:
+                        log.info("%s window %d/%d", mode, r + 1, args.rounds)
+                        windows[mode].append(benches[mode].window(args.seconds, args.warmup))
+                        log.info("%s: %s", mode, windows[mode][-1])
+            finally:
+                for bench in benches.values():
+                    bench.stop()
         load_after = os.getloadavg()[0]
 
     rates = {m: [w["records_per_s"] for w in ws] for m, ws in windows.items()}
     out: dict[str, Any] = {
         "benchmark": "eos_breakdown",
-        "kafka": KAFKA_VERSION if kafka is not None else "external",
+        "kafka": kafka.version_label,
         "seconds": args.seconds, "rounds": args.rounds, "eos_producer_overrides": overrides,
         "records_per_s": {m: {"mean": round(sum(v) / len(v), 1), "min": min(v), "max": max(v)}
                           for m, v in rates.items()},

@@ -59,19 +59,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-_REPO = Path(__file__).resolve().parent.parent
-if str(_REPO) not in sys.path:  # run this tree's code, also in the worker child process
-    sys.path.insert(0, str(_REPO))
-os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(_REPO), os.environ.get("PYTHONPATH", "")) if p)
+# bench/ first: importing _common puts this tree on sys.path and PYTHONPATH (the worker children's).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import add_bootstrap_argument, broker, configure_logging
+from confluent_kafka import Consumer, IsolationLevel, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
 
-from confluent_kafka import Consumer, IsolationLevel, Producer, TopicPartition  # noqa: E402
-from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec  # noqa: E402
-
-from connect_runtime.api.java_json import json_dumps_compact  # noqa: E402
-from connect_runtime.storage import formats  # noqa: E402
-from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, wait_until  # noqa: E402
-from connect_runtime.testing.local_kafka import KAFKA_VERSION, LocalKafka  # noqa: E402
-from connect_runtime.worker.exactly_once_source_task import eos_producer_config  # noqa: E402
+from connect_runtime.api.java_json import json_dumps_compact
+from connect_runtime.storage import formats
+from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, wait_until
+from connect_runtime.testing.local_kafka import KAFKA_VERSION
+from connect_runtime.worker.exactly_once_source_task import eos_producer_config
 
 log = logging.getLogger("bench.eos_throughput")
 
@@ -669,8 +667,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "skips it (the number of CPUs)")
     parser.add_argument("--at-least-once", action=argparse.BooleanOptionalAction, default=True,
                         help="also run the one simple task with exactly.once.source.support=disabled (yes)")
-    parser.add_argument("--bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"),
-                        help="bootstrap.servers (default $KAFKA_BOOTSTRAP_SERVERS, else a local broker)")
+    add_bootstrap_argument(parser)
     return parser
 
 
@@ -705,22 +702,15 @@ def summary(results: dict[str, Any], tasks: int) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    configure_logging()
     record_data = list(RECORD_DATA) if args.record_data == "both" else [args.record_data]
 
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="bench-eos-") as tmp:
         workdir = Path(tmp)
-        kafka: LocalKafka | None = None
-        bootstrap: str = args.bootstrap or ""
-        if not bootstrap:
-            kafka = LocalKafka(workdir / "kafka")
-            log.info("starting a local Kafka %s in %s", KAFKA_VERSION, kafka.data_dir)
-            bootstrap = kafka.start()
-        load_before = os.getloadavg()
-        try:
+        with broker(workdir, args.bootstrap) as kafka:
+            bootstrap = kafka.bootstrap
+            load_before = os.getloadavg()
             if args.broker_warmup > 0:
                 log.info("bootstrap %s; warming up the broker for %.0f s", bootstrap, args.broker_warmup)
                 run_baseline(bootstrap, args.broker_warmup, 0.0, BATCH_SIZE, record_data[0])
@@ -730,9 +720,6 @@ def main(argv: list[str] | None = None) -> int:
                 results["tasks_in_one_worker"] = run_runtime_only(bootstrap, workdir, args, args.tasks, True)
             if args.at_least_once:
                 results["at_least_once_simple"] = run_runtime_only(bootstrap, workdir, args, 1, False)
-        finally:
-            if kafka is not None:
-                kafka.stop()
         load_after = os.getloadavg()
 
     warnings = [w for r in results.values() for w in r.get("warnings", [])]
@@ -743,7 +730,7 @@ def main(argv: list[str] | None = None) -> int:
                         "accounts for ~3-4 on 2 CPUs): other processes probably competed for the CPU")
     for w in warnings:
         log.warning("%s", w)
-    print(json.dumps(build_output(args, results, warnings, kafka is not None, bootstrap,
+    print(json.dumps(build_output(args, results, warnings, kafka.local, bootstrap,
                                   [load_before[0], load_after[0]])))
     return 0
 

@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import signal
 import statistics
 import sys
@@ -47,23 +46,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-_REPO = Path(__file__).resolve().parent.parent
-if str(_REPO) not in sys.path:
-    sys.path.insert(0, str(_REPO))
-os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(_REPO), os.environ.get("PYTHONPATH", "")) if p)
+# bench/ first: importing _common puts this tree on sys.path and PYTHONPATH (the worker children's).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import httpx
+from _common import add_bootstrap_argument, broker, configure_logging
 
-import httpx  # noqa: E402
-
-from connect_runtime.config.worker_config import WorkerConfig  # noqa: E402
-from connect_runtime.testing.cluster import (  # noqa: E402
+from connect_runtime.config.worker_config import WorkerConfig
+from connect_runtime.testing.cluster import (
     ConnectClient,
     WorkerProcess,
     current_leader,
     end_offsets,
     wait_until,
 )
-from connect_runtime.testing.local_kafka import LocalKafka, free_port  # noqa: E402
-from connect_runtime.testing.pytest_plugin import new_topic  # noqa: E402
+from connect_runtime.testing.local_kafka import LocalKafka, free_port
+from connect_runtime.testing.pytest_plugin import new_topic
 
 log = logging.getLogger("bench.failover")
 TUNED = {"session.timeout.ms": "4000", "heartbeat.interval.ms": "1000"}
@@ -256,7 +253,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--settings", default="default,tuned",
                         help=f"comma-separated worker settings to measure, of {', '.join(PROFILES)}")
-    parser.add_argument("--bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"))
+    add_bootstrap_argument(parser)
     parser.add_argument("--broker-outage", type=float, default=30.0,
                         help="seconds the broker is down in the broker-restart run (0: skip it)")
     args = parser.parse_args()
@@ -264,19 +261,10 @@ def main() -> int:
     unknown = [p for p in profiles if p not in PROFILES]
     if unknown or not profiles:
         parser.error(f"--settings: unknown {unknown or 'none given'}; known: {', '.join(PROFILES)}")
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr)
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per status poll (every 20 ms) otherwise
+    configure_logging()
     with tempfile.TemporaryDirectory(prefix="bench-failover-") as tmp:
-        kafka = None
-        bootstrap = args.bootstrap
-        if not bootstrap:
-            kafka = LocalKafka(Path(tmp) / "kafka")
-            bootstrap = kafka.start()
-        try:
-            results = {name: _run(bootstrap, Path(tmp), name, args.rounds) for name in profiles}
-        finally:
-            if kafka is not None:
-                kafka.stop()
+        with broker(Path(tmp), args.bootstrap) as kafka:
+            results = {name: _run(kafka.bootstrap, Path(tmp), name, args.rounds) for name in profiles}
         outage_s = broker_restart(Path(tmp) / "outage", args.broker_outage) if args.broker_outage > 0 else None
     print(json.dumps({
         "benchmark": "failover", "rounds": args.rounds, "workers": 3, "tasks": TASKS,

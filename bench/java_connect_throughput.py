@@ -46,17 +46,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-_BENCH = Path(__file__).resolve().parent
-if str(_BENCH) not in sys.path:
-    sys.path.insert(0, str(_BENCH))
+# bench/ first: importing _common puts this tree on sys.path and PYTHONPATH (the worker children's).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import eos_throughput as eos
+from _common import add_bootstrap_argument, broker, configure_logging
 
-import eos_throughput as eos  # noqa: E402  (puts the repository on sys.path too)
-
-from connect_runtime.testing.cluster import wait_until  # noqa: E402
-from connect_runtime.testing.local_kafka import (  # noqa: E402
+from connect_runtime.testing.cluster import wait_until
+from connect_runtime.testing.local_kafka import (
     KAFKA_VERSION,
     LOG4J_VERSION,
-    LocalKafka,
     default_cache_dir,
     ensure_maven_jars,
     free_port,
@@ -255,8 +253,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="transaction.boundary.interval.ms with --boundary interval (1000)")
     parser.add_argument("--record-data", choices=(*eos.RECORD_DATA, "both"), default="both",
                         help="complete.record.data=false (simple), true (complete), or both in turn (both)")
-    parser.add_argument("--bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"),
-                        help="bootstrap.servers (default $KAFKA_BOOTSTRAP_SERVERS, else a local broker)")
+    add_bootstrap_argument(parser)
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.seconds <= 0 or args.interval_ms <= 0 or args.jvm_warmup < 0:
         parser.error("--rounds must be >= 1, --seconds > 0, --interval-ms > 0 and --jvm-warmup >= 0")
@@ -265,9 +262,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    configure_logging()
     record_data = list(eos.RECORD_DATA) if args.record_data == "both" else [args.record_data]
     if args.boundary == "poll":
         log.warning("--boundary poll: Kafka's VerifiableSource commits one record per transaction, ours 1000")
@@ -275,23 +270,15 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="bench-java-connect-") as tmp:
         workdir = Path(tmp)
-        kafka: LocalKafka | None = None
-        bootstrap: str = args.bootstrap or ""
-        if not bootstrap:
-            kafka = LocalKafka(workdir / "kafka")
-            bootstrap = kafka.start()
-        load_before = os.getloadavg()
-        try:
+        with broker(workdir, args.bootstrap) as kafka:
+            load_before = os.getloadavg()
             if args.broker_warmup > 0:
                 log.info("warming up the broker for %.0f s", args.broker_warmup)
-                eos.run_baseline(bootstrap, args.broker_warmup, 0.0, eos.BATCH_SIZE, record_data[0])
+                eos.run_baseline(kafka.bootstrap, args.broker_warmup, 0.0, eos.BATCH_SIZE, record_data[0])
             for rd in record_data:
-                results[rd] = run_pair(bootstrap, workdir, libs, args, rd)
-        finally:
-            if kafka is not None:
-                kafka.stop()
+                results[rd] = run_pair(kafka.bootstrap, workdir, libs, args, rd)
         load_after = os.getloadavg()
-    print(json.dumps(build_output(args, results, [load_before[0], load_after[0]], kafka is not None)))
+    print(json.dumps(build_output(args, results, [load_before[0], load_after[0]], kafka.local)))
     return 0
 
 

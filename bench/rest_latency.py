@@ -46,16 +46,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-_REPO = Path(__file__).resolve().parent.parent
-if str(_REPO) not in sys.path:
-    sys.path.insert(0, str(_REPO))
-os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(_REPO), os.environ.get("PYTHONPATH", "")) if p)
+# bench/ first: importing _common puts this tree on sys.path and PYTHONPATH (the worker children's).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import httpx
+from _common import add_bootstrap_argument, broker, configure_logging
 
-import httpx  # noqa: E402
-
-from connect_runtime.testing.cluster import WorkerProcess, config_records, wait_until  # noqa: E402
-from connect_runtime.testing.local_kafka import LocalKafka, free_port  # noqa: E402
-from connect_runtime.testing.pytest_plugin import new_topic  # noqa: E402
+from connect_runtime.testing.cluster import WorkerProcess, config_records, wait_until
+from connect_runtime.testing.local_kafka import free_port
+from connect_runtime.testing.pytest_plugin import new_topic
 
 log = logging.getLogger("bench.rest_latency")
 
@@ -379,25 +377,15 @@ def main() -> int:
                         help="status readers during the create/delete cycles and the fencing round")
     parser.add_argument("--fencing-tasks", type=int, default=50)
     parser.add_argument("--httpx", action="store_true", help="read with httpx instead of the minimal client")
-    parser.add_argument("--bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"))
+    add_bootstrap_argument(parser)
     args = parser.parse_args()
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr)
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request otherwise
+    configure_logging()
     global _CONNECTION
     if args.httpx:
         _CONNECTION = HttpxConnection
     load_before = os.getloadavg()
-    with tempfile.TemporaryDirectory(prefix="bench-rest-") as tmp:
-        kafka = None
-        bootstrap = args.bootstrap
-        if not bootstrap:
-            kafka = LocalKafka(Path(tmp) / "kafka")
-            bootstrap = kafka.start()
-        try:
-            result = asyncio.run(run(args, bootstrap, Path(tmp)))
-        finally:
-            if kafka is not None:
-                kafka.stop()
+    with tempfile.TemporaryDirectory(prefix="bench-rest-") as tmp, broker(Path(tmp), args.bootstrap) as kafka:
+        result = asyncio.run(run(args, kafka.bootstrap, Path(tmp)))
     load_after = os.getloadavg()
     status_p99 = result["status"].get("p99_ms")
     print(json.dumps({

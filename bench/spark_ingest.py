@@ -50,17 +50,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-_REPO = Path(__file__).resolve().parent.parent
-if str(_REPO) not in sys.path:  # run this tree's code, also in the worker child process
-    sys.path.insert(0, str(_REPO))
-os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(_REPO), os.environ.get("PYTHONPATH", "")) if p)
+# bench/ first: importing _common puts this tree on sys.path and PYTHONPATH (the worker children's).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import add_bootstrap_argument, broker, configure_logging
+from confluent_kafka import Consumer, IsolationLevel, KafkaException, TopicPartition
+from confluent_kafka.admin import AdminClient, OffsetSpec
 
-from confluent_kafka import Consumer, IsolationLevel, KafkaException, TopicPartition  # noqa: E402
-from confluent_kafka.admin import AdminClient, OffsetSpec  # noqa: E402
-
-from connect_runtime.testing.cluster import ConnectClient, WorkerProcess  # noqa: E402
-from connect_runtime.testing.local_kafka import KAFKA_VERSION, LocalKafka, default_cache_dir  # noqa: E402
-from connect_runtime.testing.pytest_plugin import new_topic  # noqa: E402
+from connect_runtime.testing.cluster import ConnectClient, WorkerProcess
+from connect_runtime.testing.local_kafka import default_cache_dir
+from connect_runtime.testing.pytest_plugin import new_topic
 
 log = logging.getLogger("bench.spark_ingest")
 
@@ -589,8 +587,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sink-option", action="append", default=[], metavar="KEY=VALUE",
                         help="an extra option of Spark's Kafka sink, e.g. kafka.linger.ms=20 (repeatable)")
     parser.add_argument("--keep-topics", action="store_true", help="do not delete the topics after counting")
-    parser.add_argument("--bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"),
-                        help="bootstrap.servers (default $KAFKA_BOOTSTRAP_SERVERS, else a local broker)")
+    add_bootstrap_argument(parser)
     args = parser.parse_args(argv)
     parts = [p.strip() for p in args.only.split(",") if p.strip()]
     if not parts or any(p not in PARTS for p in parts):
@@ -603,22 +600,15 @@ def main(argv: list[str] | None = None) -> int:
         if not sep or not key:
             parser.error(f"--sink-option takes KEY=VALUE, not {item!r}")
         sink_options[key] = value
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    configure_logging()
 
     results: dict[str, Any] = {}
     package: dict[str, Any] | None = None
     with tempfile.TemporaryDirectory(prefix="bench-spark-") as tmp:
         workdir = Path(tmp)
-        kafka: LocalKafka | None = None
-        bootstrap: str = args.bootstrap or ""
-        if not bootstrap:
-            kafka = LocalKafka(workdir / "kafka")
-            log.info("starting a local Kafka %s in %s", KAFKA_VERSION, kafka.data_dir)
-            bootstrap = kafka.start()
-        load_before = os.getloadavg()
-        try:
+        with broker(workdir, args.bootstrap) as kafka:
+            bootstrap = kafka.bootstrap
+            load_before = os.getloadavg()
             data_dir = workdir / "data"
             log.info("writing %d rows into %d CSV files", args.rows, args.files)
             data = write_csv(data_dir, args.rows, args.files)
@@ -639,9 +629,6 @@ def main(argv: list[str] | None = None) -> int:
                     results[f"c{n}"] = {"skipped": why} if why else _repeat(
                         args.repeat, f"connector on {n} Spark workers", lambda n=n: run_on_cluster(
                             *common, n, args.slots, args.keep_topics, args.timeout))
-        finally:
-            if kafka is not None:
-                kafka.stop()
         load_after = os.getloadavg()
 
     rate = {k: v.get("rows_per_s") for k, v in results.items()}
@@ -661,8 +648,8 @@ def main(argv: list[str] | None = None) -> int:
         log.warning("%s", w)
     out = {
         "benchmark": "spark_ingest",
-        "kafka": KAFKA_VERSION if kafka is not None else "external",
-        "bootstrap": "local" if kafka is not None else bootstrap,
+        "kafka": kafka.version_label,
+        "bootstrap": kafka.bootstrap_label,
         "data": data,
         "columns": list(COLUMNS),
         "partitions": args.partitions,

@@ -57,15 +57,12 @@ from typing import Any
 
 import psutil
 
-_BENCH = Path(__file__).resolve().parent
-if str(_BENCH) not in sys.path:  # create_topic of eos_throughput.py
-    sys.path.insert(0, str(_BENCH))
+# bench/ first: importing _common puts this tree on sys.path and PYTHONPATH (the worker children's).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import add_bootstrap_argument, broker, configure_logging
+from eos_throughput import create_topic
 
-# eos_throughput puts this tree on sys.path and PYTHONPATH (for the worker child) when imported.
-from eos_throughput import create_topic  # noqa: E402
-
-from connect_runtime.testing.cluster import ConnectClient, WorkerProcess  # noqa: E402
-from connect_runtime.testing.local_kafka import KAFKA_VERSION, LocalKafka  # noqa: E402
+from connect_runtime.testing.cluster import ConnectClient, WorkerProcess
 
 log = logging.getLogger("bench.task_memory")
 
@@ -256,8 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="give up waiting for the PSS to settle after this many seconds (180)")
     parser.add_argument("--budget-mib", type=float, default=900.0,
                         help="the stated budget for the PSS of a worker with the idle tasks, in MiB (900)")
-    parser.add_argument("--bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"),
-                        help="bootstrap.servers (default $KAFKA_BOOTSTRAP_SERVERS, else a local broker)")
+    add_bootstrap_argument(parser)
     return parser
 
 
@@ -273,26 +269,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    configure_logging()
     scenarios: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-mem-") as tmp:
         workdir = Path(tmp)
-        kafka: LocalKafka | None = None
-        bootstrap: str = args.bootstrap or ""
-        if not bootstrap:
-            kafka = LocalKafka(workdir / "kafka")
-            log.info("starting a local Kafka %s in %s", KAFKA_VERSION, kafka.data_dir)
-            bootstrap = kafka.start()
-        try:
+        with broker(workdir, args.bootstrap) as kafka:
+            bootstrap = kafka.bootstrap
             scenarios["idle_worker"] = run_scenario(bootstrap, workdir, "idle_worker", 0, 0, args)
             scenarios["one_eos_task"] = run_scenario(bootstrap, workdir, "one_eos_task", 1,
                                                      args.one_task_throughput, args)
             scenarios["idle_tasks"] = run_scenario(bootstrap, workdir, "idle_tasks", args.idle_tasks, 1, args)
-        finally:
-            if kafka is not None:
-                kafka.stop()
     warnings = [f"{name}: PSS did not settle within {args.settle_timeout:.0f} s"
                 for name, s in scenarios.items() if not s["settled"]]
     out = summarize(scenarios, args.idle_tasks, args.budget_mib)
@@ -303,8 +289,8 @@ def main(argv: list[str] | None = None) -> int:
         log.warning("%s", w)
     print(json.dumps({
         "benchmark": "task_memory",
-        "kafka": KAFKA_VERSION if kafka is not None else "external",
-        "bootstrap": "local" if kafka is not None else bootstrap,
+        "kafka": kafka.version_label,
+        "bootstrap": kafka.bootstrap_label,
         "idle_tasks": args.idle_tasks,
         "warmup_s": args.warmup,
         "settle_interval_s": args.settle_interval,

@@ -52,7 +52,14 @@ def _add(key: str, value: float) -> None:
 COMMIT_DURATIONS: deque[float] = deque(maxlen=20000)
 
 
-def _timed_commit(fn: F) -> F:
+def _count_commit(took: float) -> None:
+    with _lock:
+        COMMIT_DURATIONS.append(took)
+        TOTALS["commits"] += 1
+
+
+def _timed(key: str, fn: F, then: Callable[[float], None] | None = None) -> F:
+    """``fn`` adding its seconds per call to ``TOTALS[key]`` (and handing them to ``then``)."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         t0 = time.perf_counter()
@@ -60,22 +67,9 @@ def _timed_commit(fn: F) -> F:
             return fn(*args, **kwargs)
         finally:
             took = time.perf_counter() - t0
-            _add("commit_transaction_s", took)
-            with _lock:
-                COMMIT_DURATIONS.append(took)
-                TOTALS["commits"] += 1
-
-    return wrapper  # type: ignore[return-value]
-
-
-def _timed(key: str, fn: F) -> F:
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        t0 = time.perf_counter()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            _add(key, time.perf_counter() - t0)
+            _add(key, took)
+            if then is not None:
+                then(took)
 
     return wrapper  # type: ignore[return-value]
 
@@ -98,7 +92,7 @@ def _install() -> None:
     base.WorkerSourceTask._send_batch = _timed("send_s", base.WorkerSourceTask._send_batch)  # type: ignore[method-assign]
     for cls in (eos.ExactlyOnceWorkerSourceTask, alos.AtLeastOnceWorkerSourceTask):
         cls.batch_end = _timed("batch_end_s", cls.batch_end)  # type: ignore[method-assign]
-    eos.commit_transaction = _timed_commit(eos.commit_transaction)  # type: ignore[attr-defined]
+    eos.commit_transaction = _timed("commit_transaction_s", eos.commit_transaction, _count_commit)  # type: ignore[attr-defined]
     poll_ahead = getattr(base.WorkerSourceTask, "poll_ahead", None)
     if poll_ahead is not None:  # a loop that polls inside batch_end while its commit runs elsewhere
         base.WorkerSourceTask.poll_ahead = _timed("poll_ahead_s", poll_ahead)  # type: ignore[method-assign]

@@ -35,6 +35,7 @@ from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.rest_extension import ConnectRestExtension, ConnectRestExtensionContext
 from connect_runtime.config.properties import PropertiesError, load_properties
 from rest.credentials import CredentialsError, CredentialStore
+from rest.middleware import HttpMiddleware
 
 logger = logging.getLogger(__name__)
 
@@ -91,18 +92,18 @@ def parse_basic_credentials(header: str | None) -> tuple[str, str] | None:
     return decoded[:colon], decoded[colon + 1:]
 
 
-class BasicAuthMiddleware:
+class BasicAuthMiddleware(HttpMiddleware):
     """ASGI middleware: refuse (401) requests without valid Basic credentials, except internal ones.
 
     An authenticated request carries its user name in ``request.state.principal``.
     """
 
     def __init__(self, app: ASGIApp, store: CredentialStore) -> None:
-        self.app = app
+        super().__init__(app)
         self.store = store
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or is_internal_request(scope["method"], scope["path"]):
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if is_internal_request(scope["method"], scope["path"]):
             await self.app(scope, receive, send)
             return
         header = None

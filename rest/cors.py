@@ -26,6 +26,8 @@ from collections.abc import Sequence
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from rest.middleware import HttpMiddleware
+
 __all__ = ["DEFAULT_ALLOWED_HEADERS", "DEFAULT_ALLOWED_METHODS", "CrossOriginMiddleware"]
 
 #: Jetty's defaults (Kafka leaves them unchanged).
@@ -38,12 +40,12 @@ def _csv(value: str) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
-class CrossOriginMiddleware:
+class CrossOriginMiddleware(HttpMiddleware):
     """ASGI middleware applying the CORS rules of the module docstring."""
 
     def __init__(self, app: ASGIApp, allowed_origins: str, allowed_methods: str = "") -> None:
         """``allowed_origins`` and ``allowed_methods`` are the worker settings' raw values."""
-        self.app = app
+        super().__init__(app)
         origins = _csv(allowed_origins)
         self.any_origin = "*" in origins
         self.exact_origins = frozenset(o for o in origins if "*" not in o)
@@ -68,10 +70,7 @@ class CrossOriginMiddleware:
             headers.append((b"vary", b"Origin"))
         return headers
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         origin = request_method = request_headers = None
         for name, value in scope.get("headers", ()):
             if name == b"origin":

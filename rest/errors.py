@@ -20,7 +20,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.routing import Match
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.errors import HttpStatusError
@@ -28,6 +28,7 @@ from connect_runtime.plugins.registry import PluginNotFoundError
 from connect_runtime.storage.config_writer import ConfigWriteError
 from connect_runtime.worker.connector_offsets import InvalidOffsetsRequest
 from rest.forwarding import ForwardedResponse
+from rest.middleware import HttpMiddleware
 from rest.models import ErrorMessage
 
 logger = logging.getLogger(__name__)
@@ -115,7 +116,7 @@ async def _handle(request: Request, exc: Exception) -> JSONResponse:
     return response
 
 
-class CatchAllMiddleware:
+class CatchAllMiddleware(HttpMiddleware):
     """Turns exceptions no handler claimed into a 500 error body instead of a bare 500 page.
 
     Starlette sends exceptions without a registered handler to ``ServerErrorMiddleware``, which
@@ -123,13 +124,7 @@ class CatchAllMiddleware:
     server log free of duplicate tracebacks.
     """
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = False
 
         async def tracking_send(message: Message) -> None:

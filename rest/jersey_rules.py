@@ -11,9 +11,10 @@ repeat them:
 from __future__ import annotations
 
 from starlette.routing import Match
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from rest.errors import error_response
+from rest.middleware import HttpMiddleware
 
 #: Methods that carry a body a resource consumes.
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
@@ -33,16 +34,10 @@ def is_json_media_type(content_type: str) -> bool:
     return media in ("application/json", "*/*", "application/*")
 
 
-class JerseyRulesMiddleware:
+class JerseyRulesMiddleware(HttpMiddleware):
     """ASGI middleware applying the rules of the module docstring."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope["path"]
         if len(path) > 1 and path.endswith("/"):
             stripped = path.rstrip("/") or "/"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from enum import Enum
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Self, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -31,20 +31,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from connect_runtime.cluster.herder_api import (
-    ConfigInfo,
-    ConfigInfos,
-    ConfigKeyInfo,
-    ConfigValueInfo,
-    ConnectorInfo,
-    ConnectorStateInfo,
-    PluginDesc,
-    StateInfo,
-    TaskInfo,
-    TaskStateInfo,
-)
 from connect_runtime.errors import BadRequestHttpError
-from connect_runtime.types import ConnectorOffset, ConnectorOffsets, ConnectorTaskId, TargetState
+from connect_runtime.types import ConnectorOffset, TargetState
 from rest.json_input import decode_json
 
 logger = logging.getLogger(__name__)
@@ -306,6 +294,11 @@ class ConnectModel(BaseModel):
         """The JSON-compatible value sent to the client."""
         return self.model_dump(mode="json", by_alias=True)
 
+    @classmethod
+    def from_entity(cls, entity: object) -> Self:
+        """Build from the herder entity: its attributes of the fields' names, nested entities included."""
+        return cls.model_validate(entity, from_attributes=True)
+
 
 class ErrorMessage(ConnectModel):
     """Every error body: ``{"error_code": <http status>, "message": "..."}``."""
@@ -335,11 +328,6 @@ class ConnectorTaskIdModel(ConnectModel):
     connector: str
     task: int
 
-    @classmethod
-    def from_entity(cls, task_id: ConnectorTaskId) -> ConnectorTaskIdModel:
-        """Build from the herder entity."""
-        return cls(connector=task_id.connector, task=task_id.task)
-
 
 class ConnectorInfoModel(ConnectModel):
     """``GET /connectors/{c}``, and the body of successful creates/updates."""
@@ -349,27 +337,12 @@ class ConnectorInfoModel(ConnectModel):
     tasks: list[ConnectorTaskIdModel]
     type: str
 
-    @classmethod
-    def from_entity(cls, info: ConnectorInfo) -> ConnectorInfoModel:
-        """Build from the herder entity."""
-        return cls(
-            name=info.name,
-            config=dict(info.config),
-            tasks=[ConnectorTaskIdModel.from_entity(t) for t in info.tasks],
-            type=info.type,
-        )
-
 
 class TaskInfoModel(ConnectModel):
     """One entry of ``GET /connectors/{c}/tasks``."""
 
     id: ConnectorTaskIdModel
     config: dict[str, str]
-
-    @classmethod
-    def from_entity(cls, info: TaskInfo) -> TaskInfoModel:
-        """Build from the herder entity."""
-        return cls(id=ConnectorTaskIdModel.from_entity(info.id), config=dict(info.config))
 
 
 class _StateModel(ConnectModel):
@@ -399,11 +372,6 @@ class ConnectorStateModel(_StateModel):
     version: str | None = None
     trace: str | None = None
 
-    @classmethod
-    def from_entity(cls, state: StateInfo) -> ConnectorStateModel:
-        """Build from the herder entity."""
-        return cls(state=state.state, worker_id=state.worker_id, version=state.version, trace=state.trace)
-
 
 class TaskStateModel(_StateModel):
     """One task of a status (also ``GET /connectors/{c}/tasks/{t}/status``):
@@ -415,12 +383,6 @@ class TaskStateModel(_StateModel):
     version: str | None = None
     trace: str | None = None
 
-    @classmethod
-    def from_entity(cls, state: TaskStateInfo) -> TaskStateModel:
-        """Build from the herder entity."""
-        return cls(id=state.id, state=state.state, worker_id=state.worker_id, version=state.version,
-                   trace=state.trace)
-
 
 class ConnectorStateInfoModel(ConnectModel):
     """``GET /connectors/{c}/status``."""
@@ -429,16 +391,6 @@ class ConnectorStateInfoModel(ConnectModel):
     connector: ConnectorStateModel
     tasks: list[TaskStateModel]
     type: str
-
-    @classmethod
-    def from_entity(cls, info: ConnectorStateInfo) -> ConnectorStateInfoModel:
-        """Build from the herder entity."""
-        return cls(
-            name=info.name,
-            connector=ConnectorStateModel.from_entity(info.connector),
-            tasks=[TaskStateModel.from_entity(t) for t in info.tasks],
-            type=info.type,
-        )
 
 
 class ConnectorExpansion(ConnectModel):
@@ -466,13 +418,6 @@ class PluginInfoModel(ConnectModel):
             data.pop("version", None)
         return data
 
-    @classmethod
-    def from_entity(cls, plugin: PluginDesc) -> PluginInfoModel:
-        """Build from the herder entity."""
-        return cls.model_validate(
-            {"class": plugin.class_name, "type": plugin.type, "version": plugin.version}
-        )
-
 
 class ConfigKeyInfoModel(ConnectModel):
     """A config key definition (``GET /connector-plugins/{p}/config``, ``definition`` of ConfigInfo)."""
@@ -489,23 +434,6 @@ class ConfigKeyInfoModel(ConnectModel):
     display_name: str | None
     dependents: list[str]
 
-    @classmethod
-    def from_entity(cls, key: ConfigKeyInfo) -> ConfigKeyInfoModel:
-        """Build from the herder entity."""
-        return cls(
-            name=key.name,
-            type=key.type,
-            required=key.required,
-            default_value=key.default_value,
-            importance=key.importance,
-            documentation=key.documentation,
-            group=key.group,
-            order=key.order,
-            width=key.width,
-            display_name=key.display_name,
-            dependents=list(key.dependents),
-        )
-
 
 class ConfigValueInfoModel(ConnectModel):
     """The ``value`` half of a validation result."""
@@ -516,31 +444,12 @@ class ConfigValueInfoModel(ConnectModel):
     errors: list[str]
     visible: bool
 
-    @classmethod
-    def from_entity(cls, value: ConfigValueInfo) -> ConfigValueInfoModel:
-        """Build from the herder entity."""
-        return cls(
-            name=value.name,
-            value=value.value,
-            recommended_values=list(value.recommended_values),
-            errors=list(value.errors),
-            visible=value.visible,
-        )
-
 
 class ConfigInfoModel(ConnectModel):
     """One key of a validation result."""
 
     definition: ConfigKeyInfoModel
     value: ConfigValueInfoModel
-
-    @classmethod
-    def from_entity(cls, info: ConfigInfo) -> ConfigInfoModel:
-        """Build from the herder entity."""
-        return cls(
-            definition=ConfigKeyInfoModel.from_entity(info.definition),
-            value=ConfigValueInfoModel.from_entity(info.value),
-        )
 
 
 class ConfigInfosModel(ConnectModel):
@@ -551,16 +460,6 @@ class ConfigInfosModel(ConnectModel):
     groups: list[str]
     configs: list[ConfigInfoModel]
 
-    @classmethod
-    def from_entity(cls, infos: ConfigInfos) -> ConfigInfosModel:
-        """Build from the herder entity."""
-        return cls(
-            name=infos.name,
-            error_count=infos.error_count,
-            groups=list(infos.groups),
-            configs=[ConfigInfoModel.from_entity(c) for c in infos.configs],
-        )
-
 
 class ConnectorOffsetModel(ConnectModel):
     """One entry of ``GET /connectors/{c}/offsets``: ``{"partition": {...}, "offset": {...}}``."""
@@ -568,21 +467,11 @@ class ConnectorOffsetModel(ConnectModel):
     partition: dict[str, Any]
     offset: dict[str, Any] | None
 
-    @classmethod
-    def from_entity(cls, offset: ConnectorOffset) -> ConnectorOffsetModel:
-        """Build from the herder entity."""
-        return cls(partition=dict(offset.partition), offset=None if offset.offset is None else dict(offset.offset))
-
 
 class ConnectorOffsetsModel(ConnectModel):
     """``GET /connectors/{c}/offsets``: ``{"offsets": [...]}``."""
 
     offsets: list[ConnectorOffsetModel]
-
-    @classmethod
-    def from_entity(cls, offsets: ConnectorOffsets) -> ConnectorOffsetsModel:
-        """Build from the herder entity."""
-        return cls(offsets=[ConnectorOffsetModel.from_entity(o) for o in offsets.offsets])
 
 
 class ActiveTopicsModel(ConnectModel):

@@ -13,6 +13,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from connect_runtime.errors import HttpStatusError
 from rest.errors import error_response
+from rest.middleware import HttpMiddleware
 
 #: The HTTP status of a body over the limit (Jetty's ``SizeLimitHandler`` answers the same).
 PAYLOAD_TOO_LARGE = 413
@@ -40,19 +41,16 @@ def _content_length(scope: Scope) -> int | None:
     return None
 
 
-class RequestSizeLimitMiddleware:
+class RequestSizeLimitMiddleware(HttpMiddleware):
     """ASGI middleware enforcing ``max_body_bytes`` on every HTTP request body."""
 
     def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
         if max_body_bytes <= 0:
             raise ValueError(f"max_body_bytes must be positive, got {max_body_bytes}")
-        self.app = app
+        super().__init__(app)
         self.max_body_bytes = max_body_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         limit = self.max_body_bytes
         length = _content_length(scope)
         if length is not None and length > limit:

@@ -28,6 +28,7 @@ from time import time_ns
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from connect_runtime.config.response_headers import ResponseHeaderRule
+from rest.middleware import HttpMiddleware
 
 __all__ = ["ResponseHeadersMiddleware", "http_date", "replaced_server_headers"]
 
@@ -54,12 +55,12 @@ def replaced_server_headers(rules: Sequence[ResponseHeaderRule]) -> frozenset[st
                      if not rule.action.adds and rule.name.lower() in _SERVER_HEADERS)
 
 
-class ResponseHeadersMiddleware:
+class ResponseHeadersMiddleware(HttpMiddleware):
     """ASGI middleware applying parsed ``response.http.headers.config`` rules, as the module docstring
     describes (a ``set`` header never replaces one the application sets; an ``add`` one is added)."""
 
     def __init__(self, app: ASGIApp, rules: Sequence[ResponseHeaderRule]) -> None:
-        self.app = app
+        super().__init__(app)
         # Encoded once; date values are computed per response.
         self.rules = [(rule.action.adds, rule.action.is_date, rule.name.lower().encode("ascii"),
                        rule.value.encode("ascii"), rule.offset_ms) for rule in rules]
@@ -78,10 +79,7 @@ class ResponseHeadersMiddleware:
             configured.append((adds, name, value))
         return [(name, value) for adds, name, value in configured if adds or name not in present]
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -88,24 +88,23 @@ def plugin_types(cls: type) -> list[str]:
     return [plugin_type(cls)]
 
 
+#: Plugin base classes and the type ``GET /connector-plugins`` reports for them; the first match wins
+#: (a source connector is also a connector, and the one that is not is a sink).
+_PLUGIN_TYPES: Final[tuple[tuple[type, str], ...]] = (
+    (SourceConnector, "source"),
+    (Connector, "sink"),
+    (Converter, "converter"),
+    (HeaderConverter, "header_converter"),
+    (Transformation, "transformation"),
+    (Predicate, "predicate"),
+    (ConnectRestExtension, "rest_extension"),
+)
+
+
 def plugin_type(cls: type) -> str:
     """The plugin type as ``GET /connector-plugins`` reports it (a class that is both a converter and a
     header converter: ``converter``; see :func:`plugin_types`)."""
-    if issubclass(cls, SourceConnector):
-        return "source"
-    if issubclass(cls, Connector):
-        return "sink"
-    if issubclass(cls, Converter):
-        return "converter"
-    if issubclass(cls, HeaderConverter):
-        return "header_converter"
-    if issubclass(cls, Transformation):
-        return "transformation"
-    if issubclass(cls, Predicate):
-        return "predicate"
-    if issubclass(cls, ConnectRestExtension):
-        return "rest_extension"
-    return "unknown"
+    return next((name for base, name in _PLUGIN_TYPES if issubclass(cls, base)), "unknown")
 
 
 def qualified_name(cls: type) -> str:

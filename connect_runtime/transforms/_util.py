@@ -13,7 +13,7 @@ import decimal
 import re
 from collections.abc import Callable, Sequence
 from enum import Enum
-from typing import Any
+from typing import Any, ClassVar
 
 from connect_runtime.api import (
     ConfigDef,
@@ -262,10 +262,17 @@ def wrap_long(value: int) -> int:
 
 
 class BuiltinTransformation(Transformation):
-    """Base of the built-in transforms: they report the runtime's version (as Kafka's report Kafka's)."""
+    """Base of the built-in transforms: they report the runtime's version (as Kafka's report Kafka's)
+    and their class's ``CONFIG_DEF`` as their config keys."""
+
+    #: The transform's own config keys; a transform with settings defines its own.
+    CONFIG_DEF: ClassVar[ConfigDef] = ConfigDef()
 
     def version(self) -> str:
         return runtime_version()
+
+    def config_def(self) -> ConfigDef:
+        return self.CONFIG_DEF
 
 
 class BuiltinPredicate(Predicate):

@@ -244,9 +244,6 @@ class Cast(BuiltinTransformation):
         self._casts: dict[str, str] = {}
         self._whole: str | None = None
 
-    def config_def(self) -> ConfigDef:
-        return self.CONFIG_DEF
-
     def configure(self, configs: Mapping[str, Any]) -> None:
         self._casts, self._whole = parse_field_types(self.CONFIG_DEF.parse(configs)[SPEC])
 

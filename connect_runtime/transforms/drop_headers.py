@@ -25,9 +25,6 @@ class DropHeaders(BuiltinTransformation):
     def __init__(self) -> None:
         self._headers: frozenset[str] = frozenset()
 
-    def config_def(self) -> ConfigDef:
-        return self.CONFIG_DEF
-
     def configure(self, configs: Mapping[str, Any]) -> None:
         self._headers = frozenset(self.CONFIG_DEF.parse(configs)[HEADERS])
 

@@ -41,9 +41,6 @@ class ExtractField(BuiltinTransformation):
     def __init__(self) -> None:
         self._path = SingleFieldPath("", FieldSyntaxVersion.V1)
 
-    def config_def(self) -> ConfigDef:
-        return self.CONFIG_DEF
-
     def configure(self, configs: Mapping[str, Any]) -> None:
         values = self.CONFIG_DEF.parse(configs)
         version = FieldSyntaxVersion(values[FIELD_SYNTAX_VERSION_CONFIG].upper())

@@ -33,9 +33,6 @@ class Flatten(BuiltinTransformation):
     def __init__(self) -> None:
         self._delimiter = "."
 
-    def config_def(self) -> ConfigDef:
-        return self.CONFIG_DEF
-
     def configure(self, configs: Mapping[str, Any]) -> None:
         self._delimiter = self.CONFIG_DEF.parse(configs)[DELIMITER]
 

@@ -59,9 +59,6 @@ class HeaderFrom(BuiltinTransformation):
         self._pairs: tuple[tuple[str, str], ...] = ()
         self._move = False
 
-    def config_def(self) -> ConfigDef:
-        return self.CONFIG_DEF
-
     def configure(self, configs: Mapping[str, Any]) -> None:
         values = self.CONFIG_DEF.parse(configs)
         fields, headers = values[FIELDS], values[HEADERS]

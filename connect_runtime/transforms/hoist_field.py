@@ -28,9 +28,6 @@ class HoistField(BuiltinTransformation):
     def __init__(self) -> None:
         self._field = ""
 
-    def config_def(self) -> ConfigDef:
-        return self.CONFIG_DEF
-
     def configure(self, configs: Mapping[str, Any]) -> None:
         self._field = self.CONFIG_DEF.parse(configs)[FIELD]
 

@@ -58,9 +58,6 @@ class InsertHeader(BuiltinTransformation):
     def __init__(self) -> None:
         self._header: tuple[str, Any] = ("", "")
 
-    def config_def(self) -> ConfigDef:
-        return self.CONFIG_DEF
-
     def configure(self, configs: Mapping[str, Any]) -> None:
         values = self.CONFIG_DEF.parse(configs)
         self._header = (values[HEADER], parse_literal(values[VALUE_LITERAL]))

@@ -92,9 +92,6 @@ class MaskField(BuiltinTransformation):
         self._fields: tuple[str, ...] = ()
         self._replacement: str | None = None
 
-    def config_def(self) -> ConfigDef:
-        return self.CONFIG_DEF
-
     def configure(self, configs: Mapping[str, Any]) -> None:
         values = self.CONFIG_DEF.parse(configs)
         self._fields = tuple(dict.fromkeys(values[FIELDS]))

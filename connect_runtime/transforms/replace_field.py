@@ -65,9 +65,6 @@ class ReplaceField(BuiltinTransformation):
         self._include: frozenset[str] = frozenset()
         self._renames: dict[str, str] = {}
 
-    def config_def(self) -> ConfigDef:
-        return self.CONFIG_DEF
-
     def configure(self, configs: Mapping[str, Any]) -> None:
         for old, new in _REMOVED.items():
             if old in configs:

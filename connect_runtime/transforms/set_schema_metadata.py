@@ -36,9 +36,6 @@ class SetSchemaMetadata(BuiltinTransformation):
         .define(SCHEMA_NAME, ConfigType.STRING, None, None, Importance.HIGH, "Schema name to set.")
         .define(SCHEMA_VERSION, ConfigType.INT, None, None, Importance.HIGH, "Schema version to set."))
 
-    def config_def(self) -> ConfigDef:
-        return self.CONFIG_DEF
-
     def configure(self, configs: Mapping[str, Any]) -> None:
         values = self.CONFIG_DEF.parse(configs)
         if values[SCHEMA_NAME] is None and values[SCHEMA_VERSION] is None:

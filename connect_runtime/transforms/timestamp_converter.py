@@ -122,9 +122,6 @@ class TimestampConverter(BuiltinTransformation):
         self._format: SimpleDateFormat | None = None
         self._precision = "milliseconds"
 
-    def config_def(self) -> ConfigDef:
-        return self.CONFIG_DEF
-
     def configure(self, configs: Mapping[str, Any]) -> None:
         values = self.CONFIG_DEF.parse(configs)
         self._field = values[FIELD]

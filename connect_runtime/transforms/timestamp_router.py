@@ -52,9 +52,6 @@ class TimestampRouter(BuiltinTransformation):
         self._topic_format = "${topic}-${timestamp}"
         self._format = SimpleDateFormat("yyyyMMdd")
 
-    def config_def(self) -> ConfigDef:
-        return self.CONFIG_DEF
-
     def configure(self, configs: Mapping[str, Any]) -> None:
         values = self.CONFIG_DEF.parse(configs)
         self._topic_format = values[TOPIC_FORMAT]

@@ -34,9 +34,6 @@ class ValueToKey(BuiltinTransformation):
     def __init__(self) -> None:
         self._fields: tuple[str, ...] = ()
 
-    def config_def(self) -> ConfigDef:
-        return self.CONFIG_DEF
-
     def configure(self, configs: Mapping[str, Any]) -> None:
         self._fields = tuple(self.CONFIG_DEF.parse(configs)[FIELDS])
 
