@@ -51,7 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import eos_throughput as eos
 from _common import add_bootstrap_argument, broker, configure_logging
 
-from connect_runtime.testing.cluster import wait_until
+from connect_runtime.testing.cluster import wait_until, worker_properties
 from connect_runtime.testing.local_kafka import (
     KAFKA_VERSION,
     LOG4J_VERSION,
@@ -101,29 +101,6 @@ def ensure_connect_jars() -> Path:
                              "kafka-connect-classpath")
 
 
-def java_worker_properties(bootstrap: str, group_id: str, port: int) -> dict[str, str]:
-    """worker.properties of the Java worker: the settings our WorkerProcess gives ours."""
-    return {
-        "bootstrap.servers": bootstrap,
-        "group.id": group_id,
-        "config.storage.topic": f"{group_id}-configs",
-        "offset.storage.topic": f"{group_id}-offsets",
-        "status.storage.topic": f"{group_id}-status",
-        "config.storage.replication.factor": "1",
-        "offset.storage.replication.factor": "1",
-        "status.storage.replication.factor": "1",
-        "offset.storage.partitions": "5",
-        "status.storage.partitions": "2",
-        "exactly.once.source.support": "enabled",
-        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
-        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
-        "key.converter.schemas.enable": "false",
-        "value.converter.schemas.enable": "false",
-        "listeners": f"http://127.0.0.1:{port}",
-        "offset.flush.interval.ms": "1000",
-    }
-
-
 class JavaWorker:
     """A Java ``connect-distributed`` worker child process (the :class:`eos_throughput.Worker` protocol)."""
 
@@ -139,7 +116,8 @@ class JavaWorker:
         self.config_path = workdir / "worker.properties"
         self.log_path = workdir / "connect.log"
         self.log4j_path = workdir / "log4j2.properties"
-        self.props = java_worker_properties(bootstrap, group_id, self.port)
+        #: the settings our WorkerProcess gives ours, so that the two are compared on equal terms
+        self.props = worker_properties(bootstrap, group_id, self.url)
         self.proc: subprocess.Popen[bytes] | None = None
 
     def command(self) -> list[str]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from worker_stubs import MINIMAL_WORKER, RecordingRunner, RecordingStatuses
 
 from connect_runtime.api import (
     ConnectorClientConfigOverridePolicy,
@@ -33,56 +34,17 @@ from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.redaction import redactor
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker.connector_offsets import SourceConnectorOffsets
-from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.worker import TASK_CLASS_CONFIG, Worker
 from rest.models import ConfigInfosModel
 
 TASK = ConnectorTaskId("c", 0)
 BASE = {
-    "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c",
-    "offset.storage.topic": "o", "status.storage.topic": "s", "exactly.once.source.support": "disabled",
+    **MINIMAL_WORKER, "exactly.once.source.support": "disabled",
     "plugin.allowed.packages": __name__,  # the plugins this module defines
 }
 SECRET_TOPIC = "topic-from-the-secret-file"
 SECRET_SERVERS = "secret-broker:9093"
 SECRET_TASKS = "not-a-number-1234"
-
-
-class _Statuses:
-    def __init__(self) -> None:
-        self.connectors: list[Any] = []
-        self.tasks: list[Any] = []
-
-    def put_connector(self, status: Any, safe: bool = False) -> None:
-        self.connectors.append(status)
-
-    def put_task(self, status: Any, safe: bool = False) -> None:
-        self.tasks.append(status)
-
-    def active_topics(self, connector: str) -> dict[str, Any]:
-        return {}
-
-
-class _RecordingRunner:
-    """Stands in for the task process: records what the worker decided for it."""
-
-    specs: list[TaskSpec] = []
-
-    def __init__(self, spec: TaskSpec, status: Any, fence: Any, verify_generation: Any, offsets: Any,
-                 on_closed: Any = None) -> None:
-        _RecordingRunner.specs.append(spec)
-        self.id = spec.task_id
-        self.version = None
-        self.on_closed = on_closed
-
-    def start(self) -> None:
-        pass
-
-    def stop(self) -> None:
-        pass
-
-    def join(self, timeout_s: float) -> bool:
-        return True
 
 
 class OnlyLingerPolicy(ConnectorClientConfigOverridePolicy):
@@ -118,15 +80,15 @@ def _stop_workers() -> Iterator[None]:
         composed.close()
 
 
-def _worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, runner: type[_RecordingRunner] | None = None,
+def _worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, runner: type[RecordingRunner] | None = None,
             **extra: str) -> Worker:
-    _RecordingRunner.specs = []
+    RecordingRunner.specs = []
     composed = compose_worker({
         **BASE, "config.providers": "file", "config.providers.file.class": "FileConfigProvider",
         "config.providers.file.param.allowed.paths": str(tmp_path), **extra})
     config = composed.config
-    worker = Worker(config, "w1:8083", PluginRegistry(config.plugin_allowlist), None, _Statuses(),  # type: ignore[arg-type]
-                    lambda name: None, task_runner=runner or _RecordingRunner,  # type: ignore[arg-type]
+    worker = Worker(config, "w1:8083", PluginRegistry(config.plugin_allowlist), None, RecordingStatuses(),  # type: ignore[arg-type]
+                    lambda name: None, task_runner=runner or RecordingRunner,  # type: ignore[arg-type]
                     worker_plugins=composed.plugins)
     _started.append((worker, composed))
     return worker
@@ -153,9 +115,9 @@ def test_placeholders_resolve_at_start_and_task_configs_keep_them(
     assert task_config["topic"] == connector["topic"]  # ... but its task configs keep the placeholder
 
     assert _start_task(worker, connector, task_config)
-    (setup,) = _RecordingRunner.specs
+    (setup,) = RecordingRunner.specs
     assert setup.task_config["topic"] == SECRET_TOPIC  # the task starts with the value
-    assert _RecordingRunner.specs[0].producer_config["bootstrap.servers"] == SECRET_SERVERS
+    assert RecordingRunner.specs[0].producer_config["bootstrap.servers"] == SECRET_SERVERS
 
 
 def test_a_failure_trace_shows_the_placeholder_not_the_value(
@@ -182,7 +144,7 @@ def test_a_path_outside_allowed_paths_fails_the_task(
     assert not _start_task(worker, _connector(secrets), task)
     (status,) = worker.status_store.tasks  # type: ignore[attr-defined]
     assert f"The path {secrets} is not allowed to be accessed" in status.trace
-    assert _RecordingRunner.specs == []
+    assert RecordingRunner.specs == []
 
 
 @pytest.mark.parametrize(
@@ -194,7 +156,7 @@ def test_policy_none_fails_a_task_with_a_stored_override(
     connector = {**_connector(secrets), "producer.override.bootstrap.servers": "elsewhere:9092"}
     task = {**connector, TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
     assert not _start_task(worker, connector, task)
-    assert _RecordingRunner.specs == []
+    assert RecordingRunner.specs == []
     (status,) = worker.status_store.tasks  # type: ignore[attr-defined]
     assert ("Client Config Overrides not allowed [producer.override.bootstrap.servers: The 'None' policy does "
             "not allow 'bootstrap.servers' to be overridden in the connector configuration.]") in status.trace
@@ -208,7 +170,7 @@ def test_policy_all_and_principal(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     task = {**ok, TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
     assert _start_task(worker, ok, task)
     # The override, translated for librdkafka.
-    assert _RecordingRunner.specs[0].producer_config["sasl.mechanisms"] == "PLAIN"
+    assert RecordingRunner.specs[0].producer_config["sasl.mechanisms"] == "PLAIN"
     policy = worker.worker_plugins.override_policy
     verdicts = validate_client_overrides(policy, "c", object, {**ok, "admin.override.retries": "1",
                                                                 "consumer.override.sasl.jaas.config": "x"})
@@ -385,7 +347,7 @@ def test_a_connector_s_secrets_stay_redacted_until_its_stop_returned(
     assert redactor.redact(SECRET_ALIAS) == SECRET_ALIAS  # forgotten once stop() returned
 
 
-class _StuckRunner(_RecordingRunner):
+class _StuckRunner(RecordingRunner):
     """A task that does not end when cancelled (its process not yet reaped)."""
 
     cancelled = False
