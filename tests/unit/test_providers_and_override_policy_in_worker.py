@@ -13,13 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from worker_stubs import MINIMAL_WORKER, RecordingRunner, RecordingStatuses
+from worker_stubs import MINIMAL_WORKER, RecordingRunner, RecordingStatuses, StubSourceConnector
 
 from connect_runtime.api import (
     ConnectorClientConfigOverridePolicy,
     ConnectorClientConfigRequest,
-    SourceConnector,
-    SourceTask,
 )
 from connect_runtime.api.config_def import ConfigValue
 from connect_runtime.api.errors import ConnectException
@@ -240,23 +238,15 @@ def test_validation_reports_a_refused_path_on_its_key(
 SECRET_ALIAS = "hunter2secret"
 
 
-class ValidateExplodes(SourceConnector):
+def _password_ref(tmp_path: Path) -> str:
+    """A placeholder for ``SECRET_ALIAS``, read from a file under ``tmp_path``."""
+    secret_file = tmp_path / "db.properties"
+    secret_file.write_text(f"password={SECRET_ALIAS}\n")
+    return f"${{file:{secret_file}:password}}"
+
+
+class ValidateExplodes(StubSourceConnector):
     """A plugin whose validate() fails with the resolved password in its message."""
-
-    def version(self) -> str:
-        return "1"
-
-    def start(self, props: Mapping[str, str]) -> None:
-        pass
-
-    def task_class(self) -> type[SourceTask]:
-        return SourceTask
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return []
-
-    def stop(self) -> None:
-        pass
 
     def validate(self, props: Mapping[str, str]) -> list[ConfigValue]:
         raise ValueError(f"cannot log in with {props['password']}")
@@ -288,9 +278,7 @@ def test_validation_refuses_placeholders_in_keys_that_shape_the_config(
 def test_validation_refuses_a_placeholder_connector_class_and_never_echoes_resolved_values(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    secret_file = tmp_path / "db.properties"
-    secret_file.write_text(f"password={SECRET_ALIAS}\n")
-    ref = f"${{file:{secret_file}:password}}"
+    ref = _password_ref(tmp_path)
     worker = _worker(monkeypatch, tmp_path)
     validator = ConnectorValidator(worker.config, worker.plugins, worker.worker_plugins)
     with pytest.raises(BadRequestHttpError) as info:
@@ -306,9 +294,7 @@ def test_validation_refuses_a_placeholder_connector_class_and_never_echoes_resol
 def test_logs_written_while_validating_are_redacted(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    secret_file = tmp_path / "db.properties"
-    secret_file.write_text(f"password={SECRET_ALIAS}\n")
-    ref = f"${{file:{secret_file}:password}}"
+    ref = _password_ref(tmp_path)
     worker = _worker(monkeypatch, tmp_path)
     validator = ConnectorValidator(worker.config, worker.plugins, worker.worker_plugins)
     with caplog.at_level(logging.ERROR):
@@ -334,9 +320,7 @@ class LogsOnStop(ValidateExplodes):
 def test_a_connector_s_secrets_stay_redacted_until_its_stop_returned(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    secret_file = tmp_path / "db.properties"
-    secret_file.write_text(f"password={SECRET_ALIAS}\n")
-    ref = f"${{file:{secret_file}:password}}"
+    ref = _password_ref(tmp_path)
     worker = _worker(monkeypatch, tmp_path)
     assert worker.start_connector("c", {"name": "c", "connector.class": f"{__name__}.LogsOnStop",
                                         "tasks.max": "1", "password": ref}, TargetState.STARTED).result(5)

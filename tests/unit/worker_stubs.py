@@ -1,10 +1,13 @@
 """Stand-ins for what a :class:`~connect_runtime.worker.worker.Worker` talks to, for tests that build
-one without a broker and look at what it decided: the status store and the task process."""
+one without a broker and look at what it decided: the status store, the task process and a connector
+plugin that does nothing unless a test overrides it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from connect_runtime.api import SourceConnector, SourceTask
 from connect_runtime.worker.task_spec import TaskSpec
 
 #: The settings every worker config needs, and no more.
@@ -50,3 +53,22 @@ class RecordingRunner:
 
     def join(self, timeout_s: float) -> bool:
         return True
+
+
+class StubSourceConnector(SourceConnector):
+    """A source connector with no tasks: subclass it and override the one method a test is about."""
+
+    def version(self) -> str:
+        return "1"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        pass
+
+    def task_class(self) -> type[SourceTask]:
+        return SourceTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return []
+
+    def stop(self) -> None:
+        pass
