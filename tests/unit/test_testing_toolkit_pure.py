@@ -16,6 +16,7 @@ from confluent_kafka import Consumer
 
 from connect_runtime.testing import (
     KAFKA_LOGGER,
+    ConnectClient,
     ConnectRestError,
     WorkerProcess,
     admin_client,
@@ -65,6 +66,28 @@ def test_rest_error_carries_kafka_connects_error_body() -> None:
     assert str(error) == "GET /connectors/x/status answered 404: No status found for connector x"
     plain = ConnectRestError(httpx.Response(502, text="bad gateway", request=request))
     assert (plain.status_code, plain.error_code, plain.message) == (502, None, "bad gateway")
+
+
+def _status(connector: str, *tasks: str) -> dict[str, object]:
+    return {"name": "c", "connector": {"state": connector, "worker_id": "w"}, "type": "source",
+            "tasks": [{"id": i, "state": state, "worker_id": "w"} for i, state in enumerate(tasks)]}
+
+
+@pytest.mark.parametrize(("status", "state", "tasks", "holds"), [
+    (_status("RUNNING", "RUNNING", "RUNNING"), "RUNNING", 2, True),
+    (_status("RUNNING", "RUNNING", "RUNNING"), "RUNNING", None, True),
+    (_status("RUNNING", "RUNNING", "RUNNING"), "RUNNING", 3, False),  # a task not there yet
+    (_status("RUNNING", "RUNNING", "FAILED"), "RUNNING", 2, False),
+    (_status("PAUSED", "RUNNING"), "RUNNING", 1, False),
+    (_status("STOPPED"), "STOPPED", None, True),
+    (_status("STOPPED", "STOPPED"), "STOPPED", None, False),  # STOPPED means no task at all
+])
+def test_in_state_is_one_look_at_the_connector_and_every_task(
+        monkeypatch: pytest.MonkeyPatch, status: dict[str, object], state: str, tasks: int | None,
+        holds: bool) -> None:
+    with ConnectClient("http://127.0.0.1:1") as client:
+        monkeypatch.setattr(client, "status", lambda name: status)
+        assert client.in_state("c", state, tasks) == (status if holds else None)
 
 
 def test_kafka_clients_log_to_the_toolkit_logger_not_stderr(caplog: pytest.LogCaptureFixture,
