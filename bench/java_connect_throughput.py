@@ -38,7 +38,6 @@ import json
 import logging
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -51,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import eos_throughput as eos
 from _common import add_bootstrap_argument, broker, configure_logging
 
-from connect_runtime.testing.cluster import wait_until, worker_properties
+from connect_runtime.testing.cluster import terminate, wait_until, worker_properties
 from connect_runtime.testing.local_kafka import (
     KAFKA_VERSION,
     LOG4J_VERSION,
@@ -147,16 +146,7 @@ class JavaWorker:
         wait_until(ready, timeout_s, message=f"Java worker {self.url} to be ready")
 
     def stop(self, timeout_s: float = 60.0) -> int | None:
-        if self.proc is None:
-            return None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout_s)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
-            raise
+        return None if self.proc is None else terminate(self.proc, timeout_s)
 
     def log_tail(self, lines: int = 40) -> str:
         try:

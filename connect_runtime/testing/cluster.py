@@ -71,6 +71,7 @@ __all__ = [
     "read_transactions",
     "stable_offsets",
     "stored_offsets",
+    "terminate",
     "verifiable_key",
     "verifiable_pairs",
     "wait_for_records",
@@ -121,6 +122,20 @@ def worker_properties(bootstrap: str, group_id: str, listeners: str, eos: str = 
         "listeners": listeners,
         "offset.flush.interval.ms": "1000",
     }
+
+
+def terminate(proc: subprocess.Popen[bytes], timeout_s: float = 60.0) -> int:
+    """SIGTERM ``proc`` if it runs and wait for it: its exit code. A process still there after
+    ``timeout_s`` is SIGKILLed and :class:`subprocess.TimeoutExpired` raised, so that a child that hangs
+    on the way out fails the test instead of outliving it."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.wait(timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+        raise
 
 
 class WorkerProcess:
@@ -230,15 +245,7 @@ class WorkerProcess:
 
     def stop(self, timeout_s: float = 60.0) -> int | None:
         """SIGTERM and wait: the graceful path. Returns the exit code."""
-        if self.proc is None:
-            return None
-        self.signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout_s)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
-            raise
+        return None if self.proc is None else terminate(self.proc, timeout_s)
 
     def kill_all(self) -> None:
         """SIGKILL the worker and whatever it started and left behind (its process group): the

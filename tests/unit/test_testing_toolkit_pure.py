@@ -27,6 +27,7 @@ from connect_runtime.testing import (
     verifiable_pairs,
     wait_until,
 )
+from connect_runtime.testing.cluster import terminate
 from connect_runtime.testing.local_kafka import free_port
 
 
@@ -120,3 +121,17 @@ def test_a_worker_process_used_as_a_context_manager_is_killed_at_the_end(tmp_pat
     with worker as entered:
         assert entered is worker and worker.alive
     assert worker.proc.returncode == -signal.SIGKILL
+
+
+def test_terminate_stops_a_child_and_kills_one_that_ignores_sigterm() -> None:
+    polite = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    assert terminate(polite, 30) == -signal.SIGTERM
+    # It says when it is ready to ignore SIGTERM, so the signal never comes before the handler is set.
+    stubborn = subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, "
+                                 "signal.SIG_IGN); print('ready', flush=True); time.sleep(60)"],
+                                stdout=subprocess.PIPE)
+    assert stubborn.stdout is not None and stubborn.stdout.readline() == b"ready\n"
+    with pytest.raises(subprocess.TimeoutExpired):
+        terminate(stubborn, 0.5)
+    assert stubborn.returncode == -signal.SIGKILL
+    stubborn.stdout.close()
