@@ -90,19 +90,6 @@ def _status(client: ConnectClient, name: str) -> dict[str, Any]:
     return result
 
 
-def _wait_state(client: ConnectClient, name: str, state: str, tasks: int,
-                timeout_s: float = 60.0) -> dict[str, Any]:
-    """Wait until the connector and exactly ``tasks`` tasks report ``state``; return the status."""
-
-    def reached() -> dict[str, Any] | None:
-        st = _status(client, name)
-        ok = (st["connector"]["state"] == state and len(st["tasks"]) == tasks
-              and all(t["state"] == state for t in st["tasks"]))
-        return st if ok else None
-
-    return wait_until(reached, timeout_s, message=f"{name} and {tasks} task(s) {state}")
-
-
 def _committed(bootstrap: str, topic: str) -> list[tuple[int, int]]:
     """(task id, seqno) of every committed VerifiableSource / FailingSource record in ``topic``."""
     out = []
@@ -123,6 +110,17 @@ def _wait_records(bootstrap: str, topic: str, more_than: int, task: int | None =
     which = "" if task is None else f" of task {task}"
     return wait_until(enough, timeout_s, interval_s=0.5,
                       message=f"more than {more_than} records{which} in {topic}")
+
+
+def _producing(client: ConnectClient, bootstrap: str, prefix: str, tasks: int, records: int) -> tuple[str, str]:
+    """A VerifiableSource created through the API, running, with more than ``records`` records
+    committed: its name and topic."""
+    topic = new_topic(bootstrap)
+    name = _name(prefix)
+    _json(_create(client, name, _verifiable(topic, tasks=tasks)), 201)
+    client.wait_running(name, tasks)
+    _wait_records(bootstrap, topic, records)
+    return name, topic
 
 
 def _assert_no_new_records(bootstrap: str, topic: str, settle_s: float = 10.0, window_s: float = 2.5) -> int:
@@ -263,7 +261,7 @@ def test_create_inspect_and_list(client: ConnectClient, worker: WorkerProcess, k
         assert t["config"]["topic"] == topic
     assert sorted(t["config"]["task.id"] for t in tasks) == ["0", "1"]
 
-    status = _wait_state(client, name, "RUNNING", 2)
+    status = client.wait_running(name, 2)
     assert list(status) == ["name", "connector", "tasks", "type"]
     assert status["name"] == name and status["type"] == "source"
     # Java 4.1's key order: {"state","worker_id","version"} and {"id","state","worker_id","version"}; no
@@ -304,7 +302,7 @@ def test_put_config_creates_then_updates_and_tasks_restart(client: ConnectClient
     created = _json(resp, 201)
     assert resp.headers["Location"] == f"{worker.url}/connectors/{name}"
     assert created["name"] == name and created["config"] == {**config, "name": name}
-    _wait_state(client, name, "RUNNING", 1)
+    client.wait_running(name, 1)
     _wait_records(kafka_bootstrap, topic, 5, task=0)
 
     # Update: two tasks and a new throughput. 200, the new config is served at once.
@@ -325,7 +323,7 @@ def test_put_config_creates_then_updates_and_tasks_restart(client: ConnectClient
     assert [t["id"]["task"] for t in tasks] == [0, 1]
     info = _json(client.request("GET", f"/connectors/{name}"), 200)
     assert info["tasks"] == [{"connector": name, "task": 0}, {"connector": name, "task": 1}]
-    _wait_state(client, name, "RUNNING", 2)
+    client.wait_running(name, 2)
 
     # Both tasks run again: task 0 continues its sequence, task 1 starts one.
     floor0 = max(s for t, s in _committed(kafka_bootstrap, topic) if t == 0)
@@ -345,16 +343,12 @@ def test_put_config_creates_then_updates_and_tasks_restart(client: ConnectClient
 
 
 def test_pause_and_resume(client: ConnectClient, kafka_bootstrap: str) -> None:
-    topic = new_topic(kafka_bootstrap)
-    name = _name("pause")
-    _json(_create(client, name, _verifiable(topic, tasks=1)), 201)
-    _wait_state(client, name, "RUNNING", 1)
-    _wait_records(kafka_bootstrap, topic, 5)
+    name, topic = _producing(client, kafka_bootstrap, "pause", tasks=1, records=5)
 
     resp = client.request("PUT", f"/connectors/{name}/pause")
     assert resp.status_code == 202, resp.text
     assert resp.content == b""
-    _wait_state(client, name, "PAUSED", 1, timeout_s=30)
+    client.wait_state(name, "PAUSED", 1, timeout_s=30)
     # The paused task committed its last batch before reporting PAUSED: nothing at all is added now.
     paused_count = len(_committed(kafka_bootstrap, topic))
     assert _assert_no_new_records(kafka_bootstrap, topic, settle_s=3.0) == paused_count
@@ -363,7 +357,7 @@ def test_pause_and_resume(client: ConnectClient, kafka_bootstrap: str) -> None:
 
     resp = client.request("PUT", f"/connectors/{name}/resume")
     assert resp.status_code == 202, resp.text
-    _wait_state(client, name, "RUNNING", 1, timeout_s=30)
+    client.wait_state(name, "RUNNING", 1, timeout_s=30)
     _wait_records(kafka_bootstrap, topic, paused_count + 5)
     # The sequence resumed where it stopped: no gap, no duplicate.
     seqnos = sorted(s for _, s in _committed(kafka_bootstrap, topic))
@@ -372,11 +366,7 @@ def test_pause_and_resume(client: ConnectClient, kafka_bootstrap: str) -> None:
 
 
 def test_delete_stops_tasks_and_forgets_the_connector(client: ConnectClient, kafka_bootstrap: str) -> None:
-    topic = new_topic(kafka_bootstrap)
-    name = _name("delete")
-    _json(_create(client, name, _verifiable(topic, tasks=2)), 201)
-    _wait_state(client, name, "RUNNING", 2)
-    _wait_records(kafka_bootstrap, topic, 10)
+    name, topic = _producing(client, kafka_bootstrap, "delete", tasks=2, records=10)
 
     resp = client.request("DELETE", f"/connectors/{name}")
     assert resp.status_code == 204, resp.text
@@ -390,7 +380,7 @@ def test_delete_stops_tasks_and_forgets_the_connector(client: ConnectClient, kaf
     # The name can be reused.
     other = new_topic(kafka_bootstrap)
     _json(_create(client, name, _verifiable(other, tasks=1)), 201)
-    _wait_state(client, name, "RUNNING", 1)
+    client.wait_running(name, 1)
     assert client.request("DELETE", f"/connectors/{name}").status_code == 204
 
 
