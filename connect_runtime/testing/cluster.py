@@ -224,6 +224,16 @@ class WorkerProcess:
 
         wait_until(ready, timeout_s, message=f"worker {self.url} to be ready")
 
+    def wait_exit(self, timeout_s: float = 60.0) -> int:
+        """Wait until the started worker exits by itself (say, one whose settings must refuse start-up):
+        its exit code. One still running after ``timeout_s`` fails the test, with the tail of its log."""
+        if self.proc is None:
+            raise RuntimeError(f"worker {self.url} was never started")
+        try:
+            return self.proc.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"worker {self.url} still runs after {timeout_s}s; log:\n{self.log_tail()}") from None
+
     def signal(self, sig: int) -> None:
         """Send ``sig`` to the worker (not to its children) if it runs, e.g. ``SIGSTOP`` to freeze it."""
         if self.proc is not None and self.proc.poll() is None:

@@ -135,3 +135,14 @@ def test_terminate_stops_a_child_and_kills_one_that_ignores_sigterm() -> None:
         terminate(stubborn, 0.5)
     assert stubborn.returncode == -signal.SIGKILL
     stubborn.stdout.close()
+
+
+def test_wait_exit_returns_the_exit_code_and_fails_on_a_worker_that_runs_on(tmp_path: Path) -> None:
+    worker = WorkerProcess("127.0.0.1:1", tmp_path, "g")
+    with pytest.raises(RuntimeError, match="never started"):
+        worker.wait_exit()
+    worker.proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.exit(3)"])
+    assert worker.wait_exit() == 3
+    worker.proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    with worker, pytest.raises(AssertionError, match="still runs after"):
+        worker.wait_exit(0.2)
