@@ -53,9 +53,7 @@ def _three_workers_running(cluster, bootstrap: str, name: str,  # type: ignore[n
                            throughput: str) -> tuple[list[WorkerProcess], ConnectClient, str, dict[int, str]]:
     """Three workers and a VerifiableSource of three tasks on them, running: the workers, a client of the
     first, the topic, and where each task runs."""
-    workers: list[WorkerProcess] = [cluster() for _ in range(3)]
-    for w in workers:
-        w.wait_ready()
+    workers: list[WorkerProcess] = cluster.start(3)
     topic = new_topic(bootstrap, partitions=3)
     client = ConnectClient(workers[0].url)
     client.create_connector(name, {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": "3",
@@ -100,9 +98,7 @@ def test_zombie_task_is_fenced(kafka_bootstrap: str, cluster) -> None:  # type: 
 
 
 def test_reconfiguration_3_5_1_5_3(kafka_bootstrap: str, cluster) -> None:  # type: ignore[no-untyped-def]
-    workers = [cluster() for _ in range(3)]
-    for w in workers:
-        w.wait_ready()
+    workers = cluster.start(3)
     topic = new_topic(kafka_bootstrap, partitions=3)
     client = ConnectClient(workers[1].url)
     base = {"connector.class": "VerifiableSource", "topic": topic, "throughput": "200"}

@@ -17,9 +17,7 @@ pytestmark = [pytest.mark.kafka, pytest.mark.cluster]
 
 
 def test_restart_and_stop_through_any_worker(kafka_bootstrap: str, cluster) -> None:  # type: ignore[no-untyped-def]
-    workers: list[WorkerProcess] = [cluster(), cluster()]
-    for w in workers:
-        w.wait_ready()
+    workers: list[WorkerProcess] = cluster.start(2)
     a, b = (ConnectClient(w.url) for w in workers)
     topic = new_topic(kafka_bootstrap, partitions=2)
     a.create_connector("rs", {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": "2",

@@ -34,8 +34,7 @@ def _session_key(bootstrap: str, config_topic: str) -> formats.SessionKeyRecord 
 
 def test_preparing_serves_fencing_and_writes_transactionally_but_tasks_are_at_least_once(
         kafka_bootstrap: str, cluster) -> None:  # type: ignore[no-untyped-def]
-    worker: WorkerProcess = cluster(eos="preparing")
-    worker.wait_ready()
+    worker: WorkerProcess = cluster(eos="preparing", ready=True)
     client = ConnectClient(worker.url)
     topic = new_topic(kafka_bootstrap)
     client.create_connector("prep", {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": "1",
@@ -61,9 +60,7 @@ def test_preparing_serves_fencing_and_writes_transactionally_but_tasks_are_at_le
 
 def test_rolling_upgrade_disabled_preparing_enabled_loses_nothing(
         kafka_bootstrap: str, cluster) -> None:  # type: ignore[no-untyped-def]
-    workers: list[WorkerProcess] = [cluster(eos="disabled"), cluster(eos="disabled")]
-    for w in workers:
-        w.wait_ready()
+    workers: list[WorkerProcess] = cluster.start(2, eos="disabled")
     topic = new_topic(kafka_bootstrap, partitions=2)
     client = ConnectClient(workers[0].url)
     client.create_connector("up", {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": "2",
