@@ -69,6 +69,12 @@ def _json(resp: httpx.Response, status: int) -> Any:
     return resp.json()
 
 
+def _empty(resp: httpx.Response, status: int) -> None:
+    """Assert ``status`` with no body at all."""
+    assert resp.status_code == status, f"{resp.request.method} {resp.request.url}: {resp.status_code} {resp.text}"
+    assert resp.content == b""
+
+
 def _error(resp: httpx.Response, status: int, *fragments: str) -> str:
     """Assert Connect's error body ``{"error_code": status, "message": ...}``; return the message."""
     body = _json(resp, status)
@@ -345,9 +351,7 @@ def test_put_config_creates_then_updates_and_tasks_restart(client: ConnectClient
 def test_pause_and_resume(client: ConnectClient, kafka_bootstrap: str) -> None:
     name, topic = _producing(client, kafka_bootstrap, "pause", tasks=1, records=5)
 
-    resp = client.request("PUT", f"/connectors/{name}/pause")
-    assert resp.status_code == 202, resp.text
-    assert resp.content == b""
+    _empty(client.request("PUT", f"/connectors/{name}/pause"), 202)
     client.wait_state(name, "PAUSED", 1, timeout_s=30)
     # The paused task committed its last batch before reporting PAUSED: nothing at all is added now.
     paused_count = len(_committed(kafka_bootstrap, topic))
@@ -368,9 +372,7 @@ def test_pause_and_resume(client: ConnectClient, kafka_bootstrap: str) -> None:
 def test_delete_stops_tasks_and_forgets_the_connector(client: ConnectClient, kafka_bootstrap: str) -> None:
     name, topic = _producing(client, kafka_bootstrap, "delete", tasks=2, records=10)
 
-    resp = client.request("DELETE", f"/connectors/{name}")
-    assert resp.status_code == 204, resp.text
-    assert resp.content == b""
+    _empty(client.request("DELETE", f"/connectors/{name}"), 204)
 
     assert name not in _json(client.request("GET", "/connectors"), 200)
     assert name not in _json(client.request("GET", "/connectors", params={"expand": "status"}), 200)
