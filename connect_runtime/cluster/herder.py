@@ -29,8 +29,10 @@ from confluent_kafka import Producer
 
 from connect_runtime.api.errors import ConnectException, RetriableException
 from connect_runtime.clients import ErrorKind, classify_error
+from connect_runtime.cluster.active_topics import ActiveTopics
 from connect_runtime.cluster.assignment import Assignment
 from connect_runtime.cluster.cluster_view import ClusterView
+from connect_runtime.cluster.config_requests import ConfigRequests
 from connect_runtime.cluster.fencing import TaskFencing, ZombieFencer, fencing_producer_settings
 from connect_runtime.cluster.heartbeats import HeartbeatWriter
 from connect_runtime.cluster.herder_api import (
@@ -42,27 +44,24 @@ from connect_runtime.cluster.herder_api import (
     LoggerLevelInfo,
     PluginDesc,
     SessionKeyInfo,
-    StateInfo,
     TaskInfo,
     TaskStateInfo,
 )
 from connect_runtime.cluster.internal_client import InternalClient
 from connect_runtime.cluster.leader_duties import LeaderDuties
 from connect_runtime.cluster.leadership import Leadership
+from connect_runtime.cluster.logger_levels import LoggerLevels
 from connect_runtime.cluster.membership import Membership
 from connect_runtime.cluster.offsets_requests import OffsetsRequests
+from connect_runtime.cluster.restarts import owner_url, plan_restart, restarting
 from connect_runtime.cluster.task_configs import TaskConfigs
 from connect_runtime.cluster.validation import ConnectorValidator
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import (
-    AlreadyExistsHttpError,
-    BadRequestHttpError,
-    ForbiddenHttpError,
     NotAssignedHttpError,
     NotFoundHttpError,
 )
 from connect_runtime.futures import deferred
-from connect_runtime.loggers import Loggers
 from connect_runtime.logging_util import RateLimitedLogger
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage import formats
@@ -72,7 +71,7 @@ from connect_runtime.storage.config_store import (
     LeaderRecord,
 )
 from connect_runtime.storage.config_writer import ConfigTopicWriter, ConfigWriteError
-from connect_runtime.storage.status_store import KafkaStatusBackingStore, State
+from connect_runtime.storage.status_store import KafkaStatusBackingStore
 from connect_runtime.types import ConnectorOffset, ConnectorOffsets, ConnectorTaskId, TargetState
 from connect_runtime.worker.connector_offsets import SourceConnectorOffsets
 from connect_runtime.worker.worker import Worker
@@ -104,7 +103,6 @@ class DistributedHerder:
         self._worker_url = worker_url
         self.config_store = config_store
         self.status_store = status_store
-        self._plain_producer = config_producer
         self.plugins = plugins
         self._cluster_id = kafka_cluster_id
         self.membership = membership
@@ -158,12 +156,12 @@ class DistributedHerder:
         self._leader_duties = LeaderDuties(config, worker.worker_id, worker_url, self._session, config_store,
                                            membership, self._leadership, self._parsed_assignment,
                                            self._running_items)
-        self._loggers = Loggers()
-        #: Deleted connectors whose active topics are reset once their tasks here have stopped.
-        self._topics_to_reset: set[str] = set()
-        #: The config topic offset read at start-up; cluster logger levels after it are applied.
-        self._startup_config_offset: int | None = None
-        config_store.logger_listener = self._on_logger_record
+        self._active_topics = ActiveTopics(config, status_store, self._view)
+        self._config_requests = ConfigRequests(config_store, status_store, self._leadership, self._validator,
+                                               self._view, config_producer, self._slow_pool, self._on_herder,
+                                               self._submit, self._task_configs.write, self._active_topics.reset)
+        self._logger_levels = LoggerLevels(config_store, config_producer)
+        config_store.logger_listener = self._logger_levels.on_record
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> None:
@@ -213,7 +211,7 @@ class DistributedHerder:
 
     def _run(self) -> None:
         try:
-            self._startup_config_offset = self.config_store.refresh(120).offset
+            self._logger_levels.startup_config_offset = self.config_store.refresh(120).offset
             self.status_store.refresh(120)
             self._restarts_applied = len(self.config_store.snapshot().restart_requests)
             self._heartbeats.start()
@@ -312,7 +310,7 @@ class DistributedHerder:
         state = self.config_store.snapshot()
         self._retry_failed_tasks(state)
         self._apply_assignment(state)
-        self._reset_deleted_connector_topics()
+        self._active_topics.reset_deleted(lambda: {t.connector for t in self.worker.task_ids()})
         self._apply_restarts(state)
         for name in list(self._needs_reconfig):
             self._needs_reconfig.discard(name)
@@ -381,7 +379,7 @@ class DistributedHerder:
                  if t not in mine.tasks or t not in state.tasks(t.connector)
                  or self._task_generations.get(t) != state.task_config_generation(t.connector)]
         # A deleted connector's active topics are reset once its tasks here are gone (Java's onRevoked).
-        self._topics_to_reset.update(t.connector for t in stale if not state.contains(t.connector))
+        self._active_topics.reset_when_stopped(t.connector for t in stale if not state.contains(t.connector))
         if stale:
             self.worker.stop_tasks(stale)  # in the background; restarted once gone (on_tasks_changed)
             for t in stale:
@@ -496,20 +494,14 @@ class DistributedHerder:
             self._restart_locally(req.connector, req.include_tasks, req.only_failed, state)
 
     def _restart_locally(self, name: str, include_tasks: bool, only_failed: bool, state: ClusterConfigState) -> None:
-        status = self.status_store.get_connector(name)
-        connector_failed = status is not None and status.state == State.FAILED
-        if name in self.worker.connector_names() and (not only_failed or connector_failed):
+        restart = plan_restart(name, include_tasks, only_failed, self.worker.connector_names(),
+                               self.worker.task_ids(), self.status_store.get_connector(name),
+                               self.status_store.get_task)
+        if restart.connector:
             self._stop_connector(name)  # the next apply starts it again
         if include_tasks:
-            redo = []
-            for t in self.worker.task_ids():
-                if t.connector != name:
-                    continue
-                ts = self.status_store.get_task(t)
-                if not only_failed or (ts is not None and ts.state == State.FAILED):
-                    redo.append(t)
-            self.worker.stop_tasks(redo)
-            for t in redo:
+            self.worker.stop_tasks(restart.tasks)
+            for t in restart.tasks:
                 self._task_generations.pop(t, None)
         self._apply_assignment(state)
 
@@ -527,14 +519,7 @@ class DistributedHerder:
             self._require_leader()
             key, value = formats.restart_request_record(name, include_tasks, only_failed)
             self._leader_write([(key, value)])
-            info = self._view.status_now(name)
-            connector_restarting = not only_failed or info.connector.state == State.FAILED
-            if connector_restarting:
-                info.connector = StateInfo(State.RESTARTING, info.connector.worker_id, None,
-                                           version=info.connector.version)
-            if include_tasks:
-                info.tasks = [TaskStateInfo(State.RESTARTING, t.worker_id, None, t.id, version=t.version)
-                              if not only_failed or t.state == State.FAILED else t for t in info.tasks]
+            info = restarting(self._view.status_now(name), include_tasks, only_failed)
             self.config_store.refresh()
             return info
 
@@ -555,26 +540,10 @@ class DistributedHerder:
         return self._submit(run)
 
     def _owner_url(self, item: str | ConnectorTaskId) -> str | None:
-        assignment = self._assignment
-        if assignment is None:
-            return None
-        owner = (assignment.owner_of_task(item) if isinstance(item, ConnectorTaskId)
-                 else assignment.owner_of_connector(item))
-        if owner is None:
-            return None
-        beat = self.membership.heartbeat(owner)
-        return beat.url if beat is not None else None
+        return owner_url(self._assignment, self.membership, item)
 
     def stop_connector(self, name: str) -> Future[None]:
-        def run() -> None:
-            state = self.config_store.refresh()
-            self._require(state, name)
-            self._require_leader()
-            self._task_configs.write(name, [])
-            self._leader_write([formats.target_state_record(name, TargetState.STOPPED.value)])
-            self.config_store.refresh()
-
-        return self._submit(run)
+        return self._config_requests.stop(name)
 
     # -- offsets (KIP-875, ``offsets_requests.py``) ----------------------------------------------
     def connector_offsets(self, name: str) -> Future[ConnectorOffsets]:
@@ -612,9 +581,6 @@ class DistributedHerder:
     def _require(self, state: ClusterConfigState, name: str) -> None:
         self._view.require(state, name)
 
-    def _info(self, state: ClusterConfigState, name: str) -> ConnectorInfo:
-        return self._view.info(state, name)
-
     def _is_source(self, cfg: Mapping[str, str]) -> bool:
         return self._view.is_source(cfg)
 
@@ -626,134 +592,32 @@ class DistributedHerder:
 
     def put_connector_config(self, name: str, config: dict[str, str], allow_replace: bool,
                              initial_state: TargetState | None) -> Future[Created]:
-        return self._slow_pool.submit(self._validate_then_write, name, config, allow_replace, initial_state)
-
-    def _validate_then_write(self, name: str, config: dict[str, str], allow_replace: bool,
-                             initial_state: TargetState | None) -> Created:
-        """Validate (plugin validation may be slow: the caller is a pool thread), then write on the herder
-        thread."""
-        def write() -> Created:
-            self._require_leader()
-            state = self.config_store.refresh()
-            exists = state.contains(name)
-            if exists and not allow_replace:
-                raise AlreadyExistsHttpError(f"Connector {name} already exists")
-            records: list[tuple[str, bytes | None]] = []
-            if initial_state is not None and not exists:
-                records.append(formats.target_state_record(name, initial_state.value))
-            records.append(formats.connector_config_record(name, config))
-            self._check_size(records)
-            self._leader_write(records)
-            state = self.config_store.refresh()
-            return Created(not exists, self._info(state, name))
-
-        self._require_leader()
-        result = self._validator.validate(config)
-        self._validator.raise_if_invalid(result, config)
-        self._check_size([formats.connector_config_record(name, config)])
-        return self._on_herder(write)
+        return self._config_requests.put(name, config, allow_replace, initial_state)
 
     def patch_connector_config(self, name: str, patch: dict[str, str | None]) -> Future[Created]:
-        def patched() -> dict[str, str]:
-            # Leader first, as Java: a follower forwards the patch rather than merging a stale config.
-            self._require_leader()
-            state = self.config_store.refresh()
-            self._require(state, name)
-            config = dict(state.connector_configs[name])
-            for key, value in patch.items():
-                if value is None:
-                    config.pop(key, None)
-                else:
-                    config[key] = value
-            return config
-
-        def run() -> Created:
-            return self._validate_then_write(name, self._on_herder(patched), True, None)
-
-        return self._slow_pool.submit(run)
-
-    def _check_size(self, records: list[tuple[str, bytes | None]]) -> None:
-        """Refuse a write the config topic would refuse, before anything is written (a 400 naming the
-        limit instead of a failed transaction)."""
-        writer = self._leadership.writer
-        size = writer.batch_bytes(records)
-        if size > writer.max_batch_bytes:
-            raise BadRequestHttpError(
-                f"Connector configuration is too large: it takes {size} bytes in the config topic, more than "
-                f"the {writer.max_batch_bytes} bytes allowed by {writer.limit_source}")
+        return self._config_requests.patch(name, patch)
 
     def delete_connector(self, name: str) -> Future[None]:
-        def run() -> None:
-            state = self.config_store.refresh()
-            self._require(state, name)
-            self._require_leader()
-            self._leader_write([formats.connector_config_record(name, None),
-                                formats.target_state_record(name, None)])
-            self.config_store.refresh()
-            self.status_store.delete_connector(name)
-            # Java resets a deleted connector's active topics (when its workers let it go).
-            self._reset_active_topics(name)
+        return self._config_requests.delete(name)
 
-        return self._submit(run)
-
-    # -- active topics (KIP-558) ----------------------------------------------------------------
+    # -- active topics (KIP-558, ``active_topics.py``) and logger levels (``logger_levels.py``) -------
     def connector_active_topics(self, name: str) -> Future[list[str]]:
-        self._check_topic_tracking(reset=False)
-        return self._view.read(lambda: [t.topic for t in self.status_store.get_all_topics(name)])
-
-    def _reset_deleted_connector_topics(self) -> None:
-        if not self._topics_to_reset:
-            return
-        running = {t.connector for t in self.worker.task_ids()}
-        for name in [n for n in self._topics_to_reset if n not in running]:
-            self._topics_to_reset.discard(name)
-            self._reset_active_topics(name)
-
-    def _check_topic_tracking(self, reset: bool) -> None:
-        """Java's REST resource answers 403 when tracking (or its reset) is switched off on the worker."""
-        if not self.config.topic_tracking_enable:
-            raise ForbiddenHttpError("Topic tracking is disabled.")
-        if reset and not self.config.topic_tracking_allow_reset:
-            raise ForbiddenHttpError("Topic tracking reset is disabled.")
-
-    def _reset_active_topics(self, name: str) -> None:
-        for status in self.status_store.get_all_topics(name):
-            self.status_store.delete_topic(name, status.topic)
+        return self._active_topics.of(name)
 
     def reset_connector_active_topics(self, name: str) -> Future[None]:
-        self._check_topic_tracking(reset=True)
-        # Any worker may: the tombstones go to the status topic through this worker's producer, as Java.
-        return self._view.read(lambda: self._reset_active_topics(name))
+        return self._active_topics.reset_request(name)
 
-    # -- logger levels (KIP-495, KIP-976) ---------------------------------------------------------
     def logger_level(self, logger_name: str) -> LoggerLevelInfo | None:
-        found = self._loggers.level(logger_name)
-        return None if found is None else LoggerLevelInfo(*found)
+        return self._logger_levels.level(logger_name)
 
     def all_logger_levels(self) -> dict[str, LoggerLevelInfo]:
-        return {name: LoggerLevelInfo(*level) for name, level in self._loggers.all_levels().items()}
+        return self._logger_levels.all_levels()
 
     def set_worker_logger_level(self, namespace: str, level: str) -> list[str]:
-        return self._loggers.set_level(namespace, level)
+        return self._logger_levels.set_worker_level(namespace, level)
 
     def set_cluster_logger_level(self, namespace: str, level: str) -> None:
-        key, value = formats.logger_level_record(namespace, level)
-        # Any worker writes it, outside the leader's transactions (as Java does); every worker applies it
-        # when it reads it back, this one included.
-        self._plain_producer.produce(self.config_store.topic, key=key.encode(), value=value)
-        if self._plain_producer.flush(30):
-            raise ConfigWriteError(TimeoutError("logger level write timed out"), fenced=False)
-
-    def _on_logger_record(self, namespace: str, level: str, offset: int) -> None:
-        """Config reader thread: a ``logger-cluster-*`` record. Only those written after this worker read
-        its config topic at start-up are applied (Java's rule: a worker that starts later keeps its own
-        levels)."""
-        startup = self._startup_config_offset
-        if startup is None or offset <= startup:
-            logger.debug("Ignoring old logging level %s for namespace %s that was written to the config topic "
-                         "before this worker completed startup", level, namespace)
-            return
-        self._loggers.set_level(namespace, level)
+        self._logger_levels.set_cluster_level(namespace, level)
 
     def task_configs(self, name: str) -> Future[list[TaskInfo]]:
         return self._view.task_configs(name)
@@ -764,21 +628,11 @@ class DistributedHerder:
     def task_status(self, task: ConnectorTaskId) -> Future[TaskStateInfo]:
         return self._view.task_status(task)
 
-    def _write_target_state(self, name: str, state: TargetState) -> None:
-        snap = self.config_store.refresh()
-        self._require(snap, name)
-        key, value = formats.target_state_record(name, state.value)
-        # Pause/resume are written by any worker, outside the leader's transactions (as Java does).
-        self._plain_producer.produce(self.config_store.topic, key=key.encode(), value=value)
-        remaining = self._plain_producer.flush(30)
-        if remaining:
-            raise ConfigWriteError(TimeoutError("target state write timed out"), fenced=False)
-
     def pause_connector(self, name: str) -> None:
-        self._write_target_state(name, TargetState.PAUSED)
+        self._config_requests.write_target_state(name, TargetState.PAUSED)
 
     def resume_connector(self, name: str) -> None:
-        self._write_target_state(name, TargetState.STARTED)
+        self._config_requests.write_target_state(name, TargetState.STARTED)
 
     def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> Future[None]:
         return self._submit(lambda: self._task_configs.write(name, configs))
