@@ -10,6 +10,13 @@ Coordination goes through Kafka only (docs/architecture.md, "The cluster protoco
 - placement: the leader writes ``assignment`` records (``assignment.py``); each worker runs its share;
 - task configs: the connector's owner computes them and hands them to the leader (internal REST);
 - zombie fencing before an exactly-once task starts: by the leader (``PUT /connectors/{c}/fence``).
+
+This module keeps the herder's state machine: its thread, its request queue, the tick, and applying
+this worker's share of the assignment. The jobs it drives are in modules named after them, as Java's
+``DistributedHerder`` hands work to ``HerderRequest``s and ``RestartPlan``: ``leader_duties`` (session
+keys, placement), ``task_configs``, ``fencing`` (rounds, and the worker's ``ZombieFencing``),
+``restarts``, ``config_requests``, ``offsets_requests``, ``active_topics``, ``logger_levels``, with
+REST reads in ``cluster_view`` and validation in ``validation``.
 """
 
 from __future__ import annotations
@@ -57,19 +64,12 @@ from connect_runtime.cluster.restarts import owner_url, plan_restart, restarting
 from connect_runtime.cluster.task_configs import TaskConfigs
 from connect_runtime.cluster.validation import ConnectorValidator
 from connect_runtime.config.worker_config import WorkerConfig
-from connect_runtime.errors import (
-    NotAssignedHttpError,
-    NotFoundHttpError,
-)
+from connect_runtime.errors import NotAssignedHttpError, NotFoundHttpError
 from connect_runtime.futures import deferred
 from connect_runtime.logging_util import RateLimitedLogger
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage import formats
-from connect_runtime.storage.config_store import (
-    ClusterConfigState,
-    KafkaConfigBackingStore,
-    LeaderRecord,
-)
+from connect_runtime.storage.config_store import ClusterConfigState, KafkaConfigBackingStore, LeaderRecord
 from connect_runtime.storage.config_writer import ConfigTopicWriter, ConfigWriteError
 from connect_runtime.storage.status_store import KafkaStatusBackingStore
 from connect_runtime.types import ConnectorOffset, ConnectorOffsets, ConnectorTaskId, TargetState
@@ -137,8 +137,8 @@ class DistributedHerder:
         self._task_generations: dict[ConnectorTaskId, int] = {}
         self._needs_reconfig: set[str] = set()
         self._restarts_applied: int | None = None
-        # Slow work never runs on the herder thread (one slow plugin or fencing round used to stall every
-        # request): fencing rounds on the fencer's pool, plugin validation and offsets changes on this
+        # Slow work never runs on the herder thread, so one slow plugin or fencing round cannot stall every
+        # request: fencing rounds on the fencer's pool, plugin validation and offsets changes on this
         # one (a request may wait for a fencing round, never the reverse: the pools cannot starve).
         self._fencer = ZombieFencer(config, config_store, self._leadership, self._is_source,
                                     lambda props: fencing_producer_settings(worker, props), self._on_herder)
