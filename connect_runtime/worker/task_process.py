@@ -32,6 +32,7 @@ from connect_runtime.worker.task_channel import ChannelClosed, TaskChannel
 from connect_runtime.worker.task_protocol import Lifecycle
 from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.task_status import TaskStatusListener
+from connect_runtime.worker.zombie_fencing import ZombieFencing
 
 logger = logging.getLogger(__name__)
 
@@ -75,13 +76,13 @@ class TaskProcess:
     :meth:`join`. A process that dies without having said goodbye is reported FAILED with how it died.
     """
 
-    def __init__(self, spec: TaskSpec, status: TaskStatusListener, fence: Callable[[], None],
+    def __init__(self, spec: TaskSpec, status: TaskStatusListener, fencing: ZombieFencing,
                  verify_generation: Callable[[], None], offsets: ConnectorOffsetBackingStore,
                  on_closed: Callable[[TaskProcess], None] | None = None) -> None:
         self.id = spec.task_id
         self._spec = spec
         self._status = status
-        self._fence = fence
+        self._fencing = fencing
         self._verify_generation = verify_generation
         self._offsets = offsets
         self._reader = ConnectorOffsetReader(spec.task_id.connector, offsets)
@@ -192,7 +193,7 @@ class TaskProcess:
         self._offsets.mirror(message.entries)
 
     def fence_zombies(self, message: protocol.FenceZombies) -> None:
-        self._fence()
+        self._fencing.fence_zombies(self.id.connector)
 
     def verify_generation(self, message: protocol.VerifyGeneration) -> None:
         self._verify_generation()

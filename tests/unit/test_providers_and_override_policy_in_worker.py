@@ -68,7 +68,7 @@ class _RecordingRunner:
 
     specs: list[TaskSpec] = []
 
-    def __init__(self, spec: TaskSpec, status: Any, fence: Any, verify_generation: Any, offsets: Any,
+    def __init__(self, spec: TaskSpec, status: Any, fencing: Any, verify_generation: Any, offsets: Any,
                  on_closed: Any = None) -> None:
         _RecordingRunner.specs.append(spec)
         self.id = spec.task_id
@@ -138,8 +138,7 @@ def _connector(secrets: Path, **extra: str) -> dict[str, str]:
 
 
 def _start_task(worker: Worker, connector: dict[str, str], task: dict[str, str]) -> bool:
-    return worker.start_task(TASK, connector, task, TargetState.STARTED, fence=lambda: None,
-                             verify_generation=lambda: None)
+    return worker.start_task(TASK, connector, task, TargetState.STARTED, verify_generation=lambda: None)
 
 
 def test_placeholders_resolve_at_start_and_task_configs_keep_them(
