@@ -1,6 +1,7 @@
 """Serve the REST application with uvicorn on a background thread.
 
-The worker process owns the herder thread and the task threads; the REST API gets one more thread
+The worker process owns the herder thread and one thread per connector (tasks run in processes of
+their own); the REST API gets one more thread
 running uvicorn's event loop. :class:`RestServer` binds the listening socket itself, so that a port
 already in use fails :meth:`RestServer.start` with a clear error at once, and port 0 (an ephemeral
 port, for tests) is known before the first request.

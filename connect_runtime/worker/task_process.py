@@ -71,7 +71,7 @@ def warm_up() -> None:
 class TaskProcess:
     """One task instance running in a process of its own (the worker's handle on it).
 
-    The worker drives it as it drove a task thread: :meth:`start`, :meth:`transition_to`,
+    The worker drives it with :meth:`start`, :meth:`transition_to`,
     :meth:`stop` (final commit in the process), :meth:`cancel` (the process is killed: no commit),
     :meth:`join`. A process that dies without having said goodbye is reported FAILED with how it died.
     """

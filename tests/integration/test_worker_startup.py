@@ -229,7 +229,7 @@ def test_a_bad_plugin_path_refuses_start_up_with_one_line(tmp_path: Path) -> Non
 
 
 def test_response_headers_reach_every_answer_of_a_running_worker(kafka_bootstrap: str, tmp_path: Path) -> None:
-    """``response.http.headers.config`` (it was accepted and ignored): on answers and error bodies alike."""
+    """``response.http.headers.config``: on answers and error bodies alike."""
     import httpx
 
     worker = WorkerProcess(kafka_bootstrap, tmp_path, f"headers-{uuid.uuid4().hex[:8]}", extra={

@@ -356,7 +356,7 @@ def test_the_worker_s_connection_settings_reach_every_client() -> None:
 @pytest.mark.parametrize(("client_id", "base"), [
     (None, "connect-cluster-"), ("", "connect-cluster-"), (" w1 ", "connect-cluster-w1-")])
 def test_the_worker_s_own_clients_are_named_as_java_names_them(client_id: str | None, base: str) -> None:
-    """``client.id`` names the worker's own clients, as Java's ConnectUtils.clientIdBase (it was ignored)."""
+    """``client.id`` names the worker's own clients, as Java's ConnectUtils.clientIdBase."""
     c = WorkerConfig.from_properties({**REQUIRED, **({"client.id": client_id} if client_id is not None else {}),
                                       "consumer.fetch.min.bytes": "10"})
     assert c.client_id_base == base
