@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from http import HTTPStatus
-from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -159,7 +158,3 @@ def install_exception_handlers(app: FastAPI) -> None:
     app.add_middleware(CatchAllMiddleware)
 
 
-def error_body(status: int, message: str | None) -> dict[str, Any]:
-    """The JSON body of a Connect error (for tests and clients)."""
-    body: dict[str, Any] = ErrorMessage(error_code=status, message=message).to_json()
-    return body

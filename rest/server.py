@@ -215,11 +215,6 @@ class RestServers:
             raise ValueError("at least one REST server is needed")
         self.servers = list(servers)
 
-    @property
-    def urls(self) -> list[str]:
-        """The URLs actually served, in listener order (ephemeral ports resolved)."""
-        return [server.url for server in self.servers]
-
     def start(self) -> None:
         started: list[RestServer] = []
         try:

@@ -620,11 +620,6 @@ class WorkerConfig(BaseModel):
         settings = {k[len(prefix):]: v for k, v in self._originals.items() if k.startswith(prefix)}
         return class_name, settings
 
-    def rest_listener(self) -> tuple[str, int]:
-        """Host and port of the first listener, to bind the REST server to (``""`` = all interfaces)."""
-        _, host, port = parse_listener(self.listeners[0])
-        return host, port
-
     @cached_property
     def response_header_rules(self) -> tuple[ResponseHeaderRule, ...]:
         """The parsed rules of ``response.http.headers.config`` (validated when the config was), for the

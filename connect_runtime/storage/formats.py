@@ -169,11 +169,6 @@ class ConnectorConfigRecord:
     name: str
     properties: dict[str, str | None] | None
 
-    @property
-    def tombstone(self) -> bool:
-        """True when the record deletes the connector."""
-        return self.properties is None
-
 
 @dataclass(frozen=True, slots=True)
 class TaskConfigRecord:
@@ -198,11 +193,6 @@ class TargetStateRecord:
 
     connector: str
     state: str | None
-
-    @property
-    def tombstone(self) -> bool:
-        """True when the record removes the target state."""
-        return self.state is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -594,11 +584,6 @@ class ConnectorStatusRecord:
     generation: int | None = None
     version: str | None = None
 
-    @property
-    def tombstone(self) -> bool:
-        """True when the record deletes the status (the connector was destroyed)."""
-        return self.state is None
-
 
 @dataclass(frozen=True, slots=True)
 class TaskStatusRecord:
@@ -612,11 +597,6 @@ class TaskStatusRecord:
     generation: int | None = None
     version: str | None = None
 
-    @property
-    def tombstone(self) -> bool:
-        """True when the record deletes the status."""
-        return self.state is None
-
 
 @dataclass(frozen=True, slots=True)
 class TopicStatusRecord:
@@ -626,11 +606,6 @@ class TopicStatusRecord:
     connector: str
     task: int | None
     discover_timestamp: int | None
-
-    @property
-    def tombstone(self) -> bool:
-        """True when the record removes the topic from the connector's active topics."""
-        return self.discover_timestamp is None
 
 
 @dataclass(frozen=True, slots=True)

@@ -143,8 +143,6 @@ def test_config_records_round_trip() -> None:
     for (key, value), expected in records:
         assert parse_config_record(key, value) == expected
     assert SessionKeyRecord("azN5", "HmacSHA256", 5).key == b"k3y"
-    assert ConnectorConfigRecord("c", None).tombstone
-    assert TargetStateRecord("c", None).tombstone
 
 
 @pytest.mark.parametrize(
@@ -366,8 +364,6 @@ def test_status_records_round_trip() -> None:
     ]
     for (key, value), expected in cases:
         assert parse_status_record(key, value) == expected
-    assert ConnectorStatusRecord("c", None).tombstone
-    assert TopicStatusRecord("t", "c", None, None).tombstone
 
 
 def test_status_records_written_by_java() -> None:

@@ -495,14 +495,6 @@ def test_parse_listener(url: str, expected: tuple[str, str, int]) -> None:
     assert parse_listener(url) == expected
 
 
-@pytest.mark.parametrize(
-    ("listeners", "expected"),
-    [("http://:8083", ("", 8083)), ("http://localhost:8084", ("localhost", 8084)),
-     ("https://127.0.0.1:8443,http://:8083", ("127.0.0.1", 8443))],
-)
-def test_rest_listener(listeners: str, expected: tuple[str, int], tls: dict[str, str]) -> None:
-    assert make(listeners=listeners, **tls).rest_listener() == expected
-
 
 def test_advertised_url_defaults_to_the_machine_host_name(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(wc.socket, "gethostname", lambda: "worker7")
