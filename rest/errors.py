@@ -25,7 +25,7 @@ from connect_runtime.api.errors import ConnectException
 from connect_runtime.errors import HttpStatusError
 from connect_runtime.plugins.registry import PluginNotFoundError
 from connect_runtime.storage.config_writer import ConfigWriteError
-from connect_runtime.worker.connector_offsets import InvalidOffsetsRequest
+from connect_runtime.worker.offsets_admin import InvalidOffsetsRequest
 from rest.forwarding import ForwardedResponse
 from rest.middleware import HttpMiddleware
 from rest.models import ErrorMessage

@@ -40,7 +40,7 @@ from connect_runtime.converters.simple_header_converter import SimpleHeaderConve
 from connect_runtime.storage import formats
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker.retry_with_tolerance import SKIP, RetryWithToleranceOperator, Stage
-from connect_runtime.worker.task_offsets import TaskOffsetStore
+from connect_runtime.worker.task_offset_store import TaskOffsetStore
 from connect_runtime.worker.task_status import TaskStatusListener
 from connect_runtime.worker.topic_creation import TaskTopics
 

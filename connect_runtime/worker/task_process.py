@@ -25,7 +25,7 @@ from multiprocessing.context import BaseContext
 from typing import Any
 
 from connect_runtime.api.errors import ConnectException
-from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore, ConnectorOffsetReader
+from connect_runtime.storage.offset_backing_store import ConnectorOffsetBackingStore, ConnectorOffsetReader
 from connect_runtime.types import TargetState
 from connect_runtime.worker import task_protocol as protocol
 from connect_runtime.worker.task_channel import ChannelClosed, TaskChannel

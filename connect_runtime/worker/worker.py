@@ -32,7 +32,7 @@ from connect_runtime.futures import completed, failed
 from connect_runtime.plugins.registry import JAVA_CLASS_NAMES, PluginRegistry, java_class_name
 from connect_runtime.plugins.versions import check_requested_versions
 from connect_runtime.redaction import password_values, redactor
-from connect_runtime.storage.offset_store import (
+from connect_runtime.storage.offset_backing_store import (
     ConnectorOffsetBackingStore,
     ConnectorOffsetReader,
     KafkaOffsetBackingStore,
@@ -41,7 +41,7 @@ from connect_runtime.storage.status_store import ConnectorStatus, KafkaStatusBac
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.version import plugin_version
 from connect_runtime.worker.exactly_once_source_task import eos_producer_config
-from connect_runtime.worker.offset_stores import OffsetStoreFactory
+from connect_runtime.worker.offset_store_factory import OffsetStoreFactory
 from connect_runtime.worker.task_process import TaskProcess
 from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.task_status import TaskStatusListener

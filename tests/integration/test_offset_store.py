@@ -11,7 +11,7 @@ from confluent_kafka.admin import AdminClient
 
 from connect_runtime.clients import producer_config
 from connect_runtime.storage import formats
-from connect_runtime.storage.offset_store import (
+from connect_runtime.storage.offset_backing_store import (
     ConnectorOffsetBackingStore,
     ConnectorOffsetReader,
     KafkaOffsetBackingStore,
