@@ -23,7 +23,7 @@ from connect_runtime.config.worker_plugins import WorkerPlugins
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage.config_store import KafkaConfigBackingStore
 from connect_runtime.storage.config_writer import ConfigTopicWriter
-from connect_runtime.storage.offset_store import KafkaOffsetBackingStore
+from connect_runtime.storage.offset_backing_store import KafkaOffsetBackingStore
 from connect_runtime.storage.status_store import KafkaStatusBackingStore
 from connect_runtime.storage.topics import (
     OFFSET_TOPIC_KEY,

@@ -149,8 +149,8 @@ def fencing_producer_settings(worker: Worker, connector_props: Mapping[str, str]
 
 
 class TaskFencing:
-    """The worker's ``ZombieFencing``: called on a starting task's thread, it fences locally when this
-    worker leads, else asks the leader.
+    """The worker's ``ZombieFencing``: called for a starting task (on the worker's thread that serves the
+    task process's channel), it fences locally when this worker leads, else asks the leader.
 
     A failure fails the task as retriable: it is restarted with backoff until fencing succeeds or its
     generation changes (a leader that is being elected, a broker that is restarting).

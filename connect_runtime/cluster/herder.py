@@ -73,7 +73,7 @@ from connect_runtime.storage.config_store import ClusterConfigState, KafkaConfig
 from connect_runtime.storage.config_writer import ConfigTopicWriter, ConfigWriteError
 from connect_runtime.storage.status_store import KafkaStatusBackingStore
 from connect_runtime.types import ConnectorOffset, ConnectorOffsets, ConnectorTaskId, TargetState
-from connect_runtime.worker.connector_offsets import SourceConnectorOffsets
+from connect_runtime.worker.offsets_admin import SourceConnectorOffsets
 from connect_runtime.worker.worker import Worker
 
 logger = logging.getLogger(__name__)

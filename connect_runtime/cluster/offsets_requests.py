@@ -20,7 +20,7 @@ from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import BadRequestHttpError, NotLeaderHttpError
 from connect_runtime.storage.config_store import KafkaConfigBackingStore
 from connect_runtime.types import ConnectorOffset, ConnectorOffsets, TargetState
-from connect_runtime.worker.connector_offsets import SourceConnectorOffsets, normalize_offsets
+from connect_runtime.worker.offsets_admin import SourceConnectorOffsets, normalize_offsets
 
 logger = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from multiprocessing.context import BaseContext
 from typing import Any
 
 from connect_runtime.api.errors import ConnectException
-from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore, ConnectorOffsetReader
+from connect_runtime.storage.offset_backing_store import ConnectorOffsetBackingStore, ConnectorOffsetReader
 from connect_runtime.types import TargetState
 from connect_runtime.worker import task_protocol as protocol
 from connect_runtime.worker.task_channel import ChannelClosed, TaskChannel
@@ -71,7 +71,7 @@ def warm_up() -> None:
 class TaskProcess:
     """One task instance running in a process of its own (the worker's handle on it).
 
-    The worker drives it as it drove a task thread: :meth:`start`, :meth:`transition_to`,
+    The worker drives it with :meth:`start`, :meth:`transition_to`,
     :meth:`stop` (final commit in the process), :meth:`cancel` (the process is killed: no commit),
     :meth:`join`. A process that dies without having said goodbye is reported FAILED with how it died.
     """

@@ -32,7 +32,7 @@ from connect_runtime.futures import completed, failed
 from connect_runtime.plugins.registry import JAVA_CLASS_NAMES, PluginRegistry, java_class_name
 from connect_runtime.plugins.versions import check_requested_versions
 from connect_runtime.redaction import password_values, redactor
-from connect_runtime.storage.offset_store import (
+from connect_runtime.storage.offset_backing_store import (
     ConnectorOffsetBackingStore,
     ConnectorOffsetReader,
     KafkaOffsetBackingStore,
@@ -41,7 +41,7 @@ from connect_runtime.storage.status_store import ConnectorStatus, KafkaStatusBac
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.version import plugin_version
 from connect_runtime.worker.exactly_once_source_task import eos_producer_config
-from connect_runtime.worker.offset_stores import OffsetStoreFactory
+from connect_runtime.worker.offset_store_factory import OffsetStoreFactory
 from connect_runtime.worker.task_process import TaskProcess
 from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.task_status import TaskStatusListener
@@ -262,8 +262,8 @@ class Worker:
         return secrets
 
     def _task_closed(self, task_id: ConnectorTaskId) -> Callable[[TaskProcess], None]:
-        """What a task's thread calls when it ends: forget the values it resolved, unless a new instance of
-        the task has resolved its own since (a cancelled thread can outlive its stop)."""
+        """What a task's runner calls when it ends: forget the values it resolved, unless a new instance of
+        the task has resolved its own since (a cancelled task can outlive its stop)."""
         mine = self._resolved.get(task_id)
 
         def closed(_: TaskProcess) -> None:
@@ -430,7 +430,7 @@ class Worker:
         verify_generation: Callable[[], None],
         task_count: int | None = None,
     ) -> bool:
-        """Create and start a task's thread; False (and FAILED status) if it cannot be built.
+        """Create and start a task's runner (its process); False (and FAILED status) if it cannot be built.
 
         ``connector_props`` is the connector's config as stored; an invalid one fails the task, and so
         does ``task_count`` (the connector's stored task configs) above its ``tasks.max`` (Java 4.x).

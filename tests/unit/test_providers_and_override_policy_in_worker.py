@@ -32,7 +32,7 @@ from connect_runtime.errors import BadRequestHttpError
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.redaction import redactor
 from connect_runtime.types import ConnectorTaskId, TargetState
-from connect_runtime.worker.connector_offsets import SourceConnectorOffsets
+from connect_runtime.worker.offsets_admin import SourceConnectorOffsets
 from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.worker import TASK_CLASS_CONFIG, Worker
 from rest.models import ConfigInfosModel
