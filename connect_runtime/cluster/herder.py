@@ -188,7 +188,7 @@ class DistributedHerder:
         self._submit(lambda: self._needs_reconfig.add(connector))
 
     def schedule_task_retry(self, task: ConnectorTaskId, delay_s: float) -> None:
-        """Worker callback (task thread): ``task`` failed on a transient error; restart it after ``delay_s``."""
+        """Worker callback (the thread serving a task process's channel): ``task`` failed on a transient error; restart it after ``delay_s``."""
         due = time.monotonic() + delay_s
         self._submit(lambda: self._task_retries.__setitem__(task, due))
 
@@ -465,7 +465,7 @@ class DistributedHerder:
             state = self.config_store.refresh()
         except TimeoutError as e:
             raise RetriableException(f"Timed out reading the config topic while starting task {task}") from e
-        # Parsed here, not through the herder's cache: this runs on the task's thread.
+        # Parsed here, not through the herder's cache: this runs on the thread serving the task process's call.
         try:
             assignment = Assignment.parse(state.assignment) if state.assignment is not None else None
         except (ValueError, KeyError, TypeError):
