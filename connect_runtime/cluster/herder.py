@@ -188,7 +188,8 @@ class DistributedHerder:
         self._submit(lambda: self._needs_reconfig.add(connector))
 
     def schedule_task_retry(self, task: ConnectorTaskId, delay_s: float) -> None:
-        """Worker callback (the thread serving a task process's channel): ``task`` failed on a transient error; restart it after ``delay_s``."""
+        """Worker callback (on the thread serving a task process's channel): ``task`` failed on a
+        transient error; restart it after ``delay_s``."""
         due = time.monotonic() + delay_s
         self._submit(lambda: self._task_retries.__setitem__(task, due))
 
