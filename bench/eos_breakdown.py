@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Where the task thread's time goes: one VerifiableSource task exactly once (poll boundary, 1000 records
+"""Where the task's loop thread spends its time: one VerifiableSource task exactly once (poll boundary, 1000 records
 per poll and per transaction) and the same task at least once, in two worker child processes on one
 broker, measured in alternating windows (E A E A ... with ``--rounds``; the other worker paused).
 
 Each worker loads ``bench/task_timing.py``, which times the task loop's phases per poll (the plugin's
 ``poll``, ``_send_batch`` = conversion + ``produce``, ``batch_end`` = the commit or the offsets flush, the
-``commit_transaction`` calls and the time the task thread waited for a commit). Per window it prints
+``commit_transaction`` calls and the time the task's loop thread waited for a commit). Per window it prints
 records/s (as ``eos_throughput.py`` counts them: committed seqnos exactly once, high-watermark growth at
 least once), the worker's CPU cores, and per poll the milliseconds of each phase and what is left
 (``other_ms``: the loop itself, pause checks, GIL waits).
@@ -121,7 +121,7 @@ def per_poll(delta: dict[str, float]) -> dict[str, float]:
     """Milliseconds per poll of each phase from the growth of the totals over a window."""
     polls = max(1.0, delta["polls"])
     out = {f"{p}_ms": round(delta[f"{p}_s"] * 1000 / polls, 3) for p in PHASES}
-    # The task thread waited for the commit (or the offsets flush) in batch_end, except while it polled ahead.
+    # The task's loop thread waited for the commit (or the offsets flush) in batch_end, except while it polled ahead.
     blocked = delta["batch_end_s"] - delta.get("poll_ahead_s", 0.0)
     out["blocked_in_batch_end_ms"] = round(blocked * 1000 / polls, 3)
     loop = delta["loop_wall_s"]

@@ -9,7 +9,7 @@ poll, never per record). The totals, in seconds unless named otherwise:
   exactly once the ``begin_transaction`` that opens the batch's transaction);
 * ``batch_end_s``: ``batch_end`` (exactly once: the commit; at least once: the offsets flush when due);
 * ``commit_transaction_s``: exactly once, the ``commit_transaction`` calls (the flush of the records
-  and the EndTxn round trip), on the task thread or on its commit thread;
+  and the EndTxn round trip), on the task's loop thread or on its commit thread;
 * ``poll_ahead_s``: the part of ``batch_end_s`` spent in ``poll_ahead``, for a loop that polls its next
   batch while its commit runs on another thread (as commit a4e4868 did, reverted); 0 otherwise;
 * ``flush_s``: at least once, ``producer.flush`` before offsets are written;

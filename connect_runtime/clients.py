@@ -104,7 +104,7 @@ def classify_error(exc: BaseException | KafkaError) -> ErrorKind:
     "No leaders found", ``_TRANSPORT``, ``_ALL_BROKERS_DOWN``, ``_TIMED_OUT``) and the broker's
     NOT_LEADER/COORDINATOR_* answers are not among them. So every Kafka error is transient unless it
     is known not to be: an unclassified error retried with backoff costs a log line per 30 s, a
-    transient one taken as fatal stopped the whole worker (issue 8). Exceptions that are not Kafka
+    transient one taken as fatal stops the whole worker. Exceptions that are not Kafka
     errors (other than timeouts) are bugs, and fatal.
 
     This is the policy of the worker's own background loops, which must outlive any outage; whether

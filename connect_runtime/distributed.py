@@ -23,7 +23,7 @@ from connect_runtime.config.worker_plugins import WorkerPlugins
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage.config_store import KafkaConfigBackingStore
 from connect_runtime.storage.config_writer import ConfigTopicWriter
-from connect_runtime.storage.offset_store import KafkaOffsetBackingStore
+from connect_runtime.storage.offset_backing_store import KafkaOffsetBackingStore
 from connect_runtime.storage.status_store import KafkaStatusBackingStore
 from connect_runtime.storage.topics import (
     OFFSET_TOPIC_KEY,
@@ -117,7 +117,7 @@ class DistributedWorker:
                         lambda c: herder_ref[0].request_reconfiguration(c),
                         on_tasks_changed=lambda: herder_ref[0].on_tasks_changed(),
                         retry_task=lambda t, delay: herder_ref[0].schedule_task_retry(t, delay),
-                        worker_plugins=self._worker_plugins)
+                        worker_plugins=self._worker_plugins, fencing=_HerderFencing(herder_ref))
         # Tasks run in processes forked from a fork server: start it while the worker joins.
         threading.Thread(target=warm_up, name="task-process-warm-up", daemon=True).start()
         membership = Membership(cfg.session_timeout_ms)
@@ -242,3 +242,13 @@ def _cluster_id(admin: AdminClient, errors: _ClientErrors, timeout_s: float) -> 
                     "Failed to connect to and describe Kafka cluster. Check worker's broker connection and security "
                     f"properties. (No answer from bootstrap.servers within default.api.timeout.ms="
                     f"{timeout_s * 1000:.0f}: {reason})") from None
+
+
+class _HerderFencing:
+    """The worker's ``ZombieFencing``: the herder's, which is made after the worker it drives."""
+
+    def __init__(self, herder_ref: list[DistributedHerder]) -> None:
+        self._herder_ref = herder_ref
+
+    def fence_zombies(self, connector: str) -> None:
+        self._herder_ref[0].task_fencing.fence_zombies(connector)

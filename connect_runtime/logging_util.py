@@ -2,7 +2,7 @@
 
 When Kafka is unreachable every client of a worker (the readers of the three internal topics, the
 shared producer, each task's producer, admin clients) reports the same failure again and again; a
-30 s broker outage used to write thousands of ERROR lines and bury the one line that mattered.
+30 s broker outage would write thousands of ERROR lines and bury the one line that matters.
 The first occurrence of a message is always logged; repeats within ``interval_s`` are counted and
 dropped; the next one after the interval is logged with the count of what was dropped, so the log
 still says how long and how often the problem lasted.

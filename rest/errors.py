@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from http import HTTPStatus
-from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -26,7 +25,7 @@ from connect_runtime.api.errors import ConnectException
 from connect_runtime.errors import HttpStatusError
 from connect_runtime.plugins.registry import PluginNotFoundError
 from connect_runtime.storage.config_writer import ConfigWriteError
-from connect_runtime.worker.connector_offsets import InvalidOffsetsRequest
+from connect_runtime.worker.offsets_admin import InvalidOffsetsRequest
 from rest.forwarding import ForwardedResponse
 from rest.middleware import HttpMiddleware
 from rest.models import ErrorMessage
@@ -159,7 +158,3 @@ def install_exception_handlers(app: FastAPI) -> None:
     app.add_middleware(CatchAllMiddleware)
 
 
-def error_body(status: int, message: str | None) -> dict[str, Any]:
-    """The JSON body of a Connect error (for tests and clients)."""
-    body: dict[str, Any] = ErrorMessage(error_code=status, message=message).to_json()
-    return body

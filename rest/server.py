@@ -1,6 +1,7 @@
 """Serve the REST application with uvicorn on a background thread.
 
-The worker process owns the herder thread and the task threads; the REST API gets one more thread
+The worker process owns the herder thread and one thread per connector (tasks run in processes of
+their own); the REST API gets one more thread
 running uvicorn's event loop. :class:`RestServer` binds the listening socket itself, so that a port
 already in use fails :meth:`RestServer.start` with a clear error at once, and port 0 (an ephemeral
 port, for tests) is known before the first request.
@@ -213,11 +214,6 @@ class RestServers:
         if not servers:
             raise ValueError("at least one REST server is needed")
         self.servers = list(servers)
-
-    @property
-    def urls(self) -> list[str]:
-        """The URLs actually served, in listener order (ephemeral ports resolved)."""
-        return [server.url for server in self.servers]
 
     def start(self) -> None:
         started: list[RestServer] = []

@@ -7,27 +7,35 @@ ids ``<group.id>-<connector>-0..previous-1`` are fenced in parallel (a producer 
 ``init_transactions()``: librdkafka has no FenceProducers admin call), the config topic is read again,
 and the new count is recorded unless the generation moved meanwhile (409). Rounds run on a pool of
 their own, never on the herder thread; concurrent requests for one connector share one round.
+
+A task that starts (start-up step 4) asks through :class:`TaskFencing`, the worker's one
+``ZombieFencing``: the leader fences itself, any other worker asks the leader over internal REST.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from confluent_kafka import Producer
 
-from connect_runtime.api.errors import ConnectException
+from connect_runtime.api.errors import ConfigException, ConnectException, RetriableException
 from connect_runtime.api.kafka_clients import init_transactions
 from connect_runtime.clients import producer_config
+from connect_runtime.cluster.internal_client import InternalClient
 from connect_runtime.cluster.leadership import Leadership
+from connect_runtime.config.connector_config import SourceConnectorConfig
+from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import BadRequestHttpError, ConflictHttpError, NotFoundHttpError
 from connect_runtime.storage import formats
 from connect_runtime.storage.config_store import KafkaConfigBackingStore
 from connect_runtime.types import ConnectorTaskId
+from connect_runtime.worker.worker import Worker
 
 logger = logging.getLogger(__name__)
 
@@ -117,3 +125,66 @@ class ZombieFencer:
         producer = Producer(producer_config(conf))
         init_transactions(producer, _PRODUCER_INIT_TIMEOUT_S)
         producer.flush(0)
+
+
+def fencing_producer_settings(worker: Worker, connector_props: Mapping[str, str]) -> dict[str, Any]:
+    """The task producers' cluster: ``producer.override.bootstrap.servers`` may name another one
+    (a provider placeholder resolved; refused when the override policy disallows it, as at task start).
+
+    A config that cannot be resolved or parsed fails the round: falling back to the worker's own
+    producer settings would fence on the wrong cluster when the tasks' producers are overridden."""
+    failed = FENCE_FAILED.format(connector_props.get("name", ""))
+    try:
+        resolved = worker.worker_plugins.config_transformer.transform(connector_props)
+    except ConfigException as e:
+        raise ConnectException(f"{failed}: {e}") from e
+    try:
+        cfg = SourceConnectorConfig.parse(resolved.data)
+    except ConfigException as e:
+        # A parse error may quote a value a provider resolved: no secret in the error, nor in its cause.
+        raise ConnectException(f"{failed}: {resolved.redact(str(e))}") from None
+    check_client_overrides(worker.worker_plugins.override_policy, cfg.name,
+                           worker.plugins.connector_class(cfg.connector_class), cfg.originals)
+    return worker.offset_stores.client_settings(cfg, "producer")
+
+
+class TaskFencing:
+    """The worker's ``ZombieFencing``: called for a starting task (on the worker's thread that serves the
+    task process's channel), it fences locally when this worker leads, else asks the leader.
+
+    A failure fails the task as retriable: it is restarted with backoff until fencing succeeds or its
+    generation changes (a leader that is being elected, a broker that is restarting).
+    """
+
+    def __init__(self, config: WorkerConfig, leadership: Leadership, fencer: ZombieFencer,
+                 internal: InternalClient, stopping: threading.Event) -> None:
+        self._timeout_s = config.rebalance_timeout_ms / 1000.0
+        self._leadership = leadership
+        self._fencer = fencer
+        self._internal = internal
+        self._stopping = stopping
+
+    def fence_zombies(self, connector: str) -> None:
+        try:
+            self._request(connector)
+        except ConflictHttpError as e:
+            raise RetriableException(str(e)) from e  # new task configs: the assignment restarts the task
+        except Exception as e:
+            if isinstance(e, BadRequestHttpError | NotFoundHttpError):
+                raise
+            raise RetriableException(f"Zombie fencing for connector {connector} failed: {e}") from e
+
+    def _request(self, connector: str) -> None:
+        if self._leadership.is_leader:
+            self._fencer.fence_zombies(connector).result(self._timeout_s)
+            return
+        deadline = time.monotonic() + self._timeout_s
+        url = self._leadership.leader_url()
+        while url is None and time.monotonic() < deadline and not self._stopping.wait(0.2):
+            url = self._leadership.leader_url()  # a leader election is under way
+        if url is None:
+            raise ConnectException(f"Cannot fence zombies of connector {connector}: the leader is unknown")
+        if self._leadership.is_leader:
+            self._fencer.fence_zombies(connector).result(self._timeout_s)
+            return
+        self._internal.fence_zombies(url, connector)

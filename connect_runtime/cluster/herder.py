@@ -10,6 +10,13 @@ Coordination goes through Kafka only (docs/architecture.md, "The cluster protoco
 - placement: the leader writes ``assignment`` records (``assignment.py``); each worker runs its share;
 - task configs: the connector's owner computes them and hands them to the leader (internal REST);
 - zombie fencing before an exactly-once task starts: by the leader (``PUT /connectors/{c}/fence``).
+
+This module keeps the herder's state machine: its thread, its request queue, the tick, and applying
+this worker's share of the assignment. The jobs it drives are in modules named after them, as Java's
+``DistributedHerder`` hands work to ``HerderRequest``s and ``RestartPlan``: ``leader_duties`` (session
+keys, placement), ``task_configs``, ``fencing`` (rounds, and the worker's ``ZombieFencing``),
+``restarts``, ``config_requests``, ``offsets_requests``, ``active_topics``, ``logger_levels``, with
+REST reads in ``cluster_view`` and validation in ``validation``.
 """
 
 from __future__ import annotations
@@ -23,15 +30,17 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from confluent_kafka import Producer
 
-from connect_runtime.api.errors import ConfigException, ConnectException, RetriableException
+from connect_runtime.api.errors import ConnectException, RetriableException
 from connect_runtime.clients import ErrorKind, classify_error
-from connect_runtime.cluster.assignment import Assignment, plan, what_runs
+from connect_runtime.cluster.active_topics import ActiveTopics
+from connect_runtime.cluster.assignment import Assignment
 from connect_runtime.cluster.cluster_view import ClusterView
-from connect_runtime.cluster.fencing import FENCE_FAILED, ZombieFencer
+from connect_runtime.cluster.config_requests import ConfigRequests
+from connect_runtime.cluster.fencing import TaskFencing, ZombieFencer, fencing_producer_settings
 from connect_runtime.cluster.heartbeats import HeartbeatWriter
 from connect_runtime.cluster.herder_api import (
     ConfigInfos,
@@ -42,50 +51,35 @@ from connect_runtime.cluster.herder_api import (
     LoggerLevelInfo,
     PluginDesc,
     SessionKeyInfo,
-    StateInfo,
     TaskInfo,
     TaskStateInfo,
 )
 from connect_runtime.cluster.internal_client import InternalClient
+from connect_runtime.cluster.leader_duties import LeaderDuties
 from connect_runtime.cluster.leadership import Leadership
-from connect_runtime.cluster.membership import Heartbeat, Membership
-from connect_runtime.cluster.request_signature import generate_key
+from connect_runtime.cluster.logger_levels import LoggerLevels
+from connect_runtime.cluster.membership import Membership
+from connect_runtime.cluster.offsets_requests import OffsetsRequests
+from connect_runtime.cluster.restarts import owner_url, plan_restart, restarting
+from connect_runtime.cluster.task_configs import TaskConfigs
 from connect_runtime.cluster.validation import ConnectorValidator
-from connect_runtime.config.connector_config import SourceConnectorConfig
-from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig
-from connect_runtime.errors import (
-    AlreadyExistsHttpError,
-    BadRequestHttpError,
-    ConflictHttpError,
-    ForbiddenHttpError,
-    NotAssignedHttpError,
-    NotFoundHttpError,
-    NotLeaderHttpError,
-)
+from connect_runtime.errors import NotAssignedHttpError, NotFoundHttpError
 from connect_runtime.futures import deferred
-from connect_runtime.loggers import Loggers
 from connect_runtime.logging_util import RateLimitedLogger
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage import formats
-from connect_runtime.storage.config_store import (
-    ASSIGNMENT_KEY,
-    ClusterConfigState,
-    KafkaConfigBackingStore,
-    LeaderRecord,
-)
+from connect_runtime.storage.config_store import ClusterConfigState, KafkaConfigBackingStore, LeaderRecord
 from connect_runtime.storage.config_writer import ConfigTopicWriter, ConfigWriteError
-from connect_runtime.storage.status_store import KafkaStatusBackingStore, State
+from connect_runtime.storage.status_store import KafkaStatusBackingStore
 from connect_runtime.types import ConnectorOffset, ConnectorOffsets, ConnectorTaskId, TargetState
-from connect_runtime.worker.connector_offsets import SourceConnectorOffsets, normalize_offsets
-from connect_runtime.worker.worker import TooManyTasksException, Worker
+from connect_runtime.worker.offsets_admin import SourceConnectorOffsets
+from connect_runtime.worker.worker import Worker
 
 logger = logging.getLogger(__name__)
 _rate_limited = RateLimitedLogger(logger)
 
 T = TypeVar("T")
-
-_OFFSETS_FENCE_FAILED = "Failed to perform zombie fencing for source connector prior to modifying offsets"
 
 
 class DistributedHerder:
@@ -109,10 +103,11 @@ class DistributedHerder:
         self._worker_url = worker_url
         self.config_store = config_store
         self.status_store = status_store
-        self._plain_producer = config_producer
         self.plugins = plugins
         self._cluster_id = kafka_cluster_id
         self.membership = membership
+        # REST reads: answered from the snapshots on the caller's thread (``cluster_view.py``).
+        self._view = ClusterView(config_store, status_store, plugins, worker.worker_id)
         self._validator = ConnectorValidator(config, plugins, worker.worker_plugins)
         self._internal = InternalClient(self.session_key, config.inter_worker_signature_algorithm,
                                         tls=worker.worker_plugins.peer_tls)
@@ -142,24 +137,31 @@ class DistributedHerder:
         self._task_generations: dict[ConnectorTaskId, int] = {}
         self._needs_reconfig: set[str] = set()
         self._restarts_applied: int | None = None
-        # Slow work never runs on the herder thread (one slow plugin or fencing round used to stall every
-        # request): fencing rounds on the fencer's pool, plugin validation and offsets changes on this
+        # Slow work never runs on the herder thread, so one slow plugin or fencing round cannot stall every
+        # request: fencing rounds on the fencer's pool, plugin validation and offsets changes on this
         # one (a request may wait for a fencing round, never the reverse: the pools cannot starve).
         self._fencer = ZombieFencer(config, config_store, self._leadership, self._is_source,
-                                    self._fencing_producer_settings, self._on_herder)
+                                    lambda props: fencing_producer_settings(worker, props), self._on_herder)
+        #: The worker's ``ZombieFencing``: what its starting exactly-once tasks call.
+        self.task_fencing = TaskFencing(config, self._leadership, self._fencer, self._internal, self._stopping)
         self._slow_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="herder-work")
         # Tasks that failed on a transient error: when to restart them.
         self._task_retries: dict[ConnectorTaskId, float] = {}
-        self._offsets = SourceConnectorOffsets(worker.config, worker.plugins, worker.offset_stores,
-                                              worker.worker_plugins)
-        # REST reads: answered from the snapshots on the caller's thread (``cluster_view.py``).
-        self._view = ClusterView(config_store, status_store, plugins, worker.worker_id)
-        self._loggers = Loggers()
-        #: Deleted connectors whose active topics are reset once their tasks here have stopped.
-        self._topics_to_reset: set[str] = set()
-        #: The config topic offset read at start-up; cluster logger levels after it are applied.
-        self._startup_config_offset: int | None = None
-        config_store.logger_listener = self._on_logger_record
+        self._offsets = OffsetsRequests(config, config_store, self._leadership, self._view,
+                                        SourceConnectorOffsets(worker.config, worker.plugins, worker.offset_stores,
+                                                               worker.worker_plugins),
+                                        self.fence_zombies, self._submit, self._slow_pool)
+        self._task_configs = TaskConfigs(worker, config_store, self._leadership, self._internal, self._slow_pool,
+                                         self._submit, self.request_reconfiguration, self._require, self._stopping)
+        self._leader_duties = LeaderDuties(config, worker.worker_id, worker_url, self._session, config_store,
+                                           membership, self._leadership, self._parsed_assignment,
+                                           self._running_items)
+        self._active_topics = ActiveTopics(config, status_store, self._view)
+        self._config_requests = ConfigRequests(config_store, status_store, self._leadership, self._validator,
+                                               self._view, config_producer, self._slow_pool, self._on_herder,
+                                               self._submit, self._task_configs.write, self._active_topics.reset)
+        self._logger_levels = LoggerLevels(config_store, config_producer)
+        config_store.logger_listener = self._logger_levels.on_record
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> None:
@@ -186,7 +188,8 @@ class DistributedHerder:
         self._submit(lambda: self._needs_reconfig.add(connector))
 
     def schedule_task_retry(self, task: ConnectorTaskId, delay_s: float) -> None:
-        """Worker callback (task thread): ``task`` failed on a transient error; restart it after ``delay_s``."""
+        """Worker callback (on the thread serving a task process's channel): ``task`` failed on a
+        transient error; restart it after ``delay_s``."""
         due = time.monotonic() + delay_s
         self._submit(lambda: self._task_retries.__setitem__(task, due))
 
@@ -209,7 +212,7 @@ class DistributedHerder:
 
     def _run(self) -> None:
         try:
-            self._startup_config_offset = self.config_store.refresh(120).offset
+            self._logger_levels.startup_config_offset = self.config_store.refresh(120).offset
             self.status_store.refresh(120)
             self._restarts_applied = len(self.config_store.snapshot().restart_requests)
             self._heartbeats.start()
@@ -304,15 +307,15 @@ class DistributedHerder:
         state = self.config_store.snapshot()
         self._leadership.update(state)
         if self._is_leader:
-            self._lead(self.config_store.snapshot())
+            self._leader_duties.run(self.config_store.snapshot())
         state = self.config_store.snapshot()
         self._retry_failed_tasks(state)
         self._apply_assignment(state)
-        self._reset_deleted_connector_topics()
+        self._active_topics.reset_deleted(lambda: {t.connector for t in self.worker.task_ids()})
         self._apply_restarts(state)
         for name in list(self._needs_reconfig):
             self._needs_reconfig.discard(name)
-            self._reconfigure_tasks(name, self.config_store.snapshot())
+            self._task_configs.reconfigure(name, self.config_store.snapshot())
 
     # -- leadership (``leadership.py``) ------------------------------------------------------------
     @property
@@ -330,50 +333,6 @@ class DistributedHerder:
 
     def _require_leader(self) -> None:
         self._leadership.require_leader()
-
-    # -- what the leader does each tick -----------------------------------------------------------
-    def _lead(self, state: ClusterConfigState) -> None:
-        try:
-            self._rotate_session_key(state)
-            self._rebalance(state)
-        except ConfigWriteError as e:
-            logger.warning("Leader write failed: %s", e)
-
-    def _rotate_session_key(self, state: ClusterConfigState) -> None:
-        key = state.session_key
-        ttl_ms = self.config.inter_worker_key_ttl_ms
-        now_ms = int(time.time() * 1000)
-        if key is not None and now_ms - key.creation_timestamp < ttl_ms:
-            return
-        algorithm = self.config.inter_worker_key_generation_algorithm
-        secret = generate_key(algorithm, self.config.inter_worker_key_size)
-        self._leader_write([formats.session_key_record(secret, algorithm, now_ms)])
-        logger.info("Leader distributed a new session key")
-
-    def _rebalance(self, state: ClusterConfigState) -> None:
-        now = time.monotonic()
-        live = self.membership.live(now)
-        live.setdefault(self.worker_id(), Heartbeat(self.worker_id(), self._worker_url, self._session, 0))
-        previous = self._parsed_assignment(state)
-        if self.membership.settling(2 * self._heartbeat_s, now):
-            # Just caught up (a successor that started a moment ago): a worker seen only in replay may be
-            # alive and running its share; leave it that until its first heartbeat says otherwise.
-            for w, b in self.membership.seen_recently(now).items():
-                live.setdefault(w, b)
-        tasks = [t for c in state.connectors() for t in state.tasks(c)]
-        # Leaving workers are not live, but what they still run must stop before it runs elsewhere.
-        beats = {**self.membership.leaving(now), **live}
-        running = what_runs({w: (b.generation, b.connectors, b.tasks) for w, b in beats.items()
-                             if w != self.worker_id()}, previous)
-        running[self.worker_id()] = self._running_items()
-        nxt = plan(previous, list(live), state.connectors(), tasks, running, self.worker_id(), self._worker_url,
-                   now_ms=int(time.time() * 1000), memory_ms=self.config.scheduled_rebalance_max_delay_ms)
-        if nxt is previous:
-            return
-        self._leader_write([(ASSIGNMENT_KEY, nxt.to_bytes())])
-        logger.info("Leader wrote assignment generation %d: %s", nxt.generation,
-                    {w: (sorted(a.connectors), [str(t) for t in sorted(a.tasks)]) for w, a in nxt.workers.items()})
-        self.config_store.refresh()
 
     def _parsed_assignment(self, state: ClusterConfigState) -> Assignment | None:
         if state.assignment is None:
@@ -421,7 +380,7 @@ class DistributedHerder:
                  if t not in mine.tasks or t not in state.tasks(t.connector)
                  or self._task_generations.get(t) != state.task_config_generation(t.connector)]
         # A deleted connector's active topics are reset once its tasks here are gone (Java's onRevoked).
-        self._topics_to_reset.update(t.connector for t in stale if not state.contains(t.connector))
+        self._active_topics.reset_when_stopped(t.connector for t in stale if not state.contains(t.connector))
         if stale:
             self.worker.stop_tasks(stale)  # in the background; restarted once gone (on_tasks_changed)
             for t in stale:
@@ -438,13 +397,13 @@ class DistributedHerder:
                 self._applied_configs[name] = cfg
                 self._applied_states[name] = target
                 # Started on the connector's own thread: its task configs are asked for once it is up.
-                self._reconfigure_after(name, self.worker.start_connector(name, cfg, target))
+                self._task_configs.reconfigure_after(name, self.worker.start_connector(name, cfg, target))
                 changed = True
             elif self._applied_states.get(name) is not target:
                 self._applied_states[name] = target
                 resumed = self.worker.set_connector_state(name, target)
                 if target is TargetState.STARTED:
-                    self._reconfigure_after(name, resumed)
+                    self._task_configs.reconfigure_after(name, resumed)
         for task in sorted(mine.tasks):
             if task in self.worker.task_ids():
                 continue  # running, failed, or its previous instance is still stopping
@@ -457,7 +416,6 @@ class DistributedHerder:
             gen = state.task_config_generation(task.connector)
             self._task_generations[task] = gen
             self.worker.start_task(task, state.connector_configs[task.connector], task_cfg, target,
-                                   fence=functools.partial(self._fence_for_task, task.connector),
                                    verify_generation=functools.partial(self._verify_task_generation, task, gen),
                                    task_count=state.task_counts.get(task.connector))
             changed = True
@@ -508,7 +466,7 @@ class DistributedHerder:
             state = self.config_store.refresh()
         except TimeoutError as e:
             raise RetriableException(f"Timed out reading the config topic while starting task {task}") from e
-        # Parsed here, not through the herder's cache: this runs on the task's thread.
+        # Parsed here, not through the herder's cache: this runs on the thread serving the task process's call.
         try:
             assignment = Assignment.parse(state.assignment) if state.assignment is not None else None
         except (ValueError, KeyError, TypeError):
@@ -519,154 +477,10 @@ class DistributedHerder:
                 f"Failing task {task} as its task configurations were changed or it was revoked while "
                 "it was starting up")
 
-    def _fence_for_task(self, connector: str) -> None:
-        """Start-up step 4, on the task's thread: fence locally if leader, else ask the leader.
-
-        A failure fails the task as retriable: it is restarted with backoff until fencing succeeds or
-        its generation changes (a leader that is being elected, a broker that is restarting).
-        """
-        try:
-            self._request_fencing(connector)
-        except ConflictHttpError as e:
-            raise RetriableException(str(e)) from e  # new task configs: the assignment restarts the task
-        except Exception as e:
-            if isinstance(e, BadRequestHttpError | NotFoundHttpError):
-                raise
-            raise RetriableException(f"Zombie fencing for connector {connector} failed: {e}") from e
-
-    def _request_fencing(self, connector: str) -> None:
-        timeout_s = self.config.rebalance_timeout_ms / 1000.0
-        if self._is_leader:
-            self.fence_zombies(connector).result(timeout_s)
-            return
-        deadline = time.monotonic() + timeout_s
-        url = self.leader_url()
-        while url is None and time.monotonic() < deadline and not self._stopping.wait(0.2):
-            url = self.leader_url()  # a leader election is under way
-        if url is None:
-            raise ConnectException(f"Cannot fence zombies of connector {connector}: the leader is unknown")
-        if self._is_leader:
-            self.fence_zombies(connector).result(timeout_s)
-            return
-        self._internal.fence_zombies(url, connector)
-
-    # -- connector owner: task configs -------------------------------------------------------------
-    def _reconfigure_after(self, name: str, transition: Future[Any]) -> None:
-        """Ask for ``name``'s task configs once ``transition`` (a start or resume on the connector's
-        thread) has completed: back on the herder thread, like every other request."""
-        def done(_: Future[Any]) -> None:
-            if not self._stopping.is_set():
-                self.request_reconfiguration(name)
-
-        transition.add_done_callback(done)
-
-    def _reconfigure_tasks(self, name: str, state: ClusterConfigState) -> None:
-        if not state.contains(name) or not self.worker.is_running(name):
-            return
-        if state.target_state(name) is not TargetState.STARTED:
-            return
-        # The connector computes them on its own thread; the herder hands them on when they are ready.
-        computed = self.worker.connector_task_configs(name)
-        computed.add_done_callback(lambda f: self._submit(lambda: self._hand_task_configs(name, f)))
-
-    def _hand_task_configs(self, name: str, computed: Future[list[dict[str, str]]]) -> None:
-        """Herder thread: write (leader) or send to the leader the task configs a connector computed."""
-        if self._stopping.is_set():
-            return
-        try:
-            new_configs = computed.result()
-        except TooManyTasksException:
-            # The worker failed the connector; as in Java, no retry until it is reconfigured or restarted.
-            logger.debug("Connector %s generated too many tasks; will not retry configuring connector", name)
-            return
-        except Exception:
-            if self.worker.is_running(name):  # else it was stopped meanwhile: nothing to configure
-                logger.exception("Failed to reconfigure tasks of connector %s", name)
-            return
-        state = self.config_store.snapshot()
-        if not state.contains(name) or state.target_state(name) is not TargetState.STARTED:
-            return  # deleted, paused or stopped while its configs were computed
-        old = [state.task_config(t) for t in state.tasks(name)]
-        if name in state.task_counts and old == new_configs and name not in state.inconsistent \
-                and state.connector_config_applied(name):
-            return
-        if self._is_leader:
-            try:
-                self._write_task_configs(name, new_configs)
-            except Exception as e:
-                self._task_configs_not_handed(name, e)
-            return
-        url = self.leader_url()
-        if url is None:
-            self._task_configs_not_handed(name, ConflictHttpError("Leader is unknown"))
-            return
-        # A request to another worker: on the pool, so a slow leader holds up nothing here.
-        self._slow_pool.submit(self._send_task_configs, url, name, new_configs)
-
-    def _send_task_configs(self, url: str, name: str, configs: list[dict[str, str]]) -> None:
-        try:
-            self._internal.put_task_configs(url, name, configs)
-        except Exception as e:
-            self._task_configs_not_handed(name, e)
-
-    def _task_configs_not_handed(self, name: str, error: Exception) -> None:
-        logger.warning("Failed to hand task configurations of connector %s to the leader (will retry): %s",
-                       name, error)
-        self._retry_reconfigure_later(name)
-
-    def _retry_reconfigure_later(self, name: str) -> None:
-        def again() -> None:
-            if not self._stopping.wait(1.0):
-                self.request_reconfiguration(name)
-
-        threading.Thread(target=again, daemon=True, name=f"reconfigure-{name}").start()
-
-    def _write_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
-        """Leader: task records in one transaction, then the commit record in another
-        (docs/architecture.md, "Internal topic records")."""
-        self._require_leader()
-        state = self.config_store.refresh()
-        self._require(state, name)
-        if name in state.task_counts and len(configs) == 0 == state.task_counts[name]:
-            return
-        old = [state.task_config(t) for t in state.tasks(name)]
-        # The same task configs are written again when the connector config changed since they were
-        # committed (docs/architecture.md, "Internal topic records"): the new generation restarts the
-        # tasks with the new config (converters, producer overrides) and, under exactly-once, forces a
-        # new fencing round.
-        if name in state.task_counts and old == configs and name not in state.inconsistent \
-                and state.connector_config_applied(name):
-            return
-        if configs:
-            self._leader_write([formats.task_config_record(name, i, c) for i, c in enumerate(configs)])
-            self.config_store.refresh()
-        self._leader_write([formats.commit_record(name, len(configs))])
-        self.config_store.refresh()
-
     # -- zombie fencing (leader) ----------------------------------------------------------------
     def fence_zombies(self, name: str) -> Future[None]:
         """Fence the previous generation of ``name``'s task producers and record the task count."""
         return self._fencer.fence_zombies(name)
-
-    def _fencing_producer_settings(self, connector_props: Mapping[str, str]) -> dict[str, Any]:
-        """The task producers' cluster: ``producer.override.bootstrap.servers`` may name another one
-        (a provider placeholder resolved; refused when the override policy disallows it, as at task start).
-
-        A config that cannot be resolved or parsed fails the round: falling back to the worker's own
-        producer settings would fence on the wrong cluster when the tasks' producers are overridden."""
-        failed = FENCE_FAILED.format(connector_props.get("name", ""))
-        try:
-            resolved = self.worker.worker_plugins.config_transformer.transform(connector_props)
-        except ConfigException as e:
-            raise ConnectException(f"{failed}: {e}") from e
-        try:
-            cfg = SourceConnectorConfig.parse(resolved.data)
-        except ConfigException as e:
-            # A parse error may quote a value a provider resolved: no secret in the error, nor in its cause.
-            raise ConnectException(f"{failed}: {resolved.redact(str(e))}") from None
-        check_client_overrides(self.worker.worker_plugins.override_policy, cfg.name,
-                               self.plugins.connector_class(cfg.connector_class), cfg.originals)
-        return self.worker.offset_stores.client_settings(cfg, "producer")
 
     # -- restarts ---------------------------------------------------------------------------------
     def _apply_restarts(self, state: ClusterConfigState) -> None:
@@ -681,20 +495,14 @@ class DistributedHerder:
             self._restart_locally(req.connector, req.include_tasks, req.only_failed, state)
 
     def _restart_locally(self, name: str, include_tasks: bool, only_failed: bool, state: ClusterConfigState) -> None:
-        status = self.status_store.get_connector(name)
-        connector_failed = status is not None and status.state == State.FAILED
-        if name in self.worker.connector_names() and (not only_failed or connector_failed):
+        restart = plan_restart(name, include_tasks, only_failed, self.worker.connector_names(),
+                               self.worker.task_ids(), self.status_store.get_connector(name),
+                               self.status_store.get_task)
+        if restart.connector:
             self._stop_connector(name)  # the next apply starts it again
         if include_tasks:
-            redo = []
-            for t in self.worker.task_ids():
-                if t.connector != name:
-                    continue
-                ts = self.status_store.get_task(t)
-                if not only_failed or (ts is not None and ts.state == State.FAILED):
-                    redo.append(t)
-            self.worker.stop_tasks(redo)
-            for t in redo:
+            self.worker.stop_tasks(restart.tasks)
+            for t in restart.tasks:
                 self._task_generations.pop(t, None)
         self._apply_assignment(state)
 
@@ -712,14 +520,7 @@ class DistributedHerder:
             self._require_leader()
             key, value = formats.restart_request_record(name, include_tasks, only_failed)
             self._leader_write([(key, value)])
-            info = self._view.status_now(name)
-            connector_restarting = not only_failed or info.connector.state == State.FAILED
-            if connector_restarting:
-                info.connector = StateInfo(State.RESTARTING, info.connector.worker_id, None,
-                                           version=info.connector.version)
-            if include_tasks:
-                info.tasks = [TaskStateInfo(State.RESTARTING, t.worker_id, None, t.id, version=t.version)
-                              if not only_failed or t.state == State.FAILED else t for t in info.tasks]
+            info = restarting(self._view.status_now(name), include_tasks, only_failed)
             self.config_store.refresh()
             return info
 
@@ -740,84 +541,20 @@ class DistributedHerder:
         return self._submit(run)
 
     def _owner_url(self, item: str | ConnectorTaskId) -> str | None:
-        assignment = self._assignment
-        if assignment is None:
-            return None
-        owner = (assignment.owner_of_task(item) if isinstance(item, ConnectorTaskId)
-                 else assignment.owner_of_connector(item))
-        if owner is None:
-            return None
-        beat = self.membership.heartbeat(owner)
-        return beat.url if beat is not None else None
+        return owner_url(self._assignment, self.membership, item)
 
     def stop_connector(self, name: str) -> Future[None]:
-        def run() -> None:
-            state = self.config_store.refresh()
-            self._require(state, name)
-            self._require_leader()
-            self._write_task_configs(name, [])
-            self._leader_write([formats.target_state_record(name, TargetState.STOPPED.value)])
-            self.config_store.refresh()
+        return self._config_requests.stop(name)
 
-        return self._submit(run)
-
-    # -- offsets (KIP-875) ---------------------------------------------------------------------------
+    # -- offsets (KIP-875, ``offsets_requests.py``) ----------------------------------------------
     def connector_offsets(self, name: str) -> Future[ConnectorOffsets]:
-        """Any worker answers (as the reference does): the herder thread checks the connector exists,
-        the offsets are read off it."""
-        def run() -> Future[ConnectorOffsets]:
-            state = self._snapshot()
-            self._require(state, name)
-            return self._offsets.read(name, state.connector_configs[name])
-
-        return _flatten(self._submit(run))
+        return self._offsets.read(name)
 
     def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> Future[str]:
-        if not offsets:
-            failed: Future[str] = Future()
-            failed.set_exception(ConnectException("The offsets to be altered may not be null or empty"))
-            return failed
-        return self._modify_offsets(name, list(offsets))
+        return self._offsets.alter(name, offsets)
 
     def reset_connector_offsets(self, name: str) -> Future[str]:
-        return self._modify_offsets(name, None)
-
-    def _modify_offsets(self, name: str, offsets: list[ConnectorOffset] | None) -> Future[str]:
-        """Reference ``DistributedHerder.modifyConnectorOffsets``: the checks, then under exactly-once a
-        fencing round, then the offsets are read and written; none of it on the herder thread."""
-        def run() -> Future[str]:
-            cfg = self._modify_offsets_checks(name)
-            normalized = normalize_offsets(name, offsets) if offsets is not None else None
-            if self.config.exactly_once_source_enabled and self._is_source(cfg):
-                # No task of an older generation may commit offsets after ours: fence them all first.
-                logger.debug("Performing a round of zombie fencing before modifying offsets for source "
-                             "connector %s with exactly-once support enabled.", name)
-                try:
-                    self.fence_zombies(name).result(self.config.rebalance_timeout_ms / 1000.0)
-                except Exception as e:
-                    logger.error("Failed to perform zombie fencing for source connector prior to modifying "
-                                 "offsets", exc_info=e)
-                    raise ConnectException(_OFFSETS_FENCE_FAILED) from e
-                cfg = self._modify_offsets_checks(name)  # the fencing read the config topic again
-            return self._offsets.modify(name, cfg, normalized)
-
-        return _flatten(self._slow_pool.submit(run))
-
-    def _modify_offsets_checks(self, name: str) -> Mapping[str, str]:
-        if not self._is_leader:
-            raise NotLeaderHttpError("Only the leader can process external offsets modification requests",
-                                 self.leader_url())
-        try:
-            state = self.config_store.refresh()
-        except Exception as e:
-            raise ConnectException("Failed to read to end of config topic before modifying connector offsets") from e
-        self._require(state, name)
-        # STOPPED with no tasks: the tasks were at least asked to stop (zombies are fenced under EOS).
-        if state.target_state(name) is not TargetState.STOPPED or state.task_counts.get(name, 0) != 0:
-            raise BadRequestHttpError(
-                "Connectors must be in the STOPPED state before their offsets can be modified. This can be done "
-                f"for the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint")
-        return state.connector_configs[name]
+        return self._offsets.reset(name)
 
     # -- Herder protocol (REST) -----------------------------------------------------------------
     def worker_id(self) -> str:
@@ -845,9 +582,6 @@ class DistributedHerder:
     def _require(self, state: ClusterConfigState, name: str) -> None:
         self._view.require(state, name)
 
-    def _info(self, state: ClusterConfigState, name: str) -> ConnectorInfo:
-        return self._view.info(state, name)
-
     def _is_source(self, cfg: Mapping[str, str]) -> bool:
         return self._view.is_source(cfg)
 
@@ -859,134 +593,32 @@ class DistributedHerder:
 
     def put_connector_config(self, name: str, config: dict[str, str], allow_replace: bool,
                              initial_state: TargetState | None) -> Future[Created]:
-        return self._slow_pool.submit(self._validate_then_write, name, config, allow_replace, initial_state)
-
-    def _validate_then_write(self, name: str, config: dict[str, str], allow_replace: bool,
-                             initial_state: TargetState | None) -> Created:
-        """Validate (plugin validation may be slow: the caller is a pool thread), then write on the herder
-        thread."""
-        def write() -> Created:
-            self._require_leader()
-            state = self.config_store.refresh()
-            exists = state.contains(name)
-            if exists and not allow_replace:
-                raise AlreadyExistsHttpError(f"Connector {name} already exists")
-            records: list[tuple[str, bytes | None]] = []
-            if initial_state is not None and not exists:
-                records.append(formats.target_state_record(name, initial_state.value))
-            records.append(formats.connector_config_record(name, config))
-            self._check_size(records)
-            self._leader_write(records)
-            state = self.config_store.refresh()
-            return Created(not exists, self._info(state, name))
-
-        self._require_leader()
-        result = self._validator.validate(config)
-        self._validator.raise_if_invalid(result, config)
-        self._check_size([formats.connector_config_record(name, config)])
-        return self._on_herder(write)
+        return self._config_requests.put(name, config, allow_replace, initial_state)
 
     def patch_connector_config(self, name: str, patch: dict[str, str | None]) -> Future[Created]:
-        def patched() -> dict[str, str]:
-            # Leader first, as Java: a follower forwards the patch rather than merging a stale config.
-            self._require_leader()
-            state = self.config_store.refresh()
-            self._require(state, name)
-            config = dict(state.connector_configs[name])
-            for key, value in patch.items():
-                if value is None:
-                    config.pop(key, None)
-                else:
-                    config[key] = value
-            return config
-
-        def run() -> Created:
-            return self._validate_then_write(name, self._on_herder(patched), True, None)
-
-        return self._slow_pool.submit(run)
-
-    def _check_size(self, records: list[tuple[str, bytes | None]]) -> None:
-        """Refuse a write the config topic would refuse, before anything is written (a 400 naming the
-        limit instead of a failed transaction)."""
-        writer = self._leadership.writer
-        size = writer.batch_bytes(records)
-        if size > writer.max_batch_bytes:
-            raise BadRequestHttpError(
-                f"Connector configuration is too large: it takes {size} bytes in the config topic, more than "
-                f"the {writer.max_batch_bytes} bytes allowed by {writer.limit_source}")
+        return self._config_requests.patch(name, patch)
 
     def delete_connector(self, name: str) -> Future[None]:
-        def run() -> None:
-            state = self.config_store.refresh()
-            self._require(state, name)
-            self._require_leader()
-            self._leader_write([formats.connector_config_record(name, None),
-                                formats.target_state_record(name, None)])
-            self.config_store.refresh()
-            self.status_store.delete_connector(name)
-            # Java resets a deleted connector's active topics (when its workers let it go).
-            self._reset_active_topics(name)
+        return self._config_requests.delete(name)
 
-        return self._submit(run)
-
-    # -- active topics (KIP-558) ----------------------------------------------------------------
+    # -- active topics (KIP-558, ``active_topics.py``) and logger levels (``logger_levels.py``) -------
     def connector_active_topics(self, name: str) -> Future[list[str]]:
-        self._check_topic_tracking(reset=False)
-        return self._view.read(lambda: [t.topic for t in self.status_store.get_all_topics(name)])
-
-    def _reset_deleted_connector_topics(self) -> None:
-        if not self._topics_to_reset:
-            return
-        running = {t.connector for t in self.worker.task_ids()}
-        for name in [n for n in self._topics_to_reset if n not in running]:
-            self._topics_to_reset.discard(name)
-            self._reset_active_topics(name)
-
-    def _check_topic_tracking(self, reset: bool) -> None:
-        """Java's REST resource answers 403 when tracking (or its reset) is switched off on the worker."""
-        if not self.config.topic_tracking_enable:
-            raise ForbiddenHttpError("Topic tracking is disabled.")
-        if reset and not self.config.topic_tracking_allow_reset:
-            raise ForbiddenHttpError("Topic tracking reset is disabled.")
-
-    def _reset_active_topics(self, name: str) -> None:
-        for status in self.status_store.get_all_topics(name):
-            self.status_store.delete_topic(name, status.topic)
+        return self._active_topics.of(name)
 
     def reset_connector_active_topics(self, name: str) -> Future[None]:
-        self._check_topic_tracking(reset=True)
-        # Any worker may: the tombstones go to the status topic through this worker's producer, as Java.
-        return self._view.read(lambda: self._reset_active_topics(name))
+        return self._active_topics.reset_request(name)
 
-    # -- logger levels (KIP-495, KIP-976) ---------------------------------------------------------
     def logger_level(self, logger_name: str) -> LoggerLevelInfo | None:
-        found = self._loggers.level(logger_name)
-        return None if found is None else LoggerLevelInfo(*found)
+        return self._logger_levels.level(logger_name)
 
     def all_logger_levels(self) -> dict[str, LoggerLevelInfo]:
-        return {name: LoggerLevelInfo(*level) for name, level in self._loggers.all_levels().items()}
+        return self._logger_levels.all_levels()
 
     def set_worker_logger_level(self, namespace: str, level: str) -> list[str]:
-        return self._loggers.set_level(namespace, level)
+        return self._logger_levels.set_worker_level(namespace, level)
 
     def set_cluster_logger_level(self, namespace: str, level: str) -> None:
-        key, value = formats.logger_level_record(namespace, level)
-        # Any worker writes it, outside the leader's transactions (as Java does); every worker applies it
-        # when it reads it back, this one included.
-        self._plain_producer.produce(self.config_store.topic, key=key.encode(), value=value)
-        if self._plain_producer.flush(30):
-            raise ConfigWriteError(TimeoutError("logger level write timed out"), fenced=False)
-
-    def _on_logger_record(self, namespace: str, level: str, offset: int) -> None:
-        """Config reader thread: a ``logger-cluster-*`` record. Only those written after this worker read
-        its config topic at start-up are applied (Java's rule: a worker that starts later keeps its own
-        levels)."""
-        startup = self._startup_config_offset
-        if startup is None or offset <= startup:
-            logger.debug("Ignoring old logging level %s for namespace %s that was written to the config topic "
-                         "before this worker completed startup", level, namespace)
-            return
-        self._loggers.set_level(namespace, level)
+        self._logger_levels.set_cluster_level(namespace, level)
 
     def task_configs(self, name: str) -> Future[list[TaskInfo]]:
         return self._view.task_configs(name)
@@ -997,24 +629,14 @@ class DistributedHerder:
     def task_status(self, task: ConnectorTaskId) -> Future[TaskStateInfo]:
         return self._view.task_status(task)
 
-    def _write_target_state(self, name: str, state: TargetState) -> None:
-        snap = self.config_store.refresh()
-        self._require(snap, name)
-        key, value = formats.target_state_record(name, state.value)
-        # Pause/resume are written by any worker, outside the leader's transactions (as Java does).
-        self._plain_producer.produce(self.config_store.topic, key=key.encode(), value=value)
-        remaining = self._plain_producer.flush(30)
-        if remaining:
-            raise ConfigWriteError(TimeoutError("target state write timed out"), fenced=False)
-
     def pause_connector(self, name: str) -> None:
-        self._write_target_state(name, TargetState.PAUSED)
+        self._config_requests.write_target_state(name, TargetState.PAUSED)
 
     def resume_connector(self, name: str) -> None:
-        self._write_target_state(name, TargetState.STARTED)
+        self._config_requests.write_target_state(name, TargetState.STARTED)
 
     def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> Future[None]:
-        return self._submit(lambda: self._write_task_configs(name, configs))
+        return self._submit(lambda: self._task_configs.write(name, configs))
 
     def validate_connector_config(self, config: dict[str, str]) -> ConfigInfos:
         return self._validator.validate(config)
@@ -1047,30 +669,3 @@ class DistributedHerder:
     def __repr__(self) -> str:
         return f"DistributedHerder({self.worker_id()})"
 
-
-def _flatten(outer: Future[Future[T]]) -> Future[T]:
-    """The result of the future that ``outer`` yields (a herder step that hands work to a pool)."""
-    result: Future[T] = Future()
-
-    def inner_done(inner: Future[T]) -> None:
-        if inner.cancelled():
-            result.cancel()
-            return
-        exc = inner.exception()
-        if exc is not None:
-            result.set_exception(exc)
-        else:
-            result.set_result(inner.result())
-
-    def outer_done(f: Future[Future[T]]) -> None:
-        if f.cancelled():
-            result.cancel()
-            return
-        exc = f.exception()
-        if exc is not None:
-            result.set_exception(exc)
-        else:
-            f.result().add_done_callback(inner_done)
-
-    outer.add_done_callback(outer_done)
-    return result

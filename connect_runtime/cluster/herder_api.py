@@ -220,7 +220,7 @@ class Herder(Protocol):
         """Config key definitions of a plugin."""
         ...
 
-    # -- cluster operations (issue: distributed cluster) ----------------------------------------
+    # -- cluster operations -----------------------------------------------------------------------------
     def leader_url(self) -> str | None:
         """The REST URL of the current leader, or None while unknown."""
         ...

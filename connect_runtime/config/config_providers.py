@@ -262,11 +262,6 @@ class ConfigTransformer:
     def __init__(self, providers: Mapping[str, ConfigProvider]) -> None:
         self._providers = dict(providers)
 
-    @property
-    def provider_names(self) -> list[str]:
-        """The configured providers' names."""
-        return list(self._providers)
-
     def transform(self, configs: Mapping[str, str]) -> ResolvedConfig:
         """Resolve ``configs``; a provider's ConfigException (a refused or failed lookup) propagates."""
         wanted: dict[str, dict[str, set[str]]] = {}

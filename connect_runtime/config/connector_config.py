@@ -509,7 +509,6 @@ class SourceConnectorConfig:
     header_converter: str | None
     transforms: tuple[str, ...]
     predicates: tuple[str, ...]
-    config_action_reload: str
     errors_retry_timeout: int
     errors_retry_delay_max_ms: int
     errors_tolerance: ToleranceType
@@ -521,7 +520,6 @@ class SourceConnectorConfig:
     """None: use the worker's ``offset.flush.interval.ms``."""
     offsets_storage_topic: str | None
     """None: the worker's global offsets topic only."""
-    topic_creation_groups: tuple[str, ...]
     originals: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False, hash=False)
     """Every raw key the connector was configured with (may contain secrets, hence not in repr)."""
     topic_creation: tuple[TopicCreationGroupConfig, ...] = ()
@@ -547,11 +545,9 @@ class SourceConnectorConfig:
             if not topic_creation_enabled:
                 raise ConfigException(_CREATION_DISABLED_ERROR)
             creation = _topic_creation_groups(props)
-        groups = tuple(values["topic.creation.groups"])
-        if _DEFAULT_TOPIC_CREATION_GROUP in groups:
+        if _DEFAULT_TOPIC_CREATION_GROUP in values["topic.creation.groups"]:
             log.warning("'%s' topic creation group always exists and does not need to be listed explicitly",
                         _DEFAULT_TOPIC_CREATION_GROUP)
-            groups = tuple(g for g in groups if g != _DEFAULT_TOPIC_CREATION_GROUP)
         return cls(
             name=values["name"],
             connector_class=values["connector.class"],
@@ -561,7 +557,6 @@ class SourceConnectorConfig:
             header_converter=values["header.converter"],
             transforms=tuple(values["transforms"]),
             predicates=tuple(values["predicates"]),
-            config_action_reload=values["config.action.reload"],
             errors_retry_timeout=values["errors.retry.timeout"],
             errors_retry_delay_max_ms=values["errors.retry.delay.max.ms"],
             errors_tolerance=ToleranceType(values["errors.tolerance"]),
@@ -571,7 +566,6 @@ class SourceConnectorConfig:
             transaction_boundary=TransactionBoundary(values["transaction.boundary"].lower()),
             transaction_boundary_interval_ms=values["transaction.boundary.interval.ms"],
             offsets_storage_topic=values["offsets.storage.topic"],
-            topic_creation_groups=groups,
             originals=dict(props),
             topic_creation=creation,
         )

@@ -161,7 +161,3 @@ class PluginAllowlist:
             return found if isinstance(found, type) else None
         return None
 
-    def describe(self) -> str:
-        """What the allowlist allows, for messages (``plugin.allowed.packages`` and ``plugin.path``)."""
-        return (f"{ALLOWED_PACKAGES_CONFIG}=[{', '.join(self.packages)}], "
-                f"{PLUGIN_PATH_CONFIG}=[{', '.join(str(p) for p in self.plugin_path)}]")

@@ -76,7 +76,6 @@ __all__ = [
     "RestListener",
     "WorkerConfig",
     "WorkerConfigError",
-    "load_worker_config",
     "parse_listener",
     "plugin_allowlist",
     "read_worker_properties",
@@ -200,7 +199,7 @@ class WorkerConfigError(ConfigException):
 class WorkerConfig(BaseModel):
     """A distributed worker's configuration, parsed and validated.
 
-    Build it with :meth:`from_properties` (or :func:`load_worker_config` for a file): that turns
+    Build it with :meth:`from_properties` (a file's with :func:`read_worker_properties`): that turns
     every validation problem into a one-line :class:`WorkerConfigError`. Attributes use Python
     names; each field's alias is the Kafka key (``group_id`` <- ``group.id``).
     """
@@ -620,11 +619,6 @@ class WorkerConfig(BaseModel):
         settings = {k[len(prefix):]: v for k, v in self._originals.items() if k.startswith(prefix)}
         return class_name, settings
 
-    def rest_listener(self) -> tuple[str, int]:
-        """Host and port of the first listener, to bind the REST server to (``""`` = all interfaces)."""
-        _, host, port = parse_listener(self.listeners[0])
-        return host, port
-
     @cached_property
     def response_header_rules(self) -> tuple[ResponseHeaderRule, ...]:
         """The parsed rules of ``response.http.headers.config`` (validated when the config was), for the
@@ -737,9 +731,3 @@ def read_worker_properties(path: str | os.PathLike[str], overrides: Sequence[str
             raise WorkerConfigError(f'Invalid override "{override}": expected key=value')
         props[key] = value
     return props
-
-
-def load_worker_config(path: str | os.PathLike[str], overrides: Sequence[str] = ()) -> WorkerConfig:
-    """:func:`read_worker_properties`, then :meth:`WorkerConfig.from_properties` (placeholders unresolved:
-    a worker process loads its file through :func:`connect_runtime.composition.load_worker`)."""
-    return WorkerConfig.from_properties(read_worker_properties(path, overrides))

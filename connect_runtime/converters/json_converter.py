@@ -62,11 +62,6 @@ class JsonConverter(Converter, HeaderConverter):
     def __init__(self) -> None:
         self._schemas_enabled = True
 
-    @property
-    def schemas_enabled(self) -> bool:
-        """Whether values are wrapped in (and expected in) a schema/payload envelope."""
-        return self._schemas_enabled
-
     def config_def(self) -> ConfigDef:
         """Kafka's ``JsonConverterConfig`` keys."""
         return (

@@ -79,7 +79,6 @@ __all__ = [
     "connector_key",
     "connector_status_key",
     "connector_status_record",
-    "connector_status_tombstone",
     "logger_level_key",
     "logger_level_record",
     "offset_key",
@@ -100,10 +99,8 @@ __all__ = [
     "task_key",
     "task_status_key",
     "task_status_record",
-    "task_status_tombstone",
     "topic_status_key",
     "topic_status_record",
-    "topic_status_tombstone",
     "validate_offset_format",
 ]
 
@@ -169,11 +166,6 @@ class ConnectorConfigRecord:
     name: str
     properties: dict[str, str | None] | None
 
-    @property
-    def tombstone(self) -> bool:
-        """True when the record deletes the connector."""
-        return self.properties is None
-
 
 @dataclass(frozen=True, slots=True)
 class TaskConfigRecord:
@@ -198,11 +190,6 @@ class TargetStateRecord:
 
     connector: str
     state: str | None
-
-    @property
-    def tombstone(self) -> bool:
-        """True when the record removes the target state."""
-        return self.state is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -594,11 +581,6 @@ class ConnectorStatusRecord:
     generation: int | None = None
     version: str | None = None
 
-    @property
-    def tombstone(self) -> bool:
-        """True when the record deletes the status (the connector was destroyed)."""
-        return self.state is None
-
 
 @dataclass(frozen=True, slots=True)
 class TaskStatusRecord:
@@ -612,11 +594,6 @@ class TaskStatusRecord:
     generation: int | None = None
     version: str | None = None
 
-    @property
-    def tombstone(self) -> bool:
-        """True when the record deletes the status."""
-        return self.state is None
-
 
 @dataclass(frozen=True, slots=True)
 class TopicStatusRecord:
@@ -626,11 +603,6 @@ class TopicStatusRecord:
     connector: str
     task: int | None
     discover_timestamp: int | None
-
-    @property
-    def tombstone(self) -> bool:
-        """True when the record removes the topic from the connector's active topics."""
-        return self.discover_timestamp is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -674,11 +646,6 @@ def connector_status_record(
     return connector_status_key(connector), _status_value(state, worker_id, generation, trace, version)
 
 
-def connector_status_tombstone(connector: str) -> tuple[str, None]:
-    """The tombstone deleting a connector's status."""
-    return connector_status_key(connector), None
-
-
 def task_status_record(
     connector: str, task: int, state: str, worker_id: str, generation: int, trace: str | None = None,
     version: str | None = None,
@@ -687,11 +654,6 @@ def task_status_record(
     tombstone."""
     _check_int("task", task)
     return task_status_key(connector, task), _status_value(state, worker_id, generation, trace, version)
-
-
-def task_status_tombstone(connector: str, task: int) -> tuple[str, None]:
-    """The tombstone deleting a task's status."""
-    return task_status_key(connector, task), None
 
 
 def topic_status_record(topic: str, connector: str, task: int, discover_timestamp: int) -> tuple[str, bytes]:
@@ -706,11 +668,6 @@ def topic_status_record(topic: str, connector: str, task: int, discover_timestam
         }
     }
     return topic_status_key(topic, connector), json_dumps_compact(value)
-
-
-def topic_status_tombstone(topic: str, connector: str) -> tuple[str, None]:
-    """The tombstone removing a topic from a connector's active topics."""
-    return topic_status_key(topic, connector), None
 
 
 def parse_status_record(key: str, value: bytes | None) -> StatusRecord:

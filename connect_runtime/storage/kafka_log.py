@@ -120,10 +120,6 @@ class KafkaBasedLog:
         self._next_gone_check = 0.0
         self._log_retry = RateLimitedLogger(logger)
 
-    def set_fatal_callback(self, on_fatal: FatalCallback | None) -> None:
-        """Who to tell when the reader stops for good (set before :meth:`start`)."""
-        self._on_fatal = on_fatal
-
     def start(self, timeout_s: float = 60.0, read_to_end: bool = True) -> None:
         """Assign all partitions from the beginning and start reading; with ``read_to_end`` also wait
         until the current end is reached.

@@ -36,7 +36,6 @@ class State:
     FAILED = "FAILED"
     RESTARTING = "RESTARTING"
     STOPPED = "STOPPED"
-    DESTROYED = "DESTROYED"
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,8 +17,6 @@ Fixtures
         :data:`~connect_runtime.testing.local_kafka.SASL_PASSWORD`). A cluster named by
         ``$KAFKA_BOOTSTRAP_SERVERS`` has no such listener that the plugin knows of: a test asking for
         this fixture then fails, saying so, rather than being skipped.
-    ``topic_name`` (function)
-        a unique, valid topic name derived from the test's name; nothing is created.
     ``connect_group_id`` (function)
         a fresh ``group.id`` for this test's workers (``connect-<random>``).
     ``worker_factory`` (function)
@@ -214,12 +212,6 @@ def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSpa
         yield cluster
     finally:
         cluster.stop()
-
-
-@pytest.fixture
-def topic_name(request: pytest.FixtureRequest) -> str:
-    """A unique topic name for this test (derived from the test name); the topic is not created."""
-    return unique_topic_name(request.node.name)
 
 
 def _worker_group(request: pytest.FixtureRequest, group: WorkerGroup) -> Iterator[WorkerGroup]:

@@ -65,10 +65,6 @@ class RetryWithToleranceOperator:
         self.failures = 0
         #: Records skipped because of a tolerated failure.
         self.skipped = 0
-        #: Retries of retriable failures.
-        self.retries = 0
-        #: Failures written to the log.
-        self.logged = 0
 
     def trigger_stop(self) -> None:
         """The task is stopping: end any backoff now and retry no more."""
@@ -89,7 +85,6 @@ class RetryWithToleranceOperator:
                 self._backoff(attempt, deadline)
                 if self._stop.is_set():
                     break
-                self.retries += 1
                 attempt += 1
                 try:
                     return operation(*args)
@@ -119,4 +114,3 @@ class RetryWithToleranceOperator:
         if self._log_messages:
             message += f", where source record is = {original!r}"
         logger.error("%s.", message, exc_info=error)
-        self.logged += 1

@@ -1,6 +1,6 @@
 """What every source task loop shares: lifecycle, pause/stop, poll, convert and send.
 
-One thread per task, and every call into the plugin's task happens on it (Java's lifecycle since
+One loop thread in the task's process, and every call into the plugin's task happens on it (Java's lifecycle since
 KAFKA-10792): ``initialize`` and ``start``, then ``poll`` in a loop (with ``commit``, ``commit_record``,
 ``on_pause`` and ``on_resume`` between polls), then ``stop`` exactly once, after the last ``poll``
 returned, and only if ``start`` returned. A stop request from the worker only sets a flag the loop
@@ -40,7 +40,7 @@ from connect_runtime.converters.simple_header_converter import SimpleHeaderConve
 from connect_runtime.storage import formats
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker.retry_with_tolerance import SKIP, RetryWithToleranceOperator, Stage
-from connect_runtime.worker.task_offsets import TaskOffsetStore
+from connect_runtime.worker.task_offset_store import TaskOffsetStore
 from connect_runtime.worker.task_status import TaskStatusListener
 from connect_runtime.worker.topic_creation import TaskTopics
 

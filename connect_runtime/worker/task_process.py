@@ -25,13 +25,14 @@ from multiprocessing.context import BaseContext
 from typing import Any
 
 from connect_runtime.api.errors import ConnectException
-from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore, ConnectorOffsetReader
+from connect_runtime.storage.offset_backing_store import ConnectorOffsetBackingStore, ConnectorOffsetReader
 from connect_runtime.types import TargetState
 from connect_runtime.worker import task_protocol as protocol
 from connect_runtime.worker.task_channel import ChannelClosed, TaskChannel
 from connect_runtime.worker.task_protocol import Lifecycle
 from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.task_status import TaskStatusListener
+from connect_runtime.worker.zombie_fencing import ZombieFencing
 
 logger = logging.getLogger(__name__)
 
@@ -70,18 +71,18 @@ def warm_up() -> None:
 class TaskProcess:
     """One task instance running in a process of its own (the worker's handle on it).
 
-    The worker drives it as it drove a task thread: :meth:`start`, :meth:`transition_to`,
+    The worker drives it with :meth:`start`, :meth:`transition_to`,
     :meth:`stop` (final commit in the process), :meth:`cancel` (the process is killed: no commit),
     :meth:`join`. A process that dies without having said goodbye is reported FAILED with how it died.
     """
 
-    def __init__(self, spec: TaskSpec, status: TaskStatusListener, fence: Callable[[], None],
+    def __init__(self, spec: TaskSpec, status: TaskStatusListener, fencing: ZombieFencing,
                  verify_generation: Callable[[], None], offsets: ConnectorOffsetBackingStore,
                  on_closed: Callable[[TaskProcess], None] | None = None) -> None:
         self.id = spec.task_id
         self._spec = spec
         self._status = status
-        self._fence = fence
+        self._fencing = fencing
         self._verify_generation = verify_generation
         self._offsets = offsets
         self._reader = ConnectorOffsetReader(spec.task_id.connector, offsets)
@@ -192,7 +193,7 @@ class TaskProcess:
         self._offsets.mirror(message.entries)
 
     def fence_zombies(self, message: protocol.FenceZombies) -> None:
-        self._fence()
+        self._fencing.fence_zombies(self.id.connector)
 
     def verify_generation(self, message: protocol.VerifyGeneration) -> None:
         self._verify_generation()

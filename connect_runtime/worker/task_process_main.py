@@ -45,7 +45,7 @@ from connect_runtime.clients import is_transient, producer_config
 from connect_runtime.config.config_providers import ResolvedConfig
 from connect_runtime.config.connector_config import SourceConnectorConfig, TransactionBoundary
 from connect_runtime.redaction import redactor
-from connect_runtime.storage.offset_store import OffsetEntries, produce_offsets
+from connect_runtime.storage.offset_backing_store import OffsetEntries, produce_offsets
 from connect_runtime.types import ConnectorTaskId
 from connect_runtime.version import plugin_version
 from connect_runtime.worker import task_protocol as protocol

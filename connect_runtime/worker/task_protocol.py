@@ -27,7 +27,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.record import SourceMap
-from connect_runtime.storage.offset_store import OffsetEntries
+from connect_runtime.storage.offset_backing_store import OffsetEntries
 from connect_runtime.types import ConnectorTaskId, TargetState
 
 R = TypeVar("R")

@@ -61,10 +61,6 @@ class TaskTopics:
         self._admin: AdminClient | None = None
         self._worker_enabled = worker_enabled
 
-    @property
-    def creates_topics(self) -> bool:
-        return bool(self._groups)
-
     def group_for(self, topic: str) -> TopicCreationGroupConfig:
         """The first group that matches ``topic``; the default group (last) takes every other topic."""
         for group in self._groups[:-1]:

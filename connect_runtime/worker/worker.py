@@ -32,7 +32,7 @@ from connect_runtime.futures import completed, failed
 from connect_runtime.plugins.registry import JAVA_CLASS_NAMES, PluginRegistry, java_class_name
 from connect_runtime.plugins.versions import check_requested_versions
 from connect_runtime.redaction import password_values, redactor
-from connect_runtime.storage.offset_store import (
+from connect_runtime.storage.offset_backing_store import (
     ConnectorOffsetBackingStore,
     ConnectorOffsetReader,
     KafkaOffsetBackingStore,
@@ -41,12 +41,13 @@ from connect_runtime.storage.status_store import ConnectorStatus, KafkaStatusBac
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.version import plugin_version
 from connect_runtime.worker.exactly_once_source_task import eos_producer_config
-from connect_runtime.worker.offset_stores import OffsetStoreFactory
+from connect_runtime.worker.offset_store_factory import OffsetStoreFactory
 from connect_runtime.worker.task_process import TaskProcess
 from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.task_status import TaskStatusListener
 from connect_runtime.worker.transformation_chain import build_transformation_chain, close_quietly
 from connect_runtime.worker.worker_connector import WorkerConnector
+from connect_runtime.worker.zombie_fencing import ZombieFencing
 
 logger = logging.getLogger(__name__)
 
@@ -57,10 +58,10 @@ _RETRY_BACKOFF_MAX_S = 10.0
 T = TypeVar("T")
 
 TaskRunnerFactory = Callable[
-    [TaskSpec, TaskStatusListener, Callable[[], None], Callable[[], None], ConnectorOffsetBackingStore,
+    [TaskSpec, TaskStatusListener, ZombieFencing, Callable[[], None], ConnectorOffsetBackingStore,
      Callable[[TaskProcess], None]],
     TaskProcess]
-"""Makes the runner of one task: ``(spec, worker, fence, verify_generation, offsets, on_closed)``;
+"""Makes the runner of one task: ``(spec, worker, fencing, verify_generation, offsets, on_closed)``;
 :class:`TaskProcess` unless a test hands :class:`Worker` another."""
 
 
@@ -90,6 +91,13 @@ def check_tasks_max(name: str, num_tasks: int, max_tasks: int, enforce: bool) ->
                    "in future releases of Kafka Connect. Please report this to the maintainers of the connector "
                    "and request that they adjust their connector's taskConfigs() method to respect the maxTasks "
                    "parameter.", name, num_tasks, max_tasks)
+
+
+class _NoFencing:
+    """A worker made without a herder (tests, tools): an exactly-once task cannot start."""
+
+    def fence_zombies(self, connector: str) -> None:
+        raise ConnectException(f"This worker cannot fence zombies of connector {connector}")
 
 
 class _ConnectorContext(SourceConnectorContext):
@@ -126,6 +134,7 @@ class Worker:
         retry_task: Callable[[ConnectorTaskId, float], None] | None = None,
         task_runner: TaskRunnerFactory = TaskProcess,
         worker_plugins: WorkerPlugins | None = None,
+        fencing: ZombieFencing | None = None,
     ) -> None:
         self.config = config
         #: The config providers, override policy and peer TLS the composition root made from ``config``.
@@ -141,6 +150,7 @@ class Worker:
         self._connectors: dict[str, WorkerConnector] = {}
         self._stopping_connectors: dict[str, WorkerConnector] = {}
         self._task_runner = task_runner
+        self._fencing = fencing or _NoFencing()
         self._tasks: dict[ConnectorTaskId, TaskProcess] = {}
         self._lock = threading.Lock()
         self.generation = 0
@@ -252,8 +262,8 @@ class Worker:
         return secrets
 
     def _task_closed(self, task_id: ConnectorTaskId) -> Callable[[TaskProcess], None]:
-        """What a task's thread calls when it ends: forget the values it resolved, unless a new instance of
-        the task has resolved its own since (a cancelled thread can outlive its stop)."""
+        """What a task's runner calls when it ends: forget the values it resolved, unless a new instance of
+        the task has resolved its own since (a cancelled task can outlive its stop)."""
         mine = self._resolved.get(task_id)
 
         def closed(_: TaskProcess) -> None:
@@ -417,11 +427,10 @@ class Worker:
         connector_props: Mapping[str, str],
         task_props: Mapping[str, str],
         state: TargetState,
-        fence: Callable[[], None],
         verify_generation: Callable[[], None],
         task_count: int | None = None,
     ) -> bool:
-        """Create and start a task's thread; False (and FAILED status) if it cannot be built.
+        """Create and start a task's runner (its process); False (and FAILED status) if it cannot be built.
 
         ``connector_props`` is the connector's config as stored; an invalid one fails the task, and so
         does ``task_count`` (the connector's stored task configs) above its ``tasks.max`` (Java 4.x).
@@ -433,7 +442,8 @@ class Worker:
         offsets: ConnectorOffsetBackingStore | None = None
         try:
             spec, offsets = self._task_spec(task_id, connector_props, task_props, state, task_count)
-            runner = self._task_runner(spec, self, fence, verify_generation, offsets, self._task_closed(task_id))
+            runner = self._task_runner(spec, self, self._fencing, verify_generation, offsets,
+                                       self._task_closed(task_id))
             self._task_generations[task_id] = self.generation
             runner.start()
         except Exception as e:

@@ -20,7 +20,7 @@ from connect_runtime.api.connector import Connector
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.futures import deferred, failed
-from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore
+from connect_runtime.storage.offset_backing_store import ConnectorOffsetBackingStore
 from connect_runtime.types import TargetState
 
 logger = logging.getLogger(__name__)

@@ -45,8 +45,6 @@ TASK_ID = "task.id"
 
 BATCH = "batch"
 CONTINUOUS = "continuous"
-#: The Spark formats whose rows can be malformed (parsed text); the others are typed files.
-PARSED_FORMATS = frozenset({"csv", "json"})
 JSON_CONVERTERS = frozenset({"org.apache.kafka.connect.json.JsonConverter", "JsonConverter"})
 
 _SPARK = "Spark"

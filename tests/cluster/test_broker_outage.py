@@ -1,4 +1,4 @@
-"""A worker survives its broker going away and coming back (issue 8).
+"""A worker survives its broker going away and coming back.
 
 The broker here is the test's own (``LocalKafka`` in a temporary directory), never the session's
 shared one: it is stopped for 30 s and started again on the same data directory and port, as an

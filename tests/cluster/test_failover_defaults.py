@@ -1,4 +1,4 @@
-"""Failover with the DEFAULT worker settings (issue 14): no test overrides of ``session.timeout.ms``,
+"""Failover with the DEFAULT worker settings: no test overrides of ``session.timeout.ms``,
 ``heartbeat.interval.ms`` or ``scheduled.rebalance.max.delay.ms`` (tests/cluster).
 
 The ``cluster`` fixture fails over fast by lowering those settings (FAST_FAILOVER); these tests use

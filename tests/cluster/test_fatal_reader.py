@@ -1,5 +1,5 @@
 """A worker whose internal topic is deleted for good exits non-zero with one line naming the topic,
-instead of running blind (issue 8)."""
+instead of running blind."""
 
 from __future__ import annotations
 

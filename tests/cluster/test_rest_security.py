@@ -1,4 +1,4 @@
-"""REST extensions, Basic authentication and CORS on real worker processes (issue 11, item 2 and CORS).
+"""REST extensions, Basic authentication and CORS on real worker processes.
 
 One two-worker cluster serves the whole module: both workers run Kafka's ``BasicAuthSecurityRestExtension``
 (worker A reads ``rest.basic.auth.credentials.file``, worker B a JAAS file written for a Java worker

@@ -1,5 +1,5 @@
 """A worker restarted right after the leader was SIGKILLed never trusts the dead leader's replayed
-heartbeat (issue 8): it never applies the dead leader's assignment, and no task fails for having
+heartbeat: it never applies the dead leader's assignment, and no task fails for having
 asked a dead URL for fencing. Nothing here restarts failed tasks: a FAILED task fails the test."""
 
 from __future__ import annotations

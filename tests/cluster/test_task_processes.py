@@ -1,4 +1,4 @@
-"""Tasks in processes of their own (issue 12): a task whose plugin kills its interpreter fails alone,
+"""Tasks in processes of their own: a task whose plugin kills its interpreter fails alone,
 and a worker killed with SIGKILL leaves no task process behind (tests/cluster).
 
 The fenced-zombie case (SIGSTOP of a worker while its task processes run on) is

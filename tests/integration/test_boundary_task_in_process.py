@@ -18,7 +18,7 @@ from task_loop_setup import schemaless_json
 from connect_runtime.api import RecordMetadata, SourceRecord, SourceTask, Transformation
 from connect_runtime.clients import producer_config
 from connect_runtime.config.connector_config import TransactionBoundary
-from connect_runtime.storage.offset_store import (
+from connect_runtime.storage.offset_backing_store import (
     ConnectorOffsetBackingStore,
     ConnectorOffsetReader,
     KafkaOffsetBackingStore,

@@ -1,4 +1,4 @@
-"""Config providers and the client config override policy on real workers (issue 10 items 4 and 5).
+"""Config providers and the client config override policy on real workers.
 
 One worker allows every override (``All``) and has a file provider limited to one directory; another
 allows none (``None``). A placeholder in VerifiableSource's ``topic`` and in a producer override

@@ -1,4 +1,4 @@
-"""Hostile and careless requests against one real worker process (issue 11, "bounded requests"): each is a
+"""Hostile and careless requests against one real worker process (bounded requests): each is a
 4xx with Kafka Connect's error body, the worker stays up and its memory stays flat.
 
 Also: a connector generating more task configs than ``tasks.max`` fails as in Java 4.x, and

@@ -1,5 +1,5 @@
 """The reader of an internal topic rides out a broker restart, and stops loudly, once, when its topic
-is gone for good (issue 8)."""
+is gone for good."""
 
 from __future__ import annotations
 

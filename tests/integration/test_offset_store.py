@@ -11,7 +11,7 @@ from confluent_kafka.admin import AdminClient
 
 from connect_runtime.clients import producer_config
 from connect_runtime.storage import formats
-from connect_runtime.storage.offset_store import (
+from connect_runtime.storage.offset_backing_store import (
     ConnectorOffsetBackingStore,
     ConnectorOffsetReader,
     KafkaOffsetBackingStore,
@@ -46,6 +46,6 @@ def test_offset_found_whatever_the_partition_field_order(kafka_bootstrap: str) -
         store.read_to_end().result(30)
         assert reader.offset({"table": "orders", "db": "shop"}) is None
         assert ConnectorOffsetReader("other", store).offset({"db": "shop", "table": "orders"}) == {"position": 7}
-        assert store.connector_partitions("c") == []
+        assert store.connector_offsets("c") == {}
     finally:
         store.stop()

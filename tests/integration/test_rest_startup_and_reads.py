@@ -184,7 +184,7 @@ def test_reads_answer_while_the_herder_thread_is_busy(client: ConnectClient, wor
     prober.join(CLIENT_TIMEOUT_S)
     assert probe, "the herder probe got no answer"
     # Half the busy time at least, or the herder thread was not busy and this test shows nothing (find
-    # another way to keep it busy if connectors no longer start on it).
+    # another way to keep it busy if a task's start no longer checks its transforms on it).
     assert probe[0] > HERDER_BUSY_MS / 2000.0, f"the herder answered in {probe[0]:.2f} s: it was not busy"
     slowest = max(reads, key=lambda r: r[1])
     assert slowest[1] < READ_BOUND_S, f"slowest read while the herder was busy: {slowest}"

@@ -18,11 +18,11 @@ import pytest
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.config.worker_config import WorkerConfig
-from connect_runtime.storage.offset_store import KafkaOffsetBackingStore
+from connect_runtime.storage.offset_backing_store import KafkaOffsetBackingStore
 from connect_runtime.testing.cluster import WorkerProcess
 from connect_runtime.testing.local_kafka import free_port
 from connect_runtime.testing.pytest_plugin import new_topic
-from connect_runtime.worker.offset_stores import OffsetStoreFactory
+from connect_runtime.worker.offset_store_factory import OffsetStoreFactory
 
 _CMD = "import sys; from connect_runtime.cli import distributed_main; sys.exit(distributed_main(sys.argv[1:]))"
 
@@ -227,7 +227,7 @@ def test_a_bad_plugin_path_refuses_start_up_with_one_line(tmp_path: Path) -> Non
 
 
 def test_response_headers_reach_every_answer_of_a_running_worker(kafka_bootstrap: str, tmp_path: Path) -> None:
-    """``response.http.headers.config`` (it was accepted and ignored): on answers and error bodies alike."""
+    """``response.http.headers.config``: on answers and error bodies alike."""
     import httpx
 
     worker = WorkerProcess(kafka_bootstrap, tmp_path, f"headers-{uuid.uuid4().hex[:8]}", extra={

@@ -26,7 +26,7 @@ from connect_runtime.errors import (
 )
 from connect_runtime.loggers import Loggers
 from connect_runtime.types import ConnectorOffset, ConnectorOffsets, ConnectorTaskId, TargetState
-from connect_runtime.worker.connector_offsets import completion_message, normalize_offsets
+from connect_runtime.worker.offsets_admin import completion_message, normalize_offsets
 
 T = TypeVar("T")
 

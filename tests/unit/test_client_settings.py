@@ -199,7 +199,7 @@ def test_connector_clients_and_delegated_delivery_get_translated_settings() -> N
 
     from connect_runtime.config.connector_config import SourceConnectorConfig
     from connect_runtime.plugins.registry import PluginRegistry
-    from connect_runtime.storage.offset_store import KafkaOffsetBackingStore
+    from connect_runtime.storage.offset_backing_store import KafkaOffsetBackingStore
     from connect_runtime.storage.status_store import KafkaStatusBackingStore
     from connect_runtime.types import ConnectorTaskId
     from connect_runtime.worker.worker import Worker

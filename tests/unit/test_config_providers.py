@@ -200,7 +200,6 @@ def test_worker_config_creates_providers_and_resolves_its_own_values(tmp_path: P
         "config.providers.rec.param.url": "https://vault",
     })
     assert composed.config.group_id == "resolved-group"
-    assert composed.plugins.config_transformer.provider_names == ["file", "rec"]
     (provider,) = RecordingProvider.instances
     assert provider.params == {"url": "https://vault"}
     assert composed.plugins.config_transformer.transform({"x": "${rec:p:k}"}).data == {"x": "P/K"}

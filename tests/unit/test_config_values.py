@@ -88,7 +88,7 @@ def test_an_empty_plugin_path_entry_is_refused(tmp_path: Path, monkeypatch: pyte
 
 
 def test_list_items_are_trimmed_whatever_the_input() -> None:
-    # ConfigDef used to keep the spaces of list/tuple items while WorkerConfig trimmed them.
+    # ConfigDef trims list/tuple items as WorkerConfig does, whatever form the value comes in.
     assert _via_config_def(ConfigType.LIST, (" a", "b ")) == ["a", "b"]
 
 

@@ -142,7 +142,6 @@ def test_defaults() -> None:
     assert (c.key_converter, c.value_converter, c.header_converter) == (None, None, None)
     assert c.transforms == ()
     assert c.predicates == ()
-    assert c.config_action_reload == "restart"
     assert c.errors_retry_timeout == 0
     assert c.errors_retry_delay_max_ms == 60000
     assert c.errors_tolerance is ToleranceType.NONE
@@ -152,7 +151,7 @@ def test_defaults() -> None:
     assert c.transaction_boundary is TransactionBoundary.POLL
     assert c.transaction_boundary_interval_ms is None
     assert c.offsets_storage_topic is None
-    assert c.topic_creation_groups == ()
+    assert c.topic_creation == ()
     assert c.uses_topic_creation is False
 
 
@@ -178,7 +177,6 @@ def test_values_are_parsed() -> None:
     assert c.value_converter == "org.apache.kafka.connect.json.JsonConverter"
     assert c.transforms == ("a", "b")
     assert c.predicates == ("p",)
-    assert c.config_action_reload == "none"
     assert c.errors_retry_timeout == -1
     assert c.errors_tolerance is ToleranceType.ALL
     assert c.errors_log_enable is True
@@ -310,12 +308,12 @@ def test_topic_creation_requires_default_group_settings_when_enabled() -> None:
         'Missing required configuration "topic.creation.default.replication.factor" '
         "which has no default value.")
     # Read for another purpose than running the connector (no worker setting given): not checked.
-    assert SourceConnectorConfig.parse(props).topic_creation_groups == ("big",)
+    assert SourceConnectorConfig.parse(props).topic_creation == ()
     ok = {**props, "topic.creation.default.replication.factor": "-1",
           "topic.creation.default.partitions": "3"}
     c = SourceConnectorConfig.parse(ok, topic_creation_enabled=True)
     assert c.uses_topic_creation
-    assert c.topic_creation_groups == ("big",)
+    assert [g.name for g in c.topic_creation] == ["big", "default"]
 
 
 @pytest.mark.parametrize(
@@ -338,8 +336,10 @@ def test_topic_creation_default_group_validation(key: str, value: str, expected:
 
 def test_default_topic_creation_group_is_dropped_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="connect_runtime.config.connector_config"):
-        c = SourceConnectorConfig.parse({**BASE, "topic.creation.groups": "default,big"})
-    assert c.topic_creation_groups == ("big",)
+        c = SourceConnectorConfig.parse({**BASE, "topic.creation.groups": "default,big",
+                                          "topic.creation.default.replication.factor": "-1",
+                                          "topic.creation.default.partitions": "1"}, topic_creation_enabled=True)
+    assert [g.name for g in c.topic_creation] == ["big", "default"]
     assert "'default' topic creation group always exists" in caplog.text
 
 

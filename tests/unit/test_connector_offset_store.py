@@ -7,7 +7,7 @@ from collections.abc import Collection, Mapping
 from typing import Any, cast
 
 from connect_runtime.storage import formats
-from connect_runtime.storage.offset_store import (
+from connect_runtime.storage.offset_backing_store import (
     ConnectorOffsetBackingStore,
     KafkaOffsetBackingStore,
     canonical_offset_key,

@@ -8,8 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from connect_runtime.api.errors import ConnectException
-from connect_runtime.cluster.fencing import FENCE_FAILED
-from connect_runtime.cluster.herder import DistributedHerder
+from connect_runtime.cluster.fencing import FENCE_FAILED, fencing_producer_settings
 from connect_runtime.composition import compose_worker
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.config.worker_plugins import WorkerPlugins
@@ -23,11 +22,10 @@ def test_a_config_that_does_not_parse_fails_the_round_instead_of_using_the_worke
     cluster while the tasks' producers write to ``producer.override.bootstrap.servers``."""
     config = WorkerConfig.from_properties(WORKER)
     worker = SimpleNamespace(worker_plugins=WorkerPlugins.without_providers(config))
-    herder = SimpleNamespace(config=config, worker=worker)
     props = {"name": "src", "connector.class": "VerifiableSource", "tasks.max": "many",
              "producer.override.bootstrap.servers": "task-cluster:9092"}
     with pytest.raises(ConnectException) as info:
-        DistributedHerder._fencing_producer_settings(herder, props)  # type: ignore[arg-type]
+        fencing_producer_settings(worker, props)  # type: ignore[arg-type]
     assert str(info.value).startswith(FENCE_FAILED.format("src") + ": ")
     assert "tasks.max" in str(info.value)
 
@@ -38,10 +36,10 @@ def test_the_failed_round_never_shows_a_value_a_provider_resolved(monkeypatch: p
     monkeypatch.setenv("FENCE_TEST_SECRET", "hunter2secret")
     composed = compose_worker({**WORKER, "config.providers": "env",
                                "config.providers.env.class": "EnvVarConfigProvider"})
-    herder = SimpleNamespace(config=composed.config, worker=SimpleNamespace(worker_plugins=composed.plugins))
+    worker = SimpleNamespace(worker_plugins=composed.plugins)
     props = {"name": "src", "connector.class": "VerifiableSource", "tasks.max": "${env:FENCE_TEST_SECRET}"}
     with pytest.raises(ConnectException) as info:
-        DistributedHerder._fencing_producer_settings(herder, props)  # type: ignore[arg-type]
+        fencing_producer_settings(worker, props)  # type: ignore[arg-type]
     shown = "".join(traceback.format_exception(info.value))  # what a log line with its trace would show
     assert "tasks.max" in shown and "hunter2secret" not in shown
     composed.close()

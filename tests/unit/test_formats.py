@@ -33,7 +33,6 @@ from connect_runtime.storage.formats import (
     commit_record,
     connector_config_record,
     connector_status_record,
-    connector_status_tombstone,
     logger_level_record,
     offset_key,
     offset_record,
@@ -48,9 +47,7 @@ from connect_runtime.storage.formats import (
     task_config_record,
     task_count_record,
     task_status_record,
-    task_status_tombstone,
     topic_status_record,
-    topic_status_tombstone,
     validate_offset_format,
 )
 
@@ -143,8 +140,6 @@ def test_config_records_round_trip() -> None:
     for (key, value), expected in records:
         assert parse_config_record(key, value) == expected
     assert SessionKeyRecord("azN5", "HmacSHA256", 5).key == b"k3y"
-    assert ConnectorConfigRecord("c", None).tombstone
-    assert TargetStateRecord("c", None).tombstone
 
 
 @pytest.mark.parametrize(
@@ -342,9 +337,6 @@ def test_status_tombstones() -> None:
     # Java writes DESTROYED as a tombstone
     assert connector_status_record("c", "DESTROYED", "h:1", 1) == ("status-connector-c", None)
     assert task_status_record("c", 0, "DESTROYED", "h:1", 1) == ("status-task-c-0", None)
-    assert connector_status_tombstone("c") == ("status-connector-c", None)
-    assert task_status_tombstone("c", 1) == ("status-task-c-1", None)
-    assert topic_status_tombstone("t", "c") == ("status-topic-t:connector-c", None)
     with pytest.raises(DataException):
         connector_status_record("c", "STARTED", "h:1", 1)
 
@@ -359,15 +351,13 @@ def test_status_records_round_trip() -> None:
             task_status_record("my-conn-2", 10, "FAILED", "h:8083", 4, "trace"),
             TaskStatusRecord("my-conn-2", 10, "FAILED", "trace", "h:8083", 4),
         ),
-        (connector_status_tombstone("my-conn"), ConnectorStatusRecord("my-conn", None)),
-        (task_status_tombstone("a-b", 0), TaskStatusRecord("a-b", 0, None)),
+        (("status-connector-my-conn", None), ConnectorStatusRecord("my-conn", None)),
+        (("status-task-a-b-0", None), TaskStatusRecord("a-b", 0, None)),
         (topic_status_record("t.x_y", "my-conn", 1, 99), TopicStatusRecord("t.x_y", "my-conn", 1, 99)),
-        (topic_status_tombstone("t", "my-conn"), TopicStatusRecord("t", "my-conn", None, None)),
+        (("status-topic-t:connector-my-conn", None), TopicStatusRecord("t", "my-conn", None, None)),
     ]
     for (key, value), expected in cases:
         assert parse_status_record(key, value) == expected
-    assert ConnectorStatusRecord("c", None).tombstone
-    assert TopicStatusRecord("t", "c", None, None).tombstone
 
 
 def test_status_records_written_by_java() -> None:

@@ -20,7 +20,7 @@ BAD_IMPORTS = {
     "connect_runtime/api/record.py": "from connect_runtime.storage import formats",
     "connect_runtime/config/properties.py": "from connect_runtime.worker import task_spec",
     "connect_runtime/plugins/registry.py": "import connectors.file",
-    "connect_runtime/storage/offset_store.py": "from connect_runtime.converters import json_converter",
+    "connect_runtime/storage/offset_backing_store.py": "from connect_runtime.converters import json_converter",
     "connect_runtime/worker/task_spec.py": "from connect_runtime import errors",
     "connectors/verifiable/connector.py": "from connect_runtime import version",
     "connect_runtime/config/java_regex.py": "from connect_runtime import redaction",

@@ -50,7 +50,6 @@ def careful(value: Any) -> bytes:
 def test_schemas_enabled_by_default_wraps_in_null_schema_envelope() -> None:
     # JsonSchema.Envelope: {"schema": <null schema>, "payload": ...}, schema field first.
     conv = converter()
-    assert conv.schemas_enabled
     assert conv.from_connect_data("t", {"a": 1}) == b'{"schema":null,"payload":{"a":1}}'
     assert conv.from_connect_data("t", "x") == b'{"schema":null,"payload":"x"}'
     assert conv.from_connect_data("t", True) == b'{"schema":null,"payload":true}'
@@ -358,10 +357,10 @@ def test_schema_envelope_errors() -> None:
 
 
 def test_configuration_values() -> None:
-    assert not converter(**{"schemas.enable": " FALSE "}).schemas_enabled
-    assert converter(**{"schemas.enable": "True"}).schemas_enabled
+    assert converter(**{"schemas.enable": " FALSE "}).from_connect_data("t", 1) == b"1"
+    assert converter(**{"schemas.enable": "True"}).from_connect_data("t", 1) == b'{"schema":null,"payload":1}'
     conv = converter(**{"decimal.format": "numeric", "schemas.cache.size": "10", "converter.type": "value"})
-    assert conv.schemas_enabled
+    assert conv.from_connect_data("t", 1) == b'{"schema":null,"payload":1}'
     with pytest.raises(ConfigException, match=r"schemas\.enable"):
         converter(**{"schemas.enable": "yes"})
     with pytest.raises(ConfigException, match=r"decimal\.format"):

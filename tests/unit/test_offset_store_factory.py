@@ -8,8 +8,8 @@ import pytest
 
 from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.config.worker_config import WorkerConfig
-from connect_runtime.storage.offset_store import KafkaOffsetBackingStore
-from connect_runtime.worker.offset_stores import OffsetStoreFactory
+from connect_runtime.storage.offset_backing_store import KafkaOffsetBackingStore
+from connect_runtime.worker.offset_store_factory import OffsetStoreFactory
 
 BASE = {"name": "c", "connector.class": "VerifiableSource", "topic": "t"}
 

@@ -31,7 +31,7 @@ from connect_runtime.errors import BadRequestHttpError
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.redaction import redactor
 from connect_runtime.types import ConnectorTaskId, TargetState
-from connect_runtime.worker.connector_offsets import SourceConnectorOffsets
+from connect_runtime.worker.offsets_admin import SourceConnectorOffsets
 from connect_runtime.worker.worker import TASK_CLASS_CONFIG, Worker
 from rest.models import ConfigInfosModel
 
@@ -98,8 +98,7 @@ def _connector(secrets: Path, **extra: str) -> dict[str, str]:
 
 
 def _start_task(worker: Worker, connector: dict[str, str], task: dict[str, str]) -> bool:
-    return worker.start_task(TASK, connector, task, TargetState.STARTED, fence=lambda: None,
-                             verify_generation=lambda: None)
+    return worker.start_task(TASK, connector, task, TargetState.STARTED, verify_generation=lambda: None)
 
 
 def test_placeholders_resolve_at_start_and_task_configs_keep_them(

@@ -14,7 +14,7 @@ from fake_herder import SOURCE_CLASS, FakeConnector, FakeHerder, err
 from fastapi.testclient import TestClient
 
 from connect_runtime.types import ConnectorOffset, TargetState
-from connect_runtime.worker.connector_offsets import InvalidOffsetsRequest, completion_message, normalize_offsets
+from connect_runtime.worker.offsets_admin import InvalidOffsetsRequest, completion_message, normalize_offsets
 from rest.routers import CONFLICTING_OPERATION, NO_KNOWN_LEADER
 
 NOT_STOPPED = (

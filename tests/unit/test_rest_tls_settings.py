@@ -249,7 +249,7 @@ def test_rest_servers_serve_http_https_and_admin_listeners(files: Files) -> None
         for x in composed.config.rest_listeners()
     ])
     with servers:
-        http, https, admin = servers.urls
+        http, https, admin = (server.url for server in servers.servers)
         assert (http.split(":")[0], https.split(":")[0], admin.split(":")[0]) == ("http", "https", "https")
         trusting = files.trusting_client()
         assert httpx.get(f"{http}/connectors", timeout=5).status_code == 200

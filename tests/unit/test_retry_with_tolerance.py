@@ -40,7 +40,7 @@ def test_none_fails_with_the_cause_and_no_retry_by_default() -> None:
     with pytest.raises(ConnectException, match=r"^Tolerance exceeded in error handler$") as info:
         op.failed(Stage.VALUE_CONVERTER, JsonConverter(), flaky, ("x",), REC, RetriableException("first"))
     assert str(info.value.__cause__) == "first"
-    assert flaky.calls == 0 and op.failures == 1 and op.retries == 0
+    assert flaky.calls == 0 and op.failures == 1
 
 
 def test_all_skips_and_counts() -> None:
@@ -56,7 +56,7 @@ def test_retriable_failures_are_retried_with_backoff_until_they_succeed() -> Non
     # First retry after min(300 ms, random < max delay 100 ms); the error came from the first call.
     assert op.failed(Stage.KEY_CONVERTER, JsonConverter(), flaky, ("x",), REC, RetriableException("0")) == "ok x"
     assert time.monotonic() - started < 1.0
-    assert flaky.calls == 3 and op.retries == 3 and op.failures == 0
+    assert flaky.calls == 3 and op.failures == 0
 
 
 def test_non_retriable_failures_are_not_retried() -> None:
@@ -90,13 +90,13 @@ def test_log_reporter_message(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.ERROR, "connect_runtime.worker.retry_with_tolerance")
     quiet = RetryWithToleranceOperator(TASK, tolerance=ToleranceType.ALL)
     quiet.failed(Stage.VALUE_CONVERTER, JsonConverter(), Flaky(0), ("x",), REC, DataException("bad"))
-    assert not caplog.records and quiet.logged == 0
+    assert not caplog.records
     op = RetryWithToleranceOperator(TASK, tolerance=ToleranceType.ALL, log_errors=True)
     op.failed(Stage.VALUE_CONVERTER, JsonConverter(), Flaky(0), ("x",), REC, DataException("bad"))
     assert caplog.records[-1].getMessage() == (
         "Error encountered in task conn-0. Executing stage 'VALUE_CONVERTER' with class "
         "'connect_runtime.converters.json_converter.JsonConverter'.")
-    assert caplog.records[-1].exc_info is not None and op.logged == 1
+    assert caplog.records[-1].exc_info is not None
     detailed = RetryWithToleranceOperator(TASK, tolerance=ToleranceType.ALL, log_errors=True, log_messages=True)
     detailed.failed(Stage.TRANSFORMATION, JsonConverter(), Flaky(0), ("x",), REC, DataException("bad"))
     assert caplog.records[-1].getMessage().endswith(f", where source record is = {REC!r}.")

@@ -25,7 +25,6 @@ def _topics(props: dict[str, str]) -> TaskTopics:
 
 def test_first_matching_group_wins_and_the_default_takes_the_rest() -> None:
     topics = _topics(PROPS)
-    assert topics.creates_topics
     assert topics.group_for("state-a").name == "compacted"
     assert topics.group_for("app-changelog").name == "compacted"
     # Excluded from the first group, included by the next one.
@@ -41,11 +40,6 @@ def test_a_group_without_include_matches_nothing() -> None:
              "topic.creation.bare.partitions": "5"}
     props = {k: v for k, v in props.items() if not k.startswith(("topic.creation.compacted", "topic.creation.logs"))}
     assert _topics(props).group_for("anything").name == "default"
-
-
-def test_no_topic_creation_means_nothing_to_create() -> None:
-    topics = TaskTopics("c", (), dict, True)
-    assert not topics.creates_topics
 
 
 def test_admin_settings_that_cannot_build_a_client_fail_naming_the_topic() -> None:

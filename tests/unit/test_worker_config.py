@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 import pydantic
@@ -17,8 +18,8 @@ from connect_runtime.config.worker_config import (
     OverridePolicyName,
     WorkerConfig,
     WorkerConfigError,
-    load_worker_config,
     parse_listener,
+    read_worker_properties,
 )
 
 REQUIRED = {
@@ -356,7 +357,7 @@ def test_the_worker_s_connection_settings_reach_every_client() -> None:
 @pytest.mark.parametrize(("client_id", "base"), [
     (None, "connect-cluster-"), ("", "connect-cluster-"), (" w1 ", "connect-cluster-w1-")])
 def test_the_worker_s_own_clients_are_named_as_java_names_them(client_id: str | None, base: str) -> None:
-    """``client.id`` names the worker's own clients, as Java's ConnectUtils.clientIdBase (it was ignored)."""
+    """``client.id`` names the worker's own clients, as Java's ConnectUtils.clientIdBase."""
     c = WorkerConfig.from_properties({**REQUIRED, **({"client.id": client_id} if client_id is not None else {}),
                                       "consumer.fetch.min.bytes": "10"})
     assert c.client_id_base == base
@@ -495,14 +496,6 @@ def test_parse_listener(url: str, expected: tuple[str, str, int]) -> None:
     assert parse_listener(url) == expected
 
 
-@pytest.mark.parametrize(
-    ("listeners", "expected"),
-    [("http://:8083", ("", 8083)), ("http://localhost:8084", ("localhost", 8084)),
-     ("https://127.0.0.1:8443,http://:8083", ("127.0.0.1", 8443))],
-)
-def test_rest_listener(listeners: str, expected: tuple[str, int], tls: dict[str, str]) -> None:
-    assert make(listeners=listeners, **tls).rest_listener() == expected
-
 
 def test_advertised_url_defaults_to_the_machine_host_name(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(wc.socket, "gethostname", lambda: "worker7")
@@ -557,15 +550,19 @@ value.converter.schemas.enable=false
 """
 
 
-def test_load_worker_config(tmp_path: Path) -> None:
-    c = load_worker_config(write_file(tmp_path, WORKER_FILE))
+def _load(path: str | Path, overrides: Sequence[str] = ()) -> WorkerConfig:
+    return WorkerConfig.from_properties(read_worker_properties(path, overrides))
+
+
+def test_a_worker_file_is_read_and_parsed(tmp_path: Path) -> None:
+    c = _load(write_file(tmp_path, WORKER_FILE))
     assert c.group_id == "connect-cluster"
     assert c.exactly_once_source_support is ExactlyOnceSourceSupport.PREPARING
     assert c.originals["value.converter.schemas.enable"] == "false"
 
 
 def test_overrides_apply_after_the_file_in_order(tmp_path: Path) -> None:
-    c = load_worker_config(
+    c = _load(
         write_file(tmp_path, WORKER_FILE),
         ["exactly.once.source.support=enabled", "listeners=http://:9000", " group.id =a=b",
          "listeners=http://:9001"],
@@ -578,34 +575,34 @@ def test_overrides_apply_after_the_file_in_order(tmp_path: Path) -> None:
 def test_override_can_supply_a_required_key(tmp_path: Path) -> None:
     path = write_file(tmp_path, WORKER_FILE.replace("group.id=connect-cluster\n", ""))
     with pytest.raises(WorkerConfigError, match=r'"group\.id"'):
-        load_worker_config(path)
-    assert load_worker_config(path, ["group.id=g2"]).group_id == "g2"
+        _load(path)
+    assert _load(path, ["group.id=g2"]).group_id == "g2"
 
 
 @pytest.mark.parametrize("override", ["no-equals-sign", "=value", "  =x"])
 def test_override_without_key_value_is_an_error(tmp_path: Path, override: str) -> None:
     with pytest.raises(WorkerConfigError, match="expected key=value"):
-        load_worker_config(write_file(tmp_path, WORKER_FILE), [override])
+        _load(write_file(tmp_path, WORKER_FILE), [override])
 
 
 def test_missing_file(tmp_path: Path) -> None:
     path = tmp_path / "nope.properties"
     with pytest.raises(WorkerConfigError) as info:
-        load_worker_config(path)
+        _load(path)
     assert str(info.value) == f"Worker config file {path} does not exist"
 
 
 def test_unreadable_file(tmp_path: Path) -> None:
     with pytest.raises(WorkerConfigError, match="Cannot read worker config file"):
-        load_worker_config(tmp_path)  # a directory
+        _load(tmp_path)  # a directory
 
 
 def test_malformed_file(tmp_path: Path) -> None:
     with pytest.raises(WorkerConfigError, match="is malformed: Malformed"):
-        load_worker_config(write_file(tmp_path, WORKER_FILE + "client.id=\\uXYZW\n"))
+        _load(write_file(tmp_path, WORKER_FILE + "client.id=\\uXYZW\n"))
 
 
 def test_invalid_value_in_file(tmp_path: Path) -> None:
     with pytest.raises(WorkerConfigError) as info:
-        load_worker_config(write_file(tmp_path, WORKER_FILE), ["exactly.once.source.support=maybe"])
+        _load(write_file(tmp_path, WORKER_FILE), ["exactly.once.source.support=maybe"])
     assert str(info.value).startswith('Invalid value "maybe" for configuration exactly.once.source.support')

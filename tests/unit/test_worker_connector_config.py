@@ -9,12 +9,15 @@ from __future__ import annotations
 import pytest
 from worker_stubs import MINIMAL_WORKER, RecordingRunner, RecordingStatuses
 
+from connect_runtime.api.errors import ConnectException
 from connect_runtime.clients import producer_config
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.converters import JsonConverter, StringConverter
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker import task_process_main
+from connect_runtime.worker import task_protocol as protocol
+from connect_runtime.worker.task_process import TaskProcess
 from connect_runtime.worker.worker import TASK_CLASS_CONFIG, Worker
 
 TASK = ConnectorTaskId("c", 0)
@@ -44,7 +47,7 @@ def _worker(monkeypatch: pytest.MonkeyPatch, extra: dict[str, str]) -> Worker:
 
 def _start_task(worker: Worker, connector_props: dict[str, str]) -> bool:
     return worker.start_task(TASK, connector_props, TASK_PROPS, TargetState.STARTED,
-                             fence=lambda: None, verify_generation=lambda: None)
+                             verify_generation=lambda: None)
 
 
 def test_task_producer_gets_overrides_and_the_java_partitioner(worker: Worker) -> None:
@@ -129,9 +132,51 @@ def test_more_stored_task_configs_than_tasks_max_fail_the_task(worker: Worker, e
     """Java 4.x ``Worker.startTask``: a connector with more task configs than ``tasks.max`` (e.g. lowered
     since they were written) fails its tasks unless ``tasks.max.enforce`` is false."""
     ok = worker.start_task(TASK, {**CONNECTOR, "tasks.max.enforce": enforce}, TASK_PROPS, TargetState.STARTED,
-                           fence=lambda: None, verify_generation=lambda: None, task_count=4)
+                           verify_generation=lambda: None, task_count=4)
     assert ok is started
     if not started:
         (status,) = worker.status_store.tasks  # type: ignore[attr-defined]
         assert status.state == "FAILED"
         assert "TooManyTasksException: The connector c has generated 4 tasks, which is greater than 3" in status.trace
+
+
+class _Fencing:
+    """The worker's one ZombieFencing: records which connectors its tasks asked to fence."""
+
+    def __init__(self) -> None:
+        self.connectors: list[str] = []
+
+    def fence_zombies(self, connector: str) -> None:
+        self.connectors.append(connector)
+
+
+class _UnstartedProcess(TaskProcess):
+    """The real task-process handle, without its process: its calls are made directly."""
+
+    made: list[TaskProcess] = []
+
+    def start(self) -> None:
+        _UnstartedProcess.made.append(self)
+
+
+def test_a_task_fences_through_the_one_fencing_its_worker_was_made_with(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The task process's FenceZombies call reaches the worker's ZombieFencing with the task's connector."""
+    fencing = _Fencing()
+    _UnstartedProcess.made = []
+    config = WorkerConfig.from_properties({**MINIMAL_WORKER, "exactly.once.source.support": "disabled"})
+    worker = Worker(config, "w1:8083", PluginRegistry(), None, RecordingStatuses(), lambda name: None,  # type: ignore[arg-type]
+                    task_runner=_UnstartedProcess, fencing=fencing)
+    assert _start_task(worker, CONNECTOR)
+    (process,) = _UnstartedProcess.made
+    process.fence_zombies(protocol.FenceZombies())
+    assert fencing.connectors == ["c"]
+
+
+def test_a_worker_made_without_fencing_fails_a_fencing_call(worker: Worker) -> None:
+    """No herder to fence through: the task's start-up fails rather than run without fencing."""
+    _UnstartedProcess.made = []
+    worker._task_runner = _UnstartedProcess  # type: ignore[assignment]
+    assert _start_task(worker, CONNECTOR)
+    (process,) = _UnstartedProcess.made
+    with pytest.raises(ConnectException, match="cannot fence zombies of connector c"):
+        process.fence_zombies(protocol.FenceZombies())

@@ -38,7 +38,7 @@ class RecordingRunner:
 
     specs: list[TaskSpec] = []
 
-    def __init__(self, spec: TaskSpec, status: Any, fence: Any, verify_generation: Any, offsets: Any,
+    def __init__(self, spec: TaskSpec, status: Any, fencing: Any, verify_generation: Any, offsets: Any,
                  on_closed: Any = None) -> None:
         RecordingRunner.specs.append(spec)
         self.id = spec.task_id

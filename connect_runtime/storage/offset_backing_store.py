@@ -125,11 +125,6 @@ class KafkaOffsetBackingStore:
         with self._lock:
             return {k: self._data[k] for k in self._partitions.get(connector, ()) if k in self._data}
 
-    def connector_partitions(self, connector: str) -> list[bytes]:
-        """Offset keys currently stored for ``connector`` (for the offsets REST API)."""
-        with self._lock:
-            return list(self._partitions.get(connector, ()))
-
     def key_variants(self, canonical: bytes) -> set[bytes]:
         """The key bytes a stored offset was written under when they are not the canonical ones."""
         with self._lock:

@@ -17,7 +17,7 @@ from confluent_kafka.admin import AdminClient
 from connect_runtime.clients import client_config
 from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.config.worker_config import WorkerConfig
-from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore, KafkaOffsetBackingStore
+from connect_runtime.storage.offset_backing_store import ConnectorOffsetBackingStore, KafkaOffsetBackingStore
 from connect_runtime.storage.topics import OFFSET_TOPIC_KEY, ensure_internal_topic
 
 logger = logging.getLogger(__name__)

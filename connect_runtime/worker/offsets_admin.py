@@ -40,10 +40,14 @@ from connect_runtime.config.worker_plugins import WorkerPlugins
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.redaction import redactor
 from connect_runtime.storage import formats
-from connect_runtime.storage.offset_store import ConnectorOffsetBackingStore, OffsetEntries, canonical_offset_key
+from connect_runtime.storage.offset_backing_store import (
+    ConnectorOffsetBackingStore,
+    OffsetEntries,
+    canonical_offset_key,
+)
 from connect_runtime.types import ConnectorOffset, ConnectorOffsets
 from connect_runtime.worker.exactly_once_source_task import eos_producer_config
-from connect_runtime.worker.offset_stores import OffsetStoreFactory
+from connect_runtime.worker.offset_store_factory import OffsetStoreFactory
 
 logger = logging.getLogger(__name__)
 

@@ -7,11 +7,11 @@ from typing import Protocol
 
 from confluent_kafka import Producer
 
-from connect_runtime.storage.offset_store import OffsetEntries
+from connect_runtime.storage.offset_backing_store import OffsetEntries
 
 
 class TaskOffsetStore(Protocol):
-    """The subset of :class:`~connect_runtime.storage.offset_store.ConnectorOffsetBackingStore` a task uses."""
+    """The subset of :class:`~connect_runtime.storage.offset_backing_store.ConnectorOffsetBackingStore` a task uses."""
 
     @property
     def topic(self) -> str:

@@ -1,0 +1,14 @@
+"""How a worker has zombies fenced before an exactly-once source task starts (start-up step 4)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class ZombieFencing(Protocol):
+    """Fences the producers of a connector's earlier task generations; the herder answers (locally on
+    the leader, else through the leader). One instance serves every task of the worker."""
+
+    def fence_zombies(self, connector: str) -> None:
+        """Block until ``connector``'s zombies are fenced; raise when they could not be (a retriable
+        error restarts the task with backoff)."""

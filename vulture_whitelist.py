@@ -1,0 +1,84 @@
+"""Names vulture cannot see used, because their users are outside the scanned code (``[tool.vulture]`` in
+pyproject.toml; ``./dev test`` and tests/unit/test_dead_code.py run it). Vulture matches names, not
+owners: one line keeps every attribute of that name. FastAPI routes and pydantic validators and
+serializers are kept by ``ignore_decorators`` there instead."""
+
+# ruff: noqa: B018
+from vulture.whitelist_utils import Whitelist
+
+_ = Whitelist()
+
+# Public plugin API (connect_runtime.api): plugins call these or read these, the runtime implements them.
+_.request_task_reconfiguration  # ConnectorContext: a connector asks for new task configs
+_.to_connect_header  # HeaderConverter: Java's toConnectHeader, for sink-side plugins
+_.client_type  # ConnectorClientConfigRequest: what an override policy reads
+_.SOURCE  # ConnectorType: what REST extensions compare with (built from the plugin's type by value)
+_.SINK  # ConnectorType, as SOURCE
+_.trace_message  # ConnectorState / TaskState: read by REST extensions
+_.connector_state  # ConnectorHealth: read by REST extensions
+_.tasks_state  # ConnectorHealth: read by REST extensions
+_.connector_health  # ConnectClusterState: called by REST extensions
+_.cluster_details  # ConnectClusterState: called by REST extensions
+_.add_route  # ConnectRestExtensionContext: called by REST extensions
+_.metadata  # SourceTask.commit_record's parameter, for the plugin's override
+
+# Public test toolkit (connect_runtime.testing): used by connector authors' tests and ours.
+_.pytest_configure  # pytest hook of the plugin
+_.pytest_sessionstart  # pytest hook of the plugin
+_.pytest_unconfigure  # pytest hook of the plugin
+_.pytest_runtest_makereport  # pytest hook of the plugin
+_.kafka_sasl_bootstrap  # pytest fixture
+_.connect_client  # pytest fixture
+_.connect_cluster  # pytest fixture
+_.start_ready  # WorkerProcess (docs/plugins.md)
+_.error_code  # ConnectRestError; also the REST error body's field (rest/models.py)
+_.server_info  # ConnectClient: GET /
+_.validation_errors  # ConnectClient (docs/plugins.md)
+_.list_connectors  # ConnectClient: GET /connectors
+_.create_connector  # ConnectClient (docs/plugins.md, scaffold templates)
+_.reset_active_topics  # ConnectClient: PUT /connectors/{name}/topics/reset
+_.reset_offsets  # ConnectClient (docs/plugins.md)
+_.wait_running  # ConnectClient (docs/plugins.md, scaffold templates)
+_.wait_task_state  # ConnectClient
+_.wait_deleted  # ConnectClient
+_.commits  # FakeTransactionContext: what a test asserts on
+_.aborts  # FakeTransactionContext: what a test asserts on
+_.FakeProducer  # fake of a task's producer for task loop tests
+_.sent_to  # FakeProducer: what a test asserts on
+_.FakeStatusListener  # fake for task loop tests
+_.FakeOffsetStore  # fake for task loop tests
+_.kill_executor  # LocalSparkCluster: fault tests
+_.submit_env  # LocalSparkCluster: spark-submit of a test's own application
+_.submit_command  # LocalSparkCluster: spark-submit of a test's own application
+_.first_offset  # Transaction of read_transactions: what a test asserts on
+_.last_offset  # Transaction of read_transactions: what a test asserts on
+
+# Framework callbacks and settings.
+_.handle_request  # httpx.BaseTransport
+_.handle_async_request  # httpx.AsyncBaseTransport
+_.model_config  # pydantic model settings
+_.plugin_discovery  # WorkerConfig key that pydantic validates; nothing else reads its value
+_.config_providers  # WorkerConfig key that pydantic validates; the providers are loaded from the originals
+_.should_exit  # uvicorn.Server: set to end its loop
+_.force_exit  # uvicorn.Server: set to skip its graceful wait
+_.SET  # HeaderAction: looked up by value from the config
+_.PREPARING  # ExactlyOnceSourceSupport: looked up by value from the config
+_.V2  # FieldSyntaxVersion: looked up by value from the config
+
+# Handlers of the worker ⇄ task process channel, called by name from task_protocol.MESSAGES.
+_.status_changed
+_.task_failed
+_.topic_used
+_.task_built
+_.task_build_failed
+_.task_closed
+_.offsets_mirrored
+_.start_offsets
+_.read_offsets_to_end
+_.get_offsets
+_.set_offsets
+_.stop_task
+_.change_target_state
+
+# Console entry points ([project.scripts]).
+_.distributed_main
