@@ -460,19 +460,33 @@ def test_create_rejects_bad_input(client: ConnectClient) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def test_failing_task_is_failed_with_trace(client: ConnectClient, worker: WorkerProcess,
-                                           kafka_bootstrap: str) -> None:
-    topic = new_topic(kafka_bootstrap)
-    name = _name("failing-task")
-    created = _json(_create(client, name, {"connector.class": "failing_source.FailingSourceConnector",
+def _create_failing(client: ConnectClient, bootstrap: str, prefix: str,
+                    connector_class: str) -> tuple[str, str, dict[str, Any]]:
+    """A one-task connector of the failing_source plugin ``connector_class``, created through the API:
+    its name, its topic and the creation's answer."""
+    topic = new_topic(bootstrap)
+    name = _name(prefix)
+    created = _json(_create(client, name, {"connector.class": f"failing_source.{connector_class}",
                                            "topic": topic, "tasks.max": "1"}), 201)
-    assert created["type"] == "source"
+    return name, topic, created
+
+
+def _wait_task_failed(client: ConnectClient, name: str) -> dict[str, Any]:
+    """The status once task 0 of ``name`` is FAILED."""
 
     def task_failed() -> dict[str, Any] | None:
         st = _status(client, name)
         return st if st["tasks"] and st["tasks"][0]["state"] == "FAILED" else None
 
-    status = wait_until(task_failed, 60, message="the task to fail")
+    result: dict[str, Any] = wait_until(task_failed, 60, message="the task to fail")
+    return result
+
+
+def test_failing_task_is_failed_with_trace(client: ConnectClient, worker: WorkerProcess,
+                                           kafka_bootstrap: str) -> None:
+    name, topic, created = _create_failing(client, kafka_bootstrap, "failing-task", "FailingSourceConnector")
+    assert created["type"] == "source"
+    status = _wait_task_failed(client, name)
     task = status["tasks"][0]
     assert list(task) == ["id", "state", "worker_id", "version", "trace"]
     assert task["id"] == 0 and task["worker_id"] == _worker_id(worker)
@@ -486,10 +500,7 @@ def test_failing_task_is_failed_with_trace(client: ConnectClient, worker: Worker
 
 
 def test_failing_connector_start_is_failed_with_trace(client: ConnectClient, kafka_bootstrap: str) -> None:
-    topic = new_topic(kafka_bootstrap)
-    name = _name("failing-start")
-    _json(_create(client, name, {"connector.class": "failing_source.FailingStartSourceConnector",
-                                 "topic": topic, "tasks.max": "1"}), 201)
+    name, _, _ = _create_failing(client, kafka_bootstrap, "failing-start", "FailingStartSourceConnector")
 
     def connector_failed() -> dict[str, Any] | None:
         st = _status(client, name)
@@ -513,16 +524,8 @@ def _stays(condition: Callable[[], bool], seconds: float) -> None:
 
 def test_task_that_cannot_be_built_is_failed_once_not_retried(client: ConnectClient, worker: WorkerProcess,
                                                                kafka_bootstrap: str) -> None:
-    topic = new_topic(kafka_bootstrap)
-    name = _name("unbuildable")
-    _json(_create(client, name, {"connector.class": "failing_source.UnbuildableTaskSourceConnector",
-                                 "topic": topic, "tasks.max": "1"}), 201)
-
-    def task_failed() -> dict[str, Any] | None:
-        st = _status(client, name)
-        return st if st["tasks"] and st["tasks"][0]["state"] == "FAILED" else None
-
-    status = wait_until(task_failed, 60, message="the task to fail")
+    name, _, _ = _create_failing(client, kafka_bootstrap, "unbuildable", "UnbuildableTaskSourceConnector")
+    status = _wait_task_failed(client, name)
     assert "task constructor boom" in status["tasks"][0]["trace"]
 
     def attempts() -> int:
