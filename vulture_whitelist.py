@@ -31,6 +31,7 @@ _.kafka_sasl_bootstrap  # pytest fixture
 _.connect_client  # pytest fixture
 _.connect_cluster  # pytest fixture
 _.start_ready  # WorkerProcess (docs/plugins.md)
+_.wait_exit  # WorkerProcess (docs/plugins.md)
 _.error_code  # ConnectRestError; also the REST error body's field (rest/models.py)
 _.server_info  # ConnectClient: GET /
 _.validation_errors  # ConnectClient (docs/plugins.md)

@@ -38,7 +38,6 @@ import json
 import logging
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -51,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import eos_throughput as eos
 from _common import add_bootstrap_argument, broker, configure_logging
 
-from connect_runtime.testing.cluster import wait_until
+from connect_runtime.testing.cluster import terminate, wait_until, worker_properties
 from connect_runtime.testing.local_kafka import (
     KAFKA_VERSION,
     LOG4J_VERSION,
@@ -101,29 +100,6 @@ def ensure_connect_jars() -> Path:
                              "kafka-connect-classpath")
 
 
-def java_worker_properties(bootstrap: str, group_id: str, port: int) -> dict[str, str]:
-    """worker.properties of the Java worker: the settings our WorkerProcess gives ours."""
-    return {
-        "bootstrap.servers": bootstrap,
-        "group.id": group_id,
-        "config.storage.topic": f"{group_id}-configs",
-        "offset.storage.topic": f"{group_id}-offsets",
-        "status.storage.topic": f"{group_id}-status",
-        "config.storage.replication.factor": "1",
-        "offset.storage.replication.factor": "1",
-        "status.storage.replication.factor": "1",
-        "offset.storage.partitions": "5",
-        "status.storage.partitions": "2",
-        "exactly.once.source.support": "enabled",
-        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
-        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
-        "key.converter.schemas.enable": "false",
-        "value.converter.schemas.enable": "false",
-        "listeners": f"http://127.0.0.1:{port}",
-        "offset.flush.interval.ms": "1000",
-    }
-
-
 class JavaWorker:
     """A Java ``connect-distributed`` worker child process (the :class:`eos_throughput.Worker` protocol)."""
 
@@ -139,7 +115,8 @@ class JavaWorker:
         self.config_path = workdir / "worker.properties"
         self.log_path = workdir / "connect.log"
         self.log4j_path = workdir / "log4j2.properties"
-        self.props = java_worker_properties(bootstrap, group_id, self.port)
+        #: the settings our WorkerProcess gives ours, so that the two are compared on equal terms
+        self.props = worker_properties(bootstrap, group_id, self.url)
         self.proc: subprocess.Popen[bytes] | None = None
 
     def command(self) -> list[str]:
@@ -169,16 +146,7 @@ class JavaWorker:
         wait_until(ready, timeout_s, message=f"Java worker {self.url} to be ready")
 
     def stop(self, timeout_s: float = 60.0) -> int | None:
-        if self.proc is None:
-            return None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout_s)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
-            raise
+        return None if self.proc is None else terminate(self.proc, timeout_s)
 
     def log_tail(self, lines: int = 40) -> str:
         try:

@@ -6,7 +6,7 @@ fixtures: ``kafka_bootstrap``, ``worker_factory``, ``connect_worker``,
 
 Workers and REST
     :class:`WorkerProcess` (one ``connect-distributed`` child process), :class:`WorkerGroup` (workers
-    of one group, cleaned up together), :data:`FAST_FAILOVER`, :func:`plugin_path`,
+    of one group, cleaned up together), :data:`FAST_FAILOVER`, :func:`plugin_path`, :func:`worker_properties`,
     :class:`ConnectClient` and :class:`ConnectRestError`.
 Topics
     :func:`new_topic`, :func:`read_committed`, :func:`read_records`, :func:`wait_for_records`,
@@ -27,7 +27,7 @@ Test connectors
     subclass), :class:`IdleSourceTask` (writes nothing).
 """
 
-from connect_runtime.testing.cluster import FAST_FAILOVER, WorkerGroup, WorkerProcess, plugin_path
+from connect_runtime.testing.cluster import FAST_FAILOVER, WorkerGroup, WorkerProcess, plugin_path, worker_properties
 from connect_runtime.testing.connect_client import ConnectClient, ConnectRestError
 from connect_runtime.testing.fakes import FakeOffsetStorageReader, FakeTaskContext, FakeTransactionContext
 from connect_runtime.testing.sequence_source import IdleSourceTask, SequenceSourceConnector, SequenceSourceTask
@@ -90,4 +90,5 @@ __all__ = [
     "verifiable_pairs",
     "wait_for_records",
     "wait_until",
+    "worker_properties",
 ]

@@ -71,10 +71,12 @@ __all__ = [
     "read_transactions",
     "stable_offsets",
     "stored_offsets",
+    "terminate",
     "verifiable_key",
     "verifiable_pairs",
     "wait_for_records",
     "wait_until",
+    "worker_properties",
 ]
 
 _WORKER_CMD = "import sys; from connect_runtime.cli import distributed_main; sys.exit(distributed_main(sys.argv[1:]))"
@@ -96,13 +98,53 @@ def plugin_path(*dirs: str | Path) -> dict[str, str]:
     return {"plugin.path": ",".join(str(d) for d in dirs)}
 
 
+def worker_properties(bootstrap: str, group_id: str, listeners: str, eos: str = "enabled") -> dict[str, str]:
+    """The settings a test worker runs with: internal topics ``<group_id>-configs``, ``-offsets`` and
+    ``-status`` with replication factor 1, JsonConverter without schemas, one-second offset flushes and
+    ``exactly.once.source.support`` ``eos``. The same for a Java ``connect-distributed`` worker, so that
+    the two can be compared or run side by side."""
+    return {
+        "bootstrap.servers": bootstrap,
+        "group.id": group_id,
+        "config.storage.topic": f"{group_id}-configs",
+        "offset.storage.topic": f"{group_id}-offsets",
+        "status.storage.topic": f"{group_id}-status",
+        "config.storage.replication.factor": "1",
+        "offset.storage.replication.factor": "1",
+        "status.storage.replication.factor": "1",
+        "offset.storage.partitions": "5",
+        "status.storage.partitions": "2",
+        "exactly.once.source.support": eos,
+        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "key.converter.schemas.enable": "false",
+        "value.converter.schemas.enable": "false",
+        "listeners": listeners,
+        "offset.flush.interval.ms": "1000",
+    }
+
+
+def terminate(proc: subprocess.Popen[bytes], timeout_s: float = 60.0) -> int:
+    """SIGTERM ``proc`` if it runs and wait for it: its exit code. A process still there after
+    ``timeout_s`` is SIGKILLed and :class:`subprocess.TimeoutExpired` raised, so that a child that hangs
+    on the way out fails the test instead of outliving it."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.wait(timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+        raise
+
+
 class WorkerProcess:
     """A ``connect-distributed`` child process with its own properties file and log.
 
     ``bootstrap`` is the Kafka cluster; ``group_id`` the worker's ``group.id``, and its internal
     topics are ``<group_id>-configs``, ``-offsets`` and ``-status``; ``eos`` is
     ``exactly.once.source.support``; ``extra`` settings override the defaults in :attr:`props`
-    (JsonConverter without schemas, one-second offset flushes, replication factor 1); ``env`` is
+    (those of :func:`worker_properties`); ``env`` is
     merged over this process's environment for the child. Files go to ``workdir``
     (``worker-<port>.properties`` and ``worker-<port>.log``).
 
@@ -127,25 +169,8 @@ class WorkerProcess:
         self.workdir.mkdir(parents=True, exist_ok=True)
         #: The worker's settings (written to :attr:`config_path` by :meth:`start`; change them between
         #: a :meth:`kill` and the next :meth:`start` to restart the worker with other settings).
-        self.props: dict[str, str] = {
-            "bootstrap.servers": bootstrap,
-            "group.id": group_id,
-            "config.storage.topic": f"{group_id}-configs",
-            "offset.storage.topic": f"{group_id}-offsets",
-            "status.storage.topic": f"{group_id}-status",
-            "config.storage.replication.factor": "1",
-            "offset.storage.replication.factor": "1",
-            "status.storage.replication.factor": "1",
-            "offset.storage.partitions": "5",
-            "status.storage.partitions": "2",
-            "exactly.once.source.support": eos,
-            "key.converter": "org.apache.kafka.connect.json.JsonConverter",
-            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
-            "key.converter.schemas.enable": "false",
-            "value.converter.schemas.enable": "false",
-            "listeners": f"{scheme}://127.0.0.1:{self.port}",
-            "offset.flush.interval.ms": "1000",
-        }
+        self.props: dict[str, str] = worker_properties(bootstrap, group_id, f"{scheme}://127.0.0.1:{self.port}",
+                                                       eos)
         self.props.update(extra or {})
         first_scheme, host, first_port = parse_listener(self.props["listeners"].split(",")[0])
         #: The first listener's port.
@@ -199,6 +224,16 @@ class WorkerProcess:
 
         wait_until(ready, timeout_s, message=f"worker {self.url} to be ready")
 
+    def wait_exit(self, timeout_s: float = 60.0) -> int:
+        """Wait until the started worker exits by itself (say, one whose settings must refuse start-up):
+        its exit code. One still running after ``timeout_s`` fails the test, with the tail of its log."""
+        if self.proc is None:
+            raise RuntimeError(f"worker {self.url} was never started")
+        try:
+            return self.proc.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"worker {self.url} still runs after {timeout_s}s; log:\n{self.log_tail()}") from None
+
     def signal(self, sig: int) -> None:
         """Send ``sig`` to the worker (not to its children) if it runs, e.g. ``SIGSTOP`` to freeze it."""
         if self.proc is not None and self.proc.poll() is None:
@@ -220,15 +255,7 @@ class WorkerProcess:
 
     def stop(self, timeout_s: float = 60.0) -> int | None:
         """SIGTERM and wait: the graceful path. Returns the exit code."""
-        if self.proc is None:
-            return None
-        self.signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout_s)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
-            raise
+        return None if self.proc is None else terminate(self.proc, timeout_s)
 
     def kill_all(self) -> None:
         """SIGKILL the worker and whatever it started and left behind (its process group): the

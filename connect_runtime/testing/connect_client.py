@@ -243,20 +243,24 @@ class ConnectClient:
 
     # -- waiting -------------------------------------------------------------------------------
 
+    def in_state(self, name: str, state: str, tasks: int | None = None) -> dict[str, Any] | None:
+        """The status of ``name`` if the connector and every task are in ``state`` now, with exactly
+        ``tasks`` tasks when given (``STOPPED`` means no task at all); else None. One look, no waiting:
+        for :func:`~connect_runtime.testing.wait_until` conditions that ask more than :meth:`wait_state`."""
+        st = self.status(name)
+        want = 0 if state == "STOPPED" else tasks
+        ok = (st["connector"]["state"] == state and (want is None or len(st["tasks"]) == want)
+              and all(t["state"] == state for t in st["tasks"]))
+        return st if ok else None
+
     def wait_state(self, name: str, state: str, tasks: int | None = None,
                    timeout_s: float = 90.0) -> dict[str, Any]:
         """Wait until the connector and every task are in ``state`` (``RUNNING``, ``PAUSED``,
         ``FAILED``, ...), with exactly ``tasks`` tasks when given; ``STOPPED`` means no task at all.
         Returns the status."""
-        def reached() -> dict[str, Any] | None:
-            st = self.status(name)
-            want = 0 if state == "STOPPED" else tasks
-            ok = (st["connector"]["state"] == state and (want is None or len(st["tasks"]) == want)
-                  and all(t["state"] == state for t in st["tasks"]))
-            return st if ok else None
-
         count = "no" if state == "STOPPED" else tasks if tasks is not None else "all"
-        return wait_until(reached, timeout_s, message=f"{name} and {count} tasks {state}")
+        return wait_until(lambda: self.in_state(name, state, tasks), timeout_s,
+                          message=f"{name} and {count} tasks {state}")
 
     def wait_running(self, name: str, tasks: int, timeout_s: float = 90.0) -> dict[str, Any]:
         """Wait until the connector and exactly ``tasks`` tasks are RUNNING; the status."""

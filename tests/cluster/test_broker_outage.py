@@ -19,6 +19,7 @@ import pytest
 
 from connect_runtime.storage import formats
 from connect_runtime.testing.cluster import (
+    FAST_FAILOVER,
     ConnectClient,
     WorkerProcess,
     check_sequences,
@@ -33,14 +34,9 @@ from connect_runtime.testing.pytest_plugin import new_topic
 pytestmark = [pytest.mark.kafka, pytest.mark.cluster]
 
 OUTAGE_S = 30.0
-#: Heartbeats and session as in tests/cluster/conftest.py: the 30 s outage is far beyond the session
-#: timeout, so the worker also goes through "lost contact, stop tasks, resume".
-SETTINGS = {
-    "session.timeout.ms": "4000",
-    "heartbeat.interval.ms": "1000",
-    "scheduled.rebalance.max.delay.ms": "0",
-    "task.shutdown.graceful.timeout.ms": "5000",
-}
+#: The 30 s outage is far beyond FAST_FAILOVER's session timeout, so the worker also goes through
+#: "lost contact, stop tasks, resume".
+SETTINGS = FAST_FAILOVER
 _ERROR_LINE = re.compile(r"^\[[^]]+\] ERROR ")
 _LOGGER = re.compile(r"\((?P<logger>[\w.]+)\) \[[^]]*\]$")
 
@@ -76,8 +72,21 @@ def _committed_count(bootstrap: str, topic: str) -> int:
     return len(read_committed(bootstrap, topic, timeout_s=30))
 
 
-def test_worker_recovers_from_a_broker_restart(own_kafka: tuple[LocalKafka, int, str], tmp_path: Path) -> None:
+def _outage(own_kafka: tuple[LocalKafka, int, str], topic: str) -> tuple[float, int]:
+    """Stop the test's broker for OUTAGE_S and start it again on its port: when it was back, and how
+    many records ``topic`` held then."""
     kafka, port, bootstrap = own_kafka
+    assert kafka.stop(), "the test's broker was not running"
+    time.sleep(OUTAGE_S)
+    assert kafka.start(port=port) == bootstrap
+    back = time.monotonic()
+    # The test's own reads may meet the restarted broker's first transient errors too: retried.
+    before = wait_until(lambda: _committed_count(bootstrap, topic), 30, message="the topic readable again")
+    return back, before
+
+
+def test_worker_recovers_from_a_broker_restart(own_kafka: tuple[LocalKafka, int, str], tmp_path: Path) -> None:
+    bootstrap = own_kafka[2]
     topic = new_topic(bootstrap, partitions=2)
     worker = WorkerProcess(bootstrap, tmp_path / "worker", f"outage-{uuid.uuid4().hex[:8]}", extra=SETTINGS)
     worker.start()
@@ -89,18 +98,11 @@ def test_worker_recovers_from_a_broker_restart(own_kafka: tuple[LocalKafka, int,
         client.wait_running("vs", 2)
         wait_until(lambda: _committed_count(bootstrap, topic) > 1000, 60, message="records committed")
 
-        assert kafka.stop(), "the test's broker was not running"
-        time.sleep(OUTAGE_S)
-        assert kafka.start(port=port) == bootstrap
-        back = time.monotonic()
-        # The test's own reads may meet the restarted broker's first transient errors too: retried.
-        before = wait_until(lambda: _committed_count(bootstrap, topic), 30, message="the topic readable again")
+        back, before = _outage(own_kafka, topic)
 
         # No REST call but reads: the worker must come back on its own.
         def recovered() -> bool:
-            st = client.status("vs")
-            running = st["connector"]["state"] == "RUNNING" and len(st["tasks"]) == 2 and all(
-                t["state"] == "RUNNING" for t in st["tasks"])
+            running = client.in_state("vs", "RUNNING", 2) is not None
             return running and _committed_count(bootstrap, topic) > before + 500
 
         wait_until(recovered, 60 - (time.monotonic() - back), interval_s=1.0,
@@ -130,7 +132,7 @@ def test_cluster_recovers_from_a_broker_restart_and_takes_a_config_change(
     """Three workers, the same 30 s outage, and a config change (3 -> 2 tasks) sent right after the broker
     is back. With one broker every worker's connection comes back at about the same time, so the order
     (the leader's first or last) is not arranged; the election and the change must work either way."""
-    kafka, port, bootstrap = own_kafka
+    bootstrap = own_kafka[2]
     topic = new_topic(bootstrap, partitions=3)
     group = f"outage3-{uuid.uuid4().hex[:8]}"
     workers = [WorkerProcess(bootstrap, tmp_path / f"w{i}", group, extra=SETTINGS).start() for i in range(3)]
@@ -144,12 +146,7 @@ def test_cluster_recovers_from_a_broker_restart_and_takes_a_config_change(
         clients[0].wait_running("vs", 3)
         wait_until(lambda: _committed_count(bootstrap, topic) > 600, 60, message="records committed")
 
-        assert kafka.stop(), "the test's broker was not running"
-        time.sleep(OUTAGE_S)
-        assert kafka.start(port=port) == bootstrap
-        back = time.monotonic()
-        # The test's own reads may meet the restarted broker's first transient errors too: retried.
-        before = wait_until(lambda: _committed_count(bootstrap, topic), 30, message="the topic readable again")
+        back, before = _outage(own_kafka, topic)
 
         # Right after the broker returns: a client retries what the API says may be retried (500 "can be
         # safely retried", 409 during a rebalance), through whichever worker it talks to.
@@ -160,9 +157,7 @@ def test_cluster_recovers_from_a_broker_restart_and_takes_a_config_change(
         wait_until(changed, 60, interval_s=1.0, message="the config change accepted")
 
         def recovered() -> bool:
-            st = clients[2].status("vs")
-            running = st["connector"]["state"] == "RUNNING" and len(st["tasks"]) == 2 and all(
-                t["state"] == "RUNNING" for t in st["tasks"])
+            running = clients[2].in_state("vs", "RUNNING", 2) is not None
             return running and _committed_count(bootstrap, topic) > before + 300
 
         wait_until(recovered, 90 - (time.monotonic() - back), interval_s=1.0,

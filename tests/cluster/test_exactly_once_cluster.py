@@ -43,25 +43,30 @@ def _log_since(worker: WorkerProcess, offset: int) -> str:
         return f.read().decode("utf-8", "replace")
 
 
-def _all_running(client: ConnectClient, name: str, tasks: int) -> dict[int, str] | None:
-    st = client.status(name)
-    ok = st["connector"]["state"] == "RUNNING" and len(st["tasks"]) == tasks and all(
-        t["state"] == "RUNNING" for t in st["tasks"])
-    return {t["id"]: t["worker_id"] for t in st["tasks"]} if ok else None
+def _placement(client: ConnectClient, name: str, tasks: int) -> dict[int, str] | None:
+    """Task id → worker id once the connector and its ``tasks`` tasks all run, else None."""
+    st = client.in_state(name, "RUNNING", tasks)
+    return {t["id"]: t["worker_id"] for t in st["tasks"]} if st else None
+
+
+def _three_workers_running(cluster, bootstrap: str, name: str,  # type: ignore[no-untyped-def]
+                           throughput: str) -> tuple[list[WorkerProcess], ConnectClient, str, dict[int, str]]:
+    """Three workers and a VerifiableSource of three tasks on them, running: the workers, a client of the
+    first, the topic, and where each task runs."""
+    workers: list[WorkerProcess] = cluster.start(3)
+    topic = new_topic(bootstrap, partitions=3)
+    client = ConnectClient(workers[0].url)
+    client.create_connector(name, {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": "3",
+                                   "throughput": throughput})
+    placed = wait_until(lambda: _placement(client, name, 3), 90, message="3 tasks running")
+    return workers, client, topic, placed
 
 
 def test_zombie_task_is_fenced(kafka_bootstrap: str, cluster) -> None:  # type: ignore[no-untyped-def]
     """SIGSTOP of a worker (its pid only: its task processes run on) past the session timeout moves its
     tasks elsewhere; the stopped worker's task processes, zombies now, are fenced by their successors:
     their commits fail, and they are gone once the worker, continued, learns it lost its tasks."""
-    workers: list[WorkerProcess] = [cluster() for _ in range(3)]
-    for w in workers:
-        w.wait_ready()
-    topic = new_topic(kafka_bootstrap, partitions=3)
-    client = ConnectClient(workers[0].url)
-    client.create_connector("zt", {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": "3",
-                                   "throughput": "200"})
-    placed = wait_until(lambda: _all_running(client, "zt", 3), 90, message="3 tasks running")
+    workers, _, topic, placed = _three_workers_running(cluster, kafka_bootstrap, "zt", "200")
     victim_id = placed[0]
     victim = next(w for w in workers if victim_id.endswith(f":{w.port}"))
     others = [w for w in workers if w is not victim]
@@ -73,7 +78,7 @@ def test_zombie_task_is_fenced(kafka_bootstrap: str, cluster) -> None:  # type: 
     victim.signal(signal.SIGSTOP)
     try:
         # Past the session timeout its tasks restart on the other workers.
-        moved = wait_until(lambda: (p := _all_running(watcher, "zt", 3)) and victim_id not in p.values() and p,
+        moved = wait_until(lambda: (p := _placement(watcher, "zt", 3)) and victim_id not in p.values() and p,
                            90, message="the stopped worker's tasks to run elsewhere")
         assert set(moved.values()) <= {f"127.0.0.1:{w.port}" for w in others}
         _grows(kafka_bootstrap, topic)
@@ -88,21 +93,19 @@ def test_zombie_task_is_fenced(kafka_bootstrap: str, cluster) -> None:  # type: 
                message="the zombie task processes' commits to fail as fenced")
     wait_gone(zombies, 60, "the zombie task processes to exit")
     _grows(kafka_bootstrap, topic)
-    wait_until(lambda: _all_running(watcher, "zt", 3), 90, message="all tasks running")
+    watcher.wait_running("zt", 3, 90)
     _assert_exactly_once(kafka_bootstrap, topic, {0, 1, 2})
 
 
 def test_reconfiguration_3_5_1_5_3(kafka_bootstrap: str, cluster) -> None:  # type: ignore[no-untyped-def]
-    workers = [cluster() for _ in range(3)]
-    for w in workers:
-        w.wait_ready()
+    workers = cluster.start(3)
     topic = new_topic(kafka_bootstrap, partitions=3)
     client = ConnectClient(workers[1].url)
     base = {"connector.class": "VerifiableSource", "topic": topic, "throughput": "200"}
     for count in (3, 5, 1, 5, 3):
         r = client.request("PUT", "/connectors/rc/config", json={**base, "tasks.max": str(count)})
         assert r.status_code in (200, 201), r.text
-        wait_until(lambda n=count: _all_running(client, "rc", n), 120, message=f"{count} tasks running")
+        client.wait_running("rc", count, 120)
         _grows(kafka_bootstrap, topic)
     _assert_exactly_once(kafka_bootstrap, topic, {0, 1, 2, 3, 4})
 
@@ -111,14 +114,7 @@ def test_rolling_bounces_like_the_reference_system_test(kafka_bootstrap: str, cl
     """Apache Kafka's system test test_exactly_once_source (connect_distributed_test.py): 3 workers,
     3 tasks at 100 rec/s, 4 rounds bouncing every worker in turn (clean, clean, hard, hard; the last
     two with no settle time)."""
-    workers: list[WorkerProcess] = [cluster() for _ in range(3)]
-    for w in workers:
-        w.wait_ready()
-    topic = new_topic(kafka_bootstrap, partitions=3)
-    client = ConnectClient(workers[0].url)
-    client.create_connector("sys", {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": "3",
-                                    "throughput": "100"})
-    wait_until(lambda: _all_running(client, "sys", 3), 90, message="3 tasks running")
+    workers, client, topic, _ = _three_workers_running(cluster, kafka_bootstrap, "sys", "100")
     for round_no, (hard, settle) in enumerate([(False, True), (False, True), (True, False), (True, False)]):
         for w in workers:
             if hard:
@@ -129,7 +125,7 @@ def test_rolling_bounces_like_the_reference_system_test(kafka_bootstrap: str, cl
             if settle:
                 w.wait_ready()
                 watcher = ConnectClient(next(x for x in workers if x is not w).url)
-                wait_until(lambda c=watcher: _all_running(c, "sys", 3), 120,
+                wait_until(lambda c=watcher: c.in_state("sys", "RUNNING", 3), 120,
                            message=f"round {round_no}: all tasks running again")
     for w in workers:
         w.wait_ready()
@@ -138,6 +134,6 @@ def test_rolling_bounces_like_the_reference_system_test(kafka_bootstrap: str, cl
     wait_until(lambda: client.request("POST", "/connectors/sys/restart",
                                       params={"includeTasks": "true", "onlyFailed": "true"}).status_code
                in (202, 204), 60, message="restart request accepted")
-    wait_until(lambda: _all_running(client, "sys", 3), 120, message="all tasks running after the bounces")
+    client.wait_running("sys", 3, 120)
     _grows(kafka_bootstrap, topic, by=300)
     _assert_exactly_once(kafka_bootstrap, topic, {0, 1, 2})

@@ -177,9 +177,7 @@ def test_extensions_are_closed_when_the_worker_stops(secured: Cluster) -> None:
 def test_missing_extension_class_refuses_start_up_in_one_line(kafka_bootstrap: str, tmp_path: Path) -> None:
     w = WorkerProcess(kafka_bootstrap, tmp_path, f"noext-{uuid.uuid4().hex[:8]}",
                       extra={"rest.extension.classes": "no_such_module.NoSuchExtension"})
-    w.start()
-    assert w.proc is not None
-    assert w.proc.wait(60) == 1
+    assert w.start().wait_exit() == 1
     log = w.log_path.read_text()
     assert "connect-distributed: rest.extension.classes: class no_such_module.NoSuchExtension could not be found" \
         in log.splitlines(), log

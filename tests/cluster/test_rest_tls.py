@@ -196,9 +196,7 @@ def test_https_workers_form_a_cluster_and_forward_to_the_leader(cluster: Cluster
 def test_refused_tls_settings_stop_start_up_with_one_line(kafka_bootstrap: str, tmp_path: Path,
                                                           extra: dict[str, str], key: str, hint: str) -> None:
     w = WorkerProcess(kafka_bootstrap, tmp_path, f"tls-bad-{uuid.uuid4().hex[:6]}", scheme="https", extra=extra)
-    w.start()
-    assert w.proc is not None
-    assert w.proc.wait(60) == 1
+    assert w.start().wait_exit() == 1
     log = w.log_path.read_text()
     assert "Traceback" not in log
     lines = [line for line in log.splitlines() if line.startswith("connect-distributed:")]

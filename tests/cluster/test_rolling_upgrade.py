@@ -22,12 +22,6 @@ from connect_runtime.testing.pytest_plugin import new_topic
 pytestmark = [pytest.mark.kafka, pytest.mark.cluster]
 
 
-def _running(client: ConnectClient, name: str, tasks: int) -> bool:
-    st = client.status(name)
-    return st["connector"]["state"] == "RUNNING" and len(st["tasks"]) == tasks and all(
-        t["state"] == "RUNNING" for t in st["tasks"])
-
-
 def _session_key(bootstrap: str, config_topic: str) -> formats.SessionKeyRecord | None:
     latest = None
     for key, value in read_committed(bootstrap, config_topic):
@@ -40,13 +34,12 @@ def _session_key(bootstrap: str, config_topic: str) -> formats.SessionKeyRecord 
 
 def test_preparing_serves_fencing_and_writes_transactionally_but_tasks_are_at_least_once(
         kafka_bootstrap: str, cluster) -> None:  # type: ignore[no-untyped-def]
-    worker: WorkerProcess = cluster(eos="preparing")
-    worker.wait_ready()
+    worker: WorkerProcess = cluster(eos="preparing", ready=True)
     client = ConnectClient(worker.url)
     topic = new_topic(kafka_bootstrap)
     client.create_connector("prep", {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": "1",
                                      "throughput": "100"})
-    wait_until(lambda: _running(client, "prep", 1), 60, message="prep running")
+    client.wait_running("prep", 1, 60)
     wait_until(lambda: sum(end_offsets(kafka_bootstrap, topic).values()) > 200, 60, message="records")
     assert worker.stop() == 0
     # At-least-once tasks: plain idempotent producer, so the data topic holds no transaction markers.
@@ -67,22 +60,19 @@ def test_preparing_serves_fencing_and_writes_transactionally_but_tasks_are_at_le
 
 def test_rolling_upgrade_disabled_preparing_enabled_loses_nothing(
         kafka_bootstrap: str, cluster) -> None:  # type: ignore[no-untyped-def]
-    workers: list[WorkerProcess] = [cluster(eos="disabled"), cluster(eos="disabled")]
-    for w in workers:
-        w.wait_ready()
+    workers: list[WorkerProcess] = cluster.start(2, eos="disabled")
     topic = new_topic(kafka_bootstrap, partitions=2)
     client = ConnectClient(workers[0].url)
     client.create_connector("up", {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": "2",
                                    "throughput": "100"})
-    wait_until(lambda: _running(client, "up", 2), 60, message="up running")
+    client.wait_running("up", 2, 60)
     for mode in ("preparing", "enabled"):
         for w in workers:
             assert w.stop() == 0, w.log_tail()
             w.props["exactly.once.source.support"] = mode
             w.start()
             w.wait_ready()
-            restarted = ConnectClient(w.url)
-            wait_until(lambda c=restarted: _running(c, "up", 2), 90, message=f"running under {mode}")
+            ConnectClient(w.url).wait_running("up", 2, 90)
     floor = sum(end_offsets(kafka_bootstrap, topic).values())
     wait_until(lambda: sum(end_offsets(kafka_bootstrap, topic).values()) > floor + 300, 60, message="progress")
     report = check_sequences(verifiable_pairs(read_committed(kafka_bootstrap, topic)))

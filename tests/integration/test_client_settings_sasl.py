@@ -80,9 +80,7 @@ def test_connector_override_without_equivalent_is_a_validation_error(sasl_worker
 def test_java_only_setting_refuses_start_with_one_named_line(kafka_bootstrap: str, tmp_path: Path) -> None:
     worker = WorkerProcess(kafka_bootstrap, tmp_path, f"java-only-{uuid.uuid4().hex[:8]}",
                            extra={"producer.interceptor.classes": "com.example.AuditInterceptor"})
-    worker.start()
-    assert worker.proc is not None
-    assert worker.proc.wait(60) == 1
+    assert worker.start().wait_exit() == 1
     lines = [line for line in worker.log_tail().splitlines() if line.startswith("connect-distributed:")]
     assert len(lines) == 1 and lines[0].startswith(
         "connect-distributed: Unsupported Kafka client setting producer.interceptor.classes: "), worker.log_tail()
@@ -92,9 +90,7 @@ def test_wrong_sasl_password_fails_start_up_with_a_clear_line(kafka_sasl_bootstr
     worker = WorkerProcess(kafka_sasl_bootstrap, tmp_path, f"sasl-bad-{uuid.uuid4().hex[:8]}",
                            extra=_sasl("not-the-password"))
     started = time.monotonic()
-    worker.start()
-    assert worker.proc is not None
-    assert worker.proc.wait(60) == 1, worker.log_tail()
+    assert worker.start().wait_exit() == 1, worker.log_tail()
     # At once, not after the 30 s the worker gives an unreachable cluster.
     assert time.monotonic() - started < 20, worker.log_tail()
     tail = worker.log_tail()

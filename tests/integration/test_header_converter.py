@@ -100,7 +100,7 @@ def test_headers_are_converted_by_the_header_converter(kafka_bootstrap: str, con
 def test_worker_refuses_a_header_converter_that_is_not_one(
         kafka_bootstrap: str, worker_factory: Callable[..., WorkerProcess]) -> None:
     worker = worker_factory(extra={"header.converter": J + "json.NoSuchConverter"})
-    assert worker.proc is not None and worker.proc.wait(60) == 1
+    assert worker.wait_exit() == 1
     assert ("connect-distributed: Invalid value org.apache.kafka.connect.json.NoSuchConverter for configuration "
             "header.converter: Class org.apache.kafka.connect.json.NoSuchConverter could not be found.") in \
         worker.log_path.read_text()

@@ -25,6 +25,14 @@ PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"
 pytestmark = [pytest.mark.kafka, pytest.mark.connect_worker(eos="enabled", extra=plugin_path(PLUGINS_DIR))]
 
 
+def _delete_after_exactly_once(client: ConnectClient, bootstrap: str, name: str, topic: str, records: int) -> None:
+    """Once ``topic`` holds ``records`` records, delete ``name``: every sequence number is there once."""
+    wait_until(lambda: len(read_committed(bootstrap, topic)) >= records, 30, message="records")
+    client.request("DELETE", f"/connectors/{name}")
+    report = check_sequences(verifiable_pairs(read_committed(bootstrap, topic)))
+    assert report.exactly_once, report.summary()
+
+
 def test_task_failing_on_a_transient_error_is_restarted_by_the_runtime(
         kafka_bootstrap: str, client: ConnectClient, tmp_path: Path) -> None:
     topic = new_topic(kafka_bootstrap)
@@ -36,10 +44,7 @@ def test_task_failing_on_a_transient_error_is_restarted_by_the_runtime(
     # No REST call: the runtime restarts them with backoff (1 s, then 2 s).
     client.wait_running("flaky", 2, timeout_s=30)
     assert all((tmp_path / f"starts-{t}").read_text() == "3" for t in (0, 1))
-    wait_until(lambda: len(read_committed(kafka_bootstrap, topic)) >= 100, 30, message="records")
-    client.request("DELETE", "/connectors/flaky")
-    report = check_sequences(verifiable_pairs(read_committed(kafka_bootstrap, topic)))
-    assert report.exactly_once, report.summary()
+    _delete_after_exactly_once(client, kafka_bootstrap, "flaky", topic, 100)
 
 
 def test_task_failing_on_its_own_error_stays_failed(kafka_bootstrap: str, client: ConnectClient,
@@ -82,10 +87,7 @@ def test_verifiable_records_after_a_restart_of_a_task(kafka_bootstrap: str, clie
     for _ in range(3):
         assert client.request("POST", "/connectors/restarted/tasks/0/restart").status_code == 204
         client.wait_running("restarted", 1)
-    wait_until(lambda: len(read_committed(kafka_bootstrap, topic)) >= 200, 30, message="records")
-    client.request("DELETE", "/connectors/restarted")
-    report = check_sequences(verifiable_pairs(read_committed(kafka_bootstrap, topic)))
-    assert report.exactly_once, report.summary()
+    _delete_after_exactly_once(client, kafka_bootstrap, "restarted", topic, 200)
 
 
 def test_slow_plugin_validation_does_not_stall_other_requests(kafka_bootstrap: str, client: ConnectClient,

@@ -69,6 +69,12 @@ def _json(resp: httpx.Response, status: int) -> Any:
     return resp.json()
 
 
+def _empty(resp: httpx.Response, status: int) -> None:
+    """Assert ``status`` with no body at all."""
+    assert resp.status_code == status, f"{resp.request.method} {resp.request.url}: {resp.status_code} {resp.text}"
+    assert resp.content == b""
+
+
 def _error(resp: httpx.Response, status: int, *fragments: str) -> str:
     """Assert Connect's error body ``{"error_code": status, "message": ...}``; return the message."""
     body = _json(resp, status)
@@ -88,19 +94,6 @@ def _create(client: ConnectClient, name: str, config: dict[str, Any], **body: An
 def _status(client: ConnectClient, name: str) -> dict[str, Any]:
     result: dict[str, Any] = _json(client.request("GET", f"/connectors/{name}/status"), 200)
     return result
-
-
-def _wait_state(client: ConnectClient, name: str, state: str, tasks: int,
-                timeout_s: float = 60.0) -> dict[str, Any]:
-    """Wait until the connector and exactly ``tasks`` tasks report ``state``; return the status."""
-
-    def reached() -> dict[str, Any] | None:
-        st = _status(client, name)
-        ok = (st["connector"]["state"] == state and len(st["tasks"]) == tasks
-              and all(t["state"] == state for t in st["tasks"]))
-        return st if ok else None
-
-    return wait_until(reached, timeout_s, message=f"{name} and {tasks} task(s) {state}")
 
 
 def _committed(bootstrap: str, topic: str) -> list[tuple[int, int]]:
@@ -123,6 +116,17 @@ def _wait_records(bootstrap: str, topic: str, more_than: int, task: int | None =
     which = "" if task is None else f" of task {task}"
     return wait_until(enough, timeout_s, interval_s=0.5,
                       message=f"more than {more_than} records{which} in {topic}")
+
+
+def _producing(client: ConnectClient, bootstrap: str, prefix: str, tasks: int, records: int) -> tuple[str, str]:
+    """A VerifiableSource created through the API, running, with more than ``records`` records
+    committed: its name and topic."""
+    topic = new_topic(bootstrap)
+    name = _name(prefix)
+    _json(_create(client, name, _verifiable(topic, tasks=tasks)), 201)
+    client.wait_running(name, tasks)
+    _wait_records(bootstrap, topic, records)
+    return name, topic
 
 
 def _assert_no_new_records(bootstrap: str, topic: str, settle_s: float = 10.0, window_s: float = 2.5) -> int:
@@ -263,7 +267,7 @@ def test_create_inspect_and_list(client: ConnectClient, worker: WorkerProcess, k
         assert t["config"]["topic"] == topic
     assert sorted(t["config"]["task.id"] for t in tasks) == ["0", "1"]
 
-    status = _wait_state(client, name, "RUNNING", 2)
+    status = client.wait_running(name, 2)
     assert list(status) == ["name", "connector", "tasks", "type"]
     assert status["name"] == name and status["type"] == "source"
     # Java 4.1's key order: {"state","worker_id","version"} and {"id","state","worker_id","version"}; no
@@ -304,7 +308,7 @@ def test_put_config_creates_then_updates_and_tasks_restart(client: ConnectClient
     created = _json(resp, 201)
     assert resp.headers["Location"] == f"{worker.url}/connectors/{name}"
     assert created["name"] == name and created["config"] == {**config, "name": name}
-    _wait_state(client, name, "RUNNING", 1)
+    client.wait_running(name, 1)
     _wait_records(kafka_bootstrap, topic, 5, task=0)
 
     # Update: two tasks and a new throughput. 200, the new config is served at once.
@@ -325,7 +329,7 @@ def test_put_config_creates_then_updates_and_tasks_restart(client: ConnectClient
     assert [t["id"]["task"] for t in tasks] == [0, 1]
     info = _json(client.request("GET", f"/connectors/{name}"), 200)
     assert info["tasks"] == [{"connector": name, "task": 0}, {"connector": name, "task": 1}]
-    _wait_state(client, name, "RUNNING", 2)
+    client.wait_running(name, 2)
 
     # Both tasks run again: task 0 continues its sequence, task 1 starts one.
     floor0 = max(s for t, s in _committed(kafka_bootstrap, topic) if t == 0)
@@ -345,16 +349,10 @@ def test_put_config_creates_then_updates_and_tasks_restart(client: ConnectClient
 
 
 def test_pause_and_resume(client: ConnectClient, kafka_bootstrap: str) -> None:
-    topic = new_topic(kafka_bootstrap)
-    name = _name("pause")
-    _json(_create(client, name, _verifiable(topic, tasks=1)), 201)
-    _wait_state(client, name, "RUNNING", 1)
-    _wait_records(kafka_bootstrap, topic, 5)
+    name, topic = _producing(client, kafka_bootstrap, "pause", tasks=1, records=5)
 
-    resp = client.request("PUT", f"/connectors/{name}/pause")
-    assert resp.status_code == 202, resp.text
-    assert resp.content == b""
-    _wait_state(client, name, "PAUSED", 1, timeout_s=30)
+    _empty(client.request("PUT", f"/connectors/{name}/pause"), 202)
+    client.wait_state(name, "PAUSED", 1, timeout_s=30)
     # The paused task committed its last batch before reporting PAUSED: nothing at all is added now.
     paused_count = len(_committed(kafka_bootstrap, topic))
     assert _assert_no_new_records(kafka_bootstrap, topic, settle_s=3.0) == paused_count
@@ -363,7 +361,7 @@ def test_pause_and_resume(client: ConnectClient, kafka_bootstrap: str) -> None:
 
     resp = client.request("PUT", f"/connectors/{name}/resume")
     assert resp.status_code == 202, resp.text
-    _wait_state(client, name, "RUNNING", 1, timeout_s=30)
+    client.wait_state(name, "RUNNING", 1, timeout_s=30)
     _wait_records(kafka_bootstrap, topic, paused_count + 5)
     # The sequence resumed where it stopped: no gap, no duplicate.
     seqnos = sorted(s for _, s in _committed(kafka_bootstrap, topic))
@@ -372,15 +370,9 @@ def test_pause_and_resume(client: ConnectClient, kafka_bootstrap: str) -> None:
 
 
 def test_delete_stops_tasks_and_forgets_the_connector(client: ConnectClient, kafka_bootstrap: str) -> None:
-    topic = new_topic(kafka_bootstrap)
-    name = _name("delete")
-    _json(_create(client, name, _verifiable(topic, tasks=2)), 201)
-    _wait_state(client, name, "RUNNING", 2)
-    _wait_records(kafka_bootstrap, topic, 10)
+    name, topic = _producing(client, kafka_bootstrap, "delete", tasks=2, records=10)
 
-    resp = client.request("DELETE", f"/connectors/{name}")
-    assert resp.status_code == 204, resp.text
-    assert resp.content == b""
+    _empty(client.request("DELETE", f"/connectors/{name}"), 204)
 
     assert name not in _json(client.request("GET", "/connectors"), 200)
     assert name not in _json(client.request("GET", "/connectors", params={"expand": "status"}), 200)
@@ -390,7 +382,7 @@ def test_delete_stops_tasks_and_forgets_the_connector(client: ConnectClient, kaf
     # The name can be reused.
     other = new_topic(kafka_bootstrap)
     _json(_create(client, name, _verifiable(other, tasks=1)), 201)
-    _wait_state(client, name, "RUNNING", 1)
+    client.wait_running(name, 1)
     assert client.request("DELETE", f"/connectors/{name}").status_code == 204
 
 
@@ -468,19 +460,33 @@ def test_create_rejects_bad_input(client: ConnectClient) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def test_failing_task_is_failed_with_trace(client: ConnectClient, worker: WorkerProcess,
-                                           kafka_bootstrap: str) -> None:
-    topic = new_topic(kafka_bootstrap)
-    name = _name("failing-task")
-    created = _json(_create(client, name, {"connector.class": "failing_source.FailingSourceConnector",
+def _create_failing(client: ConnectClient, bootstrap: str, prefix: str,
+                    connector_class: str) -> tuple[str, str, dict[str, Any]]:
+    """A one-task connector of the failing_source plugin ``connector_class``, created through the API:
+    its name, its topic and the creation's answer."""
+    topic = new_topic(bootstrap)
+    name = _name(prefix)
+    created = _json(_create(client, name, {"connector.class": f"failing_source.{connector_class}",
                                            "topic": topic, "tasks.max": "1"}), 201)
-    assert created["type"] == "source"
+    return name, topic, created
+
+
+def _wait_task_failed(client: ConnectClient, name: str) -> dict[str, Any]:
+    """The status once task 0 of ``name`` is FAILED."""
 
     def task_failed() -> dict[str, Any] | None:
         st = _status(client, name)
         return st if st["tasks"] and st["tasks"][0]["state"] == "FAILED" else None
 
-    status = wait_until(task_failed, 60, message="the task to fail")
+    result: dict[str, Any] = wait_until(task_failed, 60, message="the task to fail")
+    return result
+
+
+def test_failing_task_is_failed_with_trace(client: ConnectClient, worker: WorkerProcess,
+                                           kafka_bootstrap: str) -> None:
+    name, topic, created = _create_failing(client, kafka_bootstrap, "failing-task", "FailingSourceConnector")
+    assert created["type"] == "source"
+    status = _wait_task_failed(client, name)
     task = status["tasks"][0]
     assert list(task) == ["id", "state", "worker_id", "version", "trace"]
     assert task["id"] == 0 and task["worker_id"] == _worker_id(worker)
@@ -494,10 +500,7 @@ def test_failing_task_is_failed_with_trace(client: ConnectClient, worker: Worker
 
 
 def test_failing_connector_start_is_failed_with_trace(client: ConnectClient, kafka_bootstrap: str) -> None:
-    topic = new_topic(kafka_bootstrap)
-    name = _name("failing-start")
-    _json(_create(client, name, {"connector.class": "failing_source.FailingStartSourceConnector",
-                                 "topic": topic, "tasks.max": "1"}), 201)
+    name, _, _ = _create_failing(client, kafka_bootstrap, "failing-start", "FailingStartSourceConnector")
 
     def connector_failed() -> dict[str, Any] | None:
         st = _status(client, name)
@@ -521,16 +524,8 @@ def _stays(condition: Callable[[], bool], seconds: float) -> None:
 
 def test_task_that_cannot_be_built_is_failed_once_not_retried(client: ConnectClient, worker: WorkerProcess,
                                                                kafka_bootstrap: str) -> None:
-    topic = new_topic(kafka_bootstrap)
-    name = _name("unbuildable")
-    _json(_create(client, name, {"connector.class": "failing_source.UnbuildableTaskSourceConnector",
-                                 "topic": topic, "tasks.max": "1"}), 201)
-
-    def task_failed() -> dict[str, Any] | None:
-        st = _status(client, name)
-        return st if st["tasks"] and st["tasks"][0]["state"] == "FAILED" else None
-
-    status = wait_until(task_failed, 60, message="the task to fail")
+    name, _, _ = _create_failing(client, kafka_bootstrap, "unbuildable", "UnbuildableTaskSourceConnector")
+    status = _wait_task_failed(client, name)
     assert "task constructor boom" in status["tasks"][0]["trace"]
 
     def attempts() -> int:

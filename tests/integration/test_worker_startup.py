@@ -138,9 +138,7 @@ def test_unreachable_kafka_ends_in_one_line_within_default_api_timeout(tmp_path:
 
 def _refusal(worker: WorkerProcess) -> str:
     """The one ``connect-distributed:`` line of a worker that must refuse to start (exit code 1, no traceback)."""
-    worker.start()
-    assert worker.proc is not None
-    assert worker.proc.wait(60) == 1, worker.log_tail()
+    assert worker.start().wait_exit() == 1, worker.log_tail()
     log = worker.log_path.read_text(errors="replace")
     assert "Traceback" not in log, log
     errors = _errors(log)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import string
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,17 @@ def write_csv(path: Path, first_id: int, rows: int, header: bool = True) -> Path
             f.write("id,name,amount\n")
         f.writelines(f"{i},name-{i},{i % 1000}.5\n" for i in range(first_id, first_id + rows))
     return path
+
+
+def csv_inputs(directory: Path, *rows: int) -> Path:
+    """``directory``, made, with CSV files ``a.csv``, ``b.csv``, ... of ``rows[i]`` rows each (see
+    :func:`write_csv`), the ids running on from one file to the next."""
+    directory.mkdir()
+    first_id = 0
+    for name, count in zip(string.ascii_lowercase, rows, strict=False):
+        write_csv(directory / f"{name}.csv", first_id, count)
+        first_id += count
+    return directory
 
 
 def rows_by_id(bootstrap: str, topic: str) -> tuple[dict[int, int], list[tuple[bytes | None, bytes | None]]]:

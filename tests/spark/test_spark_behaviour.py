@@ -13,6 +13,7 @@ from spark_helpers import (
     app_tokens,
     assert_not_failed,
     create_topic,
+    csv_inputs,
     file_offsets,
     pids_with_tokens,
     rows_by_id,
@@ -33,10 +34,7 @@ def _connector(client: ConnectClient, name: str, config: dict[str, str]) -> None
 
 def test_transform_sql_output_matches_sparks_own_result(workers: WorkerFactory, kafka_bootstrap: str,
                                                         tmp_path: Path) -> None:
-    data = tmp_path / "in"
-    data.mkdir()
-    write_csv(data / "a.csv", 0, 3000)
-    write_csv(data / "b.csv", 3000, 3000)
+    data = csv_inputs(tmp_path / "in", 3000, 3000)
     sql = ("SELECT id, upper(name) AS name, amount * 2 AS doubled, amount > 500 AS big "
            "FROM source WHERE id % 3 = 0 AND amount < 900")
     schema = "id BIGINT, name STRING, amount DOUBLE"

@@ -7,7 +7,7 @@ import uuid
 from pathlib import Path
 
 from conftest import WorkerFactory
-from spark_helpers import create_topic, rows_by_id, wait_files_complete, write_csv
+from spark_helpers import create_topic, csv_inputs, rows_by_id, wait_files_complete, write_csv
 
 from connect_runtime.testing.cluster import ConnectClient, end_offsets, read_committed
 
@@ -54,10 +54,7 @@ def test_three_csv_files_land_exactly_once_with_keys_and_per_file_offsets(
 
 def test_a_connector_offsets_topic_holds_the_positions(workers: WorkerFactory, kafka_bootstrap: str,
                                                       tmp_path: Path) -> None:
-    data = tmp_path / "in"
-    data.mkdir()
-    write_csv(data / "a.csv", 0, 2000)
-    write_csv(data / "b.csv", 2000, 2000)
+    data = csv_inputs(tmp_path / "in", 2000, 2000)
     client = ConnectClient(workers().start_ready().url)
     topic = create_topic(kafka_bootstrap, f"spark-own-{uuid.uuid4().hex[:8]}")
     own = f"spark-own-offsets-{uuid.uuid4().hex[:8]}"

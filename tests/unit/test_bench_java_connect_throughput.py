@@ -18,9 +18,9 @@ def java_bench() -> ModuleType:
 def test_worker_properties_match_ours(java_bench: ModuleType, tmp_path: Path) -> None:
     from connect_runtime.testing.cluster import WorkerProcess
 
-    props = java_bench.java_worker_properties("127.0.0.1:9092", "g", 8083)
-    assert props == WorkerProcess("127.0.0.1:9092", tmp_path, "g", port=8083).props
-    assert props["exactly.once.source.support"] == "enabled"
+    worker = java_bench.JavaWorker(tmp_path / "libs", "127.0.0.1:9092", tmp_path / "w", "g")
+    assert worker.props == WorkerProcess("127.0.0.1:9092", tmp_path, "g", port=worker.port).props
+    assert worker.props["exactly.once.source.support"] == "enabled"
 
 
 def test_java_worker_command_and_files(java_bench: ModuleType, tmp_path: Path) -> None:

@@ -43,6 +43,20 @@ def converter(schemas: bool) -> JsonConverter:
 SCHEMALESS = converter(False)
 ENVELOPE = converter(True)
 
+
+def _nested(leaf: st.SearchStrategy[Any], key: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """Lists, tuples and maps (keys drawn from ``key``) of ``leaf`` values, nested."""
+    return st.recursive(
+        leaf,
+        lambda children: st.one_of(
+            st.lists(children, max_size=5),
+            st.lists(children, max_size=5).map(tuple),
+            st.dictionaries(key, children, max_size=6),
+        ),
+        max_leaves=30,
+    )
+
+
 # Text the fast path must accept: no control character except the short escapes, nothing outside
 # the BMP, no surrogates (everything else: quotes, backslashes, "/", U+007F, any BMP character).
 _FAST_CHAR = st.one_of(
@@ -56,15 +70,7 @@ FAST_TEXT = st.text(_FAST_CHAR, max_size=20).filter(lambda t: "\\u00" not in t)
 FAST_LEAF = st.one_of(
     st.none(), st.booleans(), st.integers(min_value=-(2**63), max_value=2**63 - 1), FAST_TEXT,
 )
-FAST_VALUE = st.recursive(
-    FAST_LEAF,
-    lambda children: st.one_of(
-        st.lists(children, max_size=5),
-        st.lists(children, max_size=5).map(tuple),
-        st.dictionaries(FAST_TEXT, children, max_size=6),
-    ),
-    max_leaves=30,
-)
+FAST_VALUE = _nested(FAST_LEAF, FAST_TEXT)
 
 # Anything the converter can be given: also characters the fast path must refuse, lone surrogates,
 # floats (incl. NaN and infinities), bytes, ints beyond 64 bits and non-str map keys.
@@ -77,15 +83,7 @@ ANY_LEAF = st.one_of(
     st.none(), st.booleans(), st.integers(), st.floats(), st.binary(max_size=10), ANY_TEXT,
 )
 ANY_KEY = st.one_of(ANY_TEXT, st.integers(), st.booleans(), st.floats(allow_nan=False))
-ANY_VALUE = st.recursive(
-    ANY_LEAF,
-    lambda children: st.one_of(
-        st.lists(children, max_size=5),
-        st.lists(children, max_size=5).map(tuple),
-        st.dictionaries(ANY_KEY, children, max_size=6),
-    ),
-    max_leaves=30,
-)
+ANY_VALUE = _nested(ANY_LEAF, ANY_KEY)
 
 
 @_SETTINGS

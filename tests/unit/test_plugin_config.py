@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import pytest
+from worker_stubs import RecordingStatuses, StubSourceConnector
 
-from connect_runtime.api import SourceConnector, SourceTask
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.cluster.herder_api import ConfigInfos
 from connect_runtime.cluster.validation import ConnectorValidator
@@ -14,7 +12,6 @@ from connect_runtime.config.connector_config import source_connector_config_def
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import NotFoundHttpError
 from connect_runtime.plugins.registry import PluginRegistry
-from connect_runtime.storage.status_store import ConnectorStatus
 from connect_runtime.types import TargetState
 from connect_runtime.version import satisfies
 from connect_runtime.worker import worker as worker_module
@@ -101,21 +98,9 @@ def test_version_ranges() -> None:
     assert satisfies("1.10", "(1.9,)") and not satisfies("1.0", "1.0.0")
 
 
-class _TooManyTasks(SourceConnector):
-    def version(self) -> str:
-        return "1"
-
-    def start(self, props: Mapping[str, str]) -> None:
-        pass
-
-    def task_class(self) -> type[SourceTask]:
-        return SourceTask
-
+class _TooManyTasks(StubSourceConnector):
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         return [{"n": str(i)} for i in range(max_tasks + 2)]
-
-    def stop(self) -> None:
-        pass
 
 
 _TOO_MANY = f"{__name__}._TooManyTasks"
@@ -127,14 +112,6 @@ def _too_many_tasks_plugins() -> PluginRegistry:
     return plugins
 
 
-class _StatusRecorder:
-    def __init__(self) -> None:
-        self.connectors: list[ConnectorStatus] = []
-
-    def put_connector(self, status: ConnectorStatus) -> None:
-        self.connectors.append(status)
-
-
 TOO_MANY_TASKS = ("The connector c has generated 3 tasks, which is greater than 1, the maximum number of tasks it is "
                   "configured to create. This behaviour should be considered a bug and is disallowed. If necessary, "
                   "it can be permitted by reconfiguring the connector with 'tasks.max.enforce' set to false; however, "
@@ -144,7 +121,7 @@ TOO_MANY_TASKS = ("The connector c has generated 3 tasks, which is greater than 
 @pytest.mark.parametrize("enforce", ["true", "false"])
 def test_tasks_max_enforce(enforce: str) -> None:
     """Java 4.x: too many task configs fail the connector with TooManyTasksException's message."""
-    statuses = _StatusRecorder()
+    statuses = RecordingStatuses()
     worker = worker_module.Worker(WORKER, "w:1", _too_many_tasks_plugins(), None, statuses,  # type: ignore[arg-type]
                                   lambda name: None)
     props = {"name": "c", "connector.class": _TOO_MANY, "tasks.max": "1", "tasks.max.enforce": enforce}
@@ -175,7 +152,7 @@ def test_tasks_max_limit_is_a_validation_error_and_never_reaches_the_connector(v
                                         "tasks.max": "1001"}))["tasks.max"][2] != []
     # A config stored with a higher tasks.max (another worker's limit) never asks the connector for tasks.
     worker = worker_module.Worker(limited, "w:1", _too_many_tasks_plugins(), None,  # type: ignore[arg-type]
-                                  _StatusRecorder(), lambda name: None)
+                                  RecordingStatuses(), lambda name: None)
     assert worker.start_connector("c", {"name": "c", "connector.class": _TOO_MANY}, TargetState.STARTED).result(5)
     with pytest.raises(ConnectException, match=r"no more than 50"):
         worker.connector_task_configs("c", 2147483647).result(5)

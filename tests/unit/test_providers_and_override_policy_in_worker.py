@@ -13,12 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from worker_stubs import MINIMAL_WORKER, RecordingRunner, RecordingStatuses, StubSourceConnector
 
 from connect_runtime.api import (
     ConnectorClientConfigOverridePolicy,
     ConnectorClientConfigRequest,
-    SourceConnector,
-    SourceTask,
 )
 from connect_runtime.api.config_def import ConfigValue
 from connect_runtime.api.errors import ConnectException
@@ -33,56 +32,17 @@ from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.redaction import redactor
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker.offsets_admin import SourceConnectorOffsets
-from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.worker import TASK_CLASS_CONFIG, Worker
 from rest.models import ConfigInfosModel
 
 TASK = ConnectorTaskId("c", 0)
 BASE = {
-    "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c",
-    "offset.storage.topic": "o", "status.storage.topic": "s", "exactly.once.source.support": "disabled",
+    **MINIMAL_WORKER, "exactly.once.source.support": "disabled",
     "plugin.allowed.packages": __name__,  # the plugins this module defines
 }
 SECRET_TOPIC = "topic-from-the-secret-file"
 SECRET_SERVERS = "secret-broker:9093"
 SECRET_TASKS = "not-a-number-1234"
-
-
-class _Statuses:
-    def __init__(self) -> None:
-        self.connectors: list[Any] = []
-        self.tasks: list[Any] = []
-
-    def put_connector(self, status: Any, safe: bool = False) -> None:
-        self.connectors.append(status)
-
-    def put_task(self, status: Any, safe: bool = False) -> None:
-        self.tasks.append(status)
-
-    def active_topics(self, connector: str) -> dict[str, Any]:
-        return {}
-
-
-class _RecordingRunner:
-    """Stands in for the task process: records what the worker decided for it."""
-
-    specs: list[TaskSpec] = []
-
-    def __init__(self, spec: TaskSpec, status: Any, fencing: Any, verify_generation: Any, offsets: Any,
-                 on_closed: Any = None) -> None:
-        _RecordingRunner.specs.append(spec)
-        self.id = spec.task_id
-        self.version = None
-        self.on_closed = on_closed
-
-    def start(self) -> None:
-        pass
-
-    def stop(self) -> None:
-        pass
-
-    def join(self, timeout_s: float) -> bool:
-        return True
 
 
 class OnlyLingerPolicy(ConnectorClientConfigOverridePolicy):
@@ -118,15 +78,15 @@ def _stop_workers() -> Iterator[None]:
         composed.close()
 
 
-def _worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, runner: type[_RecordingRunner] | None = None,
+def _worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, runner: type[RecordingRunner] | None = None,
             **extra: str) -> Worker:
-    _RecordingRunner.specs = []
+    RecordingRunner.specs = []
     composed = compose_worker({
         **BASE, "config.providers": "file", "config.providers.file.class": "FileConfigProvider",
         "config.providers.file.param.allowed.paths": str(tmp_path), **extra})
     config = composed.config
-    worker = Worker(config, "w1:8083", PluginRegistry(config.plugin_allowlist), None, _Statuses(),  # type: ignore[arg-type]
-                    lambda name: None, task_runner=runner or _RecordingRunner,  # type: ignore[arg-type]
+    worker = Worker(config, "w1:8083", PluginRegistry(config.plugin_allowlist), None, RecordingStatuses(),  # type: ignore[arg-type]
+                    lambda name: None, task_runner=runner or RecordingRunner,  # type: ignore[arg-type]
                     worker_plugins=composed.plugins)
     _started.append((worker, composed))
     return worker
@@ -152,9 +112,9 @@ def test_placeholders_resolve_at_start_and_task_configs_keep_them(
     assert task_config["topic"] == connector["topic"]  # ... but its task configs keep the placeholder
 
     assert _start_task(worker, connector, task_config)
-    (setup,) = _RecordingRunner.specs
+    (setup,) = RecordingRunner.specs
     assert setup.task_config["topic"] == SECRET_TOPIC  # the task starts with the value
-    assert _RecordingRunner.specs[0].producer_config["bootstrap.servers"] == SECRET_SERVERS
+    assert RecordingRunner.specs[0].producer_config["bootstrap.servers"] == SECRET_SERVERS
 
 
 def test_a_failure_trace_shows_the_placeholder_not_the_value(
@@ -181,7 +141,7 @@ def test_a_path_outside_allowed_paths_fails_the_task(
     assert not _start_task(worker, _connector(secrets), task)
     (status,) = worker.status_store.tasks  # type: ignore[attr-defined]
     assert f"The path {secrets} is not allowed to be accessed" in status.trace
-    assert _RecordingRunner.specs == []
+    assert RecordingRunner.specs == []
 
 
 @pytest.mark.parametrize(
@@ -193,7 +153,7 @@ def test_policy_none_fails_a_task_with_a_stored_override(
     connector = {**_connector(secrets), "producer.override.bootstrap.servers": "elsewhere:9092"}
     task = {**connector, TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
     assert not _start_task(worker, connector, task)
-    assert _RecordingRunner.specs == []
+    assert RecordingRunner.specs == []
     (status,) = worker.status_store.tasks  # type: ignore[attr-defined]
     assert ("Client Config Overrides not allowed [producer.override.bootstrap.servers: The 'None' policy does "
             "not allow 'bootstrap.servers' to be overridden in the connector configuration.]") in status.trace
@@ -207,7 +167,7 @@ def test_policy_all_and_principal(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     task = {**ok, TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
     assert _start_task(worker, ok, task)
     # The override, translated for librdkafka.
-    assert _RecordingRunner.specs[0].producer_config["sasl.mechanisms"] == "PLAIN"
+    assert RecordingRunner.specs[0].producer_config["sasl.mechanisms"] == "PLAIN"
     policy = worker.worker_plugins.override_policy
     verdicts = validate_client_overrides(policy, "c", object, {**ok, "admin.override.retries": "1",
                                                                 "consumer.override.sasl.jaas.config": "x"})
@@ -277,23 +237,15 @@ def test_validation_reports_a_refused_path_on_its_key(
 SECRET_ALIAS = "hunter2secret"
 
 
-class ValidateExplodes(SourceConnector):
+def _password_ref(tmp_path: Path) -> str:
+    """A placeholder for ``SECRET_ALIAS``, read from a file under ``tmp_path``."""
+    secret_file = tmp_path / "db.properties"
+    secret_file.write_text(f"password={SECRET_ALIAS}\n")
+    return f"${{file:{secret_file}:password}}"
+
+
+class ValidateExplodes(StubSourceConnector):
     """A plugin whose validate() fails with the resolved password in its message."""
-
-    def version(self) -> str:
-        return "1"
-
-    def start(self, props: Mapping[str, str]) -> None:
-        pass
-
-    def task_class(self) -> type[SourceTask]:
-        return SourceTask
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return []
-
-    def stop(self) -> None:
-        pass
 
     def validate(self, props: Mapping[str, str]) -> list[ConfigValue]:
         raise ValueError(f"cannot log in with {props['password']}")
@@ -325,9 +277,7 @@ def test_validation_refuses_placeholders_in_keys_that_shape_the_config(
 def test_validation_refuses_a_placeholder_connector_class_and_never_echoes_resolved_values(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    secret_file = tmp_path / "db.properties"
-    secret_file.write_text(f"password={SECRET_ALIAS}\n")
-    ref = f"${{file:{secret_file}:password}}"
+    ref = _password_ref(tmp_path)
     worker = _worker(monkeypatch, tmp_path)
     validator = ConnectorValidator(worker.config, worker.plugins, worker.worker_plugins)
     with pytest.raises(BadRequestHttpError) as info:
@@ -343,9 +293,7 @@ def test_validation_refuses_a_placeholder_connector_class_and_never_echoes_resol
 def test_logs_written_while_validating_are_redacted(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    secret_file = tmp_path / "db.properties"
-    secret_file.write_text(f"password={SECRET_ALIAS}\n")
-    ref = f"${{file:{secret_file}:password}}"
+    ref = _password_ref(tmp_path)
     worker = _worker(monkeypatch, tmp_path)
     validator = ConnectorValidator(worker.config, worker.plugins, worker.worker_plugins)
     with caplog.at_level(logging.ERROR):
@@ -371,9 +319,7 @@ class LogsOnStop(ValidateExplodes):
 def test_a_connector_s_secrets_stay_redacted_until_its_stop_returned(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    secret_file = tmp_path / "db.properties"
-    secret_file.write_text(f"password={SECRET_ALIAS}\n")
-    ref = f"${{file:{secret_file}:password}}"
+    ref = _password_ref(tmp_path)
     worker = _worker(monkeypatch, tmp_path)
     assert worker.start_connector("c", {"name": "c", "connector.class": f"{__name__}.LogsOnStop",
                                         "tasks.max": "1", "password": ref}, TargetState.STARTED).result(5)
@@ -384,7 +330,7 @@ def test_a_connector_s_secrets_stay_redacted_until_its_stop_returned(
     assert redactor.redact(SECRET_ALIAS) == SECRET_ALIAS  # forgotten once stop() returned
 
 
-class _StuckRunner(_RecordingRunner):
+class _StuckRunner(RecordingRunner):
     """A task that does not end when cancelled (its process not yet reaped)."""
 
     cancelled = False

@@ -11,6 +11,7 @@ import httpx
 import pytest
 from fake_herder import FakeHerder
 from fastapi.testclient import TestClient
+from worker_stubs import MINIMAL_WORKER
 
 from connect_runtime.composition import compose_worker, rest_server_factory
 from connect_runtime.config.response_headers import (
@@ -25,9 +26,6 @@ from rest.app import create_app
 from rest.extensions import ServiceWithExtensions
 from rest.response_headers import http_date, replaced_server_headers
 from rest.server import RestServer, RestServers
-
-_WORKER = {"bootstrap.servers": "localhost:9092", "group.id": "g", "config.storage.topic": "c",
-           "offset.storage.topic": "o", "status.storage.topic": "s"}
 
 # --- the grammar ------------------------------------------------------------------------------------
 
@@ -96,7 +94,7 @@ def test_java_error_messages(config: str, message: str) -> None:
 
 def test_a_bad_rule_refuses_start_up_naming_the_key() -> None:
     with pytest.raises(WorkerConfigError) as e:
-        WorkerConfig.from_properties({**_WORKER, "response.http.headers.config": "set X-A: 1, badaction X-B: 2"})
+        WorkerConfig.from_properties({**MINIMAL_WORKER, "response.http.headers.config": "set X-A: 1, badaction X-B: 2"})
     assert e.value.key == "response.http.headers.config"
     assert str(e.value) == (
         'Invalid value "set X-A: 1, badaction X-B: 2" for configuration response.http.headers.config: '
@@ -105,8 +103,8 @@ def test_a_bad_rule_refuses_start_up_naming_the_key() -> None:
 
 
 def test_worker_setting_default_and_rules() -> None:
-    assert WorkerConfig.from_properties(_WORKER).response_header_rules == ()
-    config = WorkerConfig.from_properties({**_WORKER, "response.http.headers.config": "add X-A: 1"})
+    assert WorkerConfig.from_properties(MINIMAL_WORKER).response_header_rules == ()
+    config = WorkerConfig.from_properties({**MINIMAL_WORKER, "response.http.headers.config": "add X-A: 1"})
     assert config.response_http_headers_config == "add X-A: 1"
     assert config.response_header_rules == (ResponseHeaderRule(HeaderAction.ADD, "X-A", "1"),)
 
@@ -179,7 +177,7 @@ def test_worker_applies_them_to_the_regular_listeners_only(admin_listeners: str 
                                                            admin_has_headers: bool) -> None:
     """As Java (the filter is on the regular context): ``/admin/*`` gets the headers where the regular
     listeners serve it, not on ``admin.listeners``."""
-    props = {**_WORKER, "listeners": "http://127.0.0.1:18083",
+    props = {**MINIMAL_WORKER, "listeners": "http://127.0.0.1:18083",
              "response.http.headers.config": "set X-A: 1, set Server: connect"}
     if admin_listeners is not None:
         props["admin.listeners"] = admin_listeners

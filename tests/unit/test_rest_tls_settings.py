@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives.serialization import (
 )
 from cryptography.x509 import load_pem_x509_certificate
 from fake_herder import FakeHerder
+from worker_stubs import MINIMAL_WORKER
 
 from connect_runtime.cluster.peer_http import peer_client
 from connect_runtime.composition import ComposedWorker, compose_worker
@@ -32,9 +33,6 @@ from connect_runtime.config.worker_config import WorkerConfigError
 from connect_runtime.testing.local_kafka import free_port
 from rest.app import create_app
 from rest.server import RestServer, RestServerError, RestServers
-
-REQUIRED = {"bootstrap.servers": "localhost:9092", "group.id": "g", "config.storage.topic": "c",
-            "offset.storage.topic": "o", "status.storage.topic": "s"}
 
 
 class Files:
@@ -206,7 +204,7 @@ def test_protocols_and_cipher_suites_are_applied(files: Files) -> None:
 
 def make(**props: str) -> ComposedWorker:
     """The worker's parts: its TLS contexts are built (and refused) by the composition root."""
-    return compose_worker({**REQUIRED, **props})
+    return compose_worker({**MINIMAL_WORKER, **props})
 
 
 def test_worker_config_refuses_an_https_listener_without_keystore() -> None:

@@ -16,6 +16,7 @@ from confluent_kafka import Consumer
 
 from connect_runtime.testing import (
     KAFKA_LOGGER,
+    ConnectClient,
     ConnectRestError,
     WorkerProcess,
     admin_client,
@@ -26,6 +27,7 @@ from connect_runtime.testing import (
     verifiable_pairs,
     wait_until,
 )
+from connect_runtime.testing.cluster import terminate
 from connect_runtime.testing.local_kafka import free_port
 
 
@@ -67,6 +69,28 @@ def test_rest_error_carries_kafka_connects_error_body() -> None:
     assert (plain.status_code, plain.error_code, plain.message) == (502, None, "bad gateway")
 
 
+def _status(connector: str, *tasks: str) -> dict[str, object]:
+    return {"name": "c", "connector": {"state": connector, "worker_id": "w"}, "type": "source",
+            "tasks": [{"id": i, "state": state, "worker_id": "w"} for i, state in enumerate(tasks)]}
+
+
+@pytest.mark.parametrize(("status", "state", "tasks", "holds"), [
+    (_status("RUNNING", "RUNNING", "RUNNING"), "RUNNING", 2, True),
+    (_status("RUNNING", "RUNNING", "RUNNING"), "RUNNING", None, True),
+    (_status("RUNNING", "RUNNING", "RUNNING"), "RUNNING", 3, False),  # a task not there yet
+    (_status("RUNNING", "RUNNING", "FAILED"), "RUNNING", 2, False),
+    (_status("PAUSED", "RUNNING"), "RUNNING", 1, False),
+    (_status("STOPPED"), "STOPPED", None, True),
+    (_status("STOPPED", "STOPPED"), "STOPPED", None, False),  # STOPPED means no task at all
+])
+def test_in_state_is_one_look_at_the_connector_and_every_task(
+        monkeypatch: pytest.MonkeyPatch, status: dict[str, object], state: str, tasks: int | None,
+        holds: bool) -> None:
+    with ConnectClient("http://127.0.0.1:1") as client:
+        monkeypatch.setattr(client, "status", lambda name: status)
+        assert client.in_state("c", state, tasks) == (status if holds else None)
+
+
 def test_kafka_clients_log_to_the_toolkit_logger_not_stderr(caplog: pytest.LogCaptureFixture,
                                                             capfd: pytest.CaptureFixture[str]) -> None:
     nowhere = f"127.0.0.1:{free_port()}"
@@ -97,3 +121,28 @@ def test_a_worker_process_used_as_a_context_manager_is_killed_at_the_end(tmp_pat
     with worker as entered:
         assert entered is worker and worker.alive
     assert worker.proc.returncode == -signal.SIGKILL
+
+
+def test_terminate_stops_a_child_and_kills_one_that_ignores_sigterm() -> None:
+    polite = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    assert terminate(polite, 30) == -signal.SIGTERM
+    # It says when it is ready to ignore SIGTERM, so the signal never comes before the handler is set.
+    stubborn = subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, "
+                                 "signal.SIG_IGN); print('ready', flush=True); time.sleep(60)"],
+                                stdout=subprocess.PIPE)
+    assert stubborn.stdout is not None and stubborn.stdout.readline() == b"ready\n"
+    with pytest.raises(subprocess.TimeoutExpired):
+        terminate(stubborn, 0.5)
+    assert stubborn.returncode == -signal.SIGKILL
+    stubborn.stdout.close()
+
+
+def test_wait_exit_returns_the_exit_code_and_fails_on_a_worker_that_runs_on(tmp_path: Path) -> None:
+    worker = WorkerProcess("127.0.0.1:1", tmp_path, "g")
+    with pytest.raises(RuntimeError, match="never started"):
+        worker.wait_exit()
+    worker.proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.exit(3)"])
+    assert worker.wait_exit() == 3
+    worker.proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    with worker, pytest.raises(AssertionError, match="still runs after"):
+        worker.wait_exit(0.2)

@@ -6,9 +6,8 @@ the worker would hand them.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+from worker_stubs import MINIMAL_WORKER, RecordingRunner, RecordingStatuses
 
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.clients import producer_config
@@ -19,7 +18,6 @@ from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker import task_process_main
 from connect_runtime.worker import task_protocol as protocol
 from connect_runtime.worker.task_process import TaskProcess
-from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.worker import TASK_CLASS_CONFIG, Worker
 
 TASK = ConnectorTaskId("c", 0)
@@ -32,52 +30,19 @@ CONNECTOR = {
 TASK_PROPS = {**CONNECTOR, TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
 
 
-class _Statuses:
-    def __init__(self) -> None:
-        self.connectors: list[Any] = []
-        self.tasks: list[Any] = []
-
-    def put_connector(self, status: Any, safe: bool = False) -> None:
-        self.connectors.append(status)
-
-    def put_task(self, status: Any, safe: bool = False) -> None:
-        self.tasks.append(status)
-
-    def active_topics(self, connector: str) -> dict[str, Any]:
-        return {}
-
-
-class _RecordingRunner:
-    """Stands in for the task process: records what the worker decided for it."""
-
-    specs: list[TaskSpec] = []
-
-    def __init__(self, spec: TaskSpec, status: Any, fencing: Any, verify_generation: Any, offsets: Any,
-                 on_closed: Any = None) -> None:
-        _RecordingRunner.specs.append(spec)
-        self.id = spec.task_id
-        self.version = None
-        self.on_closed = on_closed
-
-    def start(self) -> None:
-        pass
-
-
 @pytest.fixture
 def worker(monkeypatch: pytest.MonkeyPatch) -> Worker:
     return _worker(monkeypatch, {})
 
 
 def _worker(monkeypatch: pytest.MonkeyPatch, extra: dict[str, str]) -> Worker:
-    _RecordingRunner.specs = []
+    RecordingRunner.specs = []
     config = WorkerConfig.from_properties({
-        "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c",
-        "offset.storage.topic": "o", "status.storage.topic": "s",
-        "exactly.once.source.support": "disabled", "producer.linger.ms": "7",
+        **MINIMAL_WORKER, "exactly.once.source.support": "disabled", "producer.linger.ms": "7",
         "value.converter": "org.apache.kafka.connect.storage.StringConverter", **extra,
     })
-    return Worker(config, "w1:8083", PluginRegistry(), None, _Statuses(), lambda name: None,  # type: ignore[arg-type]
-                  task_runner=_RecordingRunner)  # type: ignore[arg-type]
+    return Worker(config, "w1:8083", PluginRegistry(), None, RecordingStatuses(), lambda name: None,  # type: ignore[arg-type]
+                  task_runner=RecordingRunner)  # type: ignore[arg-type]
 
 
 def _start_task(worker: Worker, connector_props: dict[str, str]) -> bool:
@@ -89,7 +54,7 @@ def test_task_producer_gets_overrides_and_the_java_partitioner(worker: Worker) -
     assert _start_task(worker, {**CONNECTOR, "producer.override.linger.ms": "20",
                                 "producer.override.compression.type": "zstd",
                                 "consumer.override.isolation.level": "read_uncommitted"})
-    (conf,) = [producer_config(dict(spec.producer_config)) for spec in _RecordingRunner.specs]  # as the process does
+    (conf,) = [producer_config(dict(spec.producer_config)) for spec in RecordingRunner.specs]  # as the process does
     assert conf["linger.ms"] == "20"  # the connector's override beats the worker's producer.linger.ms
     assert conf["compression.type"] == "zstd"
     assert "isolation.level" not in conf
@@ -99,14 +64,14 @@ def test_task_producer_gets_overrides_and_the_java_partitioner(worker: Worker) -
 
 def test_an_explicit_partitioner_override_wins(worker: Worker) -> None:
     assert _start_task(worker, {**CONNECTOR, "producer.override.partitioner": "consistent_random"})
-    assert producer_config(dict(_RecordingRunner.specs[0].producer_config))["partitioner"] == "consistent_random"
+    assert producer_config(dict(RecordingRunner.specs[0].producer_config))["partitioner"] == "consistent_random"
 
 
 def test_converters_come_from_the_connector_else_the_worker(worker: Worker) -> None:
     assert _start_task(worker, {**CONNECTOR, "key.converter": " StringConverter ",
                                 "key.converter.converter.encoding": "UTF-16",
                                 "value.converter.schemas.enable": "false"})
-    (setup,) = _RecordingRunner.specs
+    (setup,) = RecordingRunner.specs
     key_converter = task_process_main._converter(setup, setup.key_converter, True)  # as the task process builds it
     value_converter = task_process_main._converter(setup, setup.value_converter, False)
     assert isinstance(key_converter, StringConverter)
@@ -118,7 +83,7 @@ def test_converters_come_from_the_connector_else_the_worker(worker: Worker) -> N
 
 def test_invalid_stored_config_fails_the_task(worker: Worker) -> None:
     assert not _start_task(worker, {**CONNECTOR, "tasks.max": "many"})
-    assert _RecordingRunner.specs == []
+    assert RecordingRunner.specs == []
     (status,) = worker.status_store.tasks  # type: ignore[attr-defined]
     assert status.state == "FAILED"
     assert "ConfigException: Invalid value many for configuration tasks.max: Not a number of type INT" in status.trace
@@ -155,7 +120,7 @@ def test_topic_creation_settings_on_a_worker_without_topic_creation_fail_the_con
     (status,) = worker.status_store.connectors  # type: ignore[attr-defined]
     assert status.state == "FAILED" and message in status.trace
     assert not _start_task(worker, props)
-    assert _RecordingRunner.specs == []
+    assert RecordingRunner.specs == []
     (task_status,) = worker.status_store.tasks  # type: ignore[attr-defined]
     assert task_status.state == "FAILED" and message in task_status.trace
     # Without topic.creation.* settings the same worker starts the connector.
@@ -198,10 +163,8 @@ def test_a_task_fences_through_the_one_fencing_its_worker_was_made_with(monkeypa
     """The task process's FenceZombies call reaches the worker's ZombieFencing with the task's connector."""
     fencing = _Fencing()
     _UnstartedProcess.made = []
-    config = WorkerConfig.from_properties({
-        "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c",
-        "offset.storage.topic": "o", "status.storage.topic": "s", "exactly.once.source.support": "disabled"})
-    worker = Worker(config, "w1:8083", PluginRegistry(), None, _Statuses(), lambda name: None,  # type: ignore[arg-type]
+    config = WorkerConfig.from_properties({**MINIMAL_WORKER, "exactly.once.source.support": "disabled"})
+    worker = Worker(config, "w1:8083", PluginRegistry(), None, RecordingStatuses(), lambda name: None,  # type: ignore[arg-type]
                     task_runner=_UnstartedProcess, fencing=fencing)
     assert _start_task(worker, CONNECTOR)
     (process,) = _UnstartedProcess.made
