@@ -8,6 +8,8 @@ https calls fail with the one-line reason instead of falling back to an unverifi
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 
 from connect_runtime.config.rest_tls import PeerTls
@@ -33,17 +35,19 @@ class _AsyncRefusedTls(httpx.AsyncBaseTransport):
 
 def peer_client(tls: PeerTls | None, timeout_s: float) -> httpx.Client:
     """A blocking client of other workers; ``tls`` None: https peers verified by the system's CAs."""
-    if tls is not None and tls.context is None:
-        return httpx.Client(timeout=timeout_s, follow_redirects=False,
-                            mounts={"https://": _RefusedTls(tls.error or "TLS is not configured")})
-    verify = tls.context if tls is not None and tls.context is not None else True
-    return httpx.Client(timeout=timeout_s, follow_redirects=False, verify=verify)
+    return httpx.Client(**_client_settings(tls, timeout_s, _RefusedTls))
 
 
 def async_peer_client(tls: PeerTls | None, timeout_s: float) -> httpx.AsyncClient:
     """An asyncio client of other workers (see :func:`peer_client`)."""
+    return httpx.AsyncClient(**_client_settings(tls, timeout_s, _AsyncRefusedTls))
+
+
+def _client_settings(tls: PeerTls | None, timeout_s: float,
+                     refused: type[_RefusedTls | _AsyncRefusedTls]) -> dict[str, Any]:
+    # Without a usable TLS context https calls fail with its reason, never fall back to an unverified one.
     if tls is not None and tls.context is None:
-        return httpx.AsyncClient(timeout=timeout_s, follow_redirects=False,
-                                 mounts={"https://": _AsyncRefusedTls(tls.error or "TLS is not configured")})
+        return {"timeout": timeout_s, "follow_redirects": False,
+                "mounts": {"https://": refused(tls.error or "TLS is not configured")}}
     verify = tls.context if tls is not None and tls.context is not None else True
-    return httpx.AsyncClient(timeout=timeout_s, follow_redirects=False, verify=verify)
+    return {"timeout": timeout_s, "follow_redirects": False, "verify": verify}

@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -147,7 +147,7 @@ class SourceConnectorOffsets:
         return self._submit(self._read, connector, props)
 
     def _read(self, connector: str, props: Mapping[str, str]) -> ConnectorOffsets:
-        try:
+        with _failures_reported("retrieve", connector):
             self._source_connector(connector, props)
             store = self._stores.for_connector(SourceConnectorConfig.parse(props))
             try:
@@ -157,12 +157,6 @@ class SourceConnectorOffsets:
             finally:
                 store.stop()
             return ConnectorOffsets(_decode(raw))
-        except ConnectException:
-            logger.exception("Failed to retrieve offsets for source connector %s", connector)
-            raise
-        except Exception as e:
-            logger.exception("Failed to retrieve offsets for source connector %s", connector)
-            raise ConnectException(f"Failed to retrieve offsets for source connector {connector}") from e
 
     # -- PATCH / DELETE ---------------------------------------------------------------------------
     def modify(self, connector: str, props: Mapping[str, str], offsets: NormalizedOffsets | None) -> Future[str]:
@@ -175,7 +169,7 @@ class SourceConnectorOffsets:
 
     def _modify(self, connector: str, props: Mapping[str, str], requested: NormalizedOffsets | None) -> str:
         deadline = time.monotonic() + _TIMEOUT_S
-        try:
+        with _failures_reported("modify", connector):
             plugin = self._source_connector(connector, props)
             cfg = SourceConnectorConfig.parse(props)
             store = self._stores.for_connector(cfg)
@@ -210,12 +204,6 @@ class SourceConnectorOffsets:
                 return completion_message(altered, is_reset)
             finally:
                 store.stop()
-        except ConnectException:
-            logger.exception("Failed to modify offsets for source connector %s", connector)
-            raise
-        except Exception as e:
-            logger.exception("Failed to modify offsets for source connector %s", connector)
-            raise ConnectException(f"Failed to modify offsets for source connector {connector}") from e
 
     def _source_connector(self, connector: str, props: Mapping[str, str]) -> SourceConnector:
         cls = self._plugins.connector_class(props.get("connector.class", ""))
@@ -271,6 +259,20 @@ class SourceConnectorOffsets:
             conf["bootstrap.servers"] = self._config.bootstrap_servers  # the worker's global topic
         conf.setdefault("client.id", f"connector-offset-producer-{connector}")
         return conf
+
+
+@contextlib.contextmanager
+def _failures_reported(action: str, connector: str) -> Iterator[None]:
+    """Log a failed request and answer it as the reference does: a ConnectException as it is,
+    anything else wrapped in one that names the connector."""
+    try:
+        yield
+    except ConnectException:
+        logger.exception("Failed to %s offsets for source connector %s", action, connector)
+        raise
+    except Exception as e:
+        logger.exception("Failed to %s offsets for source connector %s", action, connector)
+        raise ConnectException(f"Failed to {action} offsets for source connector {connector}") from e
 
 
 def _remaining(deadline: float) -> float:
