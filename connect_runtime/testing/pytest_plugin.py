@@ -135,7 +135,16 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
     if _terminating:  # a second SIGTERM must not cut the finalizers of the first short
         return
     _terminating = True
-    pytest.exit("terminated by SIGTERM", returncode=128 + signum)
+    # KeyboardInterrupt, as Ctrl-C: pytest.exit() raises an Exception, which any `except Exception`
+    # the signal lands in (a polling loop, a client library) would swallow, and the session would go on.
+    raise KeyboardInterrupt("terminated by SIGTERM")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A session ended by SIGTERM exits 143 (128 + SIGTERM), as a process killed by it would."""
+    if _terminating:
+        session.exitstatus = 128 + signal.SIGTERM
 
 
 @pytest.hookimpl(wrapper=True)
