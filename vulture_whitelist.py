@@ -26,6 +26,8 @@ _.metadata  # SourceTask.commit_record's parameter, for the plugin's override
 _.pytest_configure  # pytest hook of the plugin
 _.pytest_sessionstart  # pytest hook of the plugin
 _.pytest_unconfigure  # pytest hook of the plugin
+_.pytest_sessionfinish  # pytest hook of the plugin
+_.exitstatus  # pytest's Session.exitstatus, read by pytest after the session
 _.pytest_runtest_makereport  # pytest hook of the plugin
 _.kafka_sasl_bootstrap  # pytest fixture
 _.connect_client  # pytest fixture

@@ -141,7 +141,7 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+def pytest_sessionfinish(session: pytest.Session) -> None:
     """A session ended by SIGTERM exits 143 (128 + SIGTERM), as a process killed by it would."""
     if _terminating:
         session.exitstatus = 128 + signal.SIGTERM
