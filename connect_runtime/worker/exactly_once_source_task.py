@@ -87,7 +87,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self._timeout_s = transaction_timeout_s
         #: The producer's transaction.timeout.ms: the broker aborts a transaction open longer than that.
         self._expiry_ms = producer_transaction_timeout_ms
-        self._txn_began = 0.0  # time.monotonic() when the open transaction began
+        self._txn_began: float | None = None  # time.monotonic() when the open transaction began
         self._interval_s = interval_ms / 1000.0 if boundary is TransactionBoundary.INTERVAL else 0.0
         self._next_commit = 0.0
         self._producer_closed = False
@@ -166,6 +166,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             self._txn_open = False
             raise self._commit_failed(e) from e
         self._txn_open = False
+        self._txn_began = None
         self.txn_size = 0
         pending.clear()
         store.mirror(entries)
@@ -184,11 +185,13 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             self._txn_open = False
             raise self._commit_failed(e) from e
         self._txn_open = False
+        self._txn_began = None
         self.txn_size = 0
         self.abandon_uncommitted()
 
     def abort_open_transaction(self) -> None:
         self._txn_open = False
+        self._txn_began = None
         self._close_producer()
 
     def send_failed(self, error: KafkaException) -> Exception:
@@ -209,8 +212,10 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         """Abort what can be aborted and drop every queued record at once; the error for the task."""
         err = kafka_error(error)
         self._close_producer()
-        if err is not None and err.code() in _FENCED_CODES:
-            open_s = time.monotonic() - self._txn_began
+        began, self._txn_began = self._txn_began, None
+        # Only a transaction that was open when the error came can have timed out.
+        if err is not None and err.code() in _FENCED_CODES and began is not None:
+            open_s = time.monotonic() - began
             if open_s * 1000 >= self._expiry_ms:
                 # Not a zombie: no newer instance started, the broker expired the transaction.
                 return ConnectException(
