@@ -94,7 +94,7 @@ class TaskChannel:
             self._pending[call_id] = future
         try:
             self._send(("call", call_id, encoded))
-        except ChannelClosed as e:
+        except Exception as e:  # gone, or a message that cannot be pickled: nothing was sent
             with self._pending_lock:
                 self._pending.pop(call_id, None)
             future.set_exception(e)
@@ -169,8 +169,13 @@ class TaskChannel:
             reply: tuple[Any, ...] = ("reply", call_id, True, dispatch(self._handler, call, self._peer))
         except BaseException as e:  # sent back: the caller raises it
             reply = ("reply", call_id, False, _portable(e))
-        with contextlib.suppress(ChannelClosed):
+        try:
             self._send(reply)
+        except ChannelClosed:
+            pass
+        except Exception as e:  # an answer that cannot be pickled: the caller learns why instead of waiting
+            with contextlib.suppress(ChannelClosed):
+                self._send(("reply", call_id, False, _portable(e)))
 
     def close(self) -> None:
         """Close this end: the other side sees the end of the pipe, even while :meth:`serve` is reading."""

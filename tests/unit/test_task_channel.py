@@ -52,6 +52,9 @@ class _Worker:
     def set_offsets(self, message: protocol.SetOffsets) -> None:
         raise _Unpicklable(1, 2)
 
+    def start_offsets(self, message: protocol.StartOffsets) -> Any:
+        return lambda: None  # an answer no pipe can carry
+
     def read_offsets_to_end(self, message: protocol.ReadOffsetsToEnd) -> None:
         _BLOCKING.set()
         _RELEASE.wait(20.0)
@@ -102,6 +105,12 @@ def test_an_error_is_raised_at_the_caller_with_its_type(pair: Pair) -> None:
     # An error that cannot cross a pipe arrives as a ConnectException with its type and text.
     with pytest.raises(ConnectException, match="_Unpicklable: 1/2"):
         task.call(protocol.SetOffsets({}, 1.0))
+
+
+def test_an_answer_that_cannot_be_sent_fails_the_call_instead_of_leaving_it_waiting(pair: Pair) -> None:
+    _, task, _, _ = pair
+    with pytest.raises(AttributeError, match=r"(?i)pickle"):
+        task.call_async(protocol.StartOffsets()).result(5)
 
 
 def test_commands_reach_the_task_end(pair: Pair) -> None:
