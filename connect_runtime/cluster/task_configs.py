@@ -22,6 +22,7 @@ from connect_runtime.storage import formats
 from connect_runtime.storage.config_store import ClusterConfigState, KafkaConfigBackingStore
 from connect_runtime.types import TargetState
 from connect_runtime.worker.worker import TooManyTasksException, Worker
+from connect_runtime.worker.worker_connector import WorkerConnector
 
 logger = logging.getLogger(__name__)
 
@@ -66,12 +67,17 @@ class TaskConfigs:
             return
         if state.target_state(name) is not TargetState.STARTED:
             return
+        instance = self._worker.connector_instance(name)
+        if instance is None:
+            return
         # The connector computes them on its own thread; the herder hands them on when they are ready.
         computed = self._worker.connector_task_configs(name)
-        computed.add_done_callback(lambda f: self._submit(lambda: self.hand(name, f)))
+        computed.add_done_callback(lambda f: self._submit(lambda: self.hand(name, instance, f)))
 
-    def hand(self, name: str, computed: Future[list[dict[str, str]]]) -> None:
-        """Herder thread: write (leader) or send to the leader the task configs a connector computed."""
+    def hand(self, name: str, instance: WorkerConnector, computed: Future[list[dict[str, str]]]) -> None:
+        """Herder thread: write (leader) or send to the leader the task configs that ``instance`` of
+        connector ``name`` computed, unless they are stale: the connector was re-created, or its config
+        changed, while they were computed."""
         if self._stopping.is_set():
             return
         try:
@@ -87,6 +93,10 @@ class TaskConfigs:
         state = self._config_store.snapshot()
         if not state.contains(name) or state.target_state(name) is not TargetState.STARTED:
             return  # deleted, paused or stopped while its configs were computed
+        if self._worker.connector_instance(name) is not instance or instance.raw != state.connector_configs[name]:
+            # The current instance, or the one the new config will start, asks for its own.
+            logger.debug("Dropping task configs of connector %s computed under a previous config", name)
+            return
         if _unchanged(state, name, new_configs):
             return
         if self._leadership.is_leader:
