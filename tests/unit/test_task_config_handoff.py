@@ -134,3 +134,22 @@ def test_configs_computed_by_a_replaced_instance_are_dropped() -> None:
     herder.run_requests()
     assert leadership.written == []
 
+
+def test_a_follower_sends_one_connectors_configs_one_at_a_time_and_only_the_newest_waiting() -> None:
+    worker, store, leadership, leader = _Worker(CONFIG_A), _store(CONFIG_A), _Leadership(is_leader=False), _Leader()
+    pool = ThreadPoolExecutor(max_workers=4)
+    try:
+        herder = _Herder(worker, store, leadership, leader, pool)
+        for _ in range(3):
+            herder.task_configs.reconfigure("c", store.snapshot())
+        worker.computations[0].set_result(_configs(1))
+        herder.run_requests()
+        assert leader.entered.wait(10)  # the first send is at the leader, held there
+        worker.computations[1].set_result(_configs(2))
+        worker.computations[2].set_result(_configs(3))
+        herder.run_requests()
+        leader.gate.set()
+    finally:
+        pool.shutdown(wait=True)
+    assert leader.sent == [_configs(1), _configs(3)]
+    assert leader.max_in_flight == 1
