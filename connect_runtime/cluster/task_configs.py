@@ -4,7 +4,8 @@ writes them (docs/architecture.md, "Internal topic records"); Java's ``reconfigu
 
 Herder-thread steps (:meth:`TaskConfigs.reconfigure`, :meth:`TaskConfigs.hand`, :meth:`TaskConfigs.write`)
 never wait on a plugin or another worker: the connector computes its configs on its own thread and the
-result comes back as a herder request; a follower's call to the leader runs on the herder's pool.
+result comes back as a herder request; a follower's call to the leader runs on the herder's pool, one
+at a time per connector.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from connect_runtime.storage import formats
 from connect_runtime.storage.config_store import ClusterConfigState, KafkaConfigBackingStore
 from connect_runtime.types import TargetState
 from connect_runtime.worker.worker import TooManyTasksException, Worker
+from connect_runtime.worker.worker_connector import WorkerConnector
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +52,12 @@ class TaskConfigs:
         self._request_reconfiguration = request_reconfiguration
         self._require = require
         self._stopping = stopping
+        self._sends_lock = threading.Lock()
+        #: Per connector, the newest configs not yet sent to the leader (url, configs): a newer
+        #: computation replaces an older one still waiting, so the leader never gets them out of order.
+        self._to_send: dict[str, tuple[str, list[dict[str, str]]]] = {}
+        #: Connectors whose configs are being sent by a pool thread.
+        self._sending: set[str] = set()
 
     def reconfigure_after(self, name: str, transition: Future[Any]) -> None:
         """Ask for ``name``'s task configs once ``transition`` (a start or resume on the connector's
@@ -66,12 +74,17 @@ class TaskConfigs:
             return
         if state.target_state(name) is not TargetState.STARTED:
             return
+        instance = self._worker.connector_instance(name)
+        if instance is None:
+            return
         # The connector computes them on its own thread; the herder hands them on when they are ready.
         computed = self._worker.connector_task_configs(name)
-        computed.add_done_callback(lambda f: self._submit(lambda: self.hand(name, f)))
+        computed.add_done_callback(lambda f: self._submit(lambda: self.hand(name, instance, f)))
 
-    def hand(self, name: str, computed: Future[list[dict[str, str]]]) -> None:
-        """Herder thread: write (leader) or send to the leader the task configs a connector computed."""
+    def hand(self, name: str, instance: WorkerConnector, computed: Future[list[dict[str, str]]]) -> None:
+        """Herder thread: write (leader) or send to the leader the task configs that ``instance`` of
+        connector ``name`` computed, unless they are stale: the connector was re-created, or its config
+        changed, while they were computed."""
         if self._stopping.is_set():
             return
         try:
@@ -87,6 +100,10 @@ class TaskConfigs:
         state = self._config_store.snapshot()
         if not state.contains(name) or state.target_state(name) is not TargetState.STARTED:
             return  # deleted, paused or stopped while its configs were computed
+        if self._worker.connector_instance(name) is not instance or instance.raw != state.connector_configs[name]:
+            # The current instance, or the one the new config will start, asks for its own.
+            logger.debug("Dropping task configs of connector %s computed under a previous config", name)
+            return
         if _unchanged(state, name, new_configs):
             return
         if self._leadership.is_leader:
@@ -100,13 +117,26 @@ class TaskConfigs:
             self._not_handed(name, ConflictHttpError("Leader is unknown"))
             return
         # A request to another worker: on the pool, so a slow leader holds up nothing here.
-        self._pool.submit(self._send, url, name, new_configs)
+        with self._sends_lock:
+            self._to_send[name] = (url, new_configs)
+            if name in self._sending:
+                return  # the thread sending this connector's older configs sends these next
+            self._sending.add(name)
+        self._pool.submit(self._send, name)
 
-    def _send(self, url: str, name: str, configs: list[dict[str, str]]) -> None:
-        try:
-            self._internal.put_task_configs(url, name, configs)
-        except Exception as e:
-            self._not_handed(name, e)
+    def _send(self, name: str) -> None:
+        """Pool thread: send ``name``'s newest configs until none are waiting."""
+        while True:
+            with self._sends_lock:
+                item = self._to_send.pop(name, None)
+                if item is None:
+                    self._sending.discard(name)
+                    return
+            url, configs = item
+            try:
+                self._internal.put_task_configs(url, name, configs)
+            except Exception as e:
+                self._not_handed(name, e)
 
     def _not_handed(self, name: str, error: Exception) -> None:
         logger.warning("Failed to hand task configurations of connector %s to the leader (will retry): %s",

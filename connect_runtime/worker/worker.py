@@ -293,6 +293,11 @@ class Worker:
         wc = self._connectors.get(name)
         return wc is not None and wc.running
 
+    def connector_instance(self, name: str) -> WorkerConnector | None:
+        """The current instance of connector ``name`` on this worker, if any: what it computed is stale
+        once another instance replaced it (its ``raw`` is the config it was started with)."""
+        return self._connectors.get(name)
+
     def connector_config(self, name: str) -> SourceConnectorConfig:
         """The parsed config a connector of this worker was started with."""
         wc = self._connectors.get(name)

@@ -7,6 +7,7 @@ import time
 from typing import Any, cast
 
 import pytest
+from worker_stubs import FixedConfigStore
 
 from connect_runtime.cluster.leadership import Leadership
 from connect_runtime.cluster.membership import Heartbeat, Membership, heartbeat_key
@@ -14,19 +15,8 @@ from connect_runtime.storage.config_store import ClusterConfigState, KafkaConfig
 from connect_runtime.storage.config_writer import ConfigTopicWriter
 
 
-class _Store:
-    def __init__(self, state: ClusterConfigState) -> None:
-        self.state = state
-
-    def snapshot(self) -> ClusterConfigState:
-        return self.state
-
-    def refresh(self, timeout_s: float = 30.0) -> ClusterConfigState:
-        return self.state
-
-
 class _Writer:
-    def __init__(self, store: _Store) -> None:
+    def __init__(self, store: FixedConfigStore) -> None:
         self.store = store
         self.initialized = False
         self.claims: list[LeaderRecord] = []
@@ -49,8 +39,8 @@ def _beat(worker: str, **kw: Any) -> bytes:
     return Heartbeat(worker, f"http://{worker}", "s", 1, **kw).to_bytes()
 
 
-def _leadership(me: str, membership: Membership) -> tuple[Leadership, _Writer, _Store]:
-    store = _Store(ClusterConfigState(leader=LeaderRecord("a:1", "http://a:1", 4, "s")))
+def _leadership(me: str, membership: Membership) -> tuple[Leadership, _Writer, FixedConfigStore]:
+    store = FixedConfigStore(ClusterConfigState(leader=LeaderRecord("a:1", "http://a:1", 4, "s")))
     writer = _Writer(store)
     # Just started, in a cluster it knows others of: the usual rule waits two heartbeat intervals before
     # ranking itself, then one session timeout per rank.

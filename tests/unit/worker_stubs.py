@@ -1,6 +1,6 @@
 """Stand-ins for what a :class:`~connect_runtime.worker.worker.Worker` talks to, for tests that build
 one without a broker and look at what it decided: the status store, the task process and a connector
-plugin that does nothing unless a test overrides it."""
+plugin that does nothing unless a test overrides it; and the config store, as the herder's parts read it."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from connect_runtime.api import SourceConnector, SourceTask
+from connect_runtime.storage.config_store import ClusterConfigState
 from connect_runtime.worker.task_spec import TaskSpec
 
 #: The settings every worker config needs, and no more.
@@ -30,6 +31,19 @@ class RecordingStatuses:
 
     def active_topics(self, connector: str) -> dict[str, Any]:
         return {}
+
+
+class FixedConfigStore:
+    """A config store whose state is what a test sets in :attr:`state`."""
+
+    def __init__(self, state: ClusterConfigState) -> None:
+        self.state = state
+
+    def snapshot(self) -> ClusterConfigState:
+        return self.state
+
+    def refresh(self, timeout_s: float = 30.0) -> ClusterConfigState:
+        return self.state
 
 
 class RecordingRunner:
