@@ -7,7 +7,7 @@ import logging
 import threading
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
@@ -146,9 +146,10 @@ class Worker:
         self.status_store = status_store
         self._request_reconfiguration = request_reconfiguration
         # The current instance of each connector of this worker (starting, running, paused or FAILED),
-        # and instances whose stop() is still running on their thread.
+        # and instances whose stop() is still running on their thread (several after quick restarts),
+        # until they finish or task.shutdown.graceful.timeout.ms passes.
         self._connectors: dict[str, WorkerConnector] = {}
-        self._stopping_connectors: dict[str, WorkerConnector] = {}
+        self._stopping_connectors: dict[str, list[WorkerConnector]] = {}
         self._task_runner = task_runner
         self._fencing = fencing or _NoFencing()
         self._tasks: dict[ConnectorTaskId, TaskProcess] = {}
@@ -175,29 +176,33 @@ class Worker:
         """Start a connector on its own thread: instantiate it and (unless paused/stopped) start it.
 
         Returns at once; the future says whether the connector came up (False: it is FAILED, status
-        written). ``props`` is the connector's config as stored; an invalid one fails the connector. A
-        previous instance that is still stopping finishes its ``stop()`` first.
+        written). ``props`` is the connector's config as stored; an invalid one fails the connector.
+        Previous instances that are still stopping finish their ``stop()`` first (for up to
+        ``task.shutdown.graceful.timeout.ms``).
         """
         if name in self._connectors:
             self.stop_connector(name)
-        wc = WorkerConnector(name, state)
+        wc = WorkerConnector(name, state, self.generation)
         with self._lock:
-            previous = self._stopping_connectors.get(name)
+            previous = list(self._stopping_connectors.get(name, ()))
             self._connectors[name] = wc
         return wc.submit(lambda: self._start_on_thread(wc, props, previous))
 
     def _start_on_thread(self, wc: WorkerConnector, props: Mapping[str, str],
-                         previous: WorkerConnector | None) -> bool:
+                         previous: list[WorkerConnector]) -> bool:
         name = wc.name
-        if previous is not None and not previous.join(self.config.task_shutdown_graceful_timeout_ms / 1000.0):
+        deadline = time.monotonic() + self.config.task_shutdown_graceful_timeout_ms / 1000.0
+        if not all([p.join(max(deadline - time.monotonic(), 0.0)) for p in previous]):
             logger.warning("Connector %s: the previous instance is still stopping; starting anyway", name)
         try:
-            config = self._parse_connector_config(self._resolve(name, props))
+            resolved = self._resolve(name, props)
+            wc.resolved = self._resolved.get(name)
+            config = self._parse_connector_config(resolved)
             cls = self.plugins.connector_class(config.connector_class)
             check_client_overrides(self.worker_plugins.override_policy, name, cls, config.originals)
             connector = cls()
             wc.connector = connector
-            self._hide_passwords(name, enrich(connector.config_def(), config.originals, self.plugins.resolve),
+            self._hide_passwords(wc, enrich(connector.config_def(), config.originals, self.plugins.resolve),
                                  config.originals)
             check_requested_versions(config.originals, config.connector_class, connector, _refuse_version)
             wc.config, wc.raw = config, dict(props)
@@ -226,10 +231,19 @@ class Worker:
             return False
 
     def _connector_failed(self, wc: WorkerConnector, error: BaseException) -> None:
-        """The connector is FAILED (any thread): not started again, and its ``stop()`` is not called."""
+        """The connector is FAILED (any thread): not started again, and its ``stop()`` is not called.
+        Only its first error is reported, and none of an instance stopped or replaced."""
+        if not self._is_current(wc):
+            logger.debug("Connector %s raised an error after it was asked to stop", wc.name, exc_info=error)
+            return
+        if not wc.fail():
+            logger.debug("Connector %s raised another error after it failed", wc.name, exc_info=error)
+            return
         logger.error("Connector %s raised an error", wc.name, exc_info=error)
-        wc.fail()
         self._put_connector_status(wc, State.FAILED, _trace(error))
+
+    def _is_current(self, wc: WorkerConnector) -> bool:
+        return not wc.stopping and self._connectors.get(wc.name) is wc
 
     def _resolve(self, owner: str | ConnectorTaskId, props: Mapping[str, str]) -> dict[str, str]:
         """``props`` with provider placeholders resolved; the values are redacted from logs and traces
@@ -251,10 +265,10 @@ class Worker:
         redactor.unregister((id(self), owner))
         redactor.unregister((id(self), owner, "passwords"))
 
-    def _hide_passwords(self, owner: str | ConnectorTaskId, definition: ConfigDef,
-                        *configs: Mapping[str, str]) -> dict[str, str]:
+    def _hide_passwords(self, owner: Hashable, definition: ConfigDef, *configs: Mapping[str, str]) -> dict[str, str]:
         """Keep the values ``definition`` (the connector's keys and its transforms' and predicates') types
-        PASSWORD out of the log while ``owner`` runs."""
+        PASSWORD out of the log while ``owner`` runs (a task's id; a connector's instance, as an old one
+        may end after its successor started)."""
         secrets: dict[str, str] = {}
         for config in configs:
             secrets.update(password_values(definition, config).secrets)
@@ -339,24 +353,43 @@ class Worker:
 
     def stop_connector(self, name: str) -> Future[None]:
         """Stop a connector on its thread, after what it was asked before (a ``start()`` under way
-        included); returns at once. Until its ``stop()`` returned it stays in :meth:`connector_names`,
+        included); returns at once. From now on the instance writes no status. Until its ``stop()``
+        returned (or ``task.shutdown.graceful.timeout.ms`` passed) it stays in :meth:`connector_names`,
         and ``on_tasks_changed`` is called when it is gone."""
         with self._lock:
             wc = self._connectors.pop(name, None)
             if wc is None:
                 return completed(None)
-            self._stopping_connectors[name] = wc
+            self._stopping_connectors.setdefault(name, []).append(wc)
+        wc.mark_stopping()
         stopped = wc.submit(lambda: self._shutdown_on_thread(wc))
         wc.close()
+        # As Java: a connector whose start() or stop() does not return is given up on after the graceful
+        # timeout, or it would stay this worker's (listed in every heartbeat) and never be handed over.
+        give_up = threading.Timer(self.config.task_shutdown_graceful_timeout_ms / 1000.0,
+                                  self._connector_gone, (wc, True))
+        give_up.daemon = True
+        give_up.start()
 
         def gone(_: Future[None]) -> None:
-            with self._lock:
-                if self._stopping_connectors.get(name) is wc:
-                    del self._stopping_connectors[name]
-            self._on_tasks_changed()
+            give_up.cancel()
+            self._connector_gone(wc, False)
 
         stopped.add_done_callback(gone)
         return stopped
+
+    def _connector_gone(self, wc: WorkerConnector, gave_up: bool) -> None:
+        with self._lock:
+            instances = self._stopping_connectors.get(wc.name, [])
+            if wc not in instances:
+                return
+            instances.remove(wc)
+            if not instances:
+                del self._stopping_connectors[wc.name]
+        if gave_up:
+            logger.error("Connector %s did not stop within %d ms; leaving its thread behind", wc.name,
+                         self.config.task_shutdown_graceful_timeout_ms)
+        self._on_tasks_changed()
 
     def _shutdown_on_thread(self, wc: WorkerConnector) -> None:
         try:
@@ -369,8 +402,11 @@ class Worker:
             if wc.offsets is not None:
                 wc.offsets.stop()
         finally:
-            # Only now: the plugin's stop() may still log or fail with what it resolved.
-            self._forget_resolved(wc.name)
+            # Only now: the plugin's stop() may still log or fail with what it resolved. Not what a newer
+            # instance registered (one that gave up waiting for this one).
+            if wc.resolved is not None and self._resolved.get(wc.name) is wc.resolved:
+                self._forget_resolved(wc.name)
+            redactor.unregister((id(self), wc, "passwords"))
 
     def is_connector_stopping(self, name: str) -> bool:
         """Whether only a stopping instance of ``name`` is left here (nothing to stop again)."""
@@ -646,7 +682,7 @@ class Worker:
         for name in list(self._connectors):
             self.stop_connector(name)
         with self._lock:
-            connectors = list(self._stopping_connectors.values())
+            connectors = [wc for instances in self._stopping_connectors.values() for wc in instances]
         deadline = time.monotonic() + self.config.task_shutdown_graceful_timeout_ms / 1000.0
         for wc in connectors:
             if not wc.join(max(deadline - time.monotonic(), 0.0)):
@@ -654,10 +690,14 @@ class Worker:
 
     # -- status (TaskStatusListener) ------------------------------------------------------------
     def _put_connector_status(self, wc: WorkerConnector, state: str, trace: str | None = None) -> None:
+        """Written only by the current instance, stamped with the generation it started in, and never over
+        a newer generation's record of another worker (Java's putSafe)."""
+        if not self._is_current(wc):
+            return
         trace = self._redact(wc.name, trace)
         version = plugin_version(wc.connector) if wc.connector is not None else None
-        self.status_store.put_connector(ConnectorStatus(wc.name, state, trace, self.worker_id, self.generation,
-                                                        version))
+        status = ConnectorStatus(wc.name, state, trace, self.worker_id, wc.generation, version)
+        wc.report(functools.partial(self.status_store.put_connector, status, safe=True))
 
     def _put_task_status(self, task: ConnectorTaskId, state: str, trace: str | None = None,
                          safe: bool = False, versioned: bool = True) -> None:

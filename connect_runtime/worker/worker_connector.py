@@ -5,6 +5,10 @@ time and in the order they were asked for, so a connector that is slow to start 
 the herder asks, and hears back through a future. A connector that fails (its ``start`` raises, or
 it calls ``context.raise_error``) stays FAILED until it is restarted: later transitions are ignored
 and its ``stop()`` is never called, as in Java.
+
+Once asked to stop, an instance writes no status: a ``start()`` that returns after a delete, revoke or
+restart would otherwise bring back a deleted record, name this worker for a connector another runs, or
+overwrite its successor's state. :meth:`WorkerConnector.report` is the only way a status is written.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import TypeVar
 
 from connect_runtime.api.connector import Connector
 from connect_runtime.api.errors import ConnectException
+from connect_runtime.config.config_providers import ResolvedConfig
 from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.futures import deferred, failed
 from connect_runtime.storage.offset_backing_store import ConnectorOffsetBackingStore
@@ -36,10 +41,16 @@ class WorkerConnector:
     exiting.
     """
 
-    def __init__(self, name: str, state: TargetState) -> None:
+    def __init__(self, name: str, state: TargetState, generation: int = 0) -> None:
         self.name = name
         #: The state the herder asked for last.
         self.state = state
+        #: The worker's generation when this instance was made: its status records carry it, so a late
+        #: record of this instance never looks newer than its successor's on another worker.
+        self.generation = generation
+        #: What the config providers resolved for this instance (forgotten when it ends, unless a newer
+        #: instance of the connector registered its own since).
+        self.resolved: ResolvedConfig | None = None
         self.connector: Connector | None = None
         self.config: SourceConnectorConfig | None = None
         self.offsets: ConnectorOffsetBackingStore | None = None
@@ -51,6 +62,7 @@ class WorkerConnector:
         self._calls: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._closed = False
+        self._stopping = False
         self._thread = threading.Thread(target=self._run, name=f"connector-{name}", daemon=True)
         self._thread.start()
 
@@ -59,10 +71,33 @@ class WorkerConnector:
         """FAILED (``start`` raised, ``context.raise_error``, a failed pause): no further transition."""
         return self._failed.is_set()
 
-    def fail(self) -> None:
-        """Mark the connector FAILED (from any thread): it is not started again nor stopped."""
-        self._failed.set()
-        self.started = False
+    def fail(self) -> bool:
+        """Mark the connector FAILED (from any thread): it is not started again nor stopped. Whether it
+        was not FAILED before (only the first error is reported)."""
+        with self._lock:
+            first = not self._failed.is_set()
+            self._failed.set()
+            self.started = False
+        return first
+
+    @property
+    def stopping(self) -> bool:
+        """Asked to stop (deleted, revoked or restarted): it reports nothing more."""
+        return self._stopping
+
+    def mark_stopping(self) -> None:
+        """From now on :meth:`report` writes nothing; waits for a write under way to finish."""
+        with self._lock:
+            self._stopping = True
+
+    def report(self, write: Callable[[], None]) -> bool:
+        """Run ``write`` (a status write) unless the instance is stopping; whether it ran. A stop cannot
+        come between the check and the write."""
+        with self._lock:
+            if self._stopping:
+                return False
+            write()
+            return True
 
     @property
     def running(self) -> bool:

@@ -9,16 +9,19 @@ The same lifecycle through a worker on a real broker is in tests/integration/tes
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
 from task_loop_setup import task_setup
 
 from connect_runtime.api import SourceConnector, SourceRecord, SourceTask
+from connect_runtime.api.config_def import ConfigDef, ConfigType
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.plugins.registry import PluginRegistry
+from connect_runtime.redaction import redactor
 from connect_runtime.testing.cluster import wait_until
 from connect_runtime.testing.fakes import FakeStatusListener
 from connect_runtime.types import TargetState
@@ -169,9 +172,22 @@ class RecordingConnector(SourceConnector):
 class _ConnectorStatuses:
     def __init__(self) -> None:
         self.connectors: list[Any] = []
+        self.safe: list[bool] = []
 
     def put_connector(self, status: Any, safe: bool = False) -> None:
         self.connectors.append(status)
+        self.safe.append(safe)
+
+
+def _make_worker(**settings: str) -> Worker:
+    plugins = PluginRegistry()
+    plugins.register(RecordingConnector)
+    config = WorkerConfig.from_properties({
+        "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c",
+        "offset.storage.topic": "o", "status.storage.topic": "s", "exactly.once.source.support": "disabled",
+        **settings,
+    })
+    return Worker(config, "w1:8083", plugins, None, _ConnectorStatuses(), lambda name: None)  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -180,13 +196,7 @@ def worker(monkeypatch: pytest.MonkeyPatch) -> Worker:
     monkeypatch.setattr(RecordingConnector, "stops", 0)
     monkeypatch.setattr(RecordingConnector, "fail_start", False)
     monkeypatch.setattr(RecordingConnector, "fail_stop", False)
-    plugins = PluginRegistry()
-    plugins.register(RecordingConnector)
-    config = WorkerConfig.from_properties({
-        "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c",
-        "offset.storage.topic": "o", "status.storage.topic": "s", "exactly.once.source.support": "disabled",
-    })
-    return Worker(config, "w1:8083", plugins, None, _ConnectorStatuses(), lambda name: None)  # type: ignore[arg-type]
+    return _make_worker()
 
 
 CONNECTOR = {"name": "c", "connector.class": f"{__name__}.RecordingConnector", "tasks.max": "1"}
@@ -293,12 +303,16 @@ def test_a_new_instance_starts_after_the_previous_one_stopped(
     assert worker.is_running("c")
 
 
-def test_a_connector_that_raises_an_error_is_failed_with_the_trace_and_not_stopped(
-        worker: Worker, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(RaisesLater, "starts", 0)
-    monkeypatch.setattr(RaisesLater, "stops", 0)
-    monkeypatch.setattr(RaisesLater, "instances", [])
+@pytest.fixture
+def raises_later(worker: Worker, monkeypatch: pytest.MonkeyPatch) -> type[RaisesLater]:
+    for name, value in (("instances", []), ("starts", 0), ("stops", 0)):
+        monkeypatch.setattr(RaisesLater, name, value)
     worker.plugins.register(RaisesLater)
+    return RaisesLater
+
+
+def test_a_connector_that_raises_an_error_is_failed_with_the_trace_and_not_stopped(
+        worker: Worker, raises_later: type[RaisesLater]) -> None:
     assert worker.start_connector("c", {**CONNECTOR, "connector.class": f"{__name__}.RaisesLater"},
                                   TargetState.STARTED).result(5)
     (connector,) = RaisesLater.instances
@@ -313,3 +327,136 @@ def test_a_connector_that_raises_an_error_is_failed_with_the_trace_and_not_stopp
     worker.stop_connector("c").result(5)
     assert (RaisesLater.starts, RaisesLater.stops) == (1, 0)
     assert _states(worker) == ["RUNNING", "FAILED"]
+
+
+# -- an instance asked to stop, and one that does not stop ------------------------------------------
+
+
+class GatedConnector(RecordingConnector):
+    """The n-th ``start()`` blocks until ``gates[n]`` is set (starts beyond the gates return at once);
+    has a PASSWORD key, ``secret``."""
+
+    gates: list[threading.Event] = []
+
+    def config_def(self) -> ConfigDef:
+        return ConfigDef().define("secret", ConfigType.PASSWORD, "")
+
+    def start(self, props: Mapping[str, str]) -> None:
+        n = type(self).starts
+        super().start(props)
+        if n < len(type(self).gates):
+            type(self).gates[n].wait(10)
+
+
+GATED = {**CONNECTOR, "connector.class": f"{__name__}.GatedConnector", "secret": "hunter2-secret"}
+
+
+@pytest.fixture
+def gated(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[threading.Event]]:
+    """Gates for the first two starts of :class:`GatedConnector`; opened when the test ends."""
+    gates = [threading.Event(), threading.Event()]
+    for name, value in (("gates", gates), ("starts", 0), ("stops", 0)):
+        monkeypatch.setattr(GatedConnector, name, value)
+    yield gates
+    for gate in gates:
+        gate.set()
+
+
+def _gated_worker(graceful_ms: int) -> Worker:
+    worker = _make_worker(**{"task.shutdown.graceful.timeout.ms": str(graceful_ms)})
+    worker.plugins.register(GatedConnector)
+    return worker
+
+
+def _starting(worker: Worker, starts: int = 1) -> None:
+    wait_until(lambda: GatedConnector.starts >= starts, 5, message="start() called")
+
+
+def test_an_instance_stopped_while_starting_writes_no_status(gated: list[threading.Event]) -> None:
+    """A delete, revoke or restart while start() runs: the late RUNNING would bring back a deleted
+    record, or name this worker for a connector another now runs."""
+    worker = _gated_worker(10000)
+    started = worker.start_connector("c", GATED, TargetState.STARTED)
+    _starting(worker)
+    stopped = worker.stop_connector("c")
+    gated[0].set()
+    assert started.result(5)
+    stopped.result(5)
+    assert _states(worker) == []
+
+
+def test_the_status_carries_the_generation_the_connector_started_in_and_is_written_safely(
+        gated: list[threading.Event]) -> None:
+    worker = _gated_worker(10000)
+    worker.generation = 3
+    started = worker.start_connector("c", GATED, TargetState.STARTED)
+    _starting(worker)
+    worker.generation = 4  # a rebalance while start() runs
+    gated[0].set()
+    assert started.result(5)
+    (status,) = worker.status_store.connectors  # type: ignore[attr-defined]
+    assert (status.state, status.generation) == ("RUNNING", 3)
+    assert worker.status_store.safe == [True]  # type: ignore[attr-defined]
+
+
+def test_an_old_instance_that_ends_late_leaves_the_new_ones_secrets_hidden(gated: list[threading.Event]) -> None:
+    worker = _gated_worker(100)
+    gated[1].set()  # the new instance starts at once
+    props = {**GATED, "secret": "not-in-another-test"}  # the redactor is the process's
+    worker.start_connector("c", props, TargetState.STARTED)
+    _starting(worker)
+    old_stopped = worker.stop_connector("c")
+    # The new instance gives up waiting for the old one after the graceful timeout and starts anyway.
+    assert worker.start_connector("c", props, TargetState.STARTED).result(5)
+    gated[0].set()
+    old_stopped.result(5)
+    assert "not-in-another-test" not in redactor.redact("logged: not-in-another-test")
+    worker.stop_connector("c").result(5)
+    assert "not-in-another-test" in redactor.redact("logged: not-in-another-test")  # forgotten once the new one ended
+
+
+def test_a_connector_whose_start_never_returns_is_given_up_on_after_the_graceful_timeout(
+        gated: list[threading.Event]) -> None:
+    worker = _gated_worker(100)
+    worker.start_connector("c", GATED, TargetState.STARTED)
+    _starting(worker)
+    worker.stop_connector("c")
+    # No longer this worker's: the leader can hand it over.
+    wait_until(lambda: worker.connector_names() == [], 5, message="the stuck connector given up on")
+    assert not worker.is_connector_stopping("c")
+    gated[0].set()
+    wait_until(lambda: GatedConnector.stops == 1, 5, message="the late start() followed by stop()")
+    assert _states(worker) == []  # silenced: its late RUNNING would name this worker
+
+
+def test_every_instance_still_stopping_is_tracked_after_quick_restarts(
+        gated: list[threading.Event], caplog: pytest.LogCaptureFixture) -> None:
+    worker = _gated_worker(1000)
+    worker.start_connector("c", GATED, TargetState.STARTED)
+    _starting(worker)
+    worker.start_connector("c", GATED, TargetState.STARTED)  # a restart: the first is still in start()
+    worker.stop_connector("c")  # and a delete, while the second waits for the first
+    assert worker.connector_names() == ["c"]
+    with caplog.at_level(logging.ERROR, logger="connect_runtime.worker.worker"):
+        worker.stop()  # waits for both, and says so for each
+    left = [r for r in caplog.records if "did not stop in time" in r.getMessage()]
+    assert len(left) == 2, [r.getMessage() for r in caplog.records]
+
+
+def test_only_the_first_error_is_reported(worker: Worker, raises_later: type[RaisesLater]) -> None:
+    assert worker.start_connector("c", {**CONNECTOR, "connector.class": f"{__name__}.RaisesLater"},
+                                  TargetState.STARTED).result(5)
+    (connector,) = RaisesLater.instances
+    connector.context.raise_error(RuntimeError("first"))
+    connector.context.raise_error(RuntimeError("second"))
+    assert _states(worker) == ["RUNNING", "FAILED"]
+    assert "RuntimeError: first" in worker.status_store.connectors[-1].trace  # type: ignore[attr-defined]
+
+
+def test_an_error_raised_after_the_stop_is_not_reported(worker: Worker, raises_later: type[RaisesLater]) -> None:
+    assert worker.start_connector("c", {**CONNECTOR, "connector.class": f"{__name__}.RaisesLater"},
+                                  TargetState.STARTED).result(5)
+    (connector,) = RaisesLater.instances
+    worker.stop_connector("c").result(5)
+    connector.context.raise_error(RuntimeError("from its own thread, after the stop"))
+    assert _states(worker) == ["RUNNING"]
