@@ -431,7 +431,8 @@ def test_a_connector_whose_start_never_returns_is_given_up_on_after_the_graceful
 
 def test_every_instance_still_stopping_is_tracked_after_quick_restarts(
         gated: list[threading.Event], caplog: pytest.LogCaptureFixture) -> None:
-    worker = _gated_worker(1000)
+    # A graceful timeout long enough that worker.stop() below begins well within it on a loaded machine.
+    worker = _gated_worker(3000)
     worker.start_connector("c", GATED, TargetState.STARTED)
     _starting(worker)
     worker.start_connector("c", GATED, TargetState.STARTED)  # a restart: the first is still in start()
