@@ -66,6 +66,7 @@ class TaskChannel:
         self._pending: dict[int, Future[Any]] = {}
         self._pending_lock = threading.Lock()
         self._closed = False
+        self._serving = False
 
     @classmethod
     def worker_end(cls, conn: Connection, handler: WorkerEnd, call_executor: Executor) -> TaskChannel:
@@ -113,6 +114,8 @@ class TaskChannel:
 
     def serve(self) -> None:
         """Read messages until the pipe closes; then fail every call still waiting for an answer."""
+        with self._pending_lock:
+            self._serving = True
         try:
             while True:
                 try:
@@ -141,6 +144,9 @@ class TaskChannel:
                 pending, self._pending = self._pending, {}
             for future in pending.values():
                 future.set_exception(ChannelClosed("The other end of the task pipe closed"))
+            self._close_conn()
+            with self._pending_lock:
+                self._serving = False
 
     def _complete(self, call_id: int, ok: bool, value: Any) -> None:
         with self._pending_lock:
@@ -184,7 +190,17 @@ class TaskChannel:
         with contextlib.suppress(OSError, ValueError), \
                 socket.fromfd(self._conn.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.shutdown(socket.SHUT_RDWR)
-        with contextlib.suppress(OSError):
+        # The reader closes the descriptor itself once it has seen the end (serve's finally): closed
+        # under a reader, the number could go to a new pipe and the old reader would read from that.
+        with self._pending_lock:
+            serving = self._serving
+        if not serving:
+            self._close_conn()
+
+    def _close_conn(self) -> None:
+        # Under the send lock: a reply being written finishes on this pipe, never on a descriptor the
+        # system has since given to another pipe.
+        with self._send_lock, contextlib.suppress(OSError):
             self._conn.close()
 
 
