@@ -16,8 +16,10 @@ from pathlib import Path
 
 import httpx
 from confluent_kafka import Consumer
+from confluent_kafka.admin import AdminClient
 
 from connect_runtime.composition import LOG_FORMAT, ComposedWorker, distributed_worker, load_worker
+from connect_runtime.storage import topics
 from connect_runtime.testing.cluster import check_sequences, wait_until
 from connect_runtime.testing.local_kafka import LocalKafka, port_in_use
 
@@ -126,8 +128,4 @@ def connector_config(throughput: int) -> dict[str, str]:
 
 def ensure_topic(bootstrap: str) -> None:
     """Create the demo connector's topic if it is missing (the local broker creates none by itself)."""
-    from confluent_kafka.admin import AdminClient
-
-    from connect_runtime.storage.topics import ensure_topic
-
-    ensure_topic(AdminClient({"bootstrap.servers": bootstrap}), TOPIC, 1, 1, {})
+    topics.ensure_topic(AdminClient({"bootstrap.servers": bootstrap}), TOPIC, 1, 1, {})

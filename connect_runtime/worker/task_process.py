@@ -21,12 +21,14 @@ import threading
 import traceback
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from multiprocessing import forkserver
 from multiprocessing.context import BaseContext
 from typing import Any
 
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.storage.offset_backing_store import ConnectorOffsetBackingStore, ConnectorOffsetReader
 from connect_runtime.types import TargetState
+from connect_runtime.worker import task_process_main
 from connect_runtime.worker import task_protocol as protocol
 from connect_runtime.worker.task_channel import ChannelClosed, TaskChannel
 from connect_runtime.worker.task_protocol import Lifecycle
@@ -59,8 +61,6 @@ def process_context() -> BaseContext:
 
 def warm_up() -> None:
     """Start the fork server now (it imports the runtime once), so the first task starts without that wait."""
-    from multiprocessing import forkserver
-
     process_context()
     try:
         forkserver.ensure_running()
@@ -106,8 +106,6 @@ class TaskProcess:
         """Start the process (raises if it cannot be started: the worker fails the task)."""
         ctx = process_context()
         ours, theirs = ctx.Pipe(duplex=True)
-        from connect_runtime.worker import task_process_main
-
         process = ctx.Process(target=task_process_main.main, args=(list(sys.path), pickle.dumps(self._spec), theirs),  # type: ignore[attr-defined]
                               name=f"task-{self.id}")
         try:
