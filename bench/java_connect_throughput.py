@@ -37,8 +37,6 @@ import argparse
 import json
 import logging
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -50,109 +48,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import eos_throughput as eos
 from _common import add_bootstrap_argument, broker, configure_logging
 
-from connect_runtime.testing.cluster import terminate, wait_until, worker_properties
-from connect_runtime.testing.local_kafka import (
-    KAFKA_VERSION,
-    LOG4J_VERSION,
-    default_cache_dir,
-    ensure_maven_jars,
-    free_port,
-)
+from connect_runtime.testing.java_connect import TEST_PLUGINS_VERSION, JavaConnectWorker, ensure_connect_jars
+from connect_runtime.testing.local_kafka import KAFKA_VERSION
 
 log = logging.getLogger("bench.java_connect_throughput")
 
-TEST_PLUGINS_VERSION = "4.0.0"
-"""connect-test-plugins (Kafka's VerifiableSourceConnector): Maven Central has no 4.1.x; the newest
-published release before the broker's version."""
-
-CONNECT_DEPENDENCIES: tuple[tuple[str, str, str], ...] = (
-    ("org.apache.kafka", "connect-runtime", KAFKA_VERSION),
-    ("org.apache.kafka", "connect-json", KAFKA_VERSION),
-    ("org.apache.kafka", "connect-test-plugins", TEST_PLUGINS_VERSION),
-    ("org.apache.logging.log4j", "log4j-slf4j-impl", LOG4J_VERSION),
-)
-"""The Java worker's classpath: the Connect runtime (with its transforms, api and clients), the JSON
-converter, Kafka's test connectors, and log4j2 behind slf4j."""
-
 JAVA_CONNECTOR_CLASS = "org.apache.kafka.connect.tools.VerifiableSourceConnector"
-MAIN_CLASS = "org.apache.kafka.connect.cli.ConnectDistributed"
-JVM_OPTS = ["-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "-Djava.awt.headless=true"]
-
-LOG4J2_PROPERTIES = """status = warn
-appender.file.type = File
-appender.file.name = file
-appender.file.fileName = {log}
-appender.file.layout.type = PatternLayout
-appender.file.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = INFO
-rootLogger.appenderRef.file.ref = file
-"""
-
-
-def connect_cache_dir() -> Path:
-    """Next to the broker's jar cache, named by both pinned versions."""
-    return default_cache_dir().parent / f"kafka-connect-{KAFKA_VERSION}-test-plugins-{TEST_PLUGINS_VERSION}"
-
-
-def ensure_connect_jars() -> Path:
-    """The directory holding the Java worker's jars (fetched with mvn the first time)."""
-    return ensure_maven_jars(connect_cache_dir(), CONNECT_DEPENDENCIES, "connect-runtime-",
-                             "kafka-connect-classpath")
-
-
-class JavaWorker:
-    """A Java ``connect-distributed`` worker child process (the :class:`eos_throughput.Worker` protocol)."""
-
-    def __init__(self, libs: Path, bootstrap: str, workdir: Path, group_id: str) -> None:
-        java = shutil.which("java")
-        if java is None:
-            raise RuntimeError(f"java was not found on PATH; Kafka Connect {KAFKA_VERSION} needs Java 17+")
-        self.java = java
-        self.libs = libs
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        workdir.mkdir(parents=True, exist_ok=True)
-        self.config_path = workdir / "worker.properties"
-        self.log_path = workdir / "connect.log"
-        self.log4j_path = workdir / "log4j2.properties"
-        #: the settings our WorkerProcess gives ours, so that the two are compared on equal terms
-        self.props = worker_properties(bootstrap, group_id, self.url)
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def command(self) -> list[str]:
-        return [self.java, *JVM_OPTS, f"-Dlog4j2.configurationFile={self.log4j_path}",
-                "-cp", f"{self.libs}/*", MAIN_CLASS, str(self.config_path)]
-
-    def start(self) -> JavaWorker:
-        self.config_path.write_text("".join(f"{k}={v}\n" for k, v in self.props.items()))
-        self.log4j_path.write_text(LOG4J2_PROPERTIES.format(log=self.log_path))
-        stderr = (self.log_path.parent / "stderr.log").open("ab")
-        # VerifiableSourceTask prints every record to stdout: discard it, as a quiet deployment would.
-        self.proc = subprocess.Popen(self.command(), stdout=subprocess.DEVNULL, stderr=stderr)
-        stderr.close()
-        return self
-
-    def wait_ready(self, timeout_s: float = 60.0) -> None:
-        import httpx
-
-        def ready() -> bool:
-            if self.proc is not None and self.proc.poll() is not None:
-                raise RuntimeError(f"Java worker exited with {self.proc.returncode}; log:\n{self.log_tail()}")
-            try:
-                return httpx.get(f"{self.url}/connectors", timeout=2).status_code == 200
-            except httpx.HTTPError:
-                return False
-
-        wait_until(ready, timeout_s, message=f"Java worker {self.url} to be ready")
-
-    def stop(self, timeout_s: float = 60.0) -> int | None:
-        return None if self.proc is None else terminate(self.proc, timeout_s)
-
-    def log_tail(self, lines: int = 40) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return ""
 
 
 def compare(java_windows: list[dict[str, Any]], runtime_windows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -175,7 +76,7 @@ def compare(java_windows: list[dict[str, Any]], runtime_windows: list[dict[str, 
 def run_pair(bootstrap: str, workdir: Path, libs: Path, args: argparse.Namespace, record_data: str) -> dict[str, Any]:
     """Both workers up; windows alternate J R J R ..., the idle worker's connector paused."""
     java = eos.RuntimeBench(bootstrap, workdir, args.boundary, args.interval_ms, record_data,
-                            worker=lambda group: JavaWorker(libs, bootstrap, workdir / f"java-{group}", group),
+                            worker=lambda group: JavaConnectWorker(libs, bootstrap, workdir / f"java-{group}", group),
                             topic_prefix="bench-jvm")
     ours = eos.RuntimeBench(bootstrap, workdir, args.boundary, args.interval_ms, record_data)
     java_windows: list[dict[str, Any]] = []

@@ -6,6 +6,9 @@ test names its own connectors and topics) configures it with the same marker at 
     pytestmark = [pytest.mark.kafka, pytest.mark.connect_worker(eos="disabled", extra={...})]
 
 A module that defines its own ``worker`` or ``client`` fixture uses that one instead.
+
+``java_connect`` is Apache Kafka Connect itself (the reference, a Java ``connect-distributed`` worker of
+a group of its own on the same broker), started once per session for the tests that compare with it.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 import pytest
 
 from connect_runtime.testing import ConnectClient, WorkerProcess
+from connect_runtime.testing.java_connect import JavaConnectWorker, ensure_connect_jars
 
 
 @pytest.fixture(scope="module")
@@ -37,3 +41,15 @@ def client(worker: WorkerProcess) -> Iterator[ConnectClient]:
     """A :class:`ConnectClient` of ``worker``."""
     with ConnectClient(worker.url) as c:
         yield c
+
+
+@pytest.fixture(scope="session")
+def java_connect(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[JavaConnectWorker]:
+    """A ready Java Kafka Connect worker (exactly-once source support enabled, as our test workers)."""
+    worker = JavaConnectWorker(ensure_connect_jars(), kafka_bootstrap, tmp_path_factory.mktemp("java-connect"),
+                               f"java-connect-{uuid.uuid4().hex[:8]}")
+    try:
+        worker.start().wait_ready()
+        yield worker
+    finally:
+        worker.stop()

@@ -1,0 +1,41 @@
+"""The Java Connect worker launcher's pure parts (no broker, no JVM)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from connect_runtime.testing.java_connect import (
+    CONNECT_DEPENDENCIES,
+    TEST_PLUGINS_VERSION,
+    JavaConnectWorker,
+    connect_cache_dir,
+)
+
+
+def test_worker_properties_match_ours(tmp_path: Path) -> None:
+    from connect_runtime.testing.cluster import WorkerProcess
+
+    worker = JavaConnectWorker(tmp_path / "libs", "127.0.0.1:9092", tmp_path / "w", "g")
+    assert worker.props == WorkerProcess("127.0.0.1:9092", tmp_path, "g", port=worker.port).props
+    assert worker.props["exactly.once.source.support"] == "enabled"
+
+
+def test_java_worker_command_and_files(tmp_path: Path) -> None:
+    worker = JavaConnectWorker(tmp_path / "libs", "127.0.0.1:9092", tmp_path / "w", "g")
+    cmd = worker.command()
+    assert cmd[-3:] == [f"{tmp_path / 'libs'}/*", "org.apache.kafka.connect.cli.ConnectDistributed",
+                        str(tmp_path / "w" / "worker.properties")]
+    assert cmd[-4] == "-cp"
+    assert f"-Dlog4j2.configurationFile={tmp_path / 'w' / 'log4j2.properties'}" in cmd
+    assert worker.url == f"http://127.0.0.1:{worker.port}"
+    assert worker.props["listeners"] == worker.url
+
+
+def test_dependencies_are_the_brokers_version_but_test_plugins() -> None:
+    from connect_runtime.testing.local_kafka import KAFKA_VERSION, default_cache_dir
+
+    versions = {artifact: version for _, artifact, version in CONNECT_DEPENDENCIES}
+    assert versions["connect-runtime"] == versions["connect-json"] == versions["connect-file"] == KAFKA_VERSION
+    assert versions["connect-test-plugins"] == TEST_PLUGINS_VERSION
+    assert connect_cache_dir().parent == default_cache_dir().parent
+    assert connect_cache_dir() != default_cache_dir()
