@@ -4,14 +4,16 @@ repeat them:
 - a trailing slash matches the same resource (``GET /connectors/c/status/`` answers the status), with
   no redirect (Starlette would answer 307);
 - every Connect resource ``@Consumes(application/json)``: a body sent with another ``Content-Type``
-  (``text/plain``, a form) is refused with 415 ``HTTP 415 Unsupported Media Type``. A request without
-  a ``Content-Type`` is accepted, as Jersey does (clients send bodiless ``PUT``s that way).
+  (``text/plain``, a form) is refused with 415 ``HTTP 415 Unsupported Media Type``. Jersey checks the
+  media type only of a request that has an entity, so a request without a ``Content-Type``, or without
+  a body whatever its ``Content-Type`` says, is served: clients send bodiless ``PUT``/``POST``s both
+  ways (axios, the usual JavaScript HTTP library, labels them ``application/x-www-form-urlencoded``).
 """
 
 from __future__ import annotations
 
 from starlette.routing import Match
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from rest.errors import error_response
 from rest.middleware import HttpMiddleware
@@ -21,9 +23,9 @@ _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 UNSUPPORTED_MEDIA_TYPE = "HTTP 415 Unsupported Media Type"
 
 
-def _content_type(scope: Scope) -> str | None:
+def _header(scope: Scope, wanted: bytes) -> str | None:
     for name, value in scope.get("headers", ()):
-        if name == b"content-type":
+        if name == wanted:
             return bytes(value).decode("latin-1")
     return None
 
@@ -44,10 +46,12 @@ class JerseyRulesMiddleware(HttpMiddleware):
             raw: bytes = scope.get("raw_path") or path.encode()
             scope = {**scope, "path": stripped, "raw_path": raw.rstrip(b"/") or b"/"}
         if scope["method"] in _BODY_METHODS:
-            content_type = _content_type(scope)
+            content_type = _header(scope, b"content-type")
             if content_type is not None and not is_json_media_type(content_type) and self._routed(scope):
-                await error_response(415, UNSUPPORTED_MEDIA_TYPE)(scope, receive, send)
-                return
+                has_body, receive = await _peek_body(scope, receive)
+                if has_body:
+                    await error_response(415, UNSUPPORTED_MEDIA_TYPE)(scope, receive, send)
+                    return
         await self.app(scope, receive, send)
 
     def _routed(self, scope: Scope) -> bool:
@@ -57,3 +61,29 @@ class JerseyRulesMiddleware(HttpMiddleware):
         if router is None:
             return True
         return any(route.matches(scope)[0] is Match.FULL for route in router.routes)
+
+
+async def _peek_body(scope: Scope, receive: Receive) -> tuple[bool, Receive]:
+    """Whether the request has a body of at least one byte, and a ``receive`` that still yields all of
+    it. ``Content-Length`` answers without reading; a chunked body is read up to its first non-empty
+    chunk (or its end), and what was read is replayed."""
+    length = _header(scope, b"content-length")
+    if length is not None and _header(scope, b"transfer-encoding") is None:
+        return length.strip() not in ("", "0"), receive
+    read: list[Message] = []
+    has_body = False
+    while True:
+        message = await receive()
+        read.append(message)
+        if message["type"] != "http.request":
+            break
+        if message.get("body"):
+            has_body = True
+            break
+        if not message.get("more_body", False):
+            break
+
+    async def replay() -> Message:
+        return read.pop(0) if read else await receive()
+
+    return has_body, replay

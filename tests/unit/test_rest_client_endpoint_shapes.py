@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Iterator
 
 import pytest
 from fake_herder import SOURCE_CLASS, FakeConnector, FakeHerder, err
@@ -117,3 +118,31 @@ def test_status_json_carries_versions_in_java_order() -> None:
     assert list(body["tasks"][0].items()) == [("id", 0), ("state", "FAILED"), ("worker_id", "w:1"),
                                               ("version", "1.2"), ("trace", "boom")]
     assert body["tasks"][1] == {"id": 1, "state": "UNASSIGNED", "worker_id": "w:1"}  # no version: none shown
+
+
+@pytest.mark.parametrize("content_type", ["application/x-www-form-urlencoded", "text/plain"])
+def test_a_request_without_a_body_is_served_whatever_its_content_type(client: TestClient, herder: FakeHerder,
+                                                                    content_type: str) -> None:
+    # axios labels every bodiless PUT/POST as a form; Jersey checks the media type only of an entity.
+    add(herder, "c")
+    herder.active_topics["c"] = ["t"]
+    headers = {"Content-Type": content_type}
+    for method, path, status in (("PUT", "/connectors/c/pause", 202), ("PUT", "/connectors/c/resume", 202),
+                                 ("PUT", "/connectors/c/stop", 204), ("PUT", "/connectors/c/topics/reset", 202),
+                                 ("POST", "/connectors/c/restart", 204)):
+        resp = client.request(method, path, headers=headers)
+        assert resp.status_code == status, (method, path, resp.text)
+        resp = client.request(method, path, headers={**headers, "Content-Length": "0"})
+        assert resp.status_code == status, (method, path, resp.text)
+
+    def empty_chunks() -> Iterator[bytes]:
+        yield b""
+
+    resp = client.put("/connectors/c/pause", content=empty_chunks(), headers=headers)
+    assert resp.status_code == 202, resp.text
+
+    def one_chunk() -> Iterator[bytes]:
+        yield b"{}"
+
+    resp = client.put("/connectors/c/config", content=one_chunk(), headers=headers)
+    assert resp.json() == err(415, "HTTP 415 Unsupported Media Type")
