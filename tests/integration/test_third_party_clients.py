@@ -21,6 +21,7 @@ handlers around the same calls.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -41,7 +42,7 @@ from kafka_connect import KafkaConnect
 from kafka_connect_api.kafka_connect_api import Api, Cluster, Connector
 from kafkaconnect.connect import Connect
 
-from connect_runtime.testing import ConnectClient, WorkerProcess, wait_until
+from connect_runtime.testing import ConnectClient, ConnectRestError, WorkerProcess, wait_until
 from connect_runtime.testing.java_connect import JavaConnectWorker
 from connect_runtime.testing.launcher import file_lock
 from connect_runtime.testing.local_kafka import default_cache_dir, ensure_maven_jars
@@ -139,22 +140,30 @@ def _gone(run: Run) -> bool:
     return run.rest.request("GET", f"/connectors/{run.name}").status_code == 404
 
 
+def _bring_about(run: Run, reached: Callable[[Run], bool], method: str, path: str, **kwargs: Any) -> None:
+    """Send the request until the worker is where ``reached`` says (a worker may refuse it for a moment,
+    during a rebalance)."""
+    def done() -> bool:
+        with contextlib.suppress(ConnectRestError):  # e.g. no status yet: not there
+            if reached(run):
+                return True
+        run.rest.request(method, path, **kwargs)
+        return False
+
+    wait_until(done, EFFECT_TIMEOUT_S, interval_s=1.0, message=f"{method} {path} to take effect")
+
+
 def _ensure_running(run: Run) -> None:
-    if not _running(run):
-        run.rest.resume_connector(run.name)
-        wait_until(lambda: _running(run), EFFECT_TIMEOUT_S, message=f"{run.name} RUNNING again")
+    _bring_about(run, _running, "PUT", f"/connectors/{run.name}/resume")
 
 
 def _ensure_stopped(run: Run) -> None:
-    if not _stopped(run):
-        run.rest.stop_connector(run.name)
-        wait_until(lambda: _stopped(run), EFFECT_TIMEOUT_S, message=f"{run.name} STOPPED")
+    _bring_about(run, _stopped, "PUT", f"/connectors/{run.name}/stop")
 
 
 def _recreate(run: Run) -> None:
-    run.rest.create_connector(run.name, run.config)
-    # Until then a listing with its status may leave it out (the reference does).
-    wait_until(lambda: _running(run), EFFECT_TIMEOUT_S, message=f"{run.name} RUNNING again")
+    # Running, not only created: until then a listing with its status may leave it out (Java's does).
+    _bring_about(run, _running, "POST", "/connectors", json={"name": run.name, "config": run.config})
 
 
 @dataclass(frozen=True)
