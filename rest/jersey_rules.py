@@ -4,10 +4,11 @@ repeat them:
 - a trailing slash matches the same resource (``GET /connectors/c/status/`` answers the status), with
   no redirect (Starlette would answer 307);
 - every Connect resource ``@Consumes(application/json)``: a body sent with another ``Content-Type``
-  (``text/plain``, a form) is refused with 415 ``HTTP 415 Unsupported Media Type``. Jersey checks the
-  media type only of a request that has an entity, so a request without a ``Content-Type``, or without
-  a body whatever its ``Content-Type`` says, is served: clients send bodiless ``PUT``/``POST``s both
-  ways (axios, the usual JavaScript HTTP library, labels them ``application/x-www-form-urlencoded``).
+  (``text/plain``, a form) is refused with 415 ``HTTP 415 Unsupported Media Type``. A request without a
+  body is served whatever its ``Content-Type`` says (and one without a ``Content-Type`` too, as on
+  Jersey). Here we differ on purpose: Jersey refuses a bodiless request labelled with another type, but
+  axios, the usual JavaScript HTTP library, labels every bodiless ``PUT``/``POST`` as a form, and an
+  empty body cannot be misread (docs/operations.md, "Differences from Apache Kafka Connect").
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rest_differential import Differential, delete_all_connectors
 
 from connect_runtime.testing import ConnectClient, WorkerProcess
 from connect_runtime.testing.java_connect import JavaConnectWorker, ensure_connect_jars
@@ -53,3 +54,14 @@ def java_connect(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory)
         yield worker
     finally:
         worker.stop()
+
+
+@pytest.fixture(scope="module")
+def rest_diff(java_connect: JavaConnectWorker, worker: WorkerProcess) -> Iterator[Differential]:
+    """The differential REST harness (rest_differential.py) on ``java_connect`` and the module's
+    ``worker``, both emptied of connectors first."""
+    diff = Differential(java_connect.url, worker.url)
+    for client in diff.http.values():
+        delete_all_connectors(client)
+    yield diff
+    diff.close()

@@ -123,7 +123,7 @@ def test_status_json_carries_versions_in_java_order() -> None:
 @pytest.mark.parametrize("content_type", ["application/x-www-form-urlencoded", "text/plain"])
 def test_a_request_without_a_body_is_served_whatever_its_content_type(client: TestClient, herder: FakeHerder,
                                                                     content_type: str) -> None:
-    # axios labels every bodiless PUT/POST as a form; Jersey checks the media type only of an entity.
+    # axios labels every bodiless PUT/POST as a form: served (Java answers 415, a deliberate divergence).
     add(herder, "c")
     herder.active_topics["c"] = ["t"]
     headers = {"Content-Type": content_type}

@@ -1,0 +1,227 @@
+"""The differential REST test's harness: the same requests to Apache Kafka Connect and to our worker,
+the answers compared after normalising what must differ.
+
+A test module takes the ``rest_diff`` fixture (tests/integration/conftest.py): a :class:`Differential`
+on the session's ``java_connect`` worker and the module's ``worker`` of ours (each with its own group
+and internal topics, on the same broker; both emptied of connectors first). A test sends requests
+with :meth:`Differential.send` (one :class:`Req` to both) and finally calls
+:meth:`Differential.assert_same`, which fails with every difference of its requests at once unless it
+is in :data:`DELIBERATE_DIVERGENCES`. An entry of that list that no longer differs fails too, so the
+list stays true. Labels are unique in the whole suite (prefix them with the module's subject).
+
+What is compared: the status code, the media type of ``Content-Type`` (with its charset, if any), and
+the body: parsed JSON (shape and values, error messages included) after :func:`normalise`, else the
+text. What is normalised (it must differ between two workers): each worker's own URL and ``host:port``
+(``<worker>``), ``worker_id`` values, the versions and commit ids of the runtime and its plugins
+(``<version>``), stack traces (``<trace>``: Java's and Python's) and timestamps (``<timestamp>``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from connect_runtime.testing import wait_until
+
+DELIBERATE_DIVERGENCES: dict[str, str] = {
+    # Each entry: the request's label, and why ours answers differently on purpose; each is also in
+    # docs/operations.md, "Differences from Apache Kafka Connect".
+    "pause-form": "a request without a body is served whatever its Content-Type says: Java answers 415 "
+                  "when a bodiless request is labelled with a non-JSON type, which axios, the usual "
+                  "JavaScript HTTP library, does for every PUT and POST",
+}
+"""The differences the suite accepts, by request label: each one deliberate, with its reason."""
+
+#: Keys whose values are each worker's own (ids, versions, traces, times): compared as placeholders.
+_WORKER_ID_KEYS = frozenset({"worker_id"})
+_VERSION_KEYS = frozenset({"version", "commit"})
+_TRACE_KEYS = frozenset({"trace"})
+_TIMESTAMP_KEYS = frozenset({"last_modified"})
+
+
+@dataclass(frozen=True)
+class Req:
+    """One request, sent the same to both workers.
+
+    ``label`` names it in a difference report and in :data:`DELIBERATE_DIVERGENCES` (unique within a
+    module). ``body`` is sent as is (bytes or text); ``json_body`` is serialised with ``json.dumps``
+    (and ``Content-Type: application/json`` unless ``headers`` say otherwise). ``view`` maps each
+    side's parsed JSON body before comparing (e.g. keep only the plugins both workers have).
+    """
+
+    label: str
+    method: str
+    path: str
+    json_body: Any = None
+    body: bytes | str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    view: Callable[[Any], Any] | None = None
+
+
+@dataclass
+class Answer:
+    """One worker's answer, normalised."""
+
+    status: int
+    media_type: str | None
+    body: Any
+
+
+
+def explain(java: Answer, ours: Answer, limit: int = 12) -> list[str]:
+    """Lines saying how two answers differ: status, media type, then the first ``limit`` JSON paths
+    whose values differ (or both bodies, when one is not JSON)."""
+    lines = []
+    if java.status != ours.status:
+        lines.append(f"status: java {java.status}, ours {ours.status}")
+    if java.media_type != ours.media_type:
+        lines.append(f"Content-Type: java {java.media_type}, ours {ours.media_type}")
+    paths: list[str] = []
+    _diff_paths(java.body, ours.body, "$", paths)
+    lines += paths[:limit]
+    if len(paths) > limit:
+        lines.append(f"... and {len(paths) - limit} more")
+    return lines
+
+
+def _diff_paths(java: Any, ours: Any, at: str, out: list[str]) -> None:
+    if isinstance(java, dict) and isinstance(ours, dict):
+        if list(java) != list(ours) and set(java) == set(ours):
+            out.append(f"{at}: keys in another order: java {list(java)}, ours {list(ours)}")
+        for key in java.keys() | ours.keys():
+            if key not in ours:
+                out.append(f"{at}.{key}: only java has it: {_short(java[key])}")
+            elif key not in java:
+                out.append(f"{at}.{key}: only ours has it: {_short(ours[key])}")
+            else:
+                _diff_paths(java[key], ours[key], f"{at}.{key}", out)
+    elif isinstance(java, list) and isinstance(ours, list) and len(java) == len(ours):
+        for i, (j, o) in enumerate(zip(java, ours, strict=True)):
+            _diff_paths(j, o, f"{at}[{i}]", out)
+    elif java != ours or type(java) is not type(ours):
+        out.append(f"{at}: java {_short(java)}, ours {_short(ours)}")
+
+
+def _short(value: Any, width: int = 300) -> str:
+    text = json.dumps(value, sort_keys=True) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= width else text[:width] + "..."
+
+
+def normalise(value: Any, urls: Iterable[str]) -> Any:
+    """``value`` (parsed JSON or text) with each worker's own parts replaced by placeholders."""
+    hosts = [u.split("://", 1)[-1] for u in urls]
+    return _normalise(value, [*urls, *hosts], None)
+
+
+def _normalise(value: Any, own: list[str], key: str | None) -> Any:
+    if isinstance(value, dict):
+        return {k: _normalise(v, own, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_normalise(v, own, key) for v in value]
+    if value is None:
+        return None
+    if key in _WORKER_ID_KEYS:
+        return "<worker>"
+    if key in _VERSION_KEYS and isinstance(value, str):
+        return "<version>"
+    if key in _TRACE_KEYS:
+        return "<trace>"
+    if key in _TIMESTAMP_KEYS and isinstance(value, int):
+        return "<timestamp>"
+    if isinstance(value, str):
+        for part in own:
+            value = value.replace(part, "<worker>")
+    return value
+
+
+def _media_type(resp: httpx.Response) -> str | None:
+    content_type = resp.headers.get("content-type")
+    if content_type is None:
+        return None
+    return re.sub(r"\s*;\s*", ";", content_type.strip().lower())
+
+
+class Differential:
+    """Sends each :class:`Req` to ``java`` and ``ours`` (base URLs) and keeps the differences."""
+
+    def __init__(self, java: str, ours: str, timeout_s: float = 30.0) -> None:
+        self.urls = {"java": java.rstrip("/"), "ours": ours.rstrip("/")}
+        self.http = {side: httpx.Client(base_url=url, timeout=timeout_s) for side, url in self.urls.items()}
+        self.differences: dict[str, str] = {}
+        self.labels: set[str] = set()
+        self.sent: set[str] = set()
+
+    def close(self) -> None:
+        """Close both HTTP clients."""
+        for client in self.http.values():
+            client.close()
+
+    def answer(self, side: str, req: Req) -> Answer:
+        """Send ``req`` to one side: its normalised answer."""
+        headers = dict(req.headers)
+        content: bytes | str | None = req.body
+        if req.json_body is not None:
+            content = json.dumps(req.json_body)
+            headers.setdefault("Content-Type", "application/json")
+        resp = self.http[side].request(req.method, req.path, content=content, headers=headers)
+        body: Any = resp.text
+        if resp.content:
+            with contextlib.suppress(ValueError):
+                body = resp.json()
+        if req.view is not None and not isinstance(body, str):
+            body = req.view(body)
+        return Answer(resp.status_code, _media_type(resp), normalise(body, self.urls.values()))
+
+    def send(self, req: Req) -> tuple[Answer, Answer]:
+        """Send ``req`` to Java then to ours; record a difference; both answers."""
+        assert req.label not in self.sent, f"two requests are labelled {req.label!r}"
+        self.sent.add(req.label)
+        self.labels.add(req.label)
+        java, ours = self.answer("java", req), self.answer("ours", req)
+        if java != ours:
+            self.differences[req.label] = f"{req.method} {req.path} {dict(req.headers) or ''}\n" + "\n".join(
+                f"    {line}" for line in explain(java, ours))
+        return java, ours
+
+    def send_all(self, reqs: Iterable[Req]) -> None:
+        """:meth:`send` each request in turn."""
+        for req in reqs:
+            self.send(req)
+
+    def both(self, method: str, path: str, expect: int, **kwargs: Any) -> None:
+        """Set-up on both sides, not compared: ``method path`` must answer ``expect`` on each."""
+        for side, client in self.http.items():
+            resp = client.request(method, path, **kwargs)
+            assert resp.status_code == expect, f"{side}: {method} {path}: {resp.status_code} {resp.text}"
+
+    def wait_both(self, condition: Callable[[httpx.Client], bool], message: str, timeout_s: float = 60.0) -> None:
+        """Wait until ``condition(client)`` holds on both sides."""
+        for side, client in self.http.items():
+            wait_until(lambda client=client: condition(client), timeout_s, message=f"{side}: {message}")
+
+    def assert_same(self) -> None:
+        """Fail with every difference not in :data:`DELIBERATE_DIVERGENCES`, and with every entry of it
+        that no longer differs, among the requests sent since the last call."""
+        unexpected = {k: v for k, v in self.differences.items() if k not in DELIBERATE_DIVERGENCES}
+        stale = sorted(k for k in DELIBERATE_DIVERGENCES if k in self.labels and k not in self.differences)
+        self.differences, self.labels = {}, set()
+        problems = [f"{label}: {text}" for label, text in sorted(unexpected.items())]
+        problems += [f"{label}: listed in DELIBERATE_DIVERGENCES but answered the same" for label in stale]
+        assert not problems, f"{len(problems)} difference(s) from Apache Kafka Connect:\n" + "\n".join(problems)
+
+
+def delete_all_connectors(client: httpx.Client, timeout_s: float = 60.0) -> None:
+    """Delete every connector of the worker at ``client`` and wait until its list is empty (a module
+    starts from an empty cluster on both sides, whatever earlier modules left on the session's Java
+    worker)."""
+    names = client.get("/connectors").json()
+    for name in names:
+        client.delete(f"/connectors/{quote(name, safe='')}")
+    wait_until(lambda: client.get("/connectors").json() == [], timeout_s, message="no connectors")
