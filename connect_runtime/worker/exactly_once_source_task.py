@@ -93,6 +93,9 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self._producer_closed = False
 
     def prepare(self) -> None:
+        if self._target_state is TargetState.PAUSED:
+            # As the reference's WorkerTask: a task that starts paused says so, and is fenced only once resumed.
+            self._status.on_pause(self.id)
         with self._state_cv:
             while self._target_state is TargetState.PAUSED and not self._stopping:
                 self._state_cv.wait(1.0)
