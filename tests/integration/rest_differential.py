@@ -40,6 +40,15 @@ DELIBERATE_DIVERGENCES: dict[str, str] = {
     "pause-form": "a request without a body is served whatever its Content-Type says: Java answers 415 "
                   "when a bodiless request is labelled with a non-JSON type, which axios, the usual "
                   "JavaScript HTTP library, does for every PUT and POST",
+    "transport-invalid-body": "a body that is missing, empty, not JSON, or not of the endpoint's shape is the "
+                              "client's error: 400 with a message saying what is wrong; Java answers 500 with "
+                              "Jackson's parser message or a NullPointerException's (or reads no body as null)",
+    "transport-lone-surrogate": "a string holding an unpaired UTF-16 surrogate cannot be written as UTF-8 (to "
+                                "Kafka, or back in a response): refused with 400 when read; Java takes it in",
+    "transport-huge-body": "a body larger than rest.request.max.bytes is refused with 413 before it is read, "
+                           "so no client can make the worker hold it; Java reads any size",
+    "transport-ambiguous-uri": "an empty path segment or an encoded slash gets 400 as on Java, but with "
+                               "Connect's JSON error body where Jetty answers an HTML page (or no body)",
 }
 """The differences the suite accepts, by request label (or a request's ``divergence``): each one
 deliberate, with its reason."""
