@@ -98,15 +98,25 @@ def _preferred_accept(accept: str | None) -> str | None:
     return max(ranges, key=lambda r: r[0])[1]
 
 
-def options_response(served: Iterable[str], accept: str | None) -> Response:
-    """Jersey's answer to ``OPTIONS`` on a resource serving ``served``: 200 with ``Allow``; the methods
-    as ``text/plain`` when the client takes that, else no body, labelled with what it prefers."""
-    methods = allowed_methods(served)
-    headers = {"Allow": ",".join(methods)}
+def response_media_type(method: str, accept: str | None) -> str:
+    """The ``Content-Type`` Jersey gives an answer of the resource method serving ``method``: JSON, but
+    for its generated ``OPTIONS`` handlers: ``text/plain`` when the client takes that, else the media
+    range it prefers, verbatim."""
+    if method != "OPTIONS":
+        return _JSON
     preferred = _preferred_accept(accept)
     if preferred is None or _media_type(preferred) in _PLAIN_TEXT_RANGES:
-        return Response(", ".join(methods), headers={**headers, "Content-Type": "text/plain"})
-    return Response(b"", headers={**headers, "Content-Type": preferred})
+        return "text/plain"
+    return preferred
+
+
+def options_response(served: Iterable[str], accept: str | None) -> Response:
+    """Jersey's answer to ``OPTIONS`` on a resource serving ``served``: 200 with ``Allow``; the methods
+    as ``text/plain`` when the client takes that, else no body."""
+    methods = allowed_methods(served)
+    media_type = response_media_type("OPTIONS", accept)
+    body = ", ".join(methods) if media_type == "text/plain" else ""
+    return Response(body, headers={"Allow": ",".join(methods), "Content-Type": media_type})
 
 
 class JerseyRulesMiddleware(HttpMiddleware):
@@ -123,12 +133,12 @@ class JerseyRulesMiddleware(HttpMiddleware):
             scope = {**scope, "path": path[:-1], "raw_path": raw[:-1]}
         method: str = scope["method"]
         if method == "OPTIONS":
-            served = self._routes(scope, RESOURCE_METHODS)
-            if served and not self._routes(scope, ("OPTIONS",)):
+            served = _routes(scope, RESOURCE_METHODS)
+            if served and not _routes(scope, ("OPTIONS",)):
                 await options_response(served, _header(scope, b"accept"))(scope, receive, send)
                 return
         elif method == "HEAD":
-            if self._routes(scope, ("GET",)):
+            if _routes(scope, ("GET",)):
                 scope = {**scope, "method": "GET"}
             send = _without_body(send)
         else:
@@ -136,7 +146,7 @@ class JerseyRulesMiddleware(HttpMiddleware):
             if refusal is not None:
                 await refusal(scope, receive, send)
                 return
-        if method != "OPTIONS" and not _accepts_json(_header(scope, b"accept")) and self._routes(scope, (
+        if method != "OPTIONS" and not _accepts_json(_header(scope, b"accept")) and _routes(scope, (
                 scope["method"],)):
             await routing_error_response(406, NOT_ACCEPTABLE)(scope, receive, send)
             return
@@ -147,7 +157,7 @@ class JerseyRulesMiddleware(HttpMiddleware):
         ``receive`` that still yields the whole body (and refuses one Jersey would have no reader for)."""
         content_type = _header(scope, b"content-type")
         if content_type is not None and not is_json_media_type(content_type):
-            if not self._routes(scope, (scope["method"],)):  # 404/405 come first
+            if not _routes(scope, (scope["method"],)):  # 404/405 come first
                 return None, receive
             has_body, receive = await _peek_body(scope, receive)
             return (routing_error_response(415, UNSUPPORTED_MEDIA_TYPE) if has_body else None), receive
@@ -155,18 +165,31 @@ class JerseyRulesMiddleware(HttpMiddleware):
             return None, _refusing_body(scope, receive)
         return None, receive
 
-    def _routes(self, scope: Scope, methods: Iterable[str]) -> dict[str, BaseRoute]:
-        """The route serving each of ``methods`` at the request's path (those some route serves)."""
-        router = getattr(scope.get("app"), "router", None)
-        if router is None:
-            return {}
-        found: dict[str, BaseRoute] = {}
-        for method in methods:
-            probe = {**scope, "method": method}
-            route = next((r for r in router.routes if r.matches(probe)[0] is Match.FULL), None)
-            if route is not None:
-                found[method] = route
-        return found
+
+def _routes(scope: Scope, methods: Iterable[str]) -> dict[str, BaseRoute]:
+    """The route serving each of ``methods`` at the request's path (those some route serves)."""
+    router = getattr(scope.get("app"), "router", None)
+    if router is None:
+        return {}
+    found: dict[str, BaseRoute] = {}
+    for method in methods:
+        probe = {**scope, "method": method}
+        route = next((r for r in router.routes if r.matches(probe)[0] is Match.FULL), None)
+        if route is not None:
+            found[method] = route
+    return found
+
+
+def is_served(scope: Scope) -> bool:
+    """Whether a resource serves the request as Jersey matches it (a trailing slash ignored, ``HEAD``
+    wherever ``GET`` is served, ``OPTIONS`` wherever any method is): what a filter after matching, such
+    as Kafka's Basic authentication, gets to see; any other request gets its 404 or 405 first."""
+    path: str = scope["path"]
+    if len(path) > 1 and path.endswith("/"):
+        scope = {**scope, "path": path[:-1]}
+    method: str = scope["method"]
+    methods = RESOURCE_METHODS if method == "OPTIONS" else ("GET",) if method == "HEAD" else (method,)
+    return bool(_routes(scope, methods))
 
 
 class UnreadableBody(HttpStatusError):
