@@ -47,6 +47,8 @@ DELIBERATE_DIVERGENCES: dict[str, str] = {
                                 "Kafka, or back in a response): refused with 400 when read; Java takes it in",
     "transport-huge-body": "a body larger than rest.request.max.bytes is refused with 413 before it is read, "
                            "so no client can make the worker hold it; Java reads any size",
+    "transport-auth-not-base64": "Basic credentials that are not base64 fail authentication like any wrong "
+                                 "ones (401); Java answers 500 with its decoder's message",
     "transport-ambiguous-uri": "an empty path segment or an encoded slash gets 400 as on Java, but with "
                                "Connect's JSON error body where Jetty answers an HTML page (or no body)",
 }
