@@ -4,7 +4,7 @@ not repeat them:
 - a trailing slash matches the same resource (``GET /connectors/c/status/`` answers the status), with
   no redirect (Starlette would answer 307); an empty segment (``/connectors//c``) or an encoded slash
   (``/connectors/a%2Fb``) is refused with 400, as Jetty refuses such an ambiguous URI, instead of
-  being read as another path;
+  being read as another path; so is a ``Content-Type`` that is not a media type (``garbage``);
 - every Connect resource ``@Produces(application/json)``: a client whose ``Accept`` takes no JSON
   gets 406 ``HTTP 406 Not Acceptable``;
 - ``HEAD`` is served wherever ``GET`` is (the same status and headers, no body), and ``OPTIONS`` on
@@ -21,12 +21,12 @@ not repeat them:
 A refusal because no resource method matches (an unknown path, a method the path does not serve, a
 ``Content-Type`` it does not consume, an ``Accept`` it cannot satisfy) carries Connect's error body but
 no ``Content-Type``, as Java's does (its exception mapper builds that response before any resource
-chose a media type):
-:func:`rest.errors.routing_error_response`.
+chose a media type): :func:`rest.errors.routing_error_response`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from starlette.responses import Response
@@ -44,6 +44,7 @@ _JSON = "application/json"
 _PLAIN_TEXT_RANGES = frozenset({"text/plain", "text/*", "*/*"})
 UNSUPPORTED_MEDIA_TYPE = "HTTP 415 Unsupported Media Type"
 NOT_ACCEPTABLE = "HTTP 406 Not Acceptable"
+BAD_REQUEST = "HTTP 400 Bad Request"
 AMBIGUOUS_EMPTY_SEGMENT = "Ambiguous URI empty segment"
 AMBIGUOUS_PATH_SEPARATOR = "Ambiguous URI path separator"
 
@@ -57,6 +58,10 @@ def _header(scope: Scope, wanted: bytes) -> str | None:
 
 def _media_type(content_type: str) -> str:
     return content_type.split(";", 1)[0].strip().lower()
+
+
+#: ``type/subtype``, each a token (RFC 9110), as Jetty parses a ``Content-Type`` before anything else.
+_MEDIA_TYPE = re.compile(r"[!#$%&'*+.^_`|~0-9a-z-]+/[!#$%&'*+.^_`|~0-9a-z-]+")
 
 
 def is_json_media_type(content_type: str) -> bool:
@@ -128,6 +133,10 @@ class JerseyRulesMiddleware(HttpMiddleware):
             message = AMBIGUOUS_EMPTY_SEGMENT if b"//" in raw else AMBIGUOUS_PATH_SEPARATOR
             await error_response(400, message)(scope, receive, send)
             return
+        content_type = _header(scope, b"content-type")
+        if content_type is not None and not _MEDIA_TYPE.fullmatch(_media_type(content_type)):
+            await error_response(400, BAD_REQUEST)(scope, receive, send)
+            return
         path: str = scope["path"]
         if len(path) > 1 and path.endswith("/"):
             scope = {**scope, "path": path[:-1], "raw_path": raw[:-1]}
@@ -146,8 +155,9 @@ class JerseyRulesMiddleware(HttpMiddleware):
             if refusal is not None:
                 await refusal(scope, receive, send)
                 return
-        if method != "OPTIONS" and not _accepts_json(_header(scope, b"accept")) and _routes(scope, (
-                scope["method"],)):
+        # 404/405 come first: only a request some resource serves is refused for its Accept.
+        takes_json = method == "OPTIONS" or _accepts_json(_header(scope, b"accept"))
+        if not takes_json and _routes(scope, (scope["method"],)):
             await routing_error_response(406, NOT_ACCEPTABLE)(scope, receive, send)
             return
         await self.app(scope, receive, send)

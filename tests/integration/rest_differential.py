@@ -49,8 +49,9 @@ DELIBERATE_DIVERGENCES: dict[str, str] = {
                            "so no client can make the worker hold it; Java reads any size",
     "transport-auth-not-base64": "Basic credentials that are not base64 fail authentication like any wrong "
                                  "ones (401); Java answers 500 with its decoder's message",
-    "transport-ambiguous-uri": "an empty path segment or an encoded slash gets 400 as on Java, but with "
-                               "Connect's JSON error body where Jetty answers an HTML page (or no body)",
+    "transport-jetty-400": "a request Jetty refuses before Connect sees it (an empty path segment, an encoded "
+                           "slash, a Content-Type that is not a media type) gets 400 as on Java, but with "
+                           "Connect's JSON error body where Jetty answers an HTML page (or no body)",
 }
 """The differences the suite accepts, by request label (or a request's ``divergence``): each one
 deliberate, with its reason."""

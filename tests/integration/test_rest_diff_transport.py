@@ -143,13 +143,13 @@ def test_trailing_slashes_and_ambiguous_uris(rest_diff: Differential) -> None:
     for path, served in ENDPOINTS.items():
         if "GET" in served and path != "/":
             rest_diff.send(Req(f"transport-slash-{path}", "GET", path + "/", view=views.get(path)))
-            rest_diff.send(Req(f"transport-slashes-{path}", "GET", path + "//", divergence="transport-ambiguous-uri"))
+            rest_diff.send(Req(f"transport-slashes-{path}", "GET", path + "//", divergence="transport-jetty-400"))
     for label, (method, path, body) in BODY_ENDPOINTS.items():
         rest_diff.send(Req(f"transport-slash-{label}", method, path + "/", json_body=body))
     for label, (method, path) in BODILESS_ENDPOINTS.items():
         rest_diff.send(Req(f"transport-slash-{label}", method, path + "/"))
     for path in ("/connectors//transport-c", f"/connectors/{C}%2Fx", f"/connectors/{C}%2fx/status", "/connectors/%2F"):
-        rest_diff.send(Req(f"transport-ambiguous-{path}", "GET", path, divergence="transport-ambiguous-uri"))
+        rest_diff.send(Req(f"transport-ambiguous-{path}", "GET", path, divergence="transport-jetty-400"))
     rest_diff.assert_same()
 
 
@@ -172,6 +172,12 @@ def test_content_types_with_and_without_a_body(rest_diff: Differential) -> None:
                                headers=headers))
             rest_diff.send(Req(f"transport-ct-{label}-{ct_label}-nobody", method, path, headers=headers,
                                divergence=_bodiless_divergence(label, content_type)))
+    for method, path in (("POST", "/connectors"), ("PUT", "/connectors/transport-nope/pause"), ("GET", "/nope")):
+        for label, content_type in (("garbage", "garbage"), ("no-subtype", "text/")):
+            rest_diff.send(Req(f"transport-ct-{method}-{path}-{label}", method, path, body="{}",
+                               headers={"Content-Type": content_type}, divergence="transport-jetty-400"))
+    rest_diff.send(Req("transport-ct-empty-parameters", "PUT", "/connectors/transport-nope/topics/reset",
+                       headers={"Content-Type": "application/json;;"}))
     # Jersey checks @Consumes on every method, GET and DELETE included.
     for method, path in (("GET", f"/connectors/{C}/config"), ("DELETE", "/connectors/transport-nope")):
         rest_diff.send(Req(f"transport-ct-{method}-text-body", method, path, body="x",

@@ -123,3 +123,12 @@ def test_an_ambiguous_uri_is_400_not_another_path(client: TestClient) -> None:
         assert client.get(path).json() == err(400, "Ambiguous URI empty segment"), path
     for path in ("/connectors/%2F", "/connectors/a%2fb/status"):
         assert client.get(path).json() == err(400, "Ambiguous URI path separator"), path
+
+
+def test_a_content_type_that_is_not_a_media_type_is_400_before_anything_else(client: TestClient) -> None:
+    for content_type in ("garbage", "text/", "/json"):
+        for method, path in (("POST", "/connectors"), ("GET", "/nope"), ("PUT", "/connectors/c/pause")):
+            resp = client.request(method, path, content=b"{}", headers={"Content-Type": content_type})
+            assert resp.json() == err(400, "HTTP 400 Bad Request"), (content_type, method, path)
+    resp = client.put("/connectors/nope/pause", headers={"Content-Type": "application/json;;"})
+    assert resp.status_code == 404  # empty parameters are fine
