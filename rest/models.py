@@ -429,10 +429,12 @@ class ConfigKeyInfoModel(ConnectModel):
     importance: str | None
     documentation: str | None
     group: str | None
-    order: int
     width: str | None
     display_name: str | None
     dependents: list[str]
+    # Last, as Jackson writes it: Java's getter names it ``order``, its constructor ``order_in_group``, so it
+    # is not one of the creator's properties, which come first.
+    order: int
 
 
 class ConfigValueInfoModel(ConnectModel):

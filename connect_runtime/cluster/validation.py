@@ -320,13 +320,16 @@ class ConnectorValidator:
             if kinds[0] == "rest_extension":  # not listed by Java's ConnectorPluginsResource either
                 continue
             version = None
-            if issubclass(cls, Connector | Transformation | Predicate):
+            if issubclass(cls, Connector | Transformation | Predicate | Converter | HeaderConverter):
                 try:
                     version = plugin_version(cls())
                 except Exception:
                     version = None
             out.extend(PluginDesc(listed_name(cls), kind, version or UNDEFINED_VERSION) for kind in kinds)
-        return sorted(out, key=lambda p: p.class_name)
+        # Java's ConnectorPluginsResource: by type (sinks, sources, transformations, predicates,
+        # converters, header converters), then by class name.
+        return sorted(out, key=lambda p: (_LISTED_TYPES.index(p.type) if p.type in _LISTED_TYPES
+                                          else len(_LISTED_TYPES), p.class_name))
 
     def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
         """Java's ``connectorPluginConfig``: a connector's own keys, then the framework's keys it does not
@@ -348,6 +351,9 @@ class ConnectorValidator:
             return [key_info(k) for k in cls().config_def().keys.values()]
         return []
 
+
+#: The order of plugin types in ``GET /connector-plugins``.
+_LISTED_TYPES = ("sink", "source", "transformation", "predicate", "converter", "header_converter")
 
 _SHAPING_PLACEHOLDER = ("The value of {key} must not contain a config provider placeholder: it names plugins "
                         "or aliases, which the validation result and the config's keys would show")

@@ -22,6 +22,7 @@ from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, Va
 from connect_runtime.api.converter import Converter, HeaderConverter, converter_config_def
 from connect_runtime.api.errors import ConfigException, DataException
 from connect_runtime.api.java_json import fast_json_body, json_dumps_compact, json_loads, json_loads_decimal
+from connect_runtime.version import runtime_version
 
 __all__ = ["ENVELOPE_REQUIRED_MESSAGE", "JsonConverter"]
 
@@ -61,6 +62,10 @@ class JsonConverter(Converter, HeaderConverter):
 
     def __init__(self) -> None:
         self._schemas_enabled = True
+
+    def version(self) -> str:
+        """The runtime's version, as Kafka's built-in converters report Kafka's."""
+        return runtime_version()
 
     def config_def(self) -> ConfigDef:
         """Kafka's ``JsonConverterConfig`` keys."""

@@ -10,6 +10,7 @@ from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, Wi
 from connect_runtime.api.converter import Converter, HeaderConverter, converter_config_def
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.java_json import java_double_to_string
+from connect_runtime.version import runtime_version
 
 __all__ = ["StringConverter", "java_to_string"]
 
@@ -61,6 +62,10 @@ class StringConverter(Converter, HeaderConverter):
     def __init__(self) -> None:
         self._encode_with = "utf-8"
         self._decode_with = "utf-8"
+
+    def version(self) -> str:
+        """The runtime's version, as Kafka's built-in converters report Kafka's."""
+        return runtime_version()
 
     def config_def(self) -> ConfigDef:
         """Kafka's ``StringConverterConfig`` keys."""

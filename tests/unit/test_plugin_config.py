@@ -13,7 +13,7 @@ from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import NotFoundHttpError
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.types import TargetState
-from connect_runtime.version import satisfies
+from connect_runtime.version import runtime_version, satisfies
 from connect_runtime.worker import worker as worker_module
 from connectors.verifiable.connector import VERSION as VERIFIABLE_VERSION
 
@@ -162,3 +162,16 @@ def test_built_in_converters_are_listed_by_their_kafka_names(validator: Connecto
     converters = sorted(p.class_name for p in validator.plugin_descs(False) if p.type == "converter")
     assert converters == JAVA_CONVERTERS
     assert all(p.type in ("source", "sink") for p in validator.plugin_descs(True))
+
+
+def test_plugins_are_listed_by_type_then_class_name_with_versions(validator: ConnectorValidator) -> None:
+    # As Java's ConnectorPluginsResource lists them: sinks, sources, transformations, predicates,
+    # converters, header converters; the built-in converters have a version, as Kafka's do.
+    descs = validator.plugin_descs(False)
+    types = [p.type for p in descs]
+    order = ["sink", "source", "transformation", "predicate", "converter", "header_converter"]
+    assert types == sorted(types, key=order.index)
+    for kind in set(types):
+        names = [p.class_name for p in descs if p.type == kind]
+        assert names == sorted(names)
+    assert all(p.version == runtime_version() for p in descs if p.type in ("converter", "header_converter"))

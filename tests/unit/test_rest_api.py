@@ -930,6 +930,9 @@ def test_plugin_config(client: TestClient) -> None:
             "dependents": [],
         }
     ]
+    # Jackson's order of Java's ConfigKeyInfo: "order" comes last.
+    assert list(resp.json()[0]) == ["name", "type", "required", "default_value", "importance", "documentation",
+                                    "group", "width", "display_name", "dependents", "order"]
     resp = client.get("/connector-plugins/Nope/config")
     assert resp.status_code == 404
     assert resp.json() == err(404, "Unknown plugin Nope.")
