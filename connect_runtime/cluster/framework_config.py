@@ -74,21 +74,26 @@ def check_worker_converters(config: WorkerConfig, plugins: PluginRegistry) -> No
             raise
 
 
-def framework_config_def(config: WorkerConfig, plugins: PluginRegistry, connector: Connector) -> ConfigDef:
-    """The common keys for ``connector`` (source keys for a source connector), with this worker's defaults."""
+def framework_config_def(config: WorkerConfig, plugins: PluginRegistry, connector: Connector, *,
+                         worker_converters: bool = True) -> ConfigDef:
+    """The common keys for ``connector`` (source keys for a source connector), with this worker's defaults.
+
+    ``worker_converters=False`` leaves the converter keys without a default, as Java's plugin config
+    definition (``GET /connector-plugins/{p}/config``) shows them; validation shows the worker's.
+    """
     base = source_connector_config_def() if isinstance(connector, SourceConnector) else connector_config_def()
     keys: list[ConfigKey] = []
     installed = plugin_version(connector)
-    worker_converters = {"key.converter": config.key_converter, "value.converter": config.value_converter,
-                         "header.converter": config.header_converter}
+    defaults = {"key.converter": config.key_converter, "value.converter": config.value_converter,
+                "header.converter": config.header_converter}
     for key in base.keys.values():
         if key.name == CONNECTOR_PLUGIN_VERSION and installed:
             key = dataclasses.replace(key, default=installed, recommended_values=_constant([installed]))
         elif key.name == TASKS_MAX:
             key = dataclasses.replace(key, validator=_tasks_max_validator(key.validator, config.tasks_max_limit))
-        elif key.name in worker_converters:
+        elif key.name in defaults:
             kind = _CONVERTER_KEYS[key.name]
-            key = dataclasses.replace(key, default=worker_converters[key.name],
+            key = dataclasses.replace(key, default=defaults[key.name] if worker_converters else None,
                                       validator=class_validator(plugins, kind),
                                       recommended_values=_constant(converter_names(plugins, kind)))
         keys.append(key)

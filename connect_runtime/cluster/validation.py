@@ -340,7 +340,8 @@ class ConnectorValidator:
             raise NotFoundHttpError(f"Unknown plugin {plugin}.") from None
         if issubclass(cls, Connector):
             connector = cls()
-            keys = connector.config_def().merge(framework_config_def(self._config, self._plugins, connector))
+            keys = connector.config_def().merge(
+                framework_config_def(self._config, self._plugins, connector, worker_converters=False))
             return [key_info(k) for k in keys.keys.values()]
         if issubclass(cls, Converter | HeaderConverter):
             return [key_info(k) for k in cls().config_def().keys.values()]
