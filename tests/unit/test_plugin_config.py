@@ -177,3 +177,12 @@ def test_plugins_are_listed_by_type_then_class_name_with_versions(validator: Con
         names = [p.class_name for p in descs if p.type == kind]
         assert names == sorted(names)
     assert all(p.version == runtime_version() for p in descs if p.type in ("converter", "header_converter"))
+
+
+def test_validation_shows_no_value_for_one_that_does_not_parse(validator: ConnectorValidator) -> None:
+    # As Kafka's ConfigDef.validate: an unparseable value shows as null, one its validator refuses as parsed.
+    values = _by_name(validator.validate({"connector.class": "VerifiableSource", "name": "v", "topic": "t",
+                                          "tasks.max": "many", "errors.retry.timeout": "-2"}))
+    assert values["tasks.max"][0] is None and values["tasks.max"][2] == [
+        "Invalid value many for configuration tasks.max: Not a number of type INT"]
+    assert values["errors.retry.timeout"][0] == "-2" and values["errors.retry.timeout"][2] != []
