@@ -130,6 +130,12 @@ def test_missing_type_of_a_listed_alias(validator: ConnectorValidator) -> None:
                                     'value.'],
         "predicates.p.type": ['Missing required configuration "predicates.p.type" which has no default value.'],
     }
+    # Each alias lists its version key all the same, without a default, as Kafka does.
+    versions = {c.definition.name: (c.definition.group, c.definition.default_value, c.value.value)
+                for c in infos.configs if c.definition.name.endswith(".plugin.version")
+                and c.definition.name.startswith(("transforms.", "predicates."))}
+    assert versions == {"transforms.dangler.plugin.version": ("Transforms: dangler", None, None),
+                        "predicates.p.plugin.version": ("Predicates: p", None, None)}
 
 
 def test_bad_types(validator: ConnectorValidator) -> None:
