@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+from collections.abc import Mapping
 from typing import Any
 
 from connect_runtime.api.config_def import ConfigDef, ConfigKey
@@ -15,6 +16,7 @@ from connect_runtime.api.converter import Converter, HeaderConverter
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.config.connector_config import (
     CONNECTOR_PLUGIN_VERSION,
+    PLUGIN_VERSION_SUFFIX,
     TASKS_MAX,
     connector_config_def,
     source_connector_config_def,
@@ -75,11 +77,13 @@ def check_worker_converters(config: WorkerConfig, plugins: PluginRegistry) -> No
 
 
 def framework_config_def(config: WorkerConfig, plugins: PluginRegistry, connector: Connector, *,
-                         worker_converters: bool = True) -> ConfigDef:
+                         worker_converters: bool = True, props: Mapping[str, Any] | None = None) -> ConfigDef:
     """The common keys for ``connector`` (source keys for a source connector), with this worker's defaults.
 
     ``worker_converters=False`` leaves the converter keys without a default, as Java's plugin config
-    definition (``GET /connector-plugins/{p}/config``) shows them; validation shows the worker's.
+    definition (``GET /connector-plugins/{p}/config``) shows them; validation shows the worker's, and each
+    converter's version key defaults to, and recommends, the installed version of the converter ``props``
+    (else the worker) names.
     """
     base = source_connector_config_def() if isinstance(connector, SourceConnector) else connector_config_def()
     keys: list[ConfigKey] = []
@@ -96,8 +100,21 @@ def framework_config_def(config: WorkerConfig, plugins: PluginRegistry, connecto
             key = dataclasses.replace(key, default=defaults[key.name] if worker_converters else None,
                                       validator=class_validator(plugins, kind),
                                       recommended_values=_constant(converter_names(plugins, kind)))
+        elif worker_converters and key.name.removesuffix(PLUGIN_VERSION_SUFFIX) in defaults:
+            converter = key.name.removesuffix(PLUGIN_VERSION_SUFFIX)
+            version = _installed_version(plugins, (props or {}).get(converter) or defaults[converter])
+            if version is not None:
+                key = dataclasses.replace(key, default=version, recommended_values=_constant([version]))
         keys.append(key)
     return ConfigDef(keys)
+
+
+def _installed_version(plugins: PluginRegistry, name: str) -> str | None:
+    """The version of the installed plugin ``name`` (None when it is not installed or has none)."""
+    try:
+        return plugin_version(plugins.resolve(str(name))())
+    except Exception:
+        return None
 
 
 def _tasks_max_validator(base: Any, limit: int) -> Any:

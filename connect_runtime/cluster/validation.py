@@ -155,7 +155,7 @@ class ConnectorValidator:
 
     def _validate_plugin(self, class_name: str, cls: type[Connector], connector: Connector,
                          props: Mapping[str, str]) -> ConfigInfos:
-        common = enrich(framework_config_def(self._config, self._plugins, connector), props,
+        common = enrich(framework_config_def(self._config, self._plugins, connector, props=props), props,
                         self._plugins.resolve, self._recommended_classes)
         values = {cv.name: cv for cv in common.validate(props)}
         _refuse_orphan_converter_settings(props, values)

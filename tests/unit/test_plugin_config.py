@@ -74,6 +74,9 @@ def test_validate_echoes_connector_class_and_shows_framework_defaults(validator:
     assert values["key.converter"][:2] == ("org.apache.kafka.connect.storage.StringConverter", JAVA_CONVERTERS)
     assert values["value.converter"][1] == JAVA_CONVERTERS
     assert values["tasks.max.enforce"][0] == "true"
+    # KIP-891: each converter's version defaults to, and recommends, the installed one's.
+    assert values["key.converter.plugin.version"][:2] == (runtime_version(), [runtime_version()])
+    assert values["header.converter.plugin.version"][:2] == (runtime_version(), [runtime_version()])
     java = validator.validate({"connector.class": "org.apache.kafka.connect.tools.VerifiableSourceConnector",
                                "name": "v", "topic": "t"})
     assert java.name == "org.apache.kafka.connect.tools.VerifiableSourceConnector"
