@@ -102,8 +102,9 @@ class ConnectorValidator:
         # Checked on the raw config: the 400 must not show a resolved value.
         if not props.get("connector.class"):
             # Java's message echoes the config; the log names its keys only (their types are not known).
-            raise BadRequestHttpError("Connector config " + str(dict(props)) + " contains no connector type",
-                                  log_message=f"Connector config with keys {sorted(props)} contains no connector type")
+            raise BadRequestHttpError(
+                f"Connector config {_java_hash_map_string(props)} contains no connector type",
+                log_message=f"Connector config with keys {sorted(props)} contains no connector type")
         if has_placeholder(props["connector.class"]):
             raise BadRequestHttpError(_SHAPING_PLACEHOLDER.format(key="connector.class"))
         failures = {k: _SHAPING_PLACEHOLDER.format(key=k) for k, v in props.items()
@@ -351,6 +352,30 @@ class ConnectorValidator:
                     f"Invalid plugin class {plugin}: the class is abstract and cannot be created.")
             return [key_info(k) for k in cls().config_def().keys.values()]
         return []
+
+
+def _java_string_hash(text: str) -> int:
+    """Java's ``String.hashCode()`` (over UTF-16 code units, as a signed 32-bit int)."""
+    h = 0
+    data = text.encode("utf-16-be", "surrogatepass")
+    for i in range(0, len(data), 2):
+        h = (31 * h + int.from_bytes(data[i:i + 2], "big")) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def _java_hash_map_string(props: Mapping[str, str]) -> str:
+    """``props`` as Java prints a ``HashMap`` copy of it (``{k=v, ...}``, in its bucket order), as the
+    reference's message about a config without ``connector.class`` shows it."""
+    capacity = 1
+    while capacity < int(len(props) / 0.75 + 1.0):  # HashMap(Map)'s table size for that many entries
+        capacity *= 2
+
+    def bucket(key: str) -> int:
+        h = _java_string_hash(key) & 0xFFFFFFFF
+        return (h ^ (h >> 16)) & (capacity - 1)
+
+    ordered = sorted(props.items(), key=lambda kv: bucket(kv[0]))  # stable: insertion order within a bucket
+    return "{" + ", ".join(f"{k}={'null' if v is None else v}" for k, v in ordered) + "}"
 
 
 #: The order of plugin types in ``GET /connector-plugins``.

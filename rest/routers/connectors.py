@@ -107,6 +107,15 @@ def check_and_put_connector_config_name(name: str, config: dict[str, str]) -> No
         config[NAME_CONFIG] = name
 
 
+#: What Java's ``String.trim()`` strips from both ends: every character up to and including the space.
+_JAVA_TRIMMED = "".join(chr(c) for c in range(0x21))
+
+
+def java_trim(text: str) -> str:
+    """Java's ``String.trim()``, with which Java trims a new connector's name: control characters too."""
+    return text.strip(_JAVA_TRIMMED)
+
+
 def _java_is_iso_control(ch: str) -> bool:
     code = ord(ch)
     return code <= 0x1F or 0x7F <= code <= 0x9F
@@ -190,7 +199,7 @@ async def list_connectors(
 async def create_connector(request: Request, ctx: Ctx, forward: Forward = None) -> JSONResponse:
     """201 + ``Location`` + ConnectorInfo; 409 if it exists; 400 if the request or config is invalid."""
     create = parse_request(CreateConnectorRequest, parse_json_body(await request.body()))
-    name = (create.name or "").strip()
+    name = java_trim(create.name or "")
     if create.config is None:
         raise BadRequestHttpError('Connector configuration ("config") is missing from the request')
     config = dict(create.config)

@@ -10,7 +10,7 @@ from connect_runtime.cluster.herder_api import ConfigInfos
 from connect_runtime.cluster.validation import ConnectorValidator
 from connect_runtime.config.connector_config import source_connector_config_def
 from connect_runtime.config.worker_config import WorkerConfig
-from connect_runtime.errors import NotFoundHttpError
+from connect_runtime.errors import BadRequestHttpError, NotFoundHttpError
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.types import TargetState
 from connect_runtime.version import runtime_version, satisfies
@@ -189,3 +189,12 @@ def test_validation_shows_no_value_for_one_that_does_not_parse(validator: Connec
     assert values["tasks.max"][0] is None and values["tasks.max"][2] == [
         "Invalid value many for configuration tasks.max: Not a number of type INT"]
     assert values["errors.retry.timeout"][0] == "-2" and values["errors.retry.timeout"][2] != []
+
+
+def test_config_without_connector_class_is_echoed_as_java_prints_its_hash_map(validator: ConnectorValidator) -> None:
+    # The reference's message shows a HashMap copy of the config: {k=v, ...} in its bucket order.
+    with pytest.raises(BadRequestHttpError) as raised:
+        validator.validate({"topic": "diff-validate", "tasks.max": "1"})
+    assert raised.value.message == "Connector config {topic=diff-validate, tasks.max=1} contains no connector type"
+    with pytest.raises(BadRequestHttpError, match=r"^Connector config \{name=n, topic=t\} contains no connector"):
+        validator.validate({"topic": "t", "name": "n"})

@@ -284,6 +284,15 @@ def test_create_connector_without_name(
     assert herder.calls == []
 
 
+def test_create_connector_name_is_trimmed_as_java_trims(client: TestClient, herder: FakeHerder) -> None:
+    # String.trim() strips every character up to the space, control characters included.
+    resp = client.post("/connectors", json={"name": "\u0007 a\tb\u0000\n", "config": {"connector.class": SOURCE_CLASS}})
+    assert resp.status_code == 400  # the tab inside stays, and is refused
+    resp = client.post("/connectors", json={"name": "\u0007a\u001f", "config": {"connector.class": SOURCE_CLASS}})
+    assert resp.status_code == 201, resp.text
+    assert resp.json()["name"] == "a" and resp.json()["config"]["name"] == "a"
+
+
 def test_create_connector_name_with_control_chars(client: TestClient) -> None:
     resp = client.post("/connectors", json={"name": "a\tb", "config": {}})
     assert resp.status_code == 400
