@@ -289,6 +289,6 @@ class ValidString:
 
 
 def non_empty_string(name: str, value: Any) -> None:
-    """Validator: the value must not be an empty string."""
+    """Validator: the value must not be an empty string (Kafka's ``ConfigDef.NonEmptyString``)."""
     if value is not None and str(value) == "":
-        raise ConfigException(name, value, "String may not be empty")
+        raise ConfigException(name, value, "String must be non-empty")
