@@ -30,11 +30,11 @@ from rest.models import (
     ConnectorInfoModel,
     ConnectorOffsetsModel,
     ConnectorStateInfoModel,
-    CreateConnectorRequest,
     MessageModel,
     TaskInfoModel,
     TaskStateModel,
     parse_connector_offsets,
+    parse_create_connector,
     parse_json_body,
     parse_request,
 )
@@ -198,7 +198,7 @@ async def list_connectors(
 @router.post("/", status_code=201, include_in_schema=False)
 async def create_connector(request: Request, ctx: Ctx, forward: Forward = None) -> JSONResponse:
     """201 + ``Location`` + ConnectorInfo; 409 if it exists; 400 if the request or config is invalid."""
-    create = parse_request(CreateConnectorRequest, parse_json_body(await request.body()))
+    create = parse_create_connector(parse_json_body(await request.body()))
     name = java_trim(create.name or "")
     if create.config is None:
         raise BadRequestHttpError('Connector configuration ("config") is missing from the request')

@@ -317,10 +317,20 @@ def test_create_connector_without_config(client: TestClient) -> None:
     assert resp.json() == err(400, 'Connector configuration ("config") is missing from the request')
 
 
+def test_create_connector_refuses_unknown_fields_as_jackson_does(client: TestClient, herder: FakeHerder) -> None:
+    resp = client.post("/connectors", json={"name": "a", "config": {"connector.class": SOURCE_CLASS},
+                                            "initial-state": "PAUSED"})
+    assert resp.status_code == 400
+    assert resp.json() == err(400, 'Unrecognized field "initial-state" (class org.apache.kafka.connect.runtime.rest.'
+                                   'entities.CreateConnectorRequest), not marked as ignorable (3 known properties: '
+                                   '"config", "name", "initial_state"])')
+    assert herder.calls == []
+
+
 def test_create_connector_coerces_scalars_like_jackson(client: TestClient, herder: FakeHerder) -> None:
     raw = (
         b'{"name": 42, "config": {"connector.class": "' + SOURCE_CLASS.encode() + b'", '
-        b'"tasks.max": 3, "ratio": 1.50, "big": 1e3, "flag": true, "off": false}, "extra": [1]}'
+        b'"tasks.max": 3, "ratio": 1.50, "big": 1e3, "flag": true, "off": false}}'
     )
     resp = client.post("/connectors", content=raw, headers={"Content-Type": "application/json"})
     assert resp.status_code == 201, resp.text
