@@ -106,7 +106,8 @@ _HEADER_CONVERTER_DOC = (
     "is written to Kafka. This controls the format of the header values in messages written to or "
     "read from Kafka, and since this is independent of connectors it allows any connector to work "
     "with any serialization format. Examples of common formats include JSON and Avro. By default, the "
-    "value will be inherited from the Connect config.")
+    "SimpleHeaderConverter is used to serialize header values to strings and deserialize them by inferring the "
+    "schemas.")
 _CONNECTOR_CLASS_DOC = (
     "Name or alias of the class for this connector. Must be a subclass of "
     "connect_runtime.api.SourceConnector. If the connector is "

@@ -415,6 +415,11 @@ def test_topic_creation_settings_on_a_worker_without_topic_creation_are_refused_
     ("key.converter.plugin.version", "Version of the key converter."),
     ("tasks.max.enforce", "(Deprecated) Whether to enforce that the tasks.max property is respected by the "
                           "connector. By default, connectors that generate too many tasks will fail, and existing"),
+    ("header.converter", "HeaderConverter class used to convert between Kafka Connect format and the serialized "
+                         "form that is written to Kafka. This controls the format of the header values in messages "
+                         "written to or read from Kafka, and since this is independent of connectors it allows any "
+                         "connector to work with any serialization format. Examples of common formats include JSON "
+                         "and Avro. By default, the SimpleHeaderConverter is used"),
     ("errors.log.include.messages", "Whether to include in the log the Connect record that resulted in a failure. "
                                     "For sink records,"),
 ])
