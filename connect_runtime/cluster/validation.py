@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from connect_runtime.api.config_def import HIDDEN, ConfigDef, ConfigKey, ConfigValue
+from connect_runtime.api.config_def import HIDDEN, ConfigDef, ConfigKey, ConfigType, ConfigValue
 from connect_runtime.api.connector import Connector, SourceConnector
 from connect_runtime.api.converter import CONVERTER_TYPE_CONFIG, Converter, HeaderConverter
 from connect_runtime.api.errors import ConfigException
@@ -159,6 +159,7 @@ class ConnectorValidator:
         common = enrich(framework_config_def(self._config, self._plugins, connector, props=props), props,
                         self._plugins.resolve, self._recommended_classes)
         values = {cv.name: cv for cv in common.validate(props)}
+        _unloaded_classes_show_no_value(common, props, values)
         _refuse_orphan_converter_settings(props, values)
         check_requested_versions(props, class_name, connector, lambda key, error: values[key].errors.append(error))
         if isinstance(connector, SourceConnector):
@@ -352,6 +353,17 @@ class ConnectorValidator:
                     f"Invalid plugin class {plugin}: the class is abstract and cannot be created.")
             return [key_info(k) for k in cls().config_def().keys.values()]
         return []
+
+
+def _unloaded_classes_show_no_value(definition: ConfigDef, props: Mapping[str, str],
+                                    values: dict[str, ConfigValue]) -> None:
+    """A class-valued key naming a class that is not installed shows no value, as in Kafka, where loading
+    the class is part of parsing the value (our validators look the class up, with the same message)."""
+    for key in definition.keys.values():
+        value = values.get(key.name)
+        if (key.type is ConfigType.CLASS and value is not None and key.name in props
+                and f"Class {props[key.name]} could not be found." in " ".join(value.errors)):
+            value.value = None
 
 
 def _java_string_hash(text: str) -> int:
