@@ -30,12 +30,43 @@ import httpx
 
 from connect_runtime.testing import wait_until
 
+# Reasons several entries share.
+_MALFORMED_BODY = ("a request body of the wrong shape (not an object, a nested value, an unknown field, an unknown "
+                   "initial_state, no config) is the client's mistake: 400 with a message saying what is wrong, where "
+                   "Java answers 500 with Jackson's parser message or a NullPointerException's")
+_WRAPPED_BAD_REQUEST = ("Java's validation runs on another thread and a BadRequestException it raises there (no "
+                        "connector.class, an unknown connector class) reaches the client as a 500 with the exception's "
+                        "class name in front; ours answers the 400 that exception stands for")
+_NULL_CONFIG_VALUE = ("a null config value is refused (400) when a config is created or validated: Java stores a JSON "
+                      "null, which the connector's config parsing meets only when it starts (PATCH's null still "
+                      "removes a key, as on Java)")
+_TOPIC_CREATION_UP_FRONT = ("the topic.creation.* groups are validated and shown with the other keys (a bad "
+                            "replication factor or partition count is an error at once); Java checks them only when "
+                            "the task starts creating topics")
+
 DELIBERATE_DIVERGENCES: dict[str, str] = {
     # Each entry: the request's label, and why ours answers differently on purpose; each is also in
     # docs/operations.md, "Differences from Apache Kafka Connect".
     "pause-form": "a request without a body is served whatever its Content-Type says: Java answers 415 "
                   "when a bodiless request is labelled with a non-JSON type, which axios, the usual "
                   "JavaScript HTTP library, does for every PUT and POST",
+    "connectors-create-array": _MALFORMED_BODY,
+    "connectors-create-object-value": _MALFORMED_BODY,
+    "connectors-create-extra-field": _MALFORMED_BODY,
+    "connectors-create-initial-bad": _MALFORMED_BODY,
+    "connectors-create-no-config": _MALFORMED_BODY,
+    "connectors-validate-array": _MALFORMED_BODY,
+    "connectors-put-array": _MALFORMED_BODY,
+    "connectors-validate-no-class": _WRAPPED_BAD_REQUEST,
+    "connectors-validate-empty-object": _WRAPPED_BAD_REQUEST,
+    "connectors-validate-unknown-plugin": _WRAPPED_BAD_REQUEST,
+    "connectors-validate-null-value": _NULL_CONFIG_VALUE,
+    "connectors-create-null-value": _NULL_CONFIG_VALUE,
+    "connectors-validate-topic-creation": _TOPIC_CREATION_UP_FRONT,
+    "connectors-validate-topic-creation-bad": _TOPIC_CREATION_UP_FRONT,
+    "connectors-validate-negative-batch-size": "FileStreamSource's batch.size must be at least 1: with 0 or less "
+                                               "its task would never read a line while reporting RUNNING; Java's "
+                                               "accepts any number",
 }
 """The differences the suite accepts, by request label: each one deliberate, with its reason."""
 
