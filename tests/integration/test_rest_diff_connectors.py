@@ -273,8 +273,8 @@ def test_config_and_reads(rest_diff: Differential, source_file: Path, kafka_boot
     rest_diff.assert_same()
 
 
-# Strict: once a path no resource serves answers without a Content-Type, as Java's does (the transport
-# branch's change), this passes and the marker must go.
+# Strict: once a path no resource serves answers without a Content-Type, as Java's does, this passes and the
+# marker must go.
 @pytest.mark.xfail(strict=True, reason="a path no resource serves still answers with a Content-Type")
 def test_tasks_config_is_gone(rest_diff: Differential, source_file: Path, kafka_bootstrap: str) -> None:
     # GET /connectors/{c}/tasks-config was deprecated in 3.x and removed in 4.0: no such path, known
