@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -159,7 +159,7 @@ class ConnectorValidator:
         common = enrich(framework_config_def(self._config, self._plugins, connector, props=props), props,
                         self._plugins.resolve, self._recommended_classes)
         values = {cv.name: cv for cv in common.validate(props)}
-        _unloaded_classes_show_no_value(common, props, values)
+        _class_values_as_java_shows_them(common, props, values, self._plugins.resolve)
         _refuse_orphan_converter_settings(props, values)
         check_requested_versions(props, class_name, connector, lambda key, error: values[key].errors.append(error))
         if isinstance(connector, SourceConnector):
@@ -355,15 +355,20 @@ class ConnectorValidator:
         return []
 
 
-def _unloaded_classes_show_no_value(definition: ConfigDef, props: Mapping[str, str],
-                                    values: dict[str, ConfigValue]) -> None:
-    """A class-valued key naming a class that is not installed shows no value, as in Kafka, where loading
-    the class is part of parsing the value (our validators look the class up, with the same message)."""
+def _class_values_as_java_shows_them(definition: ConfigDef, props: Mapping[str, str],
+                                     values: dict[str, ConfigValue], resolve: Callable[[str], type]) -> None:
+    """A class-valued key shows the class's full name (an alias given shows as the class it names), and
+    none for a class that is not installed: in Kafka, parsing the value loads the class, and the result
+    shows the loaded class's name (our validators look the class up instead, with the same message)."""
     for key in definition.keys.values():
         value = values.get(key.name)
-        if (key.type is ConfigType.CLASS and value is not None and key.name in props
-                and f"Class {props[key.name]} could not be found." in " ".join(value.errors)):
-            value.value = None
+        if key.type is not ConfigType.CLASS or value is None or not props.get(key.name):
+            continue
+        try:
+            value.value = listed_name(resolve(str(props[key.name]).strip()))
+        except Exception:
+            if f"Class {props[key.name]} could not be found." in " ".join(value.errors):
+                value.value = None
 
 
 def _java_string_hash(text: str) -> int:

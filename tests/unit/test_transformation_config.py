@@ -155,9 +155,16 @@ def test_bad_types(validator: ConnectorValidator) -> None:
         "predicates.p.type": ["Class class connect_runtime.transforms.regex_router.RegexRouter does not implement "
                               "the Predicate interface"],
     }
-    # A class that is not installed shows no value (Kafka's parse of a class value loads it); others show theirs.
+    # Kafka's parse of a class value loads the class: one not installed shows no value, another shows the
+    # full name of the class it loaded, as does an alias that resolves.
     shown = {c.value.name: c.value.value for c in infos.configs}
-    assert shown["transforms.a.type"] is None and shown["transforms.b.type"] == "VerifiableSource"
+    assert shown["transforms.a.type"] is None
+    assert shown["transforms.b.type"] == "connectors.verifiable.connector.VerifiableSourceConnector"
+    aliased = validator.validate({**BASE, "transforms": "f", "transforms.f.type": "Filter",
+                                  "key.converter": "JsonConverter"})
+    shown = {c.value.name: c.value.value for c in aliased.configs}
+    assert shown["transforms.f.type"] == "org.apache.kafka.connect.transforms.Filter"
+    assert shown["key.converter"] == "org.apache.kafka.connect.json.JsonConverter"
 
 
 def test_duplicate_aliases(validator: ConnectorValidator) -> None:
