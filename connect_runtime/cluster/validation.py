@@ -20,7 +20,11 @@ from connect_runtime.cluster.framework_config import framework_config_def
 from connect_runtime.cluster.herder_api import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo, PluginDesc
 from connect_runtime.config.client_settings import client_setting_problems
 from connect_runtime.config.config_providers import MIN_REDACTED_LENGTH, ResolvedConfig, has_placeholder
-from connect_runtime.config.connector_config import CLIENT_OVERRIDE_PREFIXES, validate_topic_creation
+from connect_runtime.config.connector_config import (
+    CLIENT_OVERRIDE_PREFIXES,
+    PLUGIN_VERSION_SUFFIX,
+    validate_topic_creation,
+)
 from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
@@ -34,7 +38,6 @@ from connect_runtime.version import UNDEFINED_VERSION, plugin_version
 logger = logging.getLogger(__name__)
 
 EXACTLY_ONCE_SUPPORT = "exactly.once.support"
-HEADER_CONVERTER = "header.converter"
 TRANSACTION_BOUNDARY = "transaction.boundary"
 
 
@@ -180,42 +183,56 @@ class ConnectorValidator:
         # Java names the result after connector.class as given (an alias stays an alias).
         infos = self._infos(class_name, merged, values)
         infos = self._with_client_overrides(infos, cls, props)
-        return self._with_header_converter_settings(infos, props, values.get(HEADER_CONVERTER))
+        return self._with_converter_settings(infos, props, values)
 
-    def _with_header_converter_settings(self, infos: ConfigInfos, props: Mapping[str, str],
-                                        verdict: ConfigValue | None) -> ConfigInfos:
-        """Add the connector's header converter's own keys, prefixed ``header.converter.``, with their
-        verdicts (Java's ``validateHeaderConverterConfig``): only when the connector names a valid
-        header converter. Besides the converter's ConfigDef, ``configure`` is tried so a setting it
-        refuses (e.g. an unknown ``converter.encoding``) is an error here rather than a failed task."""
-        name = props.get(HEADER_CONVERTER)
-        if not name or verdict is None or verdict.errors:
-            return infos
-        prefix = HEADER_CONVERTER + "."
+    def _with_converter_settings(self, infos: ConfigInfos, props: Mapping[str, str],
+                                 values: Mapping[str, ConfigValue]) -> ConfigInfos:
+        """Add the own keys of each converter the connector names, prefixed ``<kind>.converter.``, with
+        their verdicts (Java's ``validateAllConverterConfigs``: the header converter's, the key's, then
+        the value's; only for a converter the connector names and that passed its own checks). Besides the
+        converter's ConfigDef, ``configure`` is tried so a setting it refuses (e.g. an unknown
+        ``converter.encoding``) is an error here rather than a failed task."""
+        for kind in ("header", "key", "value"):
+            key_name = f"{kind}.converter"
+            verdict, version = values.get(key_name), values.get(key_name + PLUGIN_VERSION_SUFFIX)
+            name = props.get(key_name)
+            if not name or verdict is None or verdict.errors or (version is not None and version.errors):
+                continue
+            infos = self._with_settings_of(infos, props, kind, name)
+        return infos
+
+    def _with_settings_of(self, infos: ConfigInfos, props: Mapping[str, str], kind: str, name: str) -> ConfigInfos:
+        key_name = f"{kind}.converter"
+        prefix = key_name + "."
         settings: dict[str, Any] = {k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix)}
-        settings.setdefault(CONVERTER_TYPE_CONFIG, "header")
+        settings.setdefault(CONVERTER_TYPE_CONFIG, kind)
+        what = f"{kind} converter"
+        converter: Converter | HeaderConverter
         try:
-            converter = self._plugins.header_converter(name)()
+            converter = (self._plugins.header_converter(name) if kind == "header" else self._plugins.converter(name))()
             definition = converter.config_def()
             checked = {cv.name: cv for cv in definition.validate(settings)}
         except Exception as e:
-            logger.exception("Failed to validate the settings of header converter %s", name)
-            return _with_errors(infos, props, {HEADER_CONVERTER: f"Failed to perform config validation for header "
-                                                                 f"converter: {e}"})
+            logger.exception("Failed to validate the settings of %s %s", what, name)
+            return _with_errors(infos, props, {key_name: f"Failed to perform config validation for {what}: {e}"})
         if not any(cv.errors for cv in checked.values()):
             try:
-                converter.configure(settings)
+                if isinstance(converter, HeaderConverter) and kind == "header":
+                    converter.configure(settings)
+                elif isinstance(converter, Converter):
+                    converter.configure(settings, kind == "key")
             except ConfigException as e:
                 target = checked.get(e.name) or checked.get(CONVERTER_TYPE_CONFIG)
                 if target is None:
-                    return _with_errors(infos, props, {HEADER_CONVERTER: str(e)})
+                    return _with_errors(infos, props, {key_name: str(e)})
                 target.errors.append(str(e))
             except Exception as e:
-                return _with_errors(infos, props, {HEADER_CONVERTER: f"Failed to configure header converter: {e}"})
+                return _with_errors(infos, props, {key_name: f"Failed to configure {what}: {e}"})
         extra: list[ConfigInfo] = []
         groups = list(infos.groups)
-        for key in definition.keys.values():
-            cv = checked[key.name]
+        # In the order of Java's result, which its ConfigDef.validate takes from a HashMap.
+        for key_name_ in _java_hash_map_order(list(definition.keys)):
+            key, cv = definition.keys[key_name_], checked[key_name_]
             if key.group and key.group not in groups:
                 groups.append(key.group)
             extra.append(ConfigInfo(key_info(replace(key, name=prefix + key.name)), ConfigValueInfo(
@@ -380,6 +397,20 @@ def _java_string_hash(text: str) -> int:
     return h - (1 << 32) if h >= 1 << 31 else h
 
 
+def _java_hash_map_order(names: list[str]) -> list[str]:
+    """``names`` in the order a Java ``HashMap`` filled with them in this order iterates them (default
+    capacity, doubled as it fills)."""
+    capacity = 16
+    while len(names) > capacity * 0.75:
+        capacity *= 2
+    return sorted(names, key=lambda n: _java_bucket(n, capacity))  # stable: insertion order within a bucket
+
+
+def _java_bucket(key: str, capacity: int) -> int:
+    h = _java_string_hash(key) & 0xFFFFFFFF
+    return (h ^ (h >> 16)) & (capacity - 1)
+
+
 def _java_hash_map_string(props: Mapping[str, str]) -> str:
     """``props`` as Java prints a ``HashMap`` copy of it (``{k=v, ...}``, in its bucket order), as the
     reference's message about a config without ``connector.class`` shows it."""
@@ -387,11 +418,7 @@ def _java_hash_map_string(props: Mapping[str, str]) -> str:
     while capacity < int(len(props) / 0.75 + 1.0):  # HashMap(Map)'s table size for that many entries
         capacity *= 2
 
-    def bucket(key: str) -> int:
-        h = _java_string_hash(key) & 0xFFFFFFFF
-        return (h ^ (h >> 16)) & (capacity - 1)
-
-    ordered = sorted(props.items(), key=lambda kv: bucket(kv[0]))  # stable: insertion order within a bucket
+    ordered = sorted(props.items(), key=lambda kv: _java_bucket(kv[0], capacity))  # stable within a bucket
     return "{" + ", ".join(f"{k}={'null' if v is None else v}" for k, v in ordered) + "}"
 
 

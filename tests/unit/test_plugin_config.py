@@ -198,3 +198,24 @@ def test_config_without_connector_class_is_echoed_as_java_prints_its_hash_map(va
     assert raised.value.message == "Connector config {topic=diff-validate, tasks.max=1} contains no connector type"
     with pytest.raises(BadRequestHttpError, match=r"^Connector config \{name=n, topic=t\} contains no connector"):
         validator.validate({"topic": "t", "name": "n"})
+
+
+def test_key_and_value_converter_settings_are_validated_after_the_header_converters(
+        validator: ConnectorValidator) -> None:
+    # Java's validateAllConverterConfigs: the header converter's keys, the key's, then the value's, each only
+    # when the connector names that converter, in the order of Java's ConfigDef.validate (a HashMap's).
+    infos = validator.validate({"connector.class": "VerifiableSource", "name": "v", "topic": "t",
+                                "header.converter": "JsonConverter", "key.converter": "JsonConverter",
+                                "key.converter.schemas.enable": "maybe"})
+    prefixed = [(c.value.name, c.value.value, c.value.errors) for c in infos.configs
+                if c.value.name.startswith(("header.converter.", "key.converter.", "value.converter."))
+                and not c.value.name.endswith(".plugin.version")]
+    java_order = ["decimal.format", "converter.type", "schemas.cache.size", "replace.null.with.default",
+                  "schemas.enable"]
+    assert [n for n, _, _ in prefixed] == [*(f"header.converter.{k}" for k in java_order),
+                                           *(f"key.converter.{k}" for k in java_order)]
+    assert prefixed[6][1:] == ("key", [])
+    assert prefixed[-1][1:] == (None, ["Invalid value maybe for configuration schemas.enable: Expected value to be "
+                                       "either true or false"])
+    assert infos.error_count == 1
+    assert infos.groups[-2:] == ["Serialization", "Schemas"]
