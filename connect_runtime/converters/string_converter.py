@@ -71,7 +71,8 @@ class StringConverter(Converter, HeaderConverter):
         """Kafka's ``StringConverterConfig`` keys."""
         return converter_config_def().define(
             "converter.encoding", ConfigType.STRING, "UTF-8", None, Importance.HIGH,
-            "The name of the character encoding of the strings.", None, -1, Width.MEDIUM, "Encoding")
+            "The name of the Java character set to use for encoding strings as byte arrays.", None, -1, Width.MEDIUM,
+            "Encoding")
 
     def configure(self, configs: Mapping[str, Any], is_key: bool = False) -> None:
         """Pick the character encodings (``converter.encoding`` and friends)."""

@@ -157,6 +157,12 @@ def test_validate(rest_diff: Differential, source_file: Path) -> None:
             "transforms": "drop", "transforms.drop.type": "org.apache.kafka.connect.transforms.Filter",
             "transforms.drop.predicate": "nope", "predicates": "nope",
         })),
+        validate("converters", file_source(source_file, topic, **{
+            "key.converter": "JsonConverter", "key.converter.schemas.enable": "maybe",
+            "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "header.converter": "org.apache.kafka.connect.json.JsonConverter",
+        })),
+        validate("transform-alias", file_source(source_file, topic, transforms="f", **{"transforms.f.type": "Filter"})),
         validate("errors", file_source(source_file, topic, **{
             "errors.tolerance": "all", "errors.retry.timeout": "-1", "errors.retry.delay.max.ms": "100",
             "errors.log.enable": "true", "errors.log.include.messages": "maybe",

@@ -21,6 +21,7 @@ from connect_runtime.config.connector_config import (
     validate_topic_creation,
 )
 from connect_runtime.converters.json_converter import JsonConverter
+from connect_runtime.converters.string_converter import StringConverter
 
 BASE = {"name": "orders", "connector.class": "VerifiableSource"}
 
@@ -428,7 +429,9 @@ def test_documentation_is_kafkas(key: str, start: str) -> None:
     assert connector_config_def().keys[key].documentation.startswith(start)
 
 
-def test_json_converter_documentation_is_kafkas() -> None:
+def test_converter_documentation_is_kafkas() -> None:
     docs = {k.name: k.documentation for k in JsonConverter().config_def().keys.values()}
     assert docs["schemas.enable"] == "Include schemas within each of the serialized values and keys."
     assert docs["schemas.cache.size"] == "The maximum number of schemas that can be cached in this converter instance."
+    encoding = StringConverter().config_def().keys["converter.encoding"].documentation
+    assert encoding == "The name of the Java character set to use for encoding strings as byte arrays."
