@@ -25,6 +25,7 @@ from connect_runtime.config.connector_config import (
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.converters import BUILTIN_CONVERTERS
 from connect_runtime.plugins.registry import JAVA_CONVERTER_NAMES, PluginNotFoundError, PluginRegistry, qualified_name
+from connect_runtime.plugins.versions import installed_version
 from connect_runtime.version import plugin_version
 
 _BUILTIN_CLASSES = frozenset(BUILTIN_CONVERTERS.values())
@@ -102,19 +103,11 @@ def framework_config_def(config: WorkerConfig, plugins: PluginRegistry, connecto
                                       recommended_values=_constant(converter_names(plugins, kind)))
         elif worker_converters and key.name.removesuffix(PLUGIN_VERSION_SUFFIX) in defaults:
             converter = key.name.removesuffix(PLUGIN_VERSION_SUFFIX)
-            version = _installed_version(plugins, (props or {}).get(converter) or defaults[converter])
+            version = installed_version(plugins, (props or {}).get(converter) or defaults[converter])
             if version is not None:
                 key = dataclasses.replace(key, default=version, recommended_values=_constant([version]))
         keys.append(key)
     return ConfigDef(keys)
-
-
-def _installed_version(plugins: PluginRegistry, name: str) -> str | None:
-    """The version of the installed plugin ``name`` (None when it is not installed or has none)."""
-    try:
-        return plugin_version(plugins.resolve(str(name))())
-    except Exception:
-        return None
 
 
 def _tasks_max_validator(base: Any, limit: int) -> Any:

@@ -31,7 +31,7 @@ from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, Worke
 from connect_runtime.config.worker_plugins import WorkerPlugins
 from connect_runtime.errors import BadRequestHttpError, NotFoundHttpError
 from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, listed_name, plugin_types
-from connect_runtime.plugins.versions import check_requested_versions
+from connect_runtime.plugins.versions import check_requested_versions, converter_versions
 from connect_runtime.redaction import password_values, redactor
 from connect_runtime.version import UNDEFINED_VERSION, plugin_version
 
@@ -164,7 +164,8 @@ class ConnectorValidator:
         values = {cv.name: cv for cv in common.validate(props)}
         _class_values_as_java_shows_them(common, props, values, self._plugins.resolve)
         _refuse_orphan_converter_settings(props, values)
-        check_requested_versions(props, class_name, connector, lambda key, error: values[key].errors.append(error))
+        check_requested_versions(props, class_name, connector, lambda key, error: values[key].errors.append(error),
+                                 converter_versions(self._plugins, props, self._config))
         if isinstance(connector, SourceConnector):
             creation_def, creation_values = validate_topic_creation(props, self._config.topic_creation_enable)
             common = common.merge(creation_def)
