@@ -31,9 +31,9 @@ from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, Worke
 from connect_runtime.config.worker_plugins import WorkerPlugins
 from connect_runtime.errors import BadRequestHttpError, NotFoundHttpError
 from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, listed_name, plugin_types
-from connect_runtime.plugins.versions import check_requested_versions, converter_versions
+from connect_runtime.plugins.versions import check_requested_versions, converter_versions, installed_version
 from connect_runtime.redaction import password_values, redactor
-from connect_runtime.version import UNDEFINED_VERSION, plugin_version
+from connect_runtime.version import UNDEFINED_VERSION, plugin_version, satisfies
 
 logger = logging.getLogger(__name__)
 
@@ -351,13 +351,19 @@ class ConnectorValidator:
         return sorted(out, key=lambda p: (_LISTED_TYPES.index(p.type) if p.type in _LISTED_TYPES
                                           else len(_LISTED_TYPES), p.class_name))
 
-    def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
+    def plugin_config(self, plugin: str, version: str | None = None) -> list[ConfigKeyInfo]:
         """Java's ``connectorPluginConfig``: a connector's own keys, then the framework's keys it does not
-        define; a converter's own keys; 404 for an unknown plugin."""
+        define; a converter's own keys; 404 for an unknown plugin, 400 when the installed version does not
+        meet the ``version`` range asked for."""
         try:
             cls = self._plugins.resolve(plugin)
         except PluginNotFoundError:
             raise NotFoundHttpError(f"Unknown plugin {plugin}.") from None
+        if version is not None:
+            installed = installed_version(self._plugins, plugin)
+            if installed is None or not satisfies(installed, version):
+                raise BadRequestHttpError(f"Plugin {listed_name(cls)} not found that matches the version range "
+                                          f"{version}, available versions: [{installed or ''}]")
         if issubclass(cls, Connector):
             connector = cls()
             keys = connector.config_def().merge(

@@ -13,7 +13,7 @@ from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import BadRequestHttpError, NotFoundHttpError
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.types import TargetState
-from connect_runtime.version import runtime_version, satisfies
+from connect_runtime.version import runtime_version, satisfies, version_requirement
 from connect_runtime.worker import worker as worker_module
 from connectors.verifiable.connector import VERSION as VERIFIABLE_VERSION
 
@@ -101,6 +101,26 @@ def test_converter_plugin_versions_are_met_by_the_installed_converter_only(valid
                                 "key.converter": "JsonConverter", "key.converter.plugin.version": runtime_version(),
                                 "value.converter.plugin.version": f"[{runtime_version()},)"})
     assert infos.error_count == 0
+
+
+@pytest.mark.parametrize(("spec", "required"), [
+    ("1.0", "[1.0,1.0]"), (" [1.0] ", "[1.0,1.0]"), ("[1.0, 2.0)", "[1.0,2.0)"), ("(,2.0]", "(,2.0]"),
+    ("[bad", None), ("", None), ("1.0]", None), ("[1.0", None)])
+def test_version_requirement_as_java_reads_it(spec: str, required: str | None) -> None:
+    if required is None:
+        with pytest.raises(ValueError):
+            version_requirement(spec)
+    else:
+        assert version_requirement(spec) == required
+
+
+def test_plugin_config_of_a_version_not_installed_is_400(validator: ConnectorValidator) -> None:
+    assert validator.plugin_config("VerifiableSource", f"[{VERIFIABLE_VERSION},{VERIFIABLE_VERSION}]")
+    with pytest.raises(BadRequestHttpError) as raised:
+        validator.plugin_config("VerifiableSource", "[9.9.9,9.9.9]")
+    assert raised.value.message == ("Plugin connectors.verifiable.connector.VerifiableSourceConnector not found "
+                                    f"that matches the version range [9.9.9,9.9.9], available versions: "
+                                    f"[{VERIFIABLE_VERSION}]")
 
 
 def test_version_ranges() -> None:

@@ -952,6 +952,10 @@ def test_plugin_config(client: TestClient) -> None:
     # Jackson's order of Java's ConfigKeyInfo: "order" comes last.
     assert list(resp.json()[0]) == ["name", "type", "required", "default_value", "importance", "documentation",
                                     "group", "width", "display_name", "dependents", "order"]
+    # ?version= as Java's ConnectorPluginsResource reads it: "latest" is no requirement.
+    assert client.get("/connector-plugins/VerifiableSource/config?version=latest").json() == resp.json()
+    bad = client.get("/connector-plugins/VerifiableSource/config", params={"version": "[bad"})
+    assert bad.status_code == 400 and bad.json() == err(400, "Invalid version specification: [bad")
     resp = client.get("/connector-plugins/Nope/config")
     assert resp.status_code == 404
     assert resp.json() == err(404, "Unknown plugin Nope.")
