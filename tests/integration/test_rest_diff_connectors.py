@@ -99,6 +99,14 @@ def available_plugins(body: Any) -> Any:
     return body
 
 
+def installed_version(body: Any) -> Any:
+    """An error body naming a plugin's class and installed versions (Java's there, ours here) without them."""
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        message = re.sub(r"^Plugin \S+ not found", "Plugin <class> not found", body["message"])
+        body["message"] = re.sub(r"available versions: \[.*\]$", "available versions: <versions>", message)
+    return body
+
+
 def python_task_class(body: Any) -> Any:
     """Task configs with the task class shown by simple name (a Python class here, a Java one there)."""
     for task in body if isinstance(body, list) else []:
@@ -108,8 +116,8 @@ def python_task_class(body: Any) -> Any:
 
 
 def test_connector_plugins(rest_diff: Differential) -> None:
-    def config(label: str, plugin: str) -> Req:
-        return Req(f"connectors-plugin-config-{label}", "GET", f"/connector-plugins/{plugin}/config", view=plugin_facts)
+    def config(label: str, plugin: str, query: str = "", view: Any = plugin_facts) -> Req:
+        return Req(f"connectors-plugin-config-{label}", "GET", f"/connector-plugins/{plugin}/config{query}", view=view)
 
     rest_diff.send_all([
         Req("connectors-plugins", "GET", "/connector-plugins", view=shared_plugins),
@@ -122,6 +130,9 @@ def test_connector_plugins(rest_diff: Differential) -> None:
         config("predicate", "org.apache.kafka.connect.transforms.predicates.TopicNameMatches"),
         config("converter", "org.apache.kafka.connect.json.JsonConverter"),
         config("header-converter", "org.apache.kafka.connect.storage.SimpleHeaderConverter"),
+        config("version-latest", "FileStreamSource", "?version=latest"),
+        config("version-invalid", "FileStreamSource", "?version=[bad"),
+        config("version-missing", "FileStreamSource", "?version=9.9.9", view=installed_version),
         config("unknown", "NoSuchPlugin"),
         config("unknown-class", "com.example.NoSuchConnector"),
     ])
@@ -220,6 +231,9 @@ def test_create(rest_diff: Differential, source_file: Path, kafka_bootstrap: str
         create("extra-field", {"name": f"{name}-extra", "config": config, "extra": 1}),
         create("initial-bad", {"name": f"{name}-initial-bad", "config": config, "initial_state": "SLEEPING"}),
         create("array", [name]),
+        create("number-name", {"name": 42, "config": {"connector.class": FILE_SOURCE}}),
+        create("class-full-name-no-topic", {"name": f"{name}-full", "config": {
+            "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector"}}),
     ])
     rest_diff.assert_same()
     # Each of these creates a connector of its own name, the same on both sides.
@@ -263,12 +277,18 @@ def test_config_and_reads(rest_diff: Differential, source_file: Path, kafka_boot
         Req("connectors-put-invalid", "PUT", f"/connectors/{name}/config", json_body={**config, "batch.size": "x"}),
         Req("connectors-put-no-class", "PUT", f"/connectors/{name}/config", json_body={"topic": topic}),
         Req("connectors-put-array", "PUT", f"/connectors/{name}/config", json_body=[1]),
+        Req("connectors-put-empty", "PUT", f"/connectors/{name}-empty/config", json_body={}),
+        Req("connectors-put-numbers", "PUT", f"/connectors/{name}/config",
+            json_body={**config, "tasks.max": 1, "batch.size": 5}),
         Req("connectors-patch", "PATCH", f"/connectors/{name}/config", json_body={"batch.size": "7"}),
         Req("connectors-patch-remove", "PATCH", f"/connectors/{name}/config", json_body={"batch.size": None}),
         Req("connectors-patch-empty", "PATCH", f"/connectors/{name}/config", json_body={}),
         Req("connectors-patch-invalid", "PATCH", f"/connectors/{name}/config", json_body={"topic": ""}),
         Req("connectors-patch-unknown", "PATCH", "/connectors/nope/config", json_body={"a": "b"}),
         Req("connectors-patch-rename", "PATCH", f"/connectors/{name}/config", json_body={"name": "other"}),
+        Req("connectors-patch-number", "PATCH", f"/connectors/{name}/config", json_body={"batch.size": 9}),
+        Req("connectors-patch-class", "PATCH", f"/connectors/{name}/config", json_body={"connector.class": "NoSuch"},
+            view=available_plugins),
         Req("connectors-get", "GET", f"/connectors/{name}"),
         Req("connectors-get-config", "GET", f"/connectors/{name}/config"),
         Req("connectors-get-tasks", "GET", f"/connectors/{name}/tasks", view=python_task_class),
@@ -315,6 +335,8 @@ def test_list_and_delete(rest_diff: Differential, source_file: Path, kafka_boots
         Req("connectors-list-comma", "GET", "/connectors?expand=status,info", view=only),
         Req("connectors-list-unknown-expand", "GET", "/connectors?expand=nope", view=only),
         Req("connectors-list-empty-expand", "GET", "/connectors?expand=", view=only),
+        Req("connectors-list-upper-expand", "GET", "/connectors?expand=STATUS", view=only),
+        Req("connectors-list-expand-trailing-slash", "GET", "/connectors/?expand=info", view=only),
         Req("connectors-delete", "DELETE", f"/connectors/{name}"),
         Req("connectors-delete-again", "DELETE", f"/connectors/{name}"),
         Req("connectors-delete-unknown", "DELETE", "/connectors/nope"),
