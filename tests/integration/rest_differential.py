@@ -43,6 +43,9 @@ _NULL_CONFIG_VALUE = ("a null config value is refused (400) when a config is cre
 _TOPIC_CREATION_UP_FRONT = ("the topic.creation.* groups are validated and shown with the other keys (a bad "
                             "replication factor or partition count is an error at once); Java checks them only when "
                             "the task starts creating topics")
+_JAVA_GARBLED_MESSAGE = ("a transform's invalid setting gets one clear error; Java adds its own NullPointerException's "
+                         "text as a second error for a missing RegexRouter regex, and puts an exception's text where "
+                         "the key's name goes for a bad Cast spec")
 
 DELIBERATE_DIVERGENCES: dict[str, str] = {
     # Each entry: the request's label, and why ours answers differently on purpose; each is also in
@@ -64,6 +67,13 @@ DELIBERATE_DIVERGENCES: dict[str, str] = {
     "connectors-create-null-value": _NULL_CONFIG_VALUE,
     "connectors-validate-topic-creation": _TOPIC_CREATION_UP_FRONT,
     "connectors-validate-topic-creation-bad": _TOPIC_CREATION_UP_FRONT,
+    "connectors-validate-transform-missing-setting": _JAVA_GARBLED_MESSAGE,
+    "connectors-validate-transform-bad-setting": _JAVA_GARBLED_MESSAGE,
+    "connectors-validate-predicate-bad-pattern": "a regular expression that does not compile is described in the "
+                                                 "words of Python's engine, which runs it; Java's describes its own",
+    "connectors-validate-client-overrides": "a client override key (producer.override.* ...) is defined as a string "
+                                            "setting without documentation: the clients here are librdkafka's, whose "
+                                            "settings are not Java's ProducerConfig keys with their types and docs",
     "connectors-validate-negative-batch-size": "FileStreamSource's batch.size must be at least 1: with 0 or less "
                                                "its task would never read a line while reporting RUNNING; Java's "
                                                "accepts any number",

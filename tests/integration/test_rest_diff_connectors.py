@@ -178,6 +178,24 @@ def test_validate(rest_diff: Differential, source_file: Path) -> None:
             "errors.tolerance": "all", "errors.retry.timeout": "-1", "errors.retry.delay.max.ms": "100",
             "errors.log.enable": "true", "errors.log.include.messages": "maybe",
         })),
+        validate("transform-missing-setting", file_source(source_file, topic, **{
+            "transforms": "route", "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter"})),
+        validate("transform-bad-setting", file_source(source_file, topic, **{
+            "transforms": "cast", "transforms.cast.type": "org.apache.kafka.connect.transforms.Cast$Value",
+            "transforms.cast.spec": "x:nope"})),
+        validate("predicate-bad-pattern", file_source(source_file, topic, **{
+            "transforms": "drop", "transforms.drop.type": "org.apache.kafka.connect.transforms.Filter",
+            "transforms.drop.predicate": "m", "predicates": "m",
+            "predicates.m.type": "org.apache.kafka.connect.transforms.predicates.TopicNameMatches",
+            "predicates.m.pattern": "(",
+        })),
+        validate("client-overrides", file_source(source_file, topic, **{
+            "producer.override.linger.ms": "5", "admin.override.request.timeout.ms": "1000"})),
+        validate("exactly-once-required", file_source(source_file, topic, **{"exactly.once.support": "required"})),
+        validate("boundary-connector", file_source(source_file, topic, **{"transaction.boundary": "connector"})),
+        validate("boundary-interval", file_source(source_file, topic, **{
+            "transaction.boundary": "interval", "transaction.boundary.interval.ms": "-5"})),
+        validate("offsets-topic-empty", file_source(source_file, topic, **{"offsets.storage.topic": ""})),
         validate("errors-bad-tolerance", file_source(source_file, topic, **{"errors.tolerance": "some"})),
         validate("topic-creation", file_source(source_file, topic, **{
             "topic.creation.groups": "g",
