@@ -74,6 +74,9 @@ DELIBERATE_DIVERGENCES: dict[str, str] = {
     "connectors-validate-client-overrides": "a client override key (producer.override.* ...) is defined as a string "
                                             "setting without documentation: the clients here are librdkafka's, whose "
                                             "settings are not Java's ProducerConfig keys with their types and docs",
+    "connectors-validate-tasks-max-above-limit": "tasks.max above the worker's tasks.max.limit (1000 by default) is "
+                                                 "an error, so that no request can make a connector size that many "
+                                                 "task configs; Java has no limit",
     "connectors-validate-negative-batch-size": "FileStreamSource's batch.size must be at least 1: with 0 or less "
                                                "its task would never read a line while reporting RUNNING; Java's "
                                                "accepts any number",

@@ -152,6 +152,7 @@ def test_validate(rest_diff: Differential, source_file: Path) -> None:
         validate("bad-batch-size", file_source(source_file, topic, **{"batch.size": "many"})),
         validate("negative-batch-size", file_source(source_file, topic, **{"batch.size": "-1"})),
         validate("bad-tasks-max", file_source(source_file, topic, **{"tasks.max": "0"})),
+        validate("tasks-max-above-limit", file_source(source_file, topic, **{"tasks.max": "1001"})),
         validate("unknown-transform", file_source(source_file, topic, transforms="t",
                                                   **{"transforms.t.type": "com.example.NoSuchTransform"})),
         validate("transform-no-type", file_source(source_file, topic, transforms="t")),
