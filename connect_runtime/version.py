@@ -11,7 +11,8 @@ import re
 
 from connect_runtime.api.runtime_info import UNKNOWN_VERSION, runtime_version
 
-__all__ = ["UNDEFINED_VERSION", "UNKNOWN_VERSION", "plugin_version", "runtime_version", "satisfies", "version_error"]
+__all__ = ["UNDEFINED_VERSION", "UNKNOWN_VERSION", "plugin_version", "runtime_version", "satisfies", "version_error",
+           "version_requirement"]
 
 #: A plugin's version in plugin listings when it has none (Kafka's ``PluginDesc.UNDEFINED_VERSION``).
 UNDEFINED_VERSION = "undefined"
@@ -44,6 +45,26 @@ def satisfies(installed: str, requested: str) -> bool:
     below = bool(low) and (have < _version_key(low) or (low_bracket == "(" and have == _version_key(low)))
     above = bool(high) and (have > _version_key(high) or (high_bracket == ")" and have == _version_key(high)))
     return not below and not above
+
+
+_EXACT = re.compile(r"^\[\s*([^,\[\]()\s]+)\s*\]$")
+
+
+def version_requirement(spec: str) -> str:
+    """Java's ``PluginUtils.connectorVersionRequirement`` for one range: ``spec`` as a range, a plain
+    version being a hard requirement (``1.0`` is ``[1.0,1.0]``, as Java prints it); ValueError when it is
+    not a version specification."""
+    text = spec.strip()
+    if not text.startswith(("[", "(")):
+        if not text or any(c in text for c in "[](),"):
+            raise ValueError(f"Invalid version specification: {spec}")
+        return f"[{text},{text}]"
+    exact = _EXACT.match(text)
+    if exact is not None:
+        return f"[{exact.group(1)},{exact.group(1)}]"
+    if _RANGE.match(text) is None:
+        raise ValueError(f"Invalid version specification: {spec}")
+    return re.sub(r"\s+", "", text)
 
 
 def version_error(plugin: str, installed: str | None, requested: str) -> str | None:

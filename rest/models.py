@@ -153,7 +153,7 @@ class ConnectorConfigPatchBody(RootModel[dict[str, OptionalString]]):
 
 
 class CreateConnectorRequest(BaseModel):
-    """Body of ``POST /connectors``. Unknown top-level fields are ignored."""
+    """Body of ``POST /connectors`` (parsed by :func:`parse_create_connector`, which refuses unknown fields)."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -176,6 +176,21 @@ class CreateConnectorRequest(BaseModel):
         raise PydanticCustomError(
             "initial_state", "'{value}' is not one of {allowed}", {"value": str(text), "allowed": allowed}
         )
+
+
+_CREATE_CONNECTOR_CLASS = "org.apache.kafka.connect.runtime.rest.entities.CreateConnectorRequest"
+#: Its properties in the order Jackson's message lists them.
+_CREATE_CONNECTOR_FIELDS = ["config", "name", "initial_state"]
+
+
+def parse_create_connector(data: Any) -> CreateConnectorRequest:
+    """The body of ``POST /connectors``. An unknown field is refused with Jackson's wording, as Connect's
+    mapper fails on one (a misspelt ``initial_state`` would otherwise start the connector unnoticed)."""
+    if isinstance(data, dict):
+        for name in data:
+            if name not in _CREATE_CONNECTOR_FIELDS:
+                raise _unrecognized(name, _CREATE_CONNECTOR_CLASS, _CREATE_CONNECTOR_FIELDS)
+    return parse_request(CreateConnectorRequest, data)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -429,10 +444,12 @@ class ConfigKeyInfoModel(ConnectModel):
     importance: str | None
     documentation: str | None
     group: str | None
-    order: int
     width: str | None
     display_name: str | None
     dependents: list[str]
+    # Last, as Jackson writes it: Java's getter names it ``order``, its constructor ``order_in_group``, so it
+    # is not one of the creator's properties, which come first.
+    order: int
 
 
 class ConfigValueInfoModel(ConnectModel):

@@ -206,6 +206,8 @@ class ConfigDef:
                 cv.value = self._parse_one(key, props)
             except ConfigException as e:
                 cv.errors.append(str(e))
+                if key.name in props and not _parses(key, props[key.name]):
+                    cv.value = None  # as Kafka's validation: a value that does not parse shows as none
             if key.recommended_values is not None:
                 try:
                     cv.recommended_values = list(key.recommended_values(props))
@@ -213,6 +215,14 @@ class ConfigDef:
                     cv.recommended_values = []
             results.append(cv)
         return results
+
+
+def _parses(key: ConfigKey, value: Any) -> bool:
+    try:
+        parse_value(key, value)
+    except ConfigException:
+        return False
+    return True
 
 
 #: How a PASSWORD value is shown in messages and validation results (Kafka's ``Password.HIDDEN``).
@@ -279,6 +289,6 @@ class ValidString:
 
 
 def non_empty_string(name: str, value: Any) -> None:
-    """Validator: the value must not be an empty string."""
+    """Validator: the value must not be an empty string (Kafka's ``ConfigDef.NonEmptyString``)."""
     if value is not None and str(value) == "":
-        raise ConfigException(name, value, "String may not be empty")
+        raise ConfigException(name, value, "String must be non-empty")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+from collections.abc import Mapping
 from typing import Any
 
 from connect_runtime.api.config_def import ConfigDef, ConfigKey
@@ -15,6 +16,7 @@ from connect_runtime.api.converter import Converter, HeaderConverter
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.config.connector_config import (
     CONNECTOR_PLUGIN_VERSION,
+    PLUGIN_VERSION_SUFFIX,
     TASKS_MAX,
     connector_config_def,
     source_connector_config_def,
@@ -23,6 +25,7 @@ from connect_runtime.config.connector_config import (
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.converters import BUILTIN_CONVERTERS
 from connect_runtime.plugins.registry import JAVA_CONVERTER_NAMES, PluginNotFoundError, PluginRegistry, qualified_name
+from connect_runtime.plugins.versions import installed_version
 from connect_runtime.version import plugin_version
 
 _BUILTIN_CLASSES = frozenset(BUILTIN_CONVERTERS.values())
@@ -74,23 +77,35 @@ def check_worker_converters(config: WorkerConfig, plugins: PluginRegistry) -> No
             raise
 
 
-def framework_config_def(config: WorkerConfig, plugins: PluginRegistry, connector: Connector) -> ConfigDef:
-    """The common keys for ``connector`` (source keys for a source connector), with this worker's defaults."""
+def framework_config_def(config: WorkerConfig, plugins: PluginRegistry, connector: Connector, *,
+                         worker_converters: bool = True, props: Mapping[str, Any] | None = None) -> ConfigDef:
+    """The common keys for ``connector`` (source keys for a source connector), with this worker's defaults.
+
+    ``worker_converters=False`` leaves the converter keys without a default, as Java's plugin config
+    definition (``GET /connector-plugins/{p}/config``) shows them; validation shows the worker's, and each
+    converter's version key defaults to, and recommends, the installed version of the converter ``props``
+    (else the worker) names.
+    """
     base = source_connector_config_def() if isinstance(connector, SourceConnector) else connector_config_def()
     keys: list[ConfigKey] = []
     installed = plugin_version(connector)
-    worker_converters = {"key.converter": config.key_converter, "value.converter": config.value_converter,
-                         "header.converter": config.header_converter}
+    defaults = {"key.converter": config.key_converter, "value.converter": config.value_converter,
+                "header.converter": config.header_converter}
     for key in base.keys.values():
         if key.name == CONNECTOR_PLUGIN_VERSION and installed:
             key = dataclasses.replace(key, default=installed, recommended_values=_constant([installed]))
         elif key.name == TASKS_MAX:
             key = dataclasses.replace(key, validator=_tasks_max_validator(key.validator, config.tasks_max_limit))
-        elif key.name in worker_converters:
+        elif key.name in defaults:
             kind = _CONVERTER_KEYS[key.name]
-            key = dataclasses.replace(key, default=worker_converters[key.name],
+            key = dataclasses.replace(key, default=defaults[key.name] if worker_converters else None,
                                       validator=class_validator(plugins, kind),
                                       recommended_values=_constant(converter_names(plugins, kind)))
+        elif worker_converters and key.name.removesuffix(PLUGIN_VERSION_SUFFIX) in defaults:
+            converter = key.name.removesuffix(PLUGIN_VERSION_SUFFIX)
+            version = installed_version(plugins, (props or {}).get(converter) or defaults[converter])
+            if version is not None:
+                key = dataclasses.replace(key, default=version, recommended_values=_constant([version]))
         keys.append(key)
     return ConfigDef(keys)
 

@@ -644,8 +644,8 @@ class DistributedHerder:
     def connector_plugins(self, connectors_only: bool) -> list[PluginDesc]:
         return self._validator.plugin_descs(connectors_only)
 
-    def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
-        return self._validator.plugin_config(plugin)
+    def plugin_config(self, plugin: str, version: str | None = None) -> list[ConfigKeyInfo]:
+        return self._validator.plugin_config(plugin, version)
 
     def session_key(self) -> SessionKeyInfo | None:
         key = self._snapshot().session_key

@@ -216,8 +216,9 @@ class Herder(Protocol):
         """Installed plugins."""
         ...
 
-    def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
-        """Config key definitions of a plugin."""
+    def plugin_config(self, plugin: str, version: str | None = None) -> list[ConfigKeyInfo]:
+        """Config key definitions of a plugin; ``version`` (a range, see ``version_requirement``) must be
+        met by the installed plugin's (400 otherwise)."""
         ...
 
     # -- cluster operations -----------------------------------------------------------------------------

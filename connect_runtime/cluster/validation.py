@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from connect_runtime.api.config_def import HIDDEN, ConfigDef, ConfigKey, ConfigValue
+from connect_runtime.api.config_def import HIDDEN, ConfigDef, ConfigKey, ConfigType, ConfigValue
 from connect_runtime.api.connector import Connector, SourceConnector
 from connect_runtime.api.converter import CONVERTER_TYPE_CONFIG, Converter, HeaderConverter
 from connect_runtime.api.errors import ConfigException
@@ -20,21 +20,24 @@ from connect_runtime.cluster.framework_config import framework_config_def
 from connect_runtime.cluster.herder_api import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo, PluginDesc
 from connect_runtime.config.client_settings import client_setting_problems
 from connect_runtime.config.config_providers import MIN_REDACTED_LENGTH, ResolvedConfig, has_placeholder
-from connect_runtime.config.connector_config import CLIENT_OVERRIDE_PREFIXES, validate_topic_creation
+from connect_runtime.config.connector_config import (
+    CLIENT_OVERRIDE_PREFIXES,
+    PLUGIN_VERSION_SUFFIX,
+    validate_topic_creation,
+)
 from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.config.worker_plugins import WorkerPlugins
 from connect_runtime.errors import BadRequestHttpError, NotFoundHttpError
 from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, listed_name, plugin_types
-from connect_runtime.plugins.versions import check_requested_versions
+from connect_runtime.plugins.versions import check_requested_versions, converter_versions, installed_version
 from connect_runtime.redaction import password_values, redactor
-from connect_runtime.version import UNDEFINED_VERSION, plugin_version
+from connect_runtime.version import UNDEFINED_VERSION, plugin_version, satisfies
 
 logger = logging.getLogger(__name__)
 
 EXACTLY_ONCE_SUPPORT = "exactly.once.support"
-HEADER_CONVERTER = "header.converter"
 TRANSACTION_BOUNDARY = "transaction.boundary"
 
 
@@ -102,8 +105,9 @@ class ConnectorValidator:
         # Checked on the raw config: the 400 must not show a resolved value.
         if not props.get("connector.class"):
             # Java's message echoes the config; the log names its keys only (their types are not known).
-            raise BadRequestHttpError("Connector config " + str(dict(props)) + " contains no connector type",
-                                  log_message=f"Connector config with keys {sorted(props)} contains no connector type")
+            raise BadRequestHttpError(
+                f"Connector config {_java_hash_map_string(props)} contains no connector type",
+                log_message=f"Connector config with keys {sorted(props)} contains no connector type")
         if has_placeholder(props["connector.class"]):
             raise BadRequestHttpError(_SHAPING_PLACEHOLDER.format(key="connector.class"))
         failures = {k: _SHAPING_PLACEHOLDER.format(key=k) for k, v in props.items()
@@ -155,11 +159,13 @@ class ConnectorValidator:
 
     def _validate_plugin(self, class_name: str, cls: type[Connector], connector: Connector,
                          props: Mapping[str, str]) -> ConfigInfos:
-        common = enrich(framework_config_def(self._config, self._plugins, connector), props,
+        common = enrich(framework_config_def(self._config, self._plugins, connector, props=props), props,
                         self._plugins.resolve, self._recommended_classes)
         values = {cv.name: cv for cv in common.validate(props)}
+        _class_values_as_java_shows_them(common, props, values, self._plugins.resolve)
         _refuse_orphan_converter_settings(props, values)
-        check_requested_versions(props, class_name, connector, lambda key, error: values[key].errors.append(error))
+        check_requested_versions(props, class_name, connector, lambda key, error: values[key].errors.append(error),
+                                 converter_versions(self._plugins, props, self._config))
         if isinstance(connector, SourceConnector):
             creation_def, creation_values = validate_topic_creation(props, self._config.topic_creation_enable)
             common = common.merge(creation_def)
@@ -178,42 +184,56 @@ class ConnectorValidator:
         # Java names the result after connector.class as given (an alias stays an alias).
         infos = self._infos(class_name, merged, values)
         infos = self._with_client_overrides(infos, cls, props)
-        return self._with_header_converter_settings(infos, props, values.get(HEADER_CONVERTER))
+        return self._with_converter_settings(infos, props, values)
 
-    def _with_header_converter_settings(self, infos: ConfigInfos, props: Mapping[str, str],
-                                        verdict: ConfigValue | None) -> ConfigInfos:
-        """Add the connector's header converter's own keys, prefixed ``header.converter.``, with their
-        verdicts (Java's ``validateHeaderConverterConfig``): only when the connector names a valid
-        header converter. Besides the converter's ConfigDef, ``configure`` is tried so a setting it
-        refuses (e.g. an unknown ``converter.encoding``) is an error here rather than a failed task."""
-        name = props.get(HEADER_CONVERTER)
-        if not name or verdict is None or verdict.errors:
-            return infos
-        prefix = HEADER_CONVERTER + "."
+    def _with_converter_settings(self, infos: ConfigInfos, props: Mapping[str, str],
+                                 values: Mapping[str, ConfigValue]) -> ConfigInfos:
+        """Add the own keys of each converter the connector names, prefixed ``<kind>.converter.``, with
+        their verdicts (Java's ``validateAllConverterConfigs``: the header converter's, the key's, then
+        the value's; only for a converter the connector names and that passed its own checks). Besides the
+        converter's ConfigDef, ``configure`` is tried so a setting it refuses (e.g. an unknown
+        ``converter.encoding``) is an error here rather than a failed task."""
+        for kind in ("header", "key", "value"):
+            key_name = f"{kind}.converter"
+            verdict, version = values.get(key_name), values.get(key_name + PLUGIN_VERSION_SUFFIX)
+            name = props.get(key_name)
+            if not name or verdict is None or verdict.errors or (version is not None and version.errors):
+                continue
+            infos = self._with_settings_of(infos, props, kind, name)
+        return infos
+
+    def _with_settings_of(self, infos: ConfigInfos, props: Mapping[str, str], kind: str, name: str) -> ConfigInfos:
+        key_name = f"{kind}.converter"
+        prefix = key_name + "."
         settings: dict[str, Any] = {k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix)}
-        settings.setdefault(CONVERTER_TYPE_CONFIG, "header")
+        settings.setdefault(CONVERTER_TYPE_CONFIG, kind)
+        what = f"{kind} converter"
+        converter: Converter | HeaderConverter
         try:
-            converter = self._plugins.header_converter(name)()
+            converter = (self._plugins.header_converter(name) if kind == "header" else self._plugins.converter(name))()
             definition = converter.config_def()
             checked = {cv.name: cv for cv in definition.validate(settings)}
         except Exception as e:
-            logger.exception("Failed to validate the settings of header converter %s", name)
-            return _with_errors(infos, props, {HEADER_CONVERTER: f"Failed to perform config validation for header "
-                                                                 f"converter: {e}"})
+            logger.exception("Failed to validate the settings of %s %s", what, name)
+            return _with_errors(infos, props, {key_name: f"Failed to perform config validation for {what}: {e}"})
         if not any(cv.errors for cv in checked.values()):
             try:
-                converter.configure(settings)
+                if isinstance(converter, HeaderConverter) and kind == "header":
+                    converter.configure(settings)
+                elif isinstance(converter, Converter):
+                    converter.configure(settings, kind == "key")
             except ConfigException as e:
                 target = checked.get(e.name) or checked.get(CONVERTER_TYPE_CONFIG)
                 if target is None:
-                    return _with_errors(infos, props, {HEADER_CONVERTER: str(e)})
+                    return _with_errors(infos, props, {key_name: str(e)})
                 target.errors.append(str(e))
             except Exception as e:
-                return _with_errors(infos, props, {HEADER_CONVERTER: f"Failed to configure header converter: {e}"})
+                return _with_errors(infos, props, {key_name: f"Failed to configure {what}: {e}"})
         extra: list[ConfigInfo] = []
         groups = list(infos.groups)
-        for key in definition.keys.values():
-            cv = checked[key.name]
+        # In the order of Java's result, which its ConfigDef.validate takes from a HashMap.
+        for key_name_ in _java_hash_map_order(list(definition.keys)):
+            key, cv = definition.keys[key_name_], checked[key_name_]
             if key.group and key.group not in groups:
                 groups.append(key.group)
             extra.append(ConfigInfo(key_info(replace(key, name=prefix + key.name)), ConfigValueInfo(
@@ -320,24 +340,34 @@ class ConnectorValidator:
             if kinds[0] == "rest_extension":  # not listed by Java's ConnectorPluginsResource either
                 continue
             version = None
-            if issubclass(cls, Connector | Transformation | Predicate):
+            if issubclass(cls, Connector | Transformation | Predicate | Converter | HeaderConverter):
                 try:
                     version = plugin_version(cls())
                 except Exception:
                     version = None
             out.extend(PluginDesc(listed_name(cls), kind, version or UNDEFINED_VERSION) for kind in kinds)
-        return sorted(out, key=lambda p: p.class_name)
+        # Java's ConnectorPluginsResource: by type (sinks, sources, transformations, predicates,
+        # converters, header converters), then by class name.
+        return sorted(out, key=lambda p: (_LISTED_TYPES.index(p.type) if p.type in _LISTED_TYPES
+                                          else len(_LISTED_TYPES), p.class_name))
 
-    def plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
+    def plugin_config(self, plugin: str, version: str | None = None) -> list[ConfigKeyInfo]:
         """Java's ``connectorPluginConfig``: a connector's own keys, then the framework's keys it does not
-        define; a converter's own keys; 404 for an unknown plugin."""
+        define; a converter's own keys; 404 for an unknown plugin, 400 when the installed version does not
+        meet the ``version`` range asked for."""
         try:
             cls = self._plugins.resolve(plugin)
         except PluginNotFoundError:
             raise NotFoundHttpError(f"Unknown plugin {plugin}.") from None
+        if version is not None:
+            installed = installed_version(self._plugins, plugin)
+            if installed is None or not satisfies(installed, version):
+                raise BadRequestHttpError(f"Plugin {listed_name(cls)} not found that matches the version range "
+                                          f"{version}, available versions: [{installed or ''}]")
         if issubclass(cls, Connector):
             connector = cls()
-            keys = connector.config_def().merge(framework_config_def(self._config, self._plugins, connector))
+            keys = connector.config_def().merge(
+                framework_config_def(self._config, self._plugins, connector, worker_converters=False))
             return [key_info(k) for k in keys.keys.values()]
         if issubclass(cls, Converter | HeaderConverter):
             return [key_info(k) for k in cls().config_def().keys.values()]
@@ -348,6 +378,59 @@ class ConnectorValidator:
             return [key_info(k) for k in cls().config_def().keys.values()]
         return []
 
+
+def _class_values_as_java_shows_them(definition: ConfigDef, props: Mapping[str, str],
+                                     values: dict[str, ConfigValue], resolve: Callable[[str], type]) -> None:
+    """A class-valued key shows the class's full name (an alias given shows as the class it names), and
+    none for a class that is not installed: in Kafka, parsing the value loads the class, and the result
+    shows the loaded class's name (our validators look the class up instead, with the same message)."""
+    for key in definition.keys.values():
+        value = values.get(key.name)
+        if key.type is not ConfigType.CLASS or value is None or not props.get(key.name):
+            continue
+        try:
+            value.value = listed_name(resolve(str(props[key.name]).strip()))
+        except Exception:
+            if f"Class {props[key.name]} could not be found." in " ".join(value.errors):
+                value.value = None
+
+
+def _java_string_hash(text: str) -> int:
+    """Java's ``String.hashCode()`` (over UTF-16 code units, as a signed 32-bit int)."""
+    h = 0
+    data = text.encode("utf-16-be", "surrogatepass")
+    for i in range(0, len(data), 2):
+        h = (31 * h + int.from_bytes(data[i:i + 2], "big")) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def _java_hash_map_order(names: list[str]) -> list[str]:
+    """``names`` in the order a Java ``HashMap`` filled with them in this order iterates them (default
+    capacity, doubled as it fills)."""
+    capacity = 16
+    while len(names) > capacity * 0.75:
+        capacity *= 2
+    return sorted(names, key=lambda n: _java_bucket(n, capacity))  # stable: insertion order within a bucket
+
+
+def _java_bucket(key: str, capacity: int) -> int:
+    h = _java_string_hash(key) & 0xFFFFFFFF
+    return (h ^ (h >> 16)) & (capacity - 1)
+
+
+def _java_hash_map_string(props: Mapping[str, str]) -> str:
+    """``props`` as Java prints a ``HashMap`` copy of it (``{k=v, ...}``, in its bucket order), as the
+    reference's message about a config without ``connector.class`` shows it."""
+    capacity = 1
+    while capacity < int(len(props) / 0.75 + 1.0):  # HashMap(Map)'s table size for that many entries
+        capacity *= 2
+
+    ordered = sorted(props.items(), key=lambda kv: _java_bucket(kv[0], capacity))  # stable within a bucket
+    return "{" + ", ".join(f"{k}={'null' if v is None else v}" for k, v in ordered) + "}"
+
+
+#: The order of plugin types in ``GET /connector-plugins``.
+_LISTED_TYPES = ("sink", "source", "transformation", "predicate", "converter", "header_converter")
 
 _SHAPING_PLACEHOLDER = ("The value of {key} must not contain a config provider placeholder: it names plugins "
                         "or aliases, which the validation result and the config's keys would show")

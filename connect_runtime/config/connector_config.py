@@ -106,7 +106,8 @@ _HEADER_CONVERTER_DOC = (
     "is written to Kafka. This controls the format of the header values in messages written to or "
     "read from Kafka, and since this is independent of connectors it allows any connector to work "
     "with any serialization format. Examples of common formats include JSON and Avro. By default, the "
-    "value will be inherited from the Connect config.")
+    "SimpleHeaderConverter is used to serialize header values to strings and deserialize them by inferring the "
+    "schemas.")
 _CONNECTOR_CLASS_DOC = (
     "Name or alias of the class for this connector. Must be a subclass of "
     "connect_runtime.api.SourceConnector. If the connector is "
@@ -134,9 +135,11 @@ _ERRORS_LOG_ENABLE_DOC = (
     "Connect application log. This is 'false' by default, so that only errors that are not tolerated "
     "are reported.")
 _ERRORS_LOG_INCLUDE_MESSAGES_DOC = (
-    "Whether to the include in the log the Connect record that resulted in a failure. This is 'false' "
-    "by default, which will prevent record keys, values, and headers from being written to log files, "
-    "although some information such as topic and partition number will still be logged.")
+    "Whether to include in the log the Connect record that resulted in a failure. For sink records, the topic, "
+    "partition, offset, and timestamp will be logged. For source records, the key and value (and their schemas), "
+    "all headers, and the timestamp, Kafka topic, Kafka partition, source partition, and source offset will be "
+    "logged. This is 'false' by default, which will prevent record keys, values, and headers from being written "
+    "to log files.")
 _EXACTLY_ONCE_SUPPORT_DOC = (
     "Permitted values are requested, required. If set to \"required\", forces a preflight check for the "
     "connector to ensure that it can provide exactly-once semantics with the given configuration. "
@@ -231,13 +234,14 @@ def tasks_max_limit_problem(tasks_max: int, limit: int) -> str | None:
 
 _TASKS_MAX_ENFORCE_DOC = (
     "(Deprecated) Whether to enforce that the tasks.max property is respected by the connector. By default, "
-    "connectors that generate too many tasks will fail. If false, the excess tasks are allowed (with a "
-    "warning); this option will be removed in a future release.")
+    "connectors that generate too many tasks will fail, and existing sets of tasks that exceed the tasks.max "
+    "property will also be failed. If this property is set to false, then connectors will be allowed to generate "
+    "more than the maximum number of tasks, and existing sets of tasks that exceed the tasks.max property will be "
+    "allowed to run. This property is deprecated and will be removed in an upcoming major release.")
 
 
 def _plugin_version_doc(what: str) -> str:
-    return (f"Version of the {what} to use, as a version or a version range; unset means the latest installed "
-            "version. Only the installed version is accepted (one version of each plugin is installed).")
+    return f"Version of the {what}."
 
 
 def connector_config_def() -> ConfigDef:

@@ -141,16 +141,21 @@ def _alias_keys(kind: _Kind, alias: str, props: Mapping[str, Any], resolve: Reso
     keys = [ConfigKey(type_key, ConfigType.CLASS, NO_DEFAULT, check_type, Importance.HIGH,
                       f"Class for the '{alias}' {kind.noun}.", group, 0, Width.LONG,
                       f"{kind.base.__name__} type for {alias}", (), recommended)]
+
+    def version_key(default: str | None, validator: Callable[[str, Any], None] | None) -> ConfigKey:
+        return ConfigKey(prefix + PLUGIN_VERSION, ConfigType.STRING, default, validator, Importance.HIGH,
+                         f"Version of the '{alias}' {kind.noun}.", group, 1, Width.LONG,
+                         f"{kind.base.__name__} version for {alias}", (),
+                         lambda _props: [] if default is None else [default])
+
     try:
         cls = resolve(str(props[type_key]))
         own = plugin_config_def(type_key, props[type_key], cls, kind.base)
         installed = plugin_version(cls())
     except Exception:
-        return keys  # the type key's validation says what is wrong
-    keys.append(ConfigKey(prefix + PLUGIN_VERSION, ConfigType.STRING, installed, _installed_version(cls, installed),
-                          Importance.HIGH, f"Version of the '{alias}' {kind.noun}.", group, 1, Width.LONG,
-                          f"{kind.base.__name__} version for {alias}", (),
-                          lambda _props: [] if installed is None else [installed]))
+        # The type key's validation says what is wrong; the version key is listed all the same, as Kafka does.
+        return [*keys, version_key(None, None)]
+    keys.append(version_key(installed, _installed_version(cls, installed)))
     child: list[ConfigKey] = []
     if kind is _TRANSFORMATION:
         child.append(ConfigKey(PREDICATE, ConfigType.STRING, None, None, Importance.MEDIUM,

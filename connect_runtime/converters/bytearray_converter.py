@@ -7,6 +7,7 @@ from typing import Any
 
 from connect_runtime.api.converter import Converter, HeaderConverter
 from connect_runtime.api.errors import DataException
+from connect_runtime.version import runtime_version
 
 __all__ = ["ByteArrayConverter"]
 
@@ -18,6 +19,10 @@ class ByteArrayConverter(Converter, HeaderConverter):
     copied to ``bytes``, None stays None; any other value raises :class:`DataException` with Java's
     message. ``to_connect_data`` returns the bytes as read. It has no settings.
     """
+
+    def version(self) -> str:
+        """The runtime's version, as Kafka's built-in converters report Kafka's."""
+        return runtime_version()
 
     def configure(self, configs: Mapping[str, Any], is_key: bool = False) -> None:
         """Nothing to configure (as a key, value or header converter)."""

@@ -22,6 +22,7 @@ from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, Va
 from connect_runtime.api.converter import Converter, HeaderConverter, converter_config_def
 from connect_runtime.api.errors import ConfigException, DataException
 from connect_runtime.api.java_json import fast_json_body, json_dumps_compact, json_loads, json_loads_decimal
+from connect_runtime.version import runtime_version
 
 __all__ = ["ENVELOPE_REQUIRED_MESSAGE", "JsonConverter"]
 
@@ -62,21 +63,28 @@ class JsonConverter(Converter, HeaderConverter):
     def __init__(self) -> None:
         self._schemas_enabled = True
 
+    def version(self) -> str:
+        """The runtime's version, as Kafka's built-in converters report Kafka's."""
+        return runtime_version()
+
     def config_def(self) -> ConfigDef:
-        """Kafka's ``JsonConverterConfig`` keys."""
+        """Kafka's ``JsonConverterConfig`` keys, with its documentation."""
         return (
             converter_config_def()
             .define("schemas.enable", ConfigType.BOOLEAN, True, None, Importance.HIGH,
-                    "Whether serialized keys and values carry their schema (a schema/payload envelope).",
+                    "Include schemas within each of the serialized values and keys.",
                     "Schemas", 0, Width.MEDIUM, "Enable Schemas")
             .define("schemas.cache.size", ConfigType.INT, 1000, None, Importance.HIGH,
-                    "How many schemas this converter caches.", "Schemas", 1, Width.MEDIUM, "Schema Cache Size")
+                    "The maximum number of schemas that can be cached in this converter instance.", "Schemas", 1,
+                    Width.MEDIUM, "Schema Cache Size")
             .define("decimal.format", ConfigType.STRING, "BASE64",
                     ValidString.one_of("BASE64", "NUMERIC", case_sensitive=False), Importance.LOW,
-                    "How decimals are serialized: 'BASE64' (default) or 'NUMERIC' (case insensitive).",
+                    "Controls which format this converter will serialize decimals in. This value is case insensitive "
+                    "and can be either 'BASE64' (default) or 'NUMERIC'",
                     "Serialization", 0, Width.MEDIUM, "Decimal Format")
             .define("replace.null.with.default", ConfigType.BOOLEAN, True, None, Importance.LOW,
-                    "Whether a null field of a struct is serialized as its schema's default value.",
+                    "Whether to replace fields that have a default value and that are null to the default value. When "
+                    "set to true, the default value is used, otherwise null is used.",
                     "Serialization", 1, Width.MEDIUM, "Replace null with default")
         )
 

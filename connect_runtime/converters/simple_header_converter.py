@@ -22,6 +22,7 @@ from connect_runtime.api.config_def import ConfigDef
 from connect_runtime.api.converter import HeaderConverter
 from connect_runtime.api.errors import DataException
 from connect_runtime.api.java_json import java_double_to_string
+from connect_runtime.version import runtime_version
 
 __all__ = ["SimpleHeaderConverter", "values_to_string"]
 
@@ -89,6 +90,10 @@ class SimpleHeaderConverter(HeaderConverter):
     Reading (``to_connect_header``) returns the text as a str: this runtime only writes records, so it
     does not infer types from header text as Java's ``Values.parseString`` does.
     """
+
+    def version(self) -> str:
+        """The runtime's version, as Kafka's built-in converters report Kafka's."""
+        return runtime_version()
 
     def config_def(self) -> ConfigDef:
         """No settings (Java's is an empty ConfigDef)."""

@@ -10,6 +10,7 @@ from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, Wi
 from connect_runtime.api.converter import Converter, HeaderConverter, converter_config_def
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.java_json import java_double_to_string
+from connect_runtime.version import runtime_version
 
 __all__ = ["StringConverter", "java_to_string"]
 
@@ -62,11 +63,16 @@ class StringConverter(Converter, HeaderConverter):
         self._encode_with = "utf-8"
         self._decode_with = "utf-8"
 
+    def version(self) -> str:
+        """The runtime's version, as Kafka's built-in converters report Kafka's."""
+        return runtime_version()
+
     def config_def(self) -> ConfigDef:
         """Kafka's ``StringConverterConfig`` keys."""
         return converter_config_def().define(
             "converter.encoding", ConfigType.STRING, "UTF-8", None, Importance.HIGH,
-            "The name of the character encoding of the strings.", None, -1, Width.MEDIUM, "Encoding")
+            "The name of the Java character set to use for encoding strings as byte arrays.", None, -1, Width.MEDIUM,
+            "Encoding")
 
     def configure(self, configs: Mapping[str, Any], is_key: bool = False) -> None:
         """Pick the character encodings (``converter.encoding`` and friends)."""

@@ -30,7 +30,7 @@ from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, Worke
 from connect_runtime.config.worker_plugins import WorkerPlugins
 from connect_runtime.futures import completed, failed
 from connect_runtime.plugins.registry import JAVA_CLASS_NAMES, PluginRegistry, java_class_name
-from connect_runtime.plugins.versions import check_requested_versions
+from connect_runtime.plugins.versions import check_requested_versions, converter_versions
 from connect_runtime.redaction import password_values, redactor
 from connect_runtime.storage.offset_backing_store import (
     ConnectorOffsetBackingStore,
@@ -204,7 +204,8 @@ class Worker:
             wc.connector = connector
             self._hide_passwords(wc, enrich(connector.config_def(), config.originals, self.plugins.resolve),
                                  config.originals)
-            check_requested_versions(config.originals, config.connector_class, connector, _refuse_version)
+            check_requested_versions(config.originals, config.connector_class, connector, _refuse_version,
+                                     converter_versions(self.plugins, config.originals, self.config))
             wc.config, wc.raw = config, dict(props)
             wc.offsets = self.offset_stores.for_connector(config)
             wc.offsets.start()

@@ -30,11 +30,11 @@ from rest.models import (
     ConnectorInfoModel,
     ConnectorOffsetsModel,
     ConnectorStateInfoModel,
-    CreateConnectorRequest,
     MessageModel,
     TaskInfoModel,
     TaskStateModel,
     parse_connector_offsets,
+    parse_create_connector,
     parse_json_body,
     parse_request,
 )
@@ -105,6 +105,15 @@ def check_and_put_connector_config_name(name: str, config: dict[str, str]) -> No
             )
     else:
         config[NAME_CONFIG] = name
+
+
+#: What Java's ``String.trim()`` strips from both ends: every character up to and including the space.
+_JAVA_TRIMMED = "".join(chr(c) for c in range(0x21))
+
+
+def java_trim(text: str) -> str:
+    """Java's ``String.trim()``, with which Java trims a new connector's name: control characters too."""
+    return text.strip(_JAVA_TRIMMED)
 
 
 def _java_is_iso_control(ch: str) -> bool:
@@ -189,8 +198,8 @@ async def list_connectors(
 @router.post("/", status_code=201, include_in_schema=False)
 async def create_connector(request: Request, ctx: Ctx, forward: Forward = None) -> JSONResponse:
     """201 + ``Location`` + ConnectorInfo; 409 if it exists; 400 if the request or config is invalid."""
-    create = parse_request(CreateConnectorRequest, parse_json_body(await request.body()))
-    name = (create.name or "").strip()
+    create = parse_create_connector(parse_json_body(await request.body()))
+    name = java_trim(create.name or "")
     if create.config is None:
         raise BadRequestHttpError('Connector configuration ("config") is missing from the request')
     config = dict(create.config)

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
 from connect_runtime.errors import BadRequestHttpError
+from connect_runtime.version import version_requirement
 from rest.models import (
     STRING_MAP_JSON_SCHEMA,
     ConfigInfosModel,
@@ -81,9 +82,23 @@ async def list_connector_plugins(
 @router.get(
     "/{plugin}/config", response_model=list[ConfigKeyInfoModel], summary="Config definition of a plugin"
 )
-async def get_plugin_config(plugin: str, ctx: Ctx) -> JSONResponse:
-    """The plugin's config key definitions."""
-    keys = await ctx.blocking(partial(ctx.herder.plugin_config, plugin))
+async def get_plugin_config(
+    plugin: str,
+    ctx: Ctx,
+    version: Annotated[
+        str | None,
+        Query(description="A version or a version range the plugin must meet (default: latest)"),
+    ] = None,
+) -> JSONResponse:
+    """The plugin's config key definitions; 400 for a version specification that does not parse, or that
+    the installed plugin does not meet."""
+    required = None
+    if version is not None and version != "latest":
+        try:
+            required = version_requirement(version)
+        except ValueError:
+            raise BadRequestHttpError(f"Invalid version specification: {version}") from None
+    keys = await ctx.blocking(partial(ctx.herder.plugin_config, plugin, required))
     return JSONResponse([ConfigKeyInfoModel.from_entity(k).to_json() for k in keys])
 
 

@@ -34,15 +34,31 @@ import httpx
 
 from connect_runtime.testing import wait_until
 
+# Reasons several entries share.
+_INVALID_BODY = ("a body that is missing, empty, not JSON, or not of the endpoint's shape (not an object, a nested "
+                 "value, an unknown field, an unknown initial_state, no config) is the client's error: 400 with a "
+                 "message saying what is wrong; Java answers 500 with Jackson's parser message or a "
+                 "NullPointerException's (or reads no body as null)")
+_WRAPPED_BAD_REQUEST = ("Java's validation runs on another thread and a BadRequestException it raises there (no "
+                        "connector.class, an unknown connector class) reaches the client as a 500 with the exception's "
+                        "class name in front; ours answers the 400 that exception stands for")
+_NULL_CONFIG_VALUE = ("a null config value is refused (400) when a config is created or validated: Java stores a JSON "
+                      "null, which the connector's config parsing meets only when it starts (PATCH's null still "
+                      "removes a key, as on Java)")
+_TOPIC_CREATION_UP_FRONT = ("the topic.creation.* groups are validated and shown with the other keys (a bad "
+                            "replication factor or partition count is an error at once); Java checks them only when "
+                            "the task starts creating topics")
+_JAVA_GARBLED_MESSAGE = ("a transform's invalid setting gets one clear error; Java adds its own NullPointerException's "
+                         "text as a second error for a missing RegexRouter regex, and puts an exception's text where "
+                         "the key's name goes for a bad Cast spec")
+
 DELIBERATE_DIVERGENCES: dict[str, str] = {
     # Each entry: the request's label, and why ours answers differently on purpose; each is also in
     # docs/operations.md, "Differences from Apache Kafka Connect".
     "pause-form": "a request without a body is served whatever its Content-Type says: Java answers 415 "
                   "when a bodiless request is labelled with a non-JSON type, which axios, the usual "
                   "JavaScript HTTP library, does for every PUT and POST",
-    "transport-invalid-body": "a body that is missing, empty, not JSON, or not of the endpoint's shape is the "
-                              "client's error: 400 with a message saying what is wrong; Java answers 500 with "
-                              "Jackson's parser message or a NullPointerException's (or reads no body as null)",
+    "transport-invalid-body": _INVALID_BODY,
     "transport-lone-surrogate": "a string holding an unpaired UTF-16 surrogate cannot be written as UTF-8 (to "
                                 "Kafka, or back in a response): refused with 400 when read; Java takes it in",
     "transport-huge-body": "a body larger than rest.request.max.bytes is refused with 413 before it is read, "
@@ -52,6 +68,33 @@ DELIBERATE_DIVERGENCES: dict[str, str] = {
     "transport-jetty-400": "a request Jetty refuses before Connect sees it (an empty path segment, an encoded "
                            "slash, a Content-Type that is not a media type) gets 400 as on Java, but with "
                            "Connect's JSON error body where Jetty answers an HTML page (or no body)",
+    "connectors-create-array": _INVALID_BODY,
+    "connectors-create-object-value": _INVALID_BODY,
+    "connectors-create-extra-field": _INVALID_BODY,
+    "connectors-create-initial-bad": _INVALID_BODY,
+    "connectors-create-no-config": _INVALID_BODY,
+    "connectors-validate-array": _INVALID_BODY,
+    "connectors-put-array": _INVALID_BODY,
+    "connectors-validate-no-class": _WRAPPED_BAD_REQUEST,
+    "connectors-validate-empty-object": _WRAPPED_BAD_REQUEST,
+    "connectors-validate-unknown-plugin": _WRAPPED_BAD_REQUEST,
+    "connectors-validate-null-value": _NULL_CONFIG_VALUE,
+    "connectors-create-null-value": _NULL_CONFIG_VALUE,
+    "connectors-validate-topic-creation": _TOPIC_CREATION_UP_FRONT,
+    "connectors-validate-topic-creation-bad": _TOPIC_CREATION_UP_FRONT,
+    "connectors-validate-transform-missing-setting": _JAVA_GARBLED_MESSAGE,
+    "connectors-validate-transform-bad-setting": _JAVA_GARBLED_MESSAGE,
+    "connectors-validate-predicate-bad-pattern": "a regular expression that does not compile is described in the "
+                                                 "words of Python's engine, which runs it; Java's describes its own",
+    "connectors-validate-client-overrides": "a client override key (producer.override.* ...) is defined as a string "
+                                            "setting without documentation: the clients here are librdkafka's, whose "
+                                            "settings are not Java's ProducerConfig keys with their types and docs",
+    "connectors-validate-tasks-max-above-limit": "tasks.max above the worker's tasks.max.limit (1000 by default) is "
+                                                 "an error, so that no request can make a connector size that many "
+                                                 "task configs; Java has no limit",
+    "connectors-validate-negative-batch-size": "FileStreamSource's batch.size must be at least 1: with 0 or less "
+                                               "its task would never read a line while reporting RUNNING; Java's "
+                                               "accepts any number",
 }
 """The differences the suite accepts, by request label (or a request's ``divergence``): each one
 deliberate, with its reason."""

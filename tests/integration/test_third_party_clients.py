@@ -542,7 +542,7 @@ def sourcelab_classpath(tmp_path_factory: pytest.TempPathFactory) -> str:
     assert javac is not None, "javac (a JDK) is needed to compile the Maven client's driver"
     classes = tmp_path_factory.mktemp("sourcelab-driver")
     subprocess.run([javac, "-cp", f"{libs}/*", "-d", str(classes), str(DRIVERS / "Driver.java")], check=True,
-                   timeout=120)
+                   timeout=600)  # generous: a loaded 2-core CI machine
     return f"{classes}{os.pathsep}{libs}/*"
 
 

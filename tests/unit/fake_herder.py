@@ -313,7 +313,7 @@ class FakeHerder:
             plugins.append(herder_api.PluginDesc(class_name=converter, type="converter", version="0.1.0"))
         return plugins
 
-    def plugin_config(self, plugin: str) -> list[herder_api.ConfigKeyInfo]:
+    def plugin_config(self, plugin: str, version: str | None = None) -> list[herder_api.ConfigKeyInfo]:
         self._sync()
         if plugin not in (SOURCE_CLASS, "VerifiableSourceConnector", "VerifiableSource"):
             raise NotFoundHttpError(f"Unknown plugin {plugin}.")

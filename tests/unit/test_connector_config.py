@@ -20,6 +20,8 @@ from connect_runtime.config.connector_config import (
     uses_topic_creation,
     validate_topic_creation,
 )
+from connect_runtime.converters.json_converter import JsonConverter
+from connect_runtime.converters.string_converter import StringConverter
 
 BASE = {"name": "orders", "connector.class": "VerifiableSource"}
 
@@ -407,3 +409,29 @@ def test_topic_creation_settings_on_a_worker_without_topic_creation_are_refused_
         "Topic creation is disabled on this worker (topic.creation.enable=false), so the topic.creation.* settings "
         "would have no effect: remove them, or enable topic creation on the workers."])]
     assert validate_topic_creation(BASE, False)[1] == []
+
+
+@pytest.mark.parametrize(("key", "start"), [
+    ("connector.plugin.version", "Version of the connector."),
+    ("key.converter.plugin.version", "Version of the key converter."),
+    ("tasks.max.enforce", "(Deprecated) Whether to enforce that the tasks.max property is respected by the "
+                          "connector. By default, connectors that generate too many tasks will fail, and existing"),
+    ("header.converter", "HeaderConverter class used to convert between Kafka Connect format and the serialized "
+                         "form that is written to Kafka. This controls the format of the header values in messages "
+                         "written to or read from Kafka, and since this is independent of connectors it allows any "
+                         "connector to work with any serialization format. Examples of common formats include JSON "
+                         "and Avro. By default, the SimpleHeaderConverter is used"),
+    ("errors.log.include.messages", "Whether to include in the log the Connect record that resulted in a failure. "
+                                    "For sink records,"),
+])
+def test_documentation_is_kafkas(key: str, start: str) -> None:
+    # GET /connector-plugins/{p}/config and validation results show these texts as Kafka Connect does.
+    assert connector_config_def().keys[key].documentation.startswith(start)
+
+
+def test_converter_documentation_is_kafkas() -> None:
+    docs = {k.name: k.documentation for k in JsonConverter().config_def().keys.values()}
+    assert docs["schemas.enable"] == "Include schemas within each of the serialized values and keys."
+    assert docs["schemas.cache.size"] == "The maximum number of schemas that can be cached in this converter instance."
+    encoding = StringConverter().config_def().keys["converter.encoding"].documentation
+    assert encoding == "The name of the Java character set to use for encoding strings as byte arrays."

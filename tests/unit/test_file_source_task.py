@@ -119,7 +119,7 @@ def test_exactly_once_support_and_one_task() -> None:
 
 def test_validation_matches_java() -> None:
     errors = {v.name: v.errors for v in FileStreamSourceConnector().validate({"topic": ""})}
-    assert errors["topic"] and "String may not be empty" in errors["topic"][0]
+    assert errors["topic"] == ["Invalid value  for configuration topic: String must be non-empty"]
     assert errors["file"] == [] and errors["batch.size"] == []
     errors = {v.name: v.errors for v in FileStreamSourceConnector().validate({"batch.size": "x"})}
     assert errors["topic"] and errors["batch.size"]

@@ -10,10 +10,10 @@ from connect_runtime.cluster.herder_api import ConfigInfos
 from connect_runtime.cluster.validation import ConnectorValidator
 from connect_runtime.config.connector_config import source_connector_config_def
 from connect_runtime.config.worker_config import WorkerConfig
-from connect_runtime.errors import NotFoundHttpError
+from connect_runtime.errors import BadRequestHttpError, NotFoundHttpError
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.types import TargetState
-from connect_runtime.version import satisfies
+from connect_runtime.version import runtime_version, satisfies, version_requirement
 from connect_runtime.worker import worker as worker_module
 from connectors.verifiable.connector import VERSION as VERIFIABLE_VERSION
 
@@ -43,8 +43,10 @@ def test_connector_config_lists_its_own_keys_then_the_24_framework_keys(validato
     assert names == ["topic", "throughput", "complete.record.data", *FRAMEWORK_KEYS]
     assert len(FRAMEWORK_KEYS) == 24
     by_name = {k.name: k for k in keys}
-    assert by_name["key.converter"].default_value == "org.apache.kafka.connect.storage.StringConverter"
-    assert by_name["value.converter"].default_value == "org.apache.kafka.connect.json.JsonConverter"
+    # The definition has no converter defaults, as Java's; validation shows the worker's (below).
+    assert by_name["key.converter"].default_value is None
+    assert by_name["value.converter"].default_value is None
+    assert by_name["header.converter"].default_value is None
     assert by_name["connector.plugin.version"].default_value == VERIFIABLE_VERSION
     assert by_name["tasks.max.enforce"].default_value == "true"
 
@@ -72,6 +74,9 @@ def test_validate_echoes_connector_class_and_shows_framework_defaults(validator:
     assert values["key.converter"][:2] == ("org.apache.kafka.connect.storage.StringConverter", JAVA_CONVERTERS)
     assert values["value.converter"][1] == JAVA_CONVERTERS
     assert values["tasks.max.enforce"][0] == "true"
+    # KIP-891: each converter's version defaults to, and recommends, the installed one's.
+    assert values["key.converter.plugin.version"][:2] == (runtime_version(), [runtime_version()])
+    assert values["header.converter.plugin.version"][:2] == (runtime_version(), [runtime_version()])
     java = validator.validate({"connector.class": "org.apache.kafka.connect.tools.VerifiableSourceConnector",
                                "name": "v", "topic": "t"})
     assert java.name == "org.apache.kafka.connect.tools.VerifiableSourceConnector"
@@ -86,11 +91,36 @@ def test_connector_plugin_version_is_honoured(validator: ConnectorValidator, req
     assert (errors == []) is ok, errors
 
 
-def test_converter_plugin_versions_are_refused(validator: ConnectorValidator) -> None:
+def test_converter_plugin_versions_are_met_by_the_installed_converter_only(validator: ConnectorValidator) -> None:
     infos = validator.validate({"connector.class": "VerifiableSource", "name": "v", "topic": "t",
                                 "value.converter.plugin.version": "3.9.0"})
     (error,) = _by_name(infos)["value.converter.plugin.version"][2]
-    assert "has no version" in error and infos.error_count == 1
+    assert error == (f"Version 3.9.0 of plugin the worker's value.converter is not installed; the installed "
+                     f"version is {runtime_version()}") and infos.error_count == 1
+    infos = validator.validate({"connector.class": "VerifiableSource", "name": "v", "topic": "t",
+                                "key.converter": "JsonConverter", "key.converter.plugin.version": runtime_version(),
+                                "value.converter.plugin.version": f"[{runtime_version()},)"})
+    assert infos.error_count == 0
+
+
+@pytest.mark.parametrize(("spec", "required"), [
+    ("1.0", "[1.0,1.0]"), (" [1.0] ", "[1.0,1.0]"), ("[1.0, 2.0)", "[1.0,2.0)"), ("(,2.0]", "(,2.0]"),
+    ("[bad", None), ("", None), ("1.0]", None), ("[1.0", None)])
+def test_version_requirement_as_java_reads_it(spec: str, required: str | None) -> None:
+    if required is None:
+        with pytest.raises(ValueError):
+            version_requirement(spec)
+    else:
+        assert version_requirement(spec) == required
+
+
+def test_plugin_config_of_a_version_not_installed_is_400(validator: ConnectorValidator) -> None:
+    assert validator.plugin_config("VerifiableSource", f"[{VERIFIABLE_VERSION},{VERIFIABLE_VERSION}]")
+    with pytest.raises(BadRequestHttpError) as raised:
+        validator.plugin_config("VerifiableSource", "[9.9.9,9.9.9]")
+    assert raised.value.message == ("Plugin connectors.verifiable.connector.VerifiableSourceConnector not found "
+                                    f"that matches the version range [9.9.9,9.9.9], available versions: "
+                                    f"[{VERIFIABLE_VERSION}]")
 
 
 def test_version_ranges() -> None:
@@ -162,3 +192,55 @@ def test_built_in_converters_are_listed_by_their_kafka_names(validator: Connecto
     converters = sorted(p.class_name for p in validator.plugin_descs(False) if p.type == "converter")
     assert converters == JAVA_CONVERTERS
     assert all(p.type in ("source", "sink") for p in validator.plugin_descs(True))
+
+
+def test_plugins_are_listed_by_type_then_class_name_with_versions(validator: ConnectorValidator) -> None:
+    # As Java's ConnectorPluginsResource lists them: sinks, sources, transformations, predicates,
+    # converters, header converters; the built-in converters have a version, as Kafka's do.
+    descs = validator.plugin_descs(False)
+    types = [p.type for p in descs]
+    order = ["sink", "source", "transformation", "predicate", "converter", "header_converter"]
+    assert types == sorted(types, key=order.index)
+    for kind in set(types):
+        names = [p.class_name for p in descs if p.type == kind]
+        assert names == sorted(names)
+    assert all(p.version == runtime_version() for p in descs if p.type in ("converter", "header_converter"))
+
+
+def test_validation_shows_no_value_for_one_that_does_not_parse(validator: ConnectorValidator) -> None:
+    # As Kafka's ConfigDef.validate: an unparseable value shows as null, one its validator refuses as parsed.
+    values = _by_name(validator.validate({"connector.class": "VerifiableSource", "name": "v", "topic": "t",
+                                          "tasks.max": "many", "errors.retry.timeout": "-2"}))
+    assert values["tasks.max"][0] is None and values["tasks.max"][2] == [
+        "Invalid value many for configuration tasks.max: Not a number of type INT"]
+    assert values["errors.retry.timeout"][0] == "-2" and values["errors.retry.timeout"][2] != []
+
+
+def test_config_without_connector_class_is_echoed_as_java_prints_its_hash_map(validator: ConnectorValidator) -> None:
+    # The reference's message shows a HashMap copy of the config: {k=v, ...} in its bucket order.
+    with pytest.raises(BadRequestHttpError) as raised:
+        validator.validate({"topic": "diff-validate", "tasks.max": "1"})
+    assert raised.value.message == "Connector config {topic=diff-validate, tasks.max=1} contains no connector type"
+    with pytest.raises(BadRequestHttpError, match=r"^Connector config \{name=n, topic=t\} contains no connector"):
+        validator.validate({"topic": "t", "name": "n"})
+
+
+def test_key_and_value_converter_settings_are_validated_after_the_header_converters(
+        validator: ConnectorValidator) -> None:
+    # Java's validateAllConverterConfigs: the header converter's keys, the key's, then the value's, each only
+    # when the connector names that converter, in the order of Java's ConfigDef.validate (a HashMap's).
+    infos = validator.validate({"connector.class": "VerifiableSource", "name": "v", "topic": "t",
+                                "header.converter": "JsonConverter", "key.converter": "JsonConverter",
+                                "key.converter.schemas.enable": "maybe"})
+    prefixed = [(c.value.name, c.value.value, c.value.errors) for c in infos.configs
+                if c.value.name.startswith(("header.converter.", "key.converter.", "value.converter."))
+                and not c.value.name.endswith(".plugin.version")]
+    java_order = ["decimal.format", "converter.type", "schemas.cache.size", "replace.null.with.default",
+                  "schemas.enable"]
+    assert [n for n, _, _ in prefixed] == [*(f"header.converter.{k}" for k in java_order),
+                                           *(f"key.converter.{k}" for k in java_order)]
+    assert prefixed[6][1:] == ("key", [])
+    assert prefixed[-1][1:] == (None, ["Invalid value maybe for configuration schemas.enable: Expected value to be "
+                                       "either true or false"])
+    assert infos.error_count == 1
+    assert infos.groups[-2:] == ["Serialization", "Schemas"]

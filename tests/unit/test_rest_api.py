@@ -284,6 +284,15 @@ def test_create_connector_without_name(
     assert herder.calls == []
 
 
+def test_create_connector_name_is_trimmed_as_java_trims(client: TestClient, herder: FakeHerder) -> None:
+    # String.trim() strips every character up to the space, control characters included.
+    resp = client.post("/connectors", json={"name": "\u0007 a\tb\u0000\n", "config": {"connector.class": SOURCE_CLASS}})
+    assert resp.status_code == 400  # the tab inside stays, and is refused
+    resp = client.post("/connectors", json={"name": "\u0007a\u001f", "config": {"connector.class": SOURCE_CLASS}})
+    assert resp.status_code == 201, resp.text
+    assert resp.json()["name"] == "a" and resp.json()["config"]["name"] == "a"
+
+
 def test_create_connector_name_with_control_chars(client: TestClient) -> None:
     resp = client.post("/connectors", json={"name": "a\tb", "config": {}})
     assert resp.status_code == 400
@@ -308,10 +317,20 @@ def test_create_connector_without_config(client: TestClient) -> None:
     assert resp.json() == err(400, 'Connector configuration ("config") is missing from the request')
 
 
+def test_create_connector_refuses_unknown_fields_as_jackson_does(client: TestClient, herder: FakeHerder) -> None:
+    resp = client.post("/connectors", json={"name": "a", "config": {"connector.class": SOURCE_CLASS},
+                                            "initial-state": "PAUSED"})
+    assert resp.status_code == 400
+    assert resp.json() == err(400, 'Unrecognized field "initial-state" (class org.apache.kafka.connect.runtime.rest.'
+                                   'entities.CreateConnectorRequest), not marked as ignorable (3 known properties: '
+                                   '"config", "name", "initial_state"])')
+    assert herder.calls == []
+
+
 def test_create_connector_coerces_scalars_like_jackson(client: TestClient, herder: FakeHerder) -> None:
     raw = (
         b'{"name": 42, "config": {"connector.class": "' + SOURCE_CLASS.encode() + b'", '
-        b'"tasks.max": 3, "ratio": 1.50, "big": 1e3, "flag": true, "off": false}, "extra": [1]}'
+        b'"tasks.max": 3, "ratio": 1.50, "big": 1e3, "flag": true, "off": false}}'
     )
     resp = client.post("/connectors", content=raw, headers={"Content-Type": "application/json"})
     assert resp.status_code == 201, resp.text
@@ -930,6 +949,13 @@ def test_plugin_config(client: TestClient) -> None:
             "dependents": [],
         }
     ]
+    # Jackson's order of Java's ConfigKeyInfo: "order" comes last.
+    assert list(resp.json()[0]) == ["name", "type", "required", "default_value", "importance", "documentation",
+                                    "group", "width", "display_name", "dependents", "order"]
+    # ?version= as Java's ConnectorPluginsResource reads it: "latest" is no requirement.
+    assert client.get("/connector-plugins/VerifiableSource/config?version=latest").json() == resp.json()
+    bad = client.get("/connector-plugins/VerifiableSource/config", params={"version": "[bad"})
+    assert bad.status_code == 400 and bad.json() == err(400, "Invalid version specification: [bad")
     resp = client.get("/connector-plugins/Nope/config")
     assert resp.status_code == 404
     assert resp.json() == err(404, "Unknown plugin Nope.")

@@ -130,6 +130,12 @@ def test_missing_type_of_a_listed_alias(validator: ConnectorValidator) -> None:
                                     'value.'],
         "predicates.p.type": ['Missing required configuration "predicates.p.type" which has no default value.'],
     }
+    # Each alias lists its version key all the same, without a default, as Kafka does.
+    versions = {c.definition.name: (c.definition.group, c.definition.default_value, c.value.value)
+                for c in infos.configs if c.definition.name.endswith(".plugin.version")
+                and c.definition.name.startswith(("transforms.", "predicates."))}
+    assert versions == {"transforms.dangler.plugin.version": ("Transforms: dangler", None, None),
+                        "predicates.p.plugin.version": ("Predicates: p", None, None)}
 
 
 def test_bad_types(validator: ConnectorValidator) -> None:
@@ -149,6 +155,16 @@ def test_bad_types(validator: ConnectorValidator) -> None:
         "predicates.p.type": ["Class class connect_runtime.transforms.regex_router.RegexRouter does not implement "
                               "the Predicate interface"],
     }
+    # Kafka's parse of a class value loads the class: one not installed shows no value, another shows the
+    # full name of the class it loaded, as does an alias that resolves.
+    shown = {c.value.name: c.value.value for c in infos.configs}
+    assert shown["transforms.a.type"] is None
+    assert shown["transforms.b.type"] == "connectors.verifiable.connector.VerifiableSourceConnector"
+    aliased = validator.validate({**BASE, "transforms": "f", "transforms.f.type": "Filter",
+                                  "key.converter": "JsonConverter"})
+    shown = {c.value.name: c.value.value for c in aliased.configs}
+    assert shown["transforms.f.type"] == "org.apache.kafka.connect.transforms.Filter"
+    assert shown["key.converter"] == "org.apache.kafka.connect.json.JsonConverter"
 
 
 def test_duplicate_aliases(validator: ConnectorValidator) -> None:
