@@ -49,7 +49,17 @@ from typing import Any
 # bench/ first: importing _common puts this tree on sys.path and PYTHONPATH (the worker children's).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import httpx
-from _common import add_bootstrap_argument, broker, configure_logging
+from _common import (
+    Connection,
+    GetConnection,
+    Latencies,
+    add_bootstrap_argument,
+    broker,
+    configure_logging,
+    load,
+    summary,
+    verifiable_config,
+)
 
 from connect_runtime.testing.cluster import WorkerProcess, config_records, wait_until
 from connect_runtime.testing.local_kafka import free_port
@@ -79,54 +89,6 @@ async def root() -> JSONResponse:
 uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)
 """
 
-Latencies = list[float]
-
-
-def summary(latencies: Latencies, wall_s: float | None = None) -> dict[str, Any]:
-    """count, p50/p99/max in ms (nearest rank), and requests/s over ``wall_s``."""
-    ordered = sorted(latencies)
-    if not ordered:
-        return {"count": 0}
-
-    def rank(q: float) -> float:
-        return ordered[min(len(ordered) - 1, max(0, int(q * len(ordered) + 0.5) - 1))] * 1000
-
-    out: dict[str, Any] = {"count": len(ordered), "p50_ms": round(rank(0.50), 2),
-                           "p99_ms": round(rank(0.99), 2), "max_ms": round(ordered[-1] * 1000, 2)}
-    if wall_s:
-        out["requests_per_s"] = round(len(ordered) / wall_s, 1)
-    return out
-
-
-class Connection:
-    """One keep-alive HTTP/1.1 connection sending GETs: just enough client to measure a server."""
-
-    def __init__(self, base_url: str) -> None:
-        host, _, port = base_url.removeprefix("http://").partition(":")
-        self._host, self._port = host, int(port or 80)
-        self._reader: asyncio.StreamReader | None = None
-        self._writer: asyncio.StreamWriter | None = None
-
-    async def get(self, path: str) -> tuple[int, bytes]:
-        if self._writer is None:
-            self._reader, self._writer = await asyncio.open_connection(self._host, self._port)
-        assert self._reader is not None
-        self._writer.write(f"GET {path} HTTP/1.1\r\nHost: {self._host}\r\nAccept: application/json\r\n\r\n"
-                           .encode())
-        head = await self._reader.readuntil(b"\r\n\r\n")
-        lines = head.split(b"\r\n")
-        status = int(lines[0].split()[1])
-        length = next((int(line.split(b":", 1)[1]) for line in lines[1:]
-                       if line.lower().startswith(b"content-length:")), None)
-        if length is None:
-            raise RuntimeError(f"no Content-Length in the answer to GET {path}: {head!r}")
-        return status, await self._reader.readexactly(length)
-
-    async def close(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
-
 
 class HttpxConnection:
     """The same interface on httpx, one client per connection (``--httpx``)."""
@@ -142,37 +104,7 @@ class HttpxConnection:
         await self._http.aclose()
 
 
-_CONNECTION: type[Connection] | type[HttpxConnection] = Connection
-
-
-async def load(base_url: str, paths: Callable[[int], str], clients: int, requests: int) -> dict[str, Any]:
-    """``clients`` concurrent clients sending ``requests`` GETs in all; the i-th request goes to ``paths(i)``."""
-    latencies: Latencies = []
-    counter = iter(range(requests))
-    errors: list[str] = []
-    connections = [_CONNECTION(base_url) for _ in range(clients)]
-
-    async def one_client(conn: Connection | HttpxConnection) -> None:
-        for i in counter:
-            started = time.perf_counter()
-            status, body = await conn.get(paths(i))
-            latencies.append(time.perf_counter() - started)
-            if status != 200 and len(errors) < 5:
-                errors.append(f"{status} {body[:200]!r}")
-
-    try:
-        # Connect and warm up first: connection set-up is not what is measured.
-        await asyncio.gather(*(conn.get(paths(0)) for conn in connections))
-        wall = time.perf_counter()
-        await asyncio.gather(*(one_client(conn) for conn in connections))
-        wall = time.perf_counter() - wall
-    finally:
-        await asyncio.gather(*(conn.close() for conn in connections))
-    result = summary(latencies, wall)
-    result["clients"] = clients
-    if errors:
-        result["errors"] = errors
-    return result
+_CONNECTION: Callable[[str], GetConnection] = Connection
 
 
 class Readers:
@@ -189,7 +121,7 @@ class Readers:
     async def start(self) -> None:
         self._tasks = [asyncio.create_task(self._run(i, conn)) for i, conn in enumerate(self._connections)]
 
-    async def _run(self, offset: int, conn: Connection | HttpxConnection) -> None:
+    async def _run(self, offset: int, conn: GetConnection) -> None:
         i = offset
         while not self._stopping.is_set():
             started = time.perf_counter()
@@ -208,11 +140,6 @@ class Readers:
         if self._errors:
             result["errors"] = self._errors
         return result
-
-
-def _verifiable(topic: str, tasks: int = 1, throughput: int = 1) -> dict[str, str]:
-    return {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": str(tasks),
-            "throughput": str(throughput)}
 
 
 def _all_running(http: httpx.Client, name: str, tasks: int) -> bool:
@@ -247,7 +174,7 @@ async def measure_cycles(url: str, topic: str, cycles: int, readers: int, paths:
             for i in range(cycles):
                 name = f"cycle-{i}-{uuid.uuid4().hex[:4]}"
                 started = time.perf_counter()
-                resp = http.post("/connectors", json={"name": name, "config": _verifiable(topic)})
+                resp = http.post("/connectors", json={"name": name, "config": verifiable_config(topic)})
                 create.append(time.perf_counter() - started)
                 if resp.status_code != 201:
                     raise RuntimeError(f"create {name}: {resp.status_code} {resp.text}")
@@ -282,7 +209,7 @@ async def measure_fencing(url: str, bootstrap: str, config_topic: str, tasks: in
     topic = new_topic(bootstrap, partitions=1)
     name = f"fenced-{uuid.uuid4().hex[:4]}"
     with httpx.Client(base_url=url, timeout=120) as http:
-        resp = http.post("/connectors", json={"name": name, "config": _verifiable(topic, tasks, 1)})
+        resp = http.post("/connectors", json={"name": name, "config": verifiable_config(topic, tasks, 1)})
         if resp.status_code != 201:
             raise RuntimeError(f"create {name}: {resp.status_code} {resp.text}")
         wait_until(lambda: _all_running(http, name, tasks), 300, interval_s=0.5, message=f"{tasks} tasks running")
@@ -294,7 +221,7 @@ async def measure_fencing(url: str, bootstrap: str, config_topic: str, tasks: in
             # A new config means new task configs: the leader fences all `tasks` producers of the
             # previous generation before any task of the new one may start.
             resp = await asyncio.to_thread(http.put, f"/connectors/{name}/config",
-                                           json={**_verifiable(topic, tasks, 2), "name": name})
+                                           json={**verifiable_config(topic, tasks, 2), "name": name})
             if resp.status_code != 200:
                 raise RuntimeError(f"reconfigure {name}: {resp.status_code} {resp.text}")
             # The new generation's task-count record is written once its fencing round is done.
@@ -317,9 +244,9 @@ async def run(args: argparse.Namespace, bootstrap: str, workdir: Path) -> dict[s
     try:
         log.info("floor: trivial FastAPI app at %s", floor_url)
         result["floor"] = await load(floor_url, lambda i: f"/connectors/c{i % 100}/status", args.clients,
-                                     args.requests)
+                                     args.requests, _CONNECTION)
         result["floor_sequential"] = await load(floor_url, lambda i: "/connectors/c/status", 1,
-                                                args.requests // 3)
+                                                args.requests // 3, _CONNECTION)
     finally:
         floor_proc.terminate()
         floor_proc.wait(30)
@@ -332,7 +259,7 @@ async def run(args: argparse.Namespace, bootstrap: str, workdir: Path) -> dict[s
         names = [f"conn-{i:03d}" for i in range(args.connectors)]
         with httpx.Client(base_url=worker.url, timeout=120) as http:
             for i, name in enumerate(names):
-                body: dict[str, Any] = {"name": name, "config": _verifiable(topic)}
+                body: dict[str, Any] = {"name": name, "config": verifiable_config(topic)}
                 if i >= args.running:
                     body["initial_state"] = "PAUSED"
                 resp = http.post("/connectors", json=body)
@@ -346,12 +273,13 @@ async def run(args: argparse.Namespace, bootstrap: str, workdir: Path) -> dict[s
         def status_path(i: int) -> str:
             return f"/connectors/{names[i % len(names)]}/status"
 
-        result["status"] = await load(worker.url, status_path, args.clients, args.requests)
-        result["status_sequential"] = await load(worker.url, status_path, 1, args.requests // 3)
+        result["status"] = await load(worker.url, status_path, args.clients, args.requests, _CONNECTION)
+        result["status_sequential"] = await load(worker.url, status_path, 1, args.requests // 3, _CONNECTION)
         result["list_expand_status"] = await load(worker.url, lambda i: "/connectors?expand=status",
-                                                  args.clients, max(args.clients * 4, args.requests // 10))
+                                                  args.clients, max(args.clients * 4, args.requests // 10),
+                                                  _CONNECTION)
         result["config"] = await load(worker.url, lambda i: f"/connectors/{names[i % len(names)]}/config",
-                                      args.clients, args.requests)
+                                      args.clients, args.requests, _CONNECTION)
         log.info("create/delete cycles")
         result.update(await measure_cycles(worker.url, topic, args.cycles, args.cycle_readers, status_path))
         if args.fencing_tasks > 0:

@@ -31,6 +31,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from connect_runtime.cluster.herder_api import ConnectorInfo, ConnectorStateInfo, ExpandedConnector, StateInfo
 from connect_runtime.errors import BadRequestHttpError
 from connect_runtime.types import ConnectorOffset, TargetState
 from rest.json_input import decode_json
@@ -409,14 +410,51 @@ class ConnectorStateInfoModel(ConnectModel):
 
 
 class ConnectorExpansion(ConnectModel):
-    """One value of ``GET /connectors?expand=...``: only the requested keys are present."""
+    """One value of ``GET /connectors?expand=...``: only the requested keys are present.
+
+    The endpoint renders with :func:`expanded_connector_json`; this model documents the shape.
+    """
 
     status: ConnectorStateInfoModel | None = None
     info: ConnectorInfoModel | None = None
 
-    def to_json(self) -> Any:
-        """Render without the expansions that were not requested."""
-        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+def _state_json(state: StateInfo, out: dict[str, Any]) -> dict[str, Any]:
+    """``out`` completed as :class:`_StateModel` renders ``state``."""
+    out["state"] = state.state
+    out["worker_id"] = state.worker_id
+    if state.version not in (None, "", UNDEFINED_VERSION):
+        out["version"] = state.version
+    if state.trace:
+        out["trace"] = state.trace
+    return out
+
+
+def connector_status_json(status: ConnectorStateInfo) -> dict[str, Any]:
+    """What ``ConnectorStateInfoModel.from_entity(status).to_json()`` gives, without pydantic.
+
+    A list with ``expand`` renders hundreds of statuses per request, and validating entities from
+    their attributes costs tens of microseconds each; a unit test keeps the two renderings equal.
+    """
+    return {"name": status.name, "connector": _state_json(status.connector, {}),
+            "tasks": [_state_json(task, {"id": task.id}) for task in status.tasks], "type": status.type}
+
+
+def connector_info_json(info: ConnectorInfo) -> dict[str, Any]:
+    """What ``ConnectorInfoModel.from_entity(info).to_json()`` gives, without pydantic (see
+    :func:`connector_status_json`)."""
+    return {"name": info.name, "config": dict(info.config),
+            "tasks": [{"connector": task.connector, "task": task.task} for task in info.tasks], "type": info.type}
+
+
+def expanded_connector_json(entry: ExpandedConnector) -> dict[str, Any]:
+    """One value of ``GET /connectors?expand=...``: ``status`` then ``info``, each only when present."""
+    out: dict[str, Any] = {}
+    if entry.status is not None:
+        out["status"] = connector_status_json(entry.status)
+    if entry.info is not None:
+        out["info"] = connector_info_json(entry.info)
+    return out
 
 
 class PluginInfoModel(ConnectModel):

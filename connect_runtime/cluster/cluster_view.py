@@ -17,12 +17,19 @@ from concurrent.futures import Future
 from typing import TypeVar
 
 from connect_runtime.api.connector import SourceConnector
-from connect_runtime.cluster.herder_api import ConnectorInfo, ConnectorStateInfo, StateInfo, TaskInfo, TaskStateInfo
+from connect_runtime.cluster.herder_api import (
+    ConnectorInfo,
+    ConnectorStateInfo,
+    ExpandedConnector,
+    StateInfo,
+    TaskInfo,
+    TaskStateInfo,
+)
 from connect_runtime.errors import NotFoundHttpError
 from connect_runtime.futures import deferred
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage.config_store import ClusterConfigState, KafkaConfigBackingStore
-from connect_runtime.storage.status_store import KafkaStatusBackingStore, State
+from connect_runtime.storage.status_store import ConnectorStatus, KafkaStatusBackingStore, State, TaskStatus
 from connect_runtime.types import ConnectorTaskId
 
 T = TypeVar("T")
@@ -95,18 +102,21 @@ class ClusterView:
         state = self.snapshot()
         if not state.contains(name):
             raise NotFoundHttpError(f"No status found for connector {name}")
-        status = self._status_store.get_connector(name)
+        by_id = {s.id: s for s in self._status_store.get_all_tasks(name)}
+        return self._status_in(state, name, self._status_store.get_connector(name), by_id)
+
+    def _status_in(self, state: ClusterConfigState, name: str, status: ConnectorStatus | None,
+                   task_statuses: Mapping[ConnectorTaskId, TaskStatus]) -> ConnectorStateInfo:
+        """A listed connector's status, from its status record and (at least) its tasks' records."""
         if status is None:
             conn = StateInfo(State.UNASSIGNED, self._worker_id, None)
         else:
             conn = StateInfo(status.state, status.worker_id, status.trace, version=status.version)
-        count = len(state.tasks(name))
-        by_id = {s.id.task: s for s in self._status_store.get_all_tasks(name) if s.id.task < count}
         tasks = []
-        for i in range(count):
-            s = by_id.get(i)
-            tasks.append(TaskStateInfo(s.state, s.worker_id, s.trace, i, version=s.version) if s is not None
-                         else TaskStateInfo(State.UNASSIGNED, self._worker_id, None, i))
+        for task in state.tasks(name):
+            s = task_statuses.get(task)
+            tasks.append(TaskStateInfo(s.state, s.worker_id, s.trace, task.task, version=s.version) if s is not None
+                         else TaskStateInfo(State.UNASSIGNED, self._worker_id, None, task.task))
         return ConnectorStateInfo(name, conn, tasks, self.connector_type(state.connector_configs[name]))
 
     def _task_status_now(self, task: ConnectorTaskId) -> TaskStateInfo:
@@ -124,6 +134,24 @@ class ClusterView:
 
     def connector_info(self, name: str) -> Future[ConnectorInfo]:
         return self.read(lambda: self.info(self.snapshot(), name))
+
+    def connectors_expanded(self, status: bool, info: bool) -> Future[dict[str, ExpandedConnector]]:
+        def run() -> dict[str, ExpandedConnector]:
+            state = self.snapshot()
+            # One copy of the statuses for all connectors, taken after the snapshot as a single
+            # connector's read does.
+            connector_statuses, task_statuses = self._status_store.statuses() if status else ({}, {})
+            out = {}
+            for name in state.connectors():
+                entry = ExpandedConnector()
+                if status:
+                    entry.status = self._status_in(state, name, connector_statuses.get(name), task_statuses)
+                if info:
+                    entry.info = self.info(state, name)
+                out[name] = entry
+            return out
+
+        return self.read(run)
 
     def connector_config(self, name: str) -> Future[dict[str, str]]:
         def run() -> dict[str, str]:

@@ -48,6 +48,7 @@ from connect_runtime.cluster.herder_api import (
     ConnectorInfo,
     ConnectorStateInfo,
     Created,
+    ExpandedConnector,
     LoggerLevelInfo,
     PluginDesc,
     SessionKeyInfo,
@@ -587,6 +588,9 @@ class DistributedHerder:
 
     def connector_info(self, name: str) -> Future[ConnectorInfo]:
         return self._view.connector_info(name)
+
+    def connectors_expanded(self, status: bool, info: bool) -> Future[dict[str, ExpandedConnector]]:
+        return self._view.connectors_expanded(status, info)
 
     def connector_config(self, name: str) -> Future[dict[str, str]]:
         return self._view.connector_config(name)

@@ -63,6 +63,14 @@ class ConnectorStateInfo:
 
 
 @dataclass(slots=True)
+class ExpandedConnector:
+    """One connector of ``GET /connectors?expand=...``: its status and/or info, None when not asked for."""
+
+    status: ConnectorStateInfo | None = None
+    info: ConnectorInfo | None = None
+
+
+@dataclass(slots=True)
 class PluginDesc:
     """``GET /connector-plugins`` entry."""
 
@@ -171,6 +179,12 @@ class Herder(Protocol):
 
     def connector_info(self, name: str) -> Future[ConnectorInfo]:
         """Config and task ids of a connector; NotFoundHttpError if unknown."""
+        ...
+
+    def connectors_expanded(self, status: bool, info: bool) -> Future[dict[str, ExpandedConnector]]:
+        """Every connector, by name in name order, with its status (``status``) and/or its info (``info``),
+        all from one config snapshot: ``GET /connectors?expand=...`` in one read rather than one or two
+        per connector."""
         ...
 
     def connector_config(self, name: str) -> Future[dict[str, str]]:

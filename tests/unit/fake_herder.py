@@ -151,6 +151,12 @@ class FakeHerder:
     def connector_info(self, name: str) -> Future[herder_api.ConnectorInfo]:
         return self._future(lambda: self._info(name))
 
+    def connectors_expanded(self, status: bool, info: bool) -> Future[dict[str, herder_api.ExpandedConnector]]:
+        return self._future(lambda: {
+            name: herder_api.ExpandedConnector(self._status(name) if status else None,
+                                               self._info(name) if info else None)
+            for name in sorted(self.connectors_by_name)})
+
     def connector_config(self, name: str) -> Future[dict[str, str]]:
         return self._future(lambda: dict(self._get(name).config))
 

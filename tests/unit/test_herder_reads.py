@@ -6,6 +6,7 @@ No broker: the herder is built without ``__init__`` and given fake stores (only 
 
 from __future__ import annotations
 
+import threading
 from types import SimpleNamespace
 from typing import Any
 
@@ -16,7 +17,7 @@ from connect_runtime.cluster.herder import DistributedHerder
 from connect_runtime.cluster.herder_api import ConnectorInfo, ConnectorStateInfo, StateInfo, TaskInfo, TaskStateInfo
 from connect_runtime.errors import NotFoundHttpError
 from connect_runtime.storage.config_store import ClusterConfigState
-from connect_runtime.storage.status_store import ConnectorStatus, TaskStatus
+from connect_runtime.storage.status_store import ConnectorStatus, KafkaStatusBackingStore, TaskStatus
 from connect_runtime.types import ConnectorTaskId
 from connectors.verifiable.connector import VerifiableSourceConnector
 
@@ -39,6 +40,11 @@ class _StatusStore:
     def __init__(self) -> None:
         self.connectors: dict[str, ConnectorStatus] = {}
         self.tasks: dict[ConnectorTaskId, TaskStatus] = {}
+        self.reads: list[str] = []
+
+    def statuses(self) -> tuple[dict[str, ConnectorStatus], dict[ConnectorTaskId, TaskStatus]]:
+        self.reads.append("statuses")
+        return dict(self.connectors), dict(self.tasks)
 
     def get_connector(self, connector: str) -> ConnectorStatus | None:
         return self.connectors.get(connector)
@@ -47,6 +53,7 @@ class _StatusStore:
         return self.tasks.get(task)
 
     def get_all_tasks(self, connector: str) -> list[TaskStatus]:
+        self.reads.append(f"get_all_tasks {connector}")
         return sorted((s for t, s in self.tasks.items() if t.connector == connector), key=lambda s: s.id.task)
 
 
@@ -83,8 +90,11 @@ def test_reads_wait_for_the_start_up_read_then_complete() -> None:
     info = herder.connector_info("c")
     missing = herder.connector_status("nope")
     assert not names.done() and not info.done() and not missing.done()
+    expanded = herder.connectors_expanded(True, True)
+    assert not expanded.done()
     herder._open_reads()
     assert names.result(0) == ["c"]
+    assert expanded.result(0)["c"].info == info.result(0)
     assert info.result(0).name == "c"
     with pytest.raises(NotFoundHttpError, match="No status found for connector nope"):
         missing.result(0)
@@ -110,6 +120,38 @@ def test_reads_complete_at_once_with_the_snapshot() -> None:
         [TaskStateInfo("UNASSIGNED", WORKER, None, 0), TaskStateInfo("FAILED", "w2:8083", "boom", 1)],
         "source")
     assert herder.task_status(ConnectorTaskId("c", 1)).result(0) == TaskStateInfo("FAILED", "w2:8083", "boom", 1)
+
+
+def _two_connectors(herder: DistributedHerder, status: _StatusStore) -> None:
+    """Connectors ``b`` (no tasks, PAUSED, a status with a version) and ``c`` (as ``_state``, task 1 FAILED)."""
+    state = _state()
+    two = ClusterConfigState(offset=6, connector_configs={**state.connector_configs, "b": {**CONFIG, "name": "b"}},
+                             task_configs=state.task_configs, task_counts=state.task_counts)
+    herder._view._config_store = SimpleNamespace(snapshot=lambda: two)  # type: ignore[assignment]
+    status.connectors["b"] = ConnectorStatus("b", "PAUSED", None, "w2:8083", 1, "1.0")
+    status.connectors["c"] = ConnectorStatus("c", "RUNNING", None, "w2:8083", 3)
+    status.tasks[ConnectorTaskId("c", 1)] = TaskStatus(ConnectorTaskId("c", 1), "FAILED", "boom", "w2:8083", 3)
+    # A record of a task beyond the current count (a config with fewer tasks since) is not listed.
+    status.tasks[ConnectorTaskId("c", 2)] = TaskStatus(ConnectorTaskId("c", 2), "RUNNING", None, "w2:8083", 2)
+
+
+@pytest.mark.parametrize(("with_status", "with_info"), [(True, True), (True, False), (False, True), (False, False)])
+def test_connectors_expanded_is_every_connectors_status_and_info_in_one_read(with_status: bool,
+                                                                             with_info: bool) -> None:
+    herder, status, _ = _herder(started=True)
+    _two_connectors(herder, status)
+
+    expanded = herder.connectors_expanded(with_status, with_info).result(0)
+
+    assert list(expanded) == ["b", "c"]
+    for name, entry in expanded.items():
+        assert entry.status == (herder.connector_status(name).result(0) if with_status else None)
+        assert entry.info == (herder.connector_info(name).result(0) if with_info else None)
+    assert expanded["c"].status is None or [t.state for t in expanded["c"].status.tasks] == ["UNASSIGNED", "FAILED"]
+    # The statuses of all connectors come from one copy of the store, not one scan per connector.
+    status.reads.clear()
+    herder.connectors_expanded(with_status, with_info).result(0)
+    assert status.reads == (["statuses"] if with_status else [])
 
 
 @pytest.mark.parametrize(
@@ -138,3 +180,35 @@ def test_connector_type_is_resolved_once_per_class() -> None:
     assert herder._view.connector_type({"connector.class": "Unknown"}) == "unknown"
     assert herder._view.connector_type({"connector.class": "Unknown"}) == "unknown"
     assert plugins.lookups == 3  # an unknown class is looked up again: it may become importable
+
+
+class _Record:
+    """The parts of a confluent-kafka ``Message`` the status store reads."""
+
+    def __init__(self, key: str, value: bytes) -> None:
+        self._key, self._value = key.encode(), value
+
+    def key(self) -> bytes:
+        return self._key
+
+    def value(self) -> bytes:
+        return self._value
+
+
+def test_status_store_copies_every_status_at_once() -> None:
+    store = object.__new__(KafkaStatusBackingStore)  # no log, no producer: only the cache is used
+    store._lock, store._connectors, store._tasks = threading.Lock(), {}, {}
+    store.worker_listener = None
+    for key, value in [("status-connector-c", b'{"state":"RUNNING","trace":null,"worker_id":"w","generation":2}'),
+                       ("status-task-c-0", b'{"state":"FAILED","trace":"boom","worker_id":"w","generation":2}'),
+                       ("status-connector-d", b'{"state":"PAUSED","trace":null,"worker_id":"w","generation":1}')]:
+        store._on_record(_Record(key, value))  # type: ignore[arg-type]
+
+    connectors, tasks = store.statuses()
+
+    assert connectors == {"c": store.get_connector("c"), "d": store.get_connector("d")}
+    assert tasks == {ConnectorTaskId("c", 0): store.get_task(ConnectorTaskId("c", 0))}
+    assert tasks[ConnectorTaskId("c", 0)].state == "FAILED" and connectors["d"].state == "PAUSED"
+    connectors.clear()
+    tasks.clear()
+    assert store.get_connector("c") is not None and store.get_all_tasks("c")  # copies: the cache is untouched
