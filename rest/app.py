@@ -82,8 +82,10 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
     )
     app.state.connect_context = context
     _use_connect_error_schema(app)
-    install_exception_handlers(app)
+    # The catch-all is added after (so around) Jersey's rules: an error raised while they read a body
+    # (one over the size limit) gets its Connect error body too.
     app.add_middleware(JerseyRulesMiddleware)
+    install_exception_handlers(app)
     if regular:
         app.include_router(root.router)
         app.include_router(connectors.router)

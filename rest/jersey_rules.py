@@ -176,11 +176,17 @@ class JerseyRulesMiddleware(HttpMiddleware):
         return None, receive
 
 
+#: Stands for a route when there is no router to find the real one in.
+_UNKNOWN_ROUTE = BaseRoute()
+
+
 def _routes(scope: Scope, methods: Iterable[str]) -> dict[str, BaseRoute]:
     """The route serving each of ``methods`` at the request's path (those some route serves)."""
     router = getattr(scope.get("app"), "router", None)
     if router is None:
-        return {}
+        # No router to ask (the app wrapped or mounted): count every method as served, so that rules
+        # that only apply to served requests (authentication, 415, 406) fail closed.
+        return {method: _UNKNOWN_ROUTE for method in methods}
     found: dict[str, BaseRoute] = {}
     for method in methods:
         probe = {**scope, "method": method}

@@ -4,6 +4,8 @@ requests against Java Kafka Connect are in tests/integration/test_rest_diff_tran
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from fake_herder import SOURCE_CLASS, FakeConnector, FakeHerder, err
 from fastapi.testclient import TestClient
@@ -132,3 +134,25 @@ def test_a_content_type_that_is_not_a_media_type_is_400_before_anything_else(cli
             assert resp.json() == err(400, "HTTP 400 Bad Request"), (content_type, method, path)
     resp = client.put("/connectors/nope/pause", headers={"Content-Type": "application/json;;"})
     assert resp.status_code == 404  # empty parameters are fine
+
+
+def test_a_body_over_the_limit_read_for_its_media_type_is_413(herder: FakeHerder) -> None:
+    # The 415 rule reads the first chunk of a non-JSON body to learn whether there is one: a chunk over
+    # rest.request.max.bytes gets the size limit's 413 with Connect's body, not a bare 500.
+    from rest.app import create_app
+
+    def big_chunk() -> Iterator[bytes]:
+        yield b"x" * 5000
+
+    with TestClient(create_app(herder, max_request_bytes=1000), raise_server_exceptions=False) as small:
+        resp = small.post("/connectors", content=big_chunk(), headers={"Content-Type": "text/plain"})
+    assert resp.status_code == 413, resp.text
+    assert resp.json()["error_code"] == 413
+
+
+def test_without_a_router_to_ask_every_request_counts_as_served() -> None:
+    # Rules for served requests only (Basic authentication among them) must fail closed.
+    from rest.jersey_rules import is_served
+
+    scope = {"type": "http", "method": "GET", "path": "/connectors", "app": object()}
+    assert is_served(scope)
