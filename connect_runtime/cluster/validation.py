@@ -37,6 +37,9 @@ from connect_runtime.version import UNDEFINED_VERSION, plugin_version, satisfies
 
 logger = logging.getLogger(__name__)
 
+#: The package of the runtime's own plugins (converters), which validation may configure.
+_BUILT_IN = "connect_runtime."
+
 EXACTLY_ONCE_SUPPORT = "exactly.once.support"
 TRANSACTION_BOUNDARY = "transaction.boundary"
 
@@ -191,8 +194,8 @@ class ConnectorValidator:
         """Add the own keys of each converter the connector names, prefixed ``<kind>.converter.``, with
         their verdicts (Java's ``validateAllConverterConfigs``: the header converter's, the key's, then
         the value's; only for a converter the connector names and that passed its own checks). Besides the
-        converter's ConfigDef, ``configure`` is tried so a setting it refuses (e.g. an unknown
-        ``converter.encoding``) is an error here rather than a failed task."""
+        converter's ConfigDef, a built-in converter's ``configure`` is tried so a setting it refuses (e.g.
+        an unknown ``converter.encoding``) is an error here rather than a failed task."""
         for kind in ("header", "key", "value"):
             key_name = f"{kind}.converter"
             verdict, version = values.get(key_name), values.get(key_name + PLUGIN_VERSION_SUFFIX)
@@ -206,7 +209,7 @@ class ConnectorValidator:
         key_name = f"{kind}.converter"
         prefix = key_name + "."
         settings: dict[str, Any] = {k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix)}
-        settings.setdefault(CONVERTER_TYPE_CONFIG, kind)
+        settings[CONVERTER_TYPE_CONFIG] = kind  # as the worker configures it (Java's Plugins.newConverter)
         what = f"{kind} converter"
         converter: Converter | HeaderConverter
         try:
@@ -216,7 +219,9 @@ class ConnectorValidator:
         except Exception as e:
             logger.exception("Failed to validate the settings of %s %s", what, name)
             return _with_errors(infos, props, {key_name: f"Failed to perform config validation for {what}: {e}"})
-        if not any(cv.errors for cv in checked.values()):
+        # Only a built-in converter is configured here: a plugin's configure may open clients (a schema
+        # registry's), which a converter cannot be asked to close; Java checks only the ConfigDef.
+        if not any(cv.errors for cv in checked.values()) and type(converter).__module__.startswith(_BUILT_IN):
             try:
                 if isinstance(converter, HeaderConverter) and kind == "header":
                     converter.configure(settings)

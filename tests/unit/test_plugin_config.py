@@ -244,3 +244,28 @@ def test_key_and_value_converter_settings_are_validated_after_the_header_convert
                                        "either true or false"])
     assert infos.error_count == 1
     assert infos.groups[-2:] == ["Serialization", "Schemas"]
+
+
+def test_only_a_built_in_converter_is_configured_by_validation(validator: ConnectorValidator,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # A plugin converter's configure may open clients it has no way to close: validation checks only its
+    # ConfigDef, as Java's does; a built-in one is also configured, so a setting it refuses is an error.
+    from connect_runtime.converters.json_converter import JsonConverter
+
+    configured: list[dict[str, object]] = []
+
+    class PluginConverter(JsonConverter):
+        def configure(self, configs: dict[str, object], is_key: bool) -> None:  # type: ignore[override]
+            configured.append(dict(configs))
+            raise RuntimeError("would connect to a registry")
+
+    built_in = validator._plugins.converter
+    monkeypatch.setattr(validator._plugins, "converter",
+                        lambda name: PluginConverter if name == "JsonConverter" else built_in(name))
+    config = {"connector.class": "VerifiableSource", "name": "v", "topic": "t"}
+    infos = validator.validate({**config, "value.converter": "JsonConverter"})
+    errors = {c.value.name: c.value.errors for c in infos.configs if c.value.errors}
+    assert configured == [] and errors == {}
+    infos = validator.validate({**config, "value.converter": "StringConverter",
+                                "value.converter.converter.encoding": "no-such-charset"})
+    assert infos.error_count == 1
