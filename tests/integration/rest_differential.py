@@ -36,6 +36,18 @@ DELIBERATE_DIVERGENCES: dict[str, str] = {
     "pause-form": "a request without a body is served whatever its Content-Type says: Java answers 415 "
                   "when a bodiless request is labelled with a non-JSON type, which axios, the usual "
                   "JavaScript HTTP library, does for every PUT and POST",
+    "lifecycle-missing-topic-status": "a source task whose topic does not exist (and may not be created) fails "
+                                      "at once saying so; Java's task stays RUNNING while its records wait "
+                                      "for a topic that will not come",
+    "lifecycle-offsets-patch-partition-not-map": "an offsets body of the wrong shape is the client's error: 400 "
+                                                 "with Jackson's words (Java: 500, its mapping error)",
+    "lifecycle-offsets-patch-nested-offset": "an offset value that is not a primitive is the client's error: "
+                                             "400 with Java's message (Java: 500)",
+    "lifecycle-offsets-patch-missing-partition": "an offset without a partition is refused for every connector "
+                                                 "(400), not left to the plugin: Java hands it a null partition, "
+                                                 "and one that does not check writes a key naming nothing",
+    "lifecycle-loggers-put-empty-level": "an empty level is an invalid level like any other: 404 'invalid log "
+                                         "level' (Java: 500, log4j throws on the empty name)",
 }
 """The differences the suite accepts, by request label: each one deliberate, with its reason."""
 
