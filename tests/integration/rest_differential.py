@@ -40,7 +40,8 @@ DELIBERATE_DIVERGENCES: dict[str, str] = {
                                       "at once saying so; Java's task stays RUNNING while its records wait "
                                       "for a topic that will not come",
     "lifecycle-offsets-patch-partition-not-map": "an offsets body of the wrong shape is the client's error: 400 "
-                                                 "with Jackson's words (Java: 500, its mapping error)",
+                                                 "with Jackson's words, without the line and column Java adds "
+                                                 "to its 500",
     "lifecycle-offsets-patch-nested-offset": "an offset value that is not a primitive is the client's error: "
                                              "400 with Java's message (Java: 500)",
     "lifecycle-offsets-patch-missing-partition": "an offset without a partition is refused for every connector "
