@@ -44,6 +44,7 @@ _.reset_offsets  # ConnectClient (docs/plugins.md)
 _.wait_running  # ConnectClient (docs/plugins.md, scaffold templates)
 _.wait_task_state  # ConnectClient
 _.ensure_connect_jars  # testing.java_connect: the java_connect fixture and bench/java_connect_throughput.py
+_.ensure_basic_auth_jar  # testing.java_connect: tests/integration/test_rest_diff_basic_auth.py
 _.wait_deleted  # ConnectClient
 _.commits  # FakeTransactionContext: what a test asserts on
 _.aborts  # FakeTransactionContext: what a test asserts on

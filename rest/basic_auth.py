@@ -11,12 +11,14 @@ and name the credentials in the worker file, one of:
   ``-Djava.security.auth.login.config``): its ``KafkaConnect`` entry must use Kafka's
   ``PropertyFileLoginModule`` with a ``file`` option, whose file is then read as above.
 
-Every request then needs ``Authorization: Basic <base64(user:password)>``; a missing, malformed or
-wrong one is answered 401 with Java's body ``User cannot access the resource.`` (and, as Java, no
-``WWW-Authenticate`` challenge). The internal worker-to-worker endpoints (``POST
-/connectors/{c}/tasks``, ``PUT /connectors/{c}/fence``) are exempt, as in Java: they are
-authenticated by their KIP-507 signatures. Unlike Java, an empty credentials file refuses start-up
-(Java then lets every request in).
+Every request a resource serves then needs ``Authorization: Basic <base64(user:password)>``; a missing,
+malformed or wrong one is answered 401 with Java's body ``User cannot access the resource.`` (labelled
+as the resource's answers are, ``application/json`` but ``text/plain`` for ``OPTIONS``, and without a
+``WWW-Authenticate`` challenge, as Java's). A request no resource serves gets its 404 or 405 first, as
+on Java, whose filter runs after Jersey matched one. The internal worker-to-worker endpoints (``POST
+/connectors/{c}/tasks``, ``PUT /connectors/{c}/fence``) are exempt, as in Java: they are authenticated
+by their KIP-507 signatures. Unlike Java, an empty credentials file refuses start-up (Java then lets
+every request in).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.rest_extension import ConnectRestExtension, ConnectRestExtensionContext
 from connect_runtime.config.properties import PropertiesError, load_properties
 from rest.credentials import CredentialsError, CredentialStore
+from rest.jersey_rules import is_served, response_media_type
 from rest.middleware import HttpMiddleware
 
 logger = logging.getLogger(__name__)
@@ -103,23 +106,24 @@ class BasicAuthMiddleware(HttpMiddleware):
         self.store = store
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if is_internal_request(scope["method"], scope["path"]):
+        if is_internal_request(scope["method"], scope["path"]) or not is_served(scope):
+            # Java authenticates once Jersey has matched a resource: an unknown path or a method the
+            # path does not serve gets its 404 or 405 first.
             await self.app(scope, receive, send)
             return
-        header = None
-        for name, value in scope.get("headers", ()):
-            if name == b"authorization":
-                header = bytes(value).decode("latin-1")
-                break
-        credentials = parse_basic_credentials(header)
+        headers = {name: bytes(value).decode("latin-1") for name, value in scope.get("headers", ())
+                   if name in (b"authorization", b"accept")}
+        credentials = parse_basic_credentials(headers.get(b"authorization"))
         if credentials is not None and await self._check(*credentials):
             scope.setdefault("state", {})["principal"] = credentials[0]
             await self.app(scope, receive, send)
             return
         # Debug only: a mistyped password must not flood the log (as Java); never log the password.
         logger.debug("Request %s %s failed authentication", scope["method"], scope["path"])
+        # Labelled as the resource's answers would be (JSON, though it is not), as Java's.
+        media_type = response_media_type(scope["method"], headers.get(b"accept")).encode("latin-1")
         await send({"type": "http.response.start", "status": 401, "headers": [
-            (b"content-type", b"text/plain"), (b"content-length", str(len(UNAUTHORIZED_BODY)).encode())]})
+            (b"content-type", media_type), (b"content-length", str(len(UNAUTHORIZED_BODY)).encode())]})
         await send({"type": "http.response.body", "body": UNAUTHORIZED_BODY})
 
 

@@ -10,7 +10,7 @@ for every body/parameter problem, never FastAPI's 422). A client never sees a st
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from http import HTTPStatus
 
 from fastapi import FastAPI, Request
@@ -39,6 +39,17 @@ def error_response(
     """The Connect error body with the given HTTP status."""
     body = ErrorMessage(error_code=status, message=message).to_json()
     return JSONResponse(status_code=status, content=body, headers=dict(headers) if headers else None)
+
+
+def routing_error_response(
+    status: int, message: str | None, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    """The Connect error body without a ``Content-Type``: Java's answer when no resource method matches
+    the request (unknown path 404, method not served 405, a ``Content-Type`` not consumed 415), for
+    its exception mapper's response then carries no media type."""
+    response = error_response(status, message, headers)
+    del response.headers["content-type"]
+    return response
 
 
 def _http_exception_message(exc: StarletteHTTPException) -> str:
@@ -86,17 +97,29 @@ def response_for_exception(request_path: str, exc: BaseException) -> JSONRespons
     return error_response(500, str(exc) or type(exc).__name__)
 
 
-_HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+#: The methods Connect's resources serve (``HEAD`` and ``OPTIONS`` follow from them: rest/jersey_rules.py).
+RESOURCE_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+#: The order in which Jersey lists allowed methods: its ``HashSet``'s iteration order, which for these
+#: names is fixed (their hash buckets), so clients see the same list on both runtimes.
+_JERSEY_ALLOW_ORDER = ("HEAD", "DELETE", "POST", "GET", "OPTIONS", "PUT", "PATCH")
+
+
+def allowed_methods(served: Iterable[str]) -> list[str]:
+    """The methods Jersey allows on a resource serving ``served``, in Jersey's order: those, ``HEAD``
+    where ``GET`` is served, and ``OPTIONS``."""
+    methods = set(served) | {"OPTIONS"}
+    if "GET" in methods:
+        methods.add("HEAD")
+    return [m for m in _JERSEY_ALLOW_ORDER if m in methods] + sorted(methods - set(_JERSEY_ALLOW_ORDER))
 
 
 def _allowed_methods(request: Request) -> list[str]:
-    """Every method some route serves at this path (Starlette's ``Allow`` only names the first route's)."""
-    allowed: list[str] = []
-    for method in _HTTP_METHODS:
-        scope = {**request.scope, "method": method}
-        if any(route.matches(scope)[0] is Match.FULL for route in request.app.router.routes):
-            allowed.append(method)
-    return allowed
+    """Every method allowed at this path (Starlette's ``Allow`` only names the first route's); empty
+    when no route serves the path."""
+    served = [method for method in RESOURCE_METHODS
+              if any(route.matches({**request.scope, "method": method})[0] is Match.FULL
+                     for route in request.app.router.routes)]
+    return allowed_methods(served) if served else []
 
 
 async def _relay_forwarded(request: Request, exc: Exception) -> Response:
@@ -107,12 +130,13 @@ async def _relay_forwarded(request: Request, exc: Exception) -> Response:
 
 
 async def _handle(request: Request, exc: Exception) -> JSONResponse:
-    response = response_for_exception(request.url.path, exc)
-    if isinstance(exc, StarletteHTTPException) and exc.status_code == 405:
+    if isinstance(exc, StarletteHTTPException) and exc.status_code in (404, 405):
         allowed = _allowed_methods(request)
-        if allowed:
-            response.headers["Allow"] = ", ".join(allowed)
-    return response
+        if exc.status_code == 405 or not allowed:  # no route serves the request: a routing error
+            # RFC 9110 requires Allow on a 405 (Java's exception mapper drops Jersey's).
+            headers = {"Allow": ", ".join(allowed)} if exc.status_code == 405 and allowed else None
+            return routing_error_response(exc.status_code, _http_exception_message(exc), headers)
+    return response_for_exception(request.url.path, exc)
 
 
 class CatchAllMiddleware(HttpMiddleware):

@@ -30,6 +30,7 @@ _NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
 # The \u escape of a surrogate code unit (U+D800..U+DFFF); paired ones are fine, json joins them.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 def _reject_constant(token: str) -> NoReturn:
@@ -80,6 +81,8 @@ def decode_json(raw: bytes, *, numbers_as_text: bool) -> Any:
     ``numbers_as_text`` keeps numbers as their literal text (``1.50`` stays ``"1.50"``), as Jackson
     binds a number to a ``String`` field; otherwise they become ``int``/``float``.
     """
+    if raw.startswith(_UTF8_BOM):  # Jackson skips a byte order mark; so do we
+        raw = raw[len(_UTF8_BOM):]
     try:
         text = raw.decode("utf-8")  # also refuses UTF-8-encoded surrogates
     except UnicodeDecodeError as exc:

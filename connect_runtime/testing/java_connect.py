@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from connect_runtime.testing.cluster import terminate, wait_until, worker_properties
@@ -41,6 +42,13 @@ CONNECT_DEPENDENCIES: tuple[tuple[str, str, str], ...] = (
 """The Java worker's classpath (group, artifact, version): the Connect runtime, the JSON converter, the
 file and test connectors, and log4j2 behind slf4j."""
 
+BASIC_AUTH_DEPENDENCIES: tuple[tuple[str, str, str], ...] = (
+    ("org.apache.kafka", "connect-basic-auth-extension", KAFKA_VERSION),
+)
+"""Kafka's HTTP Basic authentication REST extension (``BasicAuthSecurityRestExtension``), for a worker
+that adds it to its classpath (``extra_classpath``); kept apart so that the common classpath and its
+cache stay as they are."""
+
 MAIN_CLASS = "org.apache.kafka.connect.cli.ConnectDistributed"
 JVM_OPTS = ("-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "-Djava.awt.headless=true")
 
@@ -66,22 +74,36 @@ def ensure_connect_jars() -> Path:
                              "kafka-connect-classpath")
 
 
+def ensure_basic_auth_jar() -> Path:
+    """The jar of Kafka's Basic authentication extension (fetched with ``mvn`` the first time; what it
+    needs is on :data:`CONNECT_DEPENDENCIES`' classpath already)."""
+    libs = ensure_maven_jars(default_cache_dir().parent / f"kafka-connect-basic-auth-{KAFKA_VERSION}",
+                             BASIC_AUTH_DEPENDENCIES, "connect-basic-auth-extension-",
+                             "kafka-connect-basic-auth-classpath")
+    return libs / f"connect-basic-auth-extension-{KAFKA_VERSION}.jar"
+
+
 class JavaConnectWorker:
     """A Java ``connect-distributed`` worker child process of group ``group_id`` (internal topics
     ``<group_id>-configs``, ``-offsets``, ``-status``), listening on a free port of 127.0.0.1.
 
     ``extra`` settings override the defaults in :attr:`props`; its files (properties, log4j2
-    settings, ``connect.log``, ``stderr.log``) are in ``workdir``.
+    settings, ``connect.log``, ``stderr.log``) are in ``workdir``. ``extra_classpath`` entries (jars,
+    e.g. :func:`ensure_basic_auth_jar`) follow ``libs`` on the classpath, and ``jvm_opts`` are more JVM
+    options (e.g. ``-Djava.security.auth.login.config=...``).
     """
 
     def __init__(self, libs: Path, bootstrap: str, workdir: Path, group_id: str, *,
-                 eos: str = "enabled", extra: dict[str, str] | None = None) -> None:
+                 eos: str = "enabled", extra: dict[str, str] | None = None,
+                 extra_classpath: Sequence[Path] = (), jvm_opts: Sequence[str] = ()) -> None:
         java = shutil.which("java")
         if java is None:
             raise LauncherError(f"java was not found on PATH; Kafka Connect {KAFKA_VERSION} needs Java "
                                 f"{MIN_JAVA_VERSION}+")
         self.java = java
         self.libs = libs
+        self.extra_classpath = tuple(extra_classpath)
+        self.jvm_opts = tuple(jvm_opts)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         workdir.mkdir(parents=True, exist_ok=True)
@@ -94,8 +116,9 @@ class JavaConnectWorker:
 
     def command(self) -> list[str]:
         """The java command line that runs the worker."""
-        return [self.java, *JVM_OPTS, f"-Dlog4j2.configurationFile={self.log4j_path}",
-                "-cp", f"{self.libs}/*", MAIN_CLASS, str(self.config_path)]
+        classpath = os.pathsep.join([f"{self.libs}/*", *map(str, self.extra_classpath)])
+        return [self.java, *JVM_OPTS, *self.jvm_opts, f"-Dlog4j2.configurationFile={self.log4j_path}",
+                "-cp", classpath, MAIN_CLASS, str(self.config_path)]
 
     def start(self) -> JavaConnectWorker:
         """Write the worker's files and start it (without waiting: see :meth:`wait_ready`)."""
@@ -107,9 +130,10 @@ class JavaConnectWorker:
                                          env=os.environ.copy())
         return self
 
-    def wait_ready(self, timeout_s: float = 90.0) -> None:
+    def wait_ready(self, timeout_s: float = 90.0, headers: Mapping[str, str] | None = None) -> None:
         """Wait until the worker answers ``GET /connectors`` with 200 (it has joined its group and read
-        its config topic); an exit on the way raises with its log's tail."""
+        its config topic); an exit on the way raises with its log's tail. ``headers`` go with each try
+        (credentials, for a worker that requires them)."""
         import httpx
 
         def exited() -> bool:
@@ -117,7 +141,7 @@ class JavaConnectWorker:
 
         def ready() -> bool:
             try:
-                return exited() or httpx.get(f"{self.url}/connectors", timeout=2).status_code == 200
+                return exited() or httpx.get(f"{self.url}/connectors", timeout=2, headers=headers).status_code == 200
             except httpx.HTTPError:
                 return False
 

@@ -180,6 +180,10 @@ def _config_by_name(infos: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {c["definition"]["name"]: c for c in infos["configs"]}
 
 
+#: A body without a Content-Type is refused with 415 (as on Java); these test what a JSON one says.
+_JSON_BODY = {"Content-Type": "application/json"}
+
+
 def test_validate_config(client: ConnectClient) -> None:
     config = _verifiable("some-topic", extra={"name": "validated", "topics": "tolerated-unknown-key",
                                               "exactly.once.support": "required"})
@@ -220,7 +224,7 @@ def test_validate_config(client: ConnectClient) -> None:
     # The plugin in the URL and the connector.class of the body must agree.
     _error(_validate(client, "FileStreamSource", config), 400, "does not match request type")
     validate_path = "/connector-plugins/VerifiableSource/config/validate"
-    _error(client.request("PUT", validate_path, content=b"{nope"), 400, "not valid JSON")
+    _error(client.request("PUT", validate_path, content=b"{nope", headers=_JSON_BODY), 400, "not valid JSON")
     _error(_validate(client, "VerifiableSource", {"connector.class": "VerifiableSource", "topic": ["a"]}),
            400, "topic")
     _error(_validate(client, "VerifiableSource", {"topic": "t"}), 400, "contains no connector type")
@@ -435,9 +439,9 @@ def test_create_rejects_bad_input(client: ConnectClient) -> None:
     _error(_create(client, name, {**_verifiable("t"), "name": "something-else"}), 400, "doesn't match")
 
     # Malformed bodies.
-    _error(client.request("POST", "/connectors", content=b'{"name": "x", "config": {'), 400)
-    _error(client.request("POST", "/connectors", content=b""), 400)
-    _error(client.request("POST", "/connectors", content=b"[1, 2]"), 400)
+    _error(client.request("POST", "/connectors", content=b'{"name": "x", "config": {', headers=_JSON_BODY), 400)
+    _error(client.request("POST", "/connectors", content=b"", headers=_JSON_BODY), 400)
+    _error(client.request("POST", "/connectors", content=b"[1, 2]", headers=_JSON_BODY), 400)
     _error(client.request("POST", "/connectors", json={"name": name}), 400, "config")
 
     # Wrong types.
@@ -448,7 +452,7 @@ def test_create_rejects_bad_input(client: ConnectClient) -> None:
     _error(_create(client, name, {**_verifiable("t"), "topic": None}), 400, "topic")
     _error(_create(client, name, _verifiable("t"), initial_state="SLEEPING"), 400, "initial_state")
     _error(client.request("PUT", f"/connectors/{name}/config", json=[_verifiable("t")]), 400)
-    _error(client.request("PUT", f"/connectors/{name}/config", content=b"not json"), 400)
+    _error(client.request("PUT", f"/connectors/{name}/config", content=b"not json", headers=_JSON_BODY), 400)
 
     # Nothing was created by any of these.
     assert name not in _json(client.request("GET", "/connectors"), 200)

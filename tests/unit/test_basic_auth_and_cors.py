@@ -234,10 +234,19 @@ def secured(tmp_path: Path) -> TestClient:
     return TestClient(app)
 
 
+def test_a_request_no_resource_serves_gets_its_404_or_405_before_authentication(secured: TestClient) -> None:
+    assert secured.get("/nope").status_code == 404
+    assert secured.delete("/connectors").status_code == 405
+    assert secured.get("/connectors/").status_code == 401  # a trailing slash still reaches the resource
+    assert secured.head("/connectors").status_code == 401
+    refused = secured.options("/connectors")
+    assert (refused.status_code, refused.headers["content-type"]) == (401, "text/plain")
+
+
 def test_requests_need_credentials_but_internal_ones_only_their_signature(secured: TestClient) -> None:
     refused = secured.get("/connectors")
     assert (refused.status_code, refused.text, refused.headers["content-type"]) == (
-        401, "User cannot access the resource.", "text/plain")
+        401, "User cannot access the resource.", "application/json")
     assert secured.get("/connectors", headers=basic("alice", "pw")).status_code == 200
     assert secured.get("/connectors", headers=basic("bob", "hashed pw")).status_code == 200
     assert secured.get("/connectors", headers=basic("bob", "pw")).status_code == 401

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from connect_runtime.testing.java_connect import (
@@ -29,6 +30,15 @@ def test_java_worker_command_and_files(tmp_path: Path) -> None:
     assert f"-Dlog4j2.configurationFile={tmp_path / 'w' / 'log4j2.properties'}" in cmd
     assert worker.url == f"http://127.0.0.1:{worker.port}"
     assert worker.props["listeners"] == worker.url
+
+
+def test_extra_jars_follow_the_connect_classpath_and_jvm_options_come_first(tmp_path: Path) -> None:
+    jar = tmp_path / "ext" / "extension.jar"
+    worker = JavaConnectWorker(tmp_path / "libs", "127.0.0.1:9092", tmp_path / "w", "g", extra_classpath=[jar],
+                               jvm_opts=["-Djava.security.auth.login.config=/j.conf"])
+    cmd = worker.command()
+    assert cmd[cmd.index("-cp") + 1] == f"{tmp_path / 'libs'}/*{os.pathsep}{jar}"
+    assert cmd.index("-Djava.security.auth.login.config=/j.conf") < cmd.index("-cp")
 
 
 def test_dependencies_are_the_brokers_version_but_test_plugins() -> None:

@@ -44,3 +44,7 @@ def test_surrogate_pairs_and_escaped_backslashes_are_fine() -> None:
     assert decode_json(b'{"k": "\\\\ud800"}', numbers_as_text=True) == {"k": "\\ud800"}
     with pytest.raises(BadRequestHttpError, match="not valid UTF-8"):
         decode_json(b'{"k": "\xed\xa0\x80"}', numbers_as_text=True)  # a surrogate encoded as UTF-8
+
+
+def test_a_utf8_byte_order_mark_is_skipped_as_jackson_does() -> None:
+    assert decode_json(b'\xef\xbb\xbf{"level": "INFO"}', numbers_as_text=True) == {"level": "INFO"}

@@ -12,7 +12,9 @@ from task_loop_setup import ScriptedTask, task_setup
 
 from connect_runtime.api import SourceRecord
 from connect_runtime.api.errors import ConnectException
+from connect_runtime.testing import wait_until
 from connect_runtime.testing.fakes import FakeProducer, FakeStatusListener
+from connect_runtime.types import TargetState
 from connect_runtime.worker.at_least_once_source_task import AtLeastOnceWorkerSourceTask, DeliveryErrors
 from connect_runtime.worker.exactly_once_source_task import ExactlyOnceWorkerSourceTask
 
@@ -131,3 +133,21 @@ def test_a_fence_of_a_transaction_open_past_its_timeout_is_called_a_timeout() ->
     task.begin_batch()
     error = str(task.send_failed(_fenced()))
     assert "transaction.timeout.ms (0 ms), so the broker aborted it" in error, error
+
+
+def test_a_task_that_starts_paused_reports_paused_and_is_fenced_only_once_resumed() -> None:
+    """As the reference's WorkerTask: a task paused before it started (its connector paused while the task
+    was being restarted, or created paused) is PAUSED, not UNASSIGNED, while it waits."""
+    events: list[str] = []
+    statuses = FakeStatusListener(events)
+    setup = task_setup(ScriptedTask(), statuses=statuses, producer=FakeProducer(events))
+    task = ExactlyOnceWorkerSourceTask(setup, fence=lambda: events.append("fenced"), verify_generation=lambda: None)
+    task.transition_to(TargetState.PAUSED)
+    task.start()
+    wait_until(lambda: "PAUSED" in events, 10, message="PAUSED reported")
+    assert "fenced" not in events
+    task.transition_to(TargetState.STARTED)
+    wait_until(lambda: "RUNNING" in events, 10, message="RUNNING once resumed")
+    task.stop()
+    assert task.join(10)
+    assert events.index("PAUSED") < events.index("fenced") < events.index("RUNNING")
