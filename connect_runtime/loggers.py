@@ -107,8 +107,9 @@ class Loggers:
 
     def set_level(self, namespace: str, level_name: str) -> list[str]:
         """Set the level of the namespace's logger (created if need be) and of every logger whose name
-        starts with ``namespace`` (``root``: every logger); returns their names, sorted. An invalid
-        level changes nothing and returns []."""
+        starts with ``namespace`` (``root``: every logger); returns, sorted, the names of those whose
+        level this changed (a logger already set to that level is not, as in Java). An invalid level
+        changes nothing and returns []."""
         level = to_python_level(level_name)
         if level is None:
             logger.warning("Ignoring request to set invalid level '%s' for namespace %s", level_name, namespace)
@@ -125,10 +126,12 @@ class Loggers:
                 if namespace not in targets:
                     targets[namespace] = logging.getLogger(namespace)
             now = self._clock_ms()
+            changed = []
             for name, lg in targets.items():
-                current = lg.level if lg.level != logging.NOTSET else lg.getEffectiveLevel()
-                if current == level:
-                    continue  # already at that level: not a modification (Java skips it too)
-                lg.setLevel(level)
-                self._last_modified[name] = now
-            return sorted(targets)
+                # A logger that only inherited its level gets one of its own: that is a change (Java
+                # compares with the level configured on the logger, and an unconfigured one has none).
+                if lg.level != level:
+                    lg.setLevel(level)
+                    self._last_modified[name] = now
+                    changed.append(name)
+            return sorted(changed)

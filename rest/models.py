@@ -225,21 +225,56 @@ CONNECTOR_OFFSETS_JSON_SCHEMA: dict[str, Any] = {
 }
 
 
-def _jackson_kind(value: object) -> str:
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+
+
+def _jackson_token(value: object) -> str:
     if isinstance(value, list):
         return "Array value (token `JsonToken.START_ARRAY`)"
     if isinstance(value, dict):
         return "Object value (token `JsonToken.START_OBJECT`)"
     if isinstance(value, str):
-        return f"String value ('{value}')"
+        return "String value (token `JsonToken.VALUE_STRING`)"
     if isinstance(value, bool):
-        return f"Boolean value ({'true' if value else 'false'})"
-    return f"Number value ({value})"
+        return f"Boolean value (token `JsonToken.VALUE_{'TRUE' if value else 'FALSE'}`)"
+    if isinstance(value, int):
+        return "Integer value (token `JsonToken.VALUE_NUMBER_INT`)"
+    return "Floating-point value (token `JsonToken.VALUE_NUMBER_FLOAT`)"
 
 
-def _cannot_deserialize(java_type: str, value: object) -> BadRequestHttpError:
-    """Jackson's wording for a JSON value of the wrong shape (the reference answers it with 500)."""
-    return BadRequestHttpError(f"Cannot deserialize value of type `{java_type}` from {_jackson_kind(value)}")
+def _jackson_creator(value: object) -> str | None:
+    """The creator Jackson looked for to build an object from the scalar ``value`` (None: not a scalar)."""
+    if isinstance(value, str):
+        return f"String-argument constructor/factory method to deserialize from String value ('{value}')"
+    if isinstance(value, bool):
+        return ("boolean/Boolean-argument constructor/factory method to deserialize from boolean value "
+                f"({'true' if value else 'false'})")
+    if isinstance(value, int):
+        kind = "int/Int" if _INT_MIN <= value <= _INT_MAX else "long/Long"
+        return f"{kind}-argument constructor/factory method to deserialize from Number value ({value})"
+    if isinstance(value, float):
+        return f"double/Double-argument constructor/factory method to deserialize from Number value ({value})"
+    return None
+
+
+#: How Jackson builds a target type, which decides its words for a value of the wrong shape.
+_BEAN, _MAP, _LIST = "bean", "map", "list"
+
+
+def _cannot_deserialize(java_type: str, value: object, kind: str) -> BadRequestHttpError:
+    """Jackson's message for ``value`` where it expected a ``java_type`` it builds as a ``kind`` (the
+    reference answers it with 500, and adds where in the body it was). A bean is first tried through
+    a creator taking the scalar, and so is a map from a string; an empty string is refused first."""
+    raw = java_type.split("<", 1)[0]
+    if value == "" and kind != _LIST:
+        target = f"element of `{raw}`" if kind == _MAP else f"`{raw}` value"
+        return BadRequestHttpError(
+            f'Cannot coerce empty String ("") to {target} (but could if coercion was enabled using `CoercionConfig`)')
+    creator = _jackson_creator(value) if kind == _BEAN or (kind == _MAP and isinstance(value, str)) else None
+    if creator is not None:
+        return BadRequestHttpError(f"Cannot construct instance of `{raw}` (although at least one Creator exists): "
+                                   f"no {creator}")
+    return BadRequestHttpError(f"Cannot deserialize value of type `{java_type}` from {_jackson_token(value)}")
 
 
 def _unrecognized(field: str, java_class: str, known: list[str]) -> BadRequestHttpError:
@@ -252,7 +287,7 @@ def _unrecognized(field: str, java_class: str, known: list[str]) -> BadRequestHt
 
 def _offset_map(value: object) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise _cannot_deserialize(_OFFSET_MAP_TYPE, value)
+        raise _cannot_deserialize(_OFFSET_MAP_TYPE, value, _MAP)
     return value
 
 
@@ -260,7 +295,8 @@ def parse_connector_offsets(raw: bytes) -> list[ConnectorOffset]:
     """The body of ``PATCH /connectors/{c}/offsets``: ``{"offsets": [{"partition": {...}, "offset": {...}|null}]}``.
 
     Shapes follow the reference's ``ConnectorOffsets`` entity; every malformed body is a 400 (the
-    reference answers Jackson's mapping errors with 500, with the same wording). Numbers keep their
+    reference answers Jackson's mapping errors with 500, in the same words followed by the line and
+    column of the error). Numbers keep their
     JSON types here, unlike config bodies: offsets are typed values. Whether the values are primitives
     is checked by the herder, with the reference's ``OffsetUtils`` messages.
     """
@@ -270,7 +306,7 @@ def parse_connector_offsets(raw: bytes) -> list[ConnectorOffset]:
     if not isinstance(data, dict):
         if data is None:
             raise BadRequestHttpError(NO_OFFSETS_PROVIDED)
-        raise _cannot_deserialize(_OFFSETS_CLASS, data)
+        raise _cannot_deserialize(_OFFSETS_CLASS, data, _BEAN)
     for name in data:
         if name != "offsets":
             raise _unrecognized(name, _OFFSETS_CLASS, ["offsets"])
@@ -278,16 +314,16 @@ def parse_connector_offsets(raw: bytes) -> list[ConnectorOffset]:
     if entries is None or entries == []:
         raise BadRequestHttpError(NO_OFFSETS_PROVIDED)
     if not isinstance(entries, list):
-        raise _cannot_deserialize(f"java.util.ArrayList<{_OFFSET_CLASS}>", entries)
+        raise _cannot_deserialize(f"java.util.ArrayList<{_OFFSET_CLASS}>", entries, _LIST)
     offsets: list[ConnectorOffset] = []
     for entry in entries:
         if entry is None:
             raise BadRequestHttpError(NULL_PARTITION)
         if not isinstance(entry, dict):
-            raise _cannot_deserialize(_OFFSET_CLASS, entry)
+            raise _cannot_deserialize(_OFFSET_CLASS, entry, _BEAN)
         for name in entry:
             if name not in ("partition", "offset"):
-                raise _unrecognized(name, _OFFSET_CLASS, ["offset", "partition"])
+                raise _unrecognized(name, _OFFSET_CLASS, ["partition", "offset"])
         partition = entry.get("partition")
         if partition is None:
             raise BadRequestHttpError(NULL_PARTITION)

@@ -73,9 +73,10 @@ class ClusterView:
         return self._config_store.snapshot()
 
     @staticmethod
-    def require(state: ClusterConfigState, name: str) -> None:
+    def require(state: ClusterConfigState, name: str, message: str | None = None) -> None:
+        """404 unless connector ``name`` exists; ``message`` where Java words it otherwise."""
         if not state.contains(name):
-            raise NotFoundHttpError(f"Connector {name} not found")
+            raise NotFoundHttpError(message or f"Connector {name} not found")
 
     def connector_type(self, cfg: Mapping[str, str]) -> str:
         class_name = cfg.get("connector.class", "")

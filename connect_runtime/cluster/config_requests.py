@@ -148,7 +148,7 @@ class ConfigRequests:
     def stop(self, name: str) -> Future[None]:
         def run() -> None:
             state = self._config_store.refresh()
-            self._view.require(state, name)
+            self._view.require(state, name, f"Unknown connector {name}")
             self._leadership.require_leader()
             self._write_task_configs(name, [])
             self._leadership.write([formats.target_state_record(name, TargetState.STOPPED.value)])
@@ -158,6 +158,6 @@ class ConfigRequests:
 
     def write_target_state(self, name: str, state: TargetState) -> None:
         """Pause or resume, on the caller's thread."""
-        self._view.require(self._config_store.refresh(), name)
+        self._view.require(self._config_store.refresh(), name, f"Unknown connector {name}")
         key, value = formats.target_state_record(name, state.value)
         write_unprivileged(self._plain_producer, self._config_store.topic, key, value, "target state")

@@ -511,7 +511,7 @@ class DistributedHerder:
                           ) -> Future[ConnectorStateInfo | None]:
         def run() -> ConnectorStateInfo | None:
             state = self.config_store.refresh()
-            self._require(state, name)
+            self._view.require(state, name, f"Unknown connector: {name}")
             if not include_tasks and not only_failed:
                 if name not in self.worker.connector_names():
                     raise NotAssignedHttpError(f"Connector {name} is not owned by this worker", self._owner_url(name))
@@ -530,9 +530,9 @@ class DistributedHerder:
     def restart_task(self, task: ConnectorTaskId) -> Future[None]:
         def run() -> None:
             state = self.config_store.refresh()
-            self._require(state, task.connector)
+            self._view.require(state, task.connector, f"Unknown connector: {task.connector}")
             if task not in state.tasks(task.connector):
-                raise NotFoundHttpError(f"Task {task} not found")
+                raise NotFoundHttpError(f"Unknown task: {task}")
             if task not in self.worker.task_ids():
                 raise NotAssignedHttpError(f"Task {task} is not owned by this worker", self._owner_url(task))
             self.worker.stop_tasks([task])

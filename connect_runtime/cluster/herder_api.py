@@ -315,7 +315,8 @@ class Herder(Protocol):
 
     def set_worker_logger_level(self, namespace: str, level: str) -> list[str]:
         """Set ``level`` on this worker for the namespace's logger and every logger whose name starts with
-        it; returns their names, sorted (an invalid level changes nothing and returns [])."""
+        it; returns the names of those whose level it changed, sorted (an invalid level changes nothing
+        and returns [])."""
         ...
 
     def set_cluster_logger_level(self, namespace: str, level: str) -> None:

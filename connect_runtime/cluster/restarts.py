@@ -41,12 +41,13 @@ def plan_restart(name: str, include_tasks: bool, only_failed: bool, owned_connec
 
 
 def restarting(info: ConnectorStateInfo, include_tasks: bool, only_failed: bool) -> ConnectorStateInfo:
-    """The answer to a restart request: ``info`` with what it restarts shown RESTARTING."""
+    """The answer to a restart request: ``info`` with what it restarts shown RESTARTING, each keeping
+    its trace and version (Java's ``buildRestartPlan`` copies them from the status)."""
     if not only_failed or info.connector.state == State.FAILED:
-        info.connector = StateInfo(State.RESTARTING, info.connector.worker_id, None,
+        info.connector = StateInfo(State.RESTARTING, info.connector.worker_id, info.connector.trace,
                                    version=info.connector.version)
     if include_tasks:
-        info.tasks = [TaskStateInfo(State.RESTARTING, t.worker_id, None, t.id, version=t.version)
+        info.tasks = [TaskStateInfo(State.RESTARTING, t.worker_id, t.trace, t.id, version=t.version)
                       if not only_failed or t.state == State.FAILED else t for t in info.tasks]
     return info
 

@@ -28,7 +28,6 @@ from connect_runtime.api.record import SourceRecord
 from connect_runtime.api.transaction import TransactionContext
 from connect_runtime.config.connector_config import TransactionBoundary
 from connect_runtime.storage import formats
-from connect_runtime.types import TargetState
 from connect_runtime.worker.source_task_base import TaskCancelled, TaskSetup, WorkerSourceTask
 from connect_runtime.worker.transaction_context import WorkerTransactionContext
 
@@ -93,14 +92,6 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self._producer_closed = False
 
     def prepare(self) -> None:
-        if self._target_state is TargetState.PAUSED:
-            # As the reference's WorkerTask: a task that starts paused says so, and is fenced only once resumed.
-            self._status.on_pause(self.id)
-        with self._state_cv:
-            while self._target_state is TargetState.PAUSED and not self._stopping:
-                self._state_cv.wait(1.0)
-        if self._stopping:
-            raise TaskCancelled
         logger.info("Task %s: fencing the previous generation's producers", self.id)
         self._fence()
         if self._stopping:

@@ -192,6 +192,8 @@ class WorkerSourceTask(ABC):
     # -- the loop -------------------------------------------------------------------------------
     def _run(self) -> None:
         try:
+            if not self._await_start():
+                return
             self.prepare()
             if self._stopping:
                 return
@@ -222,6 +224,19 @@ class WorkerSourceTask(ABC):
             self._status.on_failure(self.id, "".join(traceback.format_exception(e)), is_transient(e))
         finally:
             self._close()
+
+    def _await_start(self) -> bool:
+        """A task started paused (its connector was paused, then restarted) reports PAUSED and waits,
+        as Java's does: nothing of the plugin or of the delivery guarantee (EOS fencing included) runs
+        until it is resumed. False when it was stopped first."""
+        with self._state_cv:
+            if self._stopping or not self._paused():
+                return not self._stopping
+        self._status.on_pause(self.id)
+        with self._state_cv:
+            while self._paused() and not self._stopping:
+                self._state_cv.wait(1.0)
+            return not self._stopping
 
     def _execute(self) -> None:
         while True:

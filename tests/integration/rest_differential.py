@@ -95,6 +95,14 @@ DELIBERATE_DIVERGENCES: dict[str, str] = {
     "connectors-validate-negative-batch-size": "FileStreamSource's batch.size must be at least 1: with 0 or less "
                                                "its task would never read a line while reporting RUNNING; Java's "
                                                "accepts any number",
+    "lifecycle-missing-topic-status": "a source task whose topic does not exist (and may not be created) fails "
+                                      "at once saying so; Java's task stays RUNNING while its records wait "
+                                      "for a topic that will not come",
+    "lifecycle-offsets-patch-missing-partition": "an offset without a partition is refused for every connector "
+                                                 "(400), not left to the plugin: Java hands it a null partition, "
+                                                 "and one that does not check writes a key naming nothing",
+    "lifecycle-loggers-put-empty-level": "an empty level is an invalid level like any other: 404 'invalid log "
+                                         "level' (Java: 500, log4j throws on the empty name)",
 }
 """The differences the suite accepts, by request label (or a request's ``divergence``): each one
 deliberate, with its reason."""

@@ -111,10 +111,10 @@ class FakeHerder:
             raise NotAssignedHttpError(f"Cannot restart {what} since it is not assigned to this member",
                                        self.owner_address)
 
-    def _get(self, name: str) -> FakeConnector:
+    def _get(self, name: str, message: str | None = None) -> FakeConnector:
         conn = self.connectors_by_name.get(name)
         if conn is None:
-            raise NotFoundHttpError(f"Connector {name} not found")
+            raise NotFoundHttpError(message or f"Connector {name} not found")
         return conn
 
     def _info(self, name: str) -> herder_api.ConnectorInfo:
@@ -268,11 +268,11 @@ class FakeHerder:
 
     def pause_connector(self, name: str) -> None:
         self._sync()
-        self._get(name).target = TargetState.PAUSED
+        self._get(name, f"Unknown connector {name}").target = TargetState.PAUSED
 
     def resume_connector(self, name: str) -> None:
         self._sync()
-        self._get(name).target = TargetState.STARTED
+        self._get(name, f"Unknown connector {name}").target = TargetState.STARTED
 
     def validate_connector_config(self, config: dict[str, str]) -> herder_api.ConfigInfos:
         self._sync()
@@ -388,11 +388,11 @@ class FakeHerder:
 
         def restart() -> herder_api.ConnectorStateInfo | None:
             if not include_tasks and not only_failed:
-                self._get(name)
+                self._get(name, f"Unknown connector: {name}")
                 self._check_assigned("connector")
                 return None
             self._check_leader("process restart requests")
-            self._get(name)
+            self._get(name, f"Unknown connector: {name}")
             status = self._status(name)
             # Java's RestartPlan: what will restart is reported RESTARTING, the rest keeps its state.
             if not only_failed or status.connector.state == "FAILED":
@@ -413,7 +413,7 @@ class FakeHerder:
         self.calls.append(("restart_task", task))
 
         def restart() -> None:
-            conn = self._get(task.connector)
+            conn = self._get(task.connector, f"Unknown connector: {task.connector}")
             if not 0 <= task.task < conn.tasks:
                 raise NotFoundHttpError(f"Unknown task: {task}")
             self._check_assigned("task")
@@ -425,7 +425,7 @@ class FakeHerder:
 
         def stop() -> None:
             self._check_leader("stop connectors")
-            conn = self._get(name)
+            conn = self._get(name, f"Unknown connector {name}")
             conn.tasks = 0
             conn.target = TargetState.STOPPED
 

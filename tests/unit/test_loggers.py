@@ -72,8 +72,12 @@ def test_setting_the_current_level_is_not_a_modification(namespace: str) -> None
     lg = logging.getLogger(namespace)
     lg.setLevel(logging.INFO)
     loggers = Loggers(clock_ms=lambda: 5)
-    assert loggers.set_level(namespace, "INFO") == [namespace]
+    assert loggers.set_level(namespace, "INFO") == []  # only the loggers it changed, as Java 4.x answers
     assert loggers.level(namespace) == ("INFO", None)
+    child = logging.getLogger(f"{namespace}.child")  # inherits INFO: setting INFO on it is a change
+    assert loggers.set_level(namespace, "INFO") == [f"{namespace}.child"]
+    assert child.level == logging.INFO and loggers.level(f"{namespace}.child") == ("INFO", 5)
+    assert loggers.set_level(namespace, "INFO") == []
     assert loggers.set_level(namespace, "LOUD") == []
     assert lg.level == logging.INFO
 

@@ -425,8 +425,13 @@ def test_get_connector(client: TestClient, herder: FakeHerder) -> None:
         ("GET", "/connectors/nope/status", "No status found for connector nope"),
         ("GET", "/connectors/nope/tasks", "Connector nope not found"),
         ("DELETE", "/connectors/nope", "Connector nope not found"),
-        ("PUT", "/connectors/nope/pause", "Connector nope not found"),
-        ("PUT", "/connectors/nope/resume", "Connector nope not found"),
+        # Java's herders word these requests otherwise.
+        ("PUT", "/connectors/nope/pause", "Unknown connector nope"),
+        ("PUT", "/connectors/nope/resume", "Unknown connector nope"),
+        ("PUT", "/connectors/nope/stop", "Unknown connector nope"),
+        ("POST", "/connectors/nope/restart", "Unknown connector: nope"),
+        ("POST", "/connectors/nope/restart?includeTasks=true", "Unknown connector: nope"),
+        ("POST", "/connectors/nope/tasks/0/restart", "Unknown connector: nope"),
     ],
 )
 def test_unknown_connector_is_404(client: TestClient, method: str, path: str, message: str) -> None:

@@ -144,13 +144,39 @@ def test_offsets_keep_their_json_types(client: TestClient, herder: FakeHerder) -
                         '(one known property: "offsets"])'),
         ('{"offsets": {}}', f"Cannot deserialize value of type `java.util.ArrayList<{OFFSET_CLASS}>` from Object "
                             "value (token `JsonToken.START_OBJECT`)"),
-        ('{"offsets": [123]}', f"Cannot deserialize value of type `{OFFSET_CLASS}` from Number value (123)"),
+        # Jackson's words for each shape, as Java 4.1 answers them (then with the error's line and column).
+        ('{"offsets": [123]}', f"Cannot construct instance of `{OFFSET_CLASS}` (although at least one Creator "
+                               "exists): no int/Int-argument constructor/factory method to deserialize from Number "
+                               "value (123)"),
+        ('{"offsets": [5.5]}', f"Cannot construct instance of `{OFFSET_CLASS}` (although at least one Creator "
+                               "exists): no double/Double-argument constructor/factory method to deserialize from "
+                               "Number value (5.5)"),
+        ('{"offsets": [true]}', f"Cannot construct instance of `{OFFSET_CLASS}` (although at least one Creator "
+                                "exists): no boolean/Boolean-argument constructor/factory method to deserialize from "
+                                "boolean value (true)"),
+        ('"x"', f"Cannot construct instance of `{OFFSETS_CLASS}` (although at least one Creator exists): no "
+                "String-argument constructor/factory method to deserialize from String value ('x')"),
+        ('""', f'Cannot coerce empty String ("") to `{OFFSETS_CLASS}` value (but could if coercion was enabled '
+               "using `CoercionConfig`)"),
+        ('{"offsets": "x"}', f"Cannot deserialize value of type `java.util.ArrayList<{OFFSET_CLASS}>` from String "
+                             "value (token `JsonToken.VALUE_STRING`)"),
+        ('{"offsets": 3}', f"Cannot deserialize value of type `java.util.ArrayList<{OFFSET_CLASS}>` from Integer "
+                           "value (token `JsonToken.VALUE_NUMBER_INT`)"),
+        ('{"offsets": false}', f"Cannot deserialize value of type `java.util.ArrayList<{OFFSET_CLASS}>` from "
+                               "Boolean value (token `JsonToken.VALUE_FALSE`)"),
         ('{"offsets": [{"key": "val"}]}', f'Unrecognized field "key" (class {OFFSET_CLASS}), not marked as '
-                                          'ignorable (2 known properties: "offset", "partition"])'),
+                                          'ignorable (2 known properties: "partition", "offset"])'),
         ('{"offsets": [{"partition": []}]}', f"Cannot deserialize value of type `{MAP_TYPE}` from Array value "
                                              "(token `JsonToken.START_ARRAY`)"),
         ('{"offsets": [{"partition": {"id": 0}, "offset": "5"}]}',
-         f"Cannot deserialize value of type `{MAP_TYPE}` from String value ('5')"),
+         "Cannot construct instance of `java.util.LinkedHashMap` (although at least one Creator exists): no "
+         "String-argument constructor/factory method to deserialize from String value ('5')"),
+        ('{"offsets": [{"partition": ""}]}', 'Cannot coerce empty String ("") to element of `java.util.LinkedHashMap` '
+                                             "(but could if coercion was enabled using `CoercionConfig`)"),
+        ('{"offsets": [{"partition": 5.5}]}', f"Cannot deserialize value of type `{MAP_TYPE}` from Floating-point "
+                                              "value (token `JsonToken.VALUE_NUMBER_FLOAT`)"),
+        ('{"offsets": [{"partition": {"id": 0}, "offset": 5}]}',
+         f"Cannot deserialize value of type `{MAP_TYPE}` from Integer value (token `JsonToken.VALUE_NUMBER_INT`)"),
         ('{"offsets": [null]}', "The partition for a source connector offset cannot be null or missing"),
         ('{"offsets": [{"offset": {"seqno": 1}}]}',
          "The partition for a source connector offset cannot be null or missing"),

@@ -40,4 +40,8 @@ def test_the_answer_shows_what_restarts_as_restarting() -> None:
     info = ConnectorStateInfo("c", StateInfo(State.RUNNING, "w"), tasks, "source")
     shown = restarting(info, include_tasks=True, only_failed=True)
     assert shown.connector.state == State.RUNNING
-    assert [(t.id, t.state, t.trace) for t in shown.tasks] == [(0, State.RESTARTING, None), (1, State.RUNNING, None)]
+    # A restarting task keeps the trace of its failure, as Java's answer does.
+    assert [(t.id, t.state, t.trace) for t in shown.tasks] == [(0, State.RESTARTING, "trace"), (1, State.RUNNING, None)]
+    failed = ConnectorStateInfo("c", StateInfo(State.FAILED, "w", "boom", version="1"), [], "source")
+    assert restarting(failed, include_tasks=False, only_failed=True).connector == StateInfo(
+        State.RESTARTING, "w", "boom", version="1")

@@ -6,8 +6,6 @@ record what the loop did to them. The real broker path is in tests/integration.
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from confluent_kafka import KafkaError, KafkaException
 from task_loop_setup import ScriptedTask, task_setup
@@ -145,11 +143,11 @@ def test_a_task_that_starts_paused_reports_paused_and_is_fenced_only_once_resume
     setup = task_setup(ScriptedTask(), statuses=statuses, producer=FakeProducer(events))
     task = ExactlyOnceWorkerSourceTask(setup, fence=lambda: events.append("fenced"), verify_generation=lambda: None)
     task.transition_to(TargetState.PAUSED)
-    preparing = threading.Thread(target=task.prepare, daemon=True)
-    preparing.start()
+    task.start()
     wait_until(lambda: "PAUSED" in events, 10, message="PAUSED reported")
     assert "fenced" not in events
     task.transition_to(TargetState.STARTED)
-    preparing.join(10)
-    assert not preparing.is_alive()
-    assert events.index("PAUSED") < events.index("fenced")
+    wait_until(lambda: "RUNNING" in events, 10, message="RUNNING once resumed")
+    task.stop()
+    assert task.join(10)
+    assert events.index("PAUSED") < events.index("fenced") < events.index("RUNNING")

@@ -9,6 +9,7 @@ The same lifecycle through a worker on a real broker is in tests/integration/tes
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Iterator, Mapping
@@ -461,3 +462,37 @@ def test_an_error_raised_after_the_stop_is_not_reported(worker: Worker, raises_l
     worker.stop_connector("c").result(5)
     connector.context.raise_error(RuntimeError("from its own thread, after the stop"))
     assert _states(worker) == ["RUNNING"]
+
+
+def _started_paused(task: RecordingTask, events: list[str]) -> AtLeastOnceWorkerSourceTask:
+    """The runner of ``task`` started with its connector paused, once it reported PAUSED."""
+    runner = AtLeastOnceWorkerSourceTask(
+        dataclasses.replace(task_setup(task, statuses=FakeStatusListener(events, track_topics=False)),
+                            initial_state=TargetState.PAUSED),
+        DeliveryErrors(), flush_interval_ms=60000, flush_timeout_ms=1000)
+    runner.start()
+    wait_until(lambda: events == ["PAUSED"], 10, message="the task reports PAUSED")
+    return runner
+
+
+def test_a_task_started_paused_reports_paused_and_starts_the_plugin_only_once_resumed() -> None:
+    # A paused connector's tasks restarted (POST /restart?includeTasks=true) start paused: as on Java
+    # they show PAUSED, not UNASSIGNED, and start nothing until resumed.
+    events: list[str] = []
+    task = RecordingTask(events)
+    runner = _started_paused(task, events)
+    assert task.polls == 0
+    runner.transition_to(TargetState.STARTED)
+    wait_until(lambda: task.polls >= 1, 10, message="the task polls once resumed")
+    runner.stop()
+    assert runner.join(10)
+    assert events == ["PAUSED", "start", "RUNNING", "stop", "UNASSIGNED"]
+
+
+def test_a_task_stopped_while_it_waits_paused_never_starts_the_plugin() -> None:
+    events: list[str] = []
+    task = RecordingTask(events)
+    runner = _started_paused(task, events)
+    runner.stop()
+    assert runner.join(10)
+    assert events == ["PAUSED", "UNASSIGNED"] and task.stops == []
