@@ -108,7 +108,7 @@ DELIBERATE_DIVERGENCES: dict[str, str] = {
 deliberate, with its reason."""
 
 #: Response headers compared (lower case) when Java's answer has them.
-COMPARED_HEADERS = ("allow",)
+COMPARED_HEADERS = ("allow", "location")
 
 #: Keys whose values are each worker's own (ids, versions, traces, times): compared as placeholders.
 _WORKER_ID_KEYS = frozenset({"worker_id"})
@@ -268,7 +268,8 @@ class Differential:
                 body = resp.json()
         if req.view is not None and not isinstance(body, str):
             body = req.view(body)
-        compared = {name: resp.headers[name] for name in COMPARED_HEADERS if name in resp.headers}
+        compared = {name: normalise(resp.headers[name], self.urls.values())
+                    for name in COMPARED_HEADERS if name in resp.headers}
         return Answer(resp.status_code, _media_type(resp), normalise(body, self.urls.values()), compared)
 
     def send(self, req: Req) -> tuple[Answer, Answer]:
