@@ -53,7 +53,9 @@ def java_connect(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory)
         worker.start().wait_ready()
         yield worker
     finally:
-        worker.stop()
+        # Java's shutdown may wait for a task still blocked sending to a missing topic (a test's
+        # divergence) for its producer's max.block.ms, 60 s.
+        worker.stop(timeout_s=120)
 
 
 @pytest.fixture(scope="module")
