@@ -21,6 +21,17 @@ _.connector_health  # ConnectClusterState: called by REST extensions
 _.cluster_details  # ConnectClusterState: called by REST extensions
 _.add_route  # ConnectRestExtensionContext: called by REST extensions
 _.metadata  # SourceTask.commit_record's parameter, for the plugin's override
+# The data model (connect_runtime.api.data), Java's org.apache.kafka.connect.data, for converters and plugins:
+_.Type, _.is_primitive  # Schema.Type (SchemaType) and its property
+_.INT8_SCHEMA, _.INT16_SCHEMA, _.INT32_SCHEMA, _.INT64_SCHEMA, _.FLOAT32_SCHEMA, _.FLOAT64_SCHEMA  # Schema's
+_.BOOLEAN_SCHEMA, _.STRING_SCHEMA, _.BYTES_SCHEMA  # predefined schemas, as Java's
+_.OPTIONAL_INT8_SCHEMA, _.OPTIONAL_INT16_SCHEMA, _.OPTIONAL_INT32_SCHEMA, _.OPTIONAL_INT64_SCHEMA  # as above
+_.OPTIONAL_FLOAT32_SCHEMA, _.OPTIONAL_FLOAT64_SCHEMA, _.OPTIONAL_BOOLEAN_SCHEMA  # as above
+_.OPTIONAL_STRING_SCHEMA, _.OPTIONAL_BYTES_SCHEMA  # as above
+_.of_type, _.int8, _.int16, _.int32, _.int64, _.float32, _.float64, _.string, _.array  # SchemaBuilder's factories
+_.get_without_default  # Struct
+_.NULL  # SchemaAndValue.NULL
+_.LOGICAL_NAME, _.SCALE_FIELD, _.SCHEMA, _.from_logical, _.to_logical  # the logical types
 
 # Public test toolkit (connect_runtime.testing): used by connector authors' tests and ours.
 _.pytest_configure  # pytest hook of the plugin

@@ -19,6 +19,20 @@ from connect_runtime.api.config_def import (
 from connect_runtime.api.config_provider import ConfigProvider
 from connect_runtime.api.connector import Connector, ConnectorContext, SourceConnector, SourceConnectorContext
 from connect_runtime.api.converter import Converter, HeaderConverter
+from connect_runtime.api.data import (
+    Date,
+    Decimal,
+    Field,
+    Schema,
+    SchemaAndValue,
+    SchemaBuilder,
+    SchemaBuilderException,
+    SchemaType,
+    Struct,
+    Time,
+    Timestamp,
+    validate_value,
+)
 from connect_runtime.api.delegated_delivery import DelegatedDelivery
 from connect_runtime.api.errors import ConfigException, ConnectException, DataException, RetriableException
 from connect_runtime.api.exactly_once import ConnectorTransactionBoundaries, ExactlyOnceSupport
@@ -68,8 +82,11 @@ __all__ = [
     "ConnectorType",
     "Converter",
     "DataException",
+    "Date",
+    "Decimal",
     "DelegatedDelivery",
     "ExactlyOnceSupport",
+    "Field",
     "HeaderConverter",
     "Importance",
     "OffsetStorageReader",
@@ -77,12 +94,20 @@ __all__ = [
     "Range",
     "RecordMetadata",
     "RetriableException",
+    "Schema",
+    "SchemaAndValue",
+    "SchemaBuilder",
+    "SchemaBuilderException",
+    "SchemaType",
     "SourceConnector",
     "SourceConnectorContext",
     "SourceRecord",
     "SourceTask",
     "SourceTaskContext",
+    "Struct",
     "TaskState",
+    "Time",
+    "Timestamp",
     "TransactionContext",
     "Transformation",
     "ValidString",
@@ -90,4 +115,5 @@ __all__ = [
     "freeze_partition",
     "non_empty_string",
     "runtime_version",
+    "validate_value",
 ]
