@@ -65,8 +65,32 @@ JAVA_CLASSES: Mapping[str, str] = {
 Our messages keep Java's wording with "Python object" and ``type(value)``; this table is the only
 place where the two may differ. ``java.util.Date`` is missing on purpose: it stands for the three
 Python classes of Date, Time and Timestamp values, so :func:`python_message` takes the Python class of
-the case's value for it. Deliberate verdict differences are in :func:`known_difference`.
+the case's value for it. Deliberate differences beyond class names are in
+:data:`DELIBERATE_DIFFERENCES`.
 """
+
+DELIBERATE_DIFFERENCES: Mapping[str, str] = {
+    "out of range": "An int out of an INT8/16/32 schema's range: Java's case must carry a wider boxed class "
+                    "(a Byte cannot hold 300), so Java names that class while ours names the range. Both "
+                    "refuse; only the verdicts are compared.",
+    "int and float widths": "Python has one int and one float, so an Integer for an INT64 schema or a Float "
+                            "for a FLOAT64 one (refused by Java) has no Python counterpart: such cases are "
+                            "not generated.",
+    "temporal classes": "Java's Date, Time and Timestamp values are all java.util.Date; ours are date, time "
+                        "and datetime (a datetime is a date), so one temporal value for another temporal "
+                        "schema is not compared.",
+    "unhashable map keys": "A list or a mapping cannot be a dict key in Python: map keys are never arrays "
+                           "or maps in the corpus.",
+    "time of 24:00": "Java accepts 86400000 ms as a Time; datetime.time has no 24:00, so ours refuses it "
+                     "(asserted as such).",
+    "bytes in a collection default": "Java compares defaults with Objects.deepEquals, which compares a "
+                                     "byte[] inside a List or Map by identity, so two schemas built alike "
+                                     "are unequal; Python's bytes are values and compare by content.",
+    "dates Python represents": "Dates and timestamps outside years 1..9999 have no datetime: the corpus "
+                               "stays inside them.",
+}
+"""The known, deliberate differences between Java's data classes and ours, by the name the tests use
+for them, each with why."""
 
 _JAVA_OBJECT = re.compile(r"Invalid Java object for schema(?P<name> \".*?\")? with type (?P<type>[A-Z0-9]+): "
                           r"class (?P<cls>\S+) for ", re.S)
