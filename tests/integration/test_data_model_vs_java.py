@@ -90,6 +90,8 @@ class Corpus:
             desc["parameters"] = {self.text(3): self.text(3)}
         if rng.random() < 0.15 and kind != "STRUCT":
             desc["default"] = self.valid(desc)
+        elif rng.random() < 0.02:
+            desc["default"] = self.wrong(desc, key)[0]
         return desc
 
     def valid(self, desc: dict[str, Any]) -> Any:
@@ -133,7 +135,7 @@ class Corpus:
         choices: list[tuple[Any, str]] = [
             ({"boolean": True}, "BOOLEAN"), ({"string": "x"}, "STRING"), ({"bytes": "AA=="}, "BYTES"),
             ({"array": []}, "ARRAY"), ({"map": []}, "MAP"), ({"decimal": "1.5"}, DECIMAL),
-            ({"struct": {}, "schema": {"type": "STRUCT", "name": "other"}}, "STRUCT"),
+            ({"struct": {}, "schema": {"type": "STRUCT", "name": "other"}}, "another struct"), (None, "null"),
             ({"int32": 7}, "INT32"), ({"float64": 0.25}, "FLOAT64"), ({"date": 3}, DATE),
         ]
         own = desc.get("name") if desc.get("name") in LOGICAL.values() else desc["type"]
@@ -145,7 +147,9 @@ class Corpus:
         if own in ("INT8", "INT16", "INT32") and rng.random() < 0.3:
             low, high = INT_RANGES[own]
             return {"int64": rng.choice([low - 1, high + 1, high * 4])}, "out of range"
-        return rng.choice(kept)[0], "compare"
+        value = rng.choice(kept)[0]
+        # The corpus's one temporal fault is a date, whatever other temporal values the case holds.
+        return value, "compare date" if value is not None and "date" in value else "compare"
 
     def validate_case(self) -> tuple[dict[str, Any], str]:
         desc = self.schema()
@@ -226,7 +230,8 @@ def python_schema_equals(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def offending_class(case: dict[str, Any]) -> type | None:
-    """The Python class of the first temporal value in ``case`` (what a ``java.util.Date`` stands for)."""
+    """The Python class of the first temporal value in ``case`` (what a ``java.util.Date`` stands for;
+    an edge case holds at most one)."""
     def find(enc: Any) -> type | None:
         if isinstance(enc, dict):
             for tag, python_class in (("date", datetime.date), ("time", datetime.time),
@@ -252,7 +257,8 @@ def compare(java: dict[str, Any], ours: dict[str, Any], case: dict[str, Any], ho
         return None if "error" in java and "error" in ours else f"verdicts differ: {java} {ours}"
     expected = dict(java)
     if "message" in expected:
-        expected["message"] = python_message(expected["message"], offending_class(case))
+        temporal = datetime.date if how == "compare date" else offending_class(case)
+        expected["message"] = python_message(expected["message"], temporal)
     return None if expected == ours else f"Java {java}\n  ours {ours}"
 
 
