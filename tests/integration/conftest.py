@@ -9,6 +9,8 @@ A module that defines its own ``worker`` or ``client`` fixture uses that one ins
 
 ``java_connect`` is Apache Kafka Connect itself (the reference, a Java ``connect-distributed`` worker of
 a group of its own on the same broker), started once per session for the tests that compare with it.
+``java_data`` is its data classes, JSON converter and transforms in one JVM (java_data_harness.py), for
+the differential tests of the data model, converters and transforms; it needs no broker.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from java_data_harness import JavaDataHarness
 from rest_differential import Differential, delete_all_connectors
 
 from connect_runtime.testing import ConnectClient, WorkerProcess
@@ -67,3 +70,12 @@ def rest_diff(java_connect: JavaConnectWorker, worker: WorkerProcess) -> Iterato
         delete_all_connectors(client)
     yield diff
     diff.close()
+
+
+@pytest.fixture(scope="session")
+def java_data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JavaDataHarness]:
+    """Kafka Connect's data classes in one JVM (java_data_harness.py), for the differential tests of the
+    data model, converters and transforms."""
+    harness = JavaDataHarness(tmp_path_factory.mktemp("java-data-harness"))
+    yield harness
+    harness.close()

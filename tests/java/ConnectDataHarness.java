@@ -1,0 +1,303 @@
+/*
+ * The reference side of the differential harness (tests/java_data_harness.py drives it): Apache Kafka
+ * Connect's own data classes, fed one case per JSON line on stdin, answering one JSON line per case on
+ * stdout, so that one JVM serves a whole corpus.
+ *
+ * Case format (the Python driver documents the same):
+ *   schema description S: {"type": "INT8".."STRUCT", "optional": bool, "default": V, "name": str,
+ *     "version": int, "doc": str, "parameters": {str: str}, "fields": [{"name": str, "schema": S}],
+ *     "key": S, "value": S}; logical types are schemas with their Java name (and "scale" parameter).
+ *   value encoding V: null, or one tagged object: {"int8"|"int16"|"int32"|"int64": n},
+ *     {"float32"|"float64": x or "NaN"/"Infinity"/"-Infinity"}, {"boolean": b}, {"string": s},
+ *     {"bytes": base64}, {"decimal": "unscaled-free plain string, its scale is the digits after '.'"},
+ *     {"date": epoch days}, {"time": millis of day}, {"timestamp": epoch millis} (all three a
+ *     java.util.Date), {"array": [V]}, {"map": [[V, V]]} (pairs, so keys need not be strings),
+ *     {"struct": {field: V}, "schema": S?} (the schema defaults to the one the value stands for).
+ *   operations ("op"):
+ *     validate {schema, value}: ConnectSchema.validateValue -> {"ok": true} | error
+ *     schema_equals {schema, other} -> {"result": bool}
+ *     decimal_from_logical {scale, value: "1.23"} -> {"result": base64}
+ *     decimal_to_logical {scale, bytes: base64} -> {"result": plain string}
+ *     date_|time_|timestamp_from_logical {value: epoch millis} -> {"result": int}
+ *     date_|time_|timestamp_to_logical {value: int} -> {"result": epoch millis}
+ *     json_from_connect {config, topic, schema, value} -> {"result": base64 of the bytes}
+ *     json_to_connect {config, topic, bytes: base64} -> {"schema": S, "value": V}
+ *   any exception -> {"error": simple class name, "message": its message}.
+ */
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.connect.data.ConnectSchema;
+import org.apache.kafka.connect.data.Date;
+import org.apache.kafka.connect.data.Decimal;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaAndValue;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.data.Time;
+import org.apache.kafka.connect.data.Timestamp;
+import org.apache.kafka.connect.json.JsonConverter;
+
+public final class ConnectDataHarness {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    private static final long DAY_MS = 24L * 60 * 60 * 1000;
+
+    public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
+        String line;
+        while ((line = in.readLine()) != null) {
+            ObjectNode result;
+            try {
+                result = run(MAPPER.readTree(line));
+            } catch (Throwable e) {
+                result = NODES.objectNode();
+                result.put("error", e.getClass().getSimpleName());
+                result.put("message", e.getMessage());
+            }
+            out.println(MAPPER.writeValueAsString(result));
+            out.flush();
+        }
+    }
+
+    private static ObjectNode run(JsonNode c) throws Exception {
+        ObjectNode r = NODES.objectNode();
+        String op = c.get("op").asText();
+        switch (op) {
+            case "validate": {
+                Schema schema = schema(c.get("schema"));
+                ConnectSchema.validateValue(schema, value(c.get("value"), schema));
+                r.put("ok", true);
+                return r;
+            }
+            case "schema_equals":
+                r.put("result", schema(c.get("schema")).equals(schema(c.get("other"))));
+                return r;
+            case "decimal_from_logical": {
+                int scale = c.get("scale").asInt();
+                r.put("result", Base64.getEncoder().encodeToString(
+                        Decimal.fromLogical(Decimal.schema(scale), new BigDecimal(c.get("value").asText()))));
+                return r;
+            }
+            case "decimal_to_logical": {
+                int scale = c.get("scale").asInt();
+                r.put("result", Decimal.toLogical(Decimal.schema(scale),
+                        Base64.getDecoder().decode(c.get("bytes").asText())).toPlainString());
+                return r;
+            }
+            case "date_from_logical":
+            case "time_from_logical":
+            case "timestamp_from_logical": {
+                java.util.Date instant = new java.util.Date(c.get("value").asLong());
+                r.put("result", op.startsWith("date") ? Date.fromLogical(Date.SCHEMA, instant)
+                        : op.startsWith("timestamp") ? Timestamp.fromLogical(Timestamp.SCHEMA, instant)
+                        : Time.fromLogical(Time.SCHEMA, instant));
+                return r;
+            }
+            case "date_to_logical":
+            case "time_to_logical":
+            case "timestamp_to_logical": {
+                long v = c.get("value").asLong();
+                java.util.Date instant = op.startsWith("date") ? Date.toLogical(Date.SCHEMA, (int) v)
+                        : op.startsWith("timestamp") ? Timestamp.toLogical(Timestamp.SCHEMA, v)
+                        : Time.toLogical(Time.SCHEMA, (int) v);
+                r.put("result", instant.getTime());
+                return r;
+            }
+            case "json_from_connect": {
+                Schema schema = c.hasNonNull("schema") ? schema(c.get("schema")) : null;
+                byte[] bytes = converter(c).fromConnectData(c.path("topic").asText("t"), schema,
+                        value(c.get("value"), schema));
+                r.put("result", bytes == null ? null : Base64.getEncoder().encodeToString(bytes));
+                return r;
+            }
+            case "json_to_connect": {
+                byte[] bytes = c.hasNonNull("bytes") ? Base64.getDecoder().decode(c.get("bytes").asText()) : null;
+                SchemaAndValue sv = converter(c).toConnectData(c.path("topic").asText("t"), bytes);
+                r.set("schema", sv.schema() == null ? NODES.nullNode() : describe(sv.schema()));
+                r.set("value", encode(sv.value(), sv.schema()));
+                return r;
+            }
+            default:
+                throw new IllegalArgumentException("unknown op " + op);
+        }
+    }
+
+    private static JsonConverter converter(JsonNode c) {
+        Map<String, Object> config = new HashMap<>();
+        config.put("converter.type", "value");
+        Iterator<Map.Entry<String, JsonNode>> it = c.path("config").fields();
+        while (it.hasNext()) {
+            Map.Entry<String, JsonNode> e = it.next();
+            config.put(e.getKey(), e.getValue().asText());
+        }
+        JsonConverter converter = new JsonConverter();
+        converter.configure(config);
+        return converter;
+    }
+
+    static Schema schema(JsonNode d) {
+        SchemaBuilder b = SchemaBuilder.type(Schema.Type.valueOf(d.get("type").asText()));
+        if (d.has("key") || d.has("value")) {
+            // Map and array builders take their inner schemas at creation.
+            if (b.type() == Schema.Type.MAP)
+                b = SchemaBuilder.map(schema(d.get("key")), schema(d.get("value")));
+            else
+                b = SchemaBuilder.array(schema(d.get("value")));
+        }
+        if (d.path("optional").asBoolean(false)) b.optional();
+        if (d.hasNonNull("name")) b.name(d.get("name").asText());
+        if (d.hasNonNull("version")) b.version(d.get("version").asInt());
+        if (d.hasNonNull("doc")) b.doc(d.get("doc").asText());
+        if (d.hasNonNull("parameters")) {
+            Iterator<Map.Entry<String, JsonNode>> it = d.get("parameters").fields();
+            while (it.hasNext()) {
+                Map.Entry<String, JsonNode> e = it.next();
+                b.parameter(e.getKey(), e.getValue().asText());
+            }
+        }
+        if (d.has("fields"))
+            for (JsonNode f : d.get("fields")) b.field(f.get("name").asText(), schema(f.get("schema")));
+        if (d.hasNonNull("default")) b.defaultValue(value(d.get("default"), b));
+        return b.build();
+    }
+
+    static Object value(JsonNode v, Schema context) {
+        if (v == null || v.isNull()) return null;
+        String tag = v.fieldNames().next();
+        if (tag.equals("schema")) {
+            Iterator<String> names = v.fieldNames();
+            names.next();
+            tag = names.next();
+        }
+        JsonNode x = v.get(tag);
+        switch (tag) {
+            case "int8": return (byte) x.asInt();
+            case "int16": return (short) x.asInt();
+            case "int32": return x.asInt();
+            case "int64": return x.asLong();
+            case "float32": return x.isTextual() ? Float.parseFloat(x.asText()) : (float) x.asDouble();
+            case "float64": return x.isTextual() ? Double.parseDouble(x.asText()) : x.asDouble();
+            case "boolean": return x.asBoolean();
+            case "string": return x.asText();
+            case "bytes": return Base64.getDecoder().decode(x.asText());
+            case "decimal": return new BigDecimal(x.asText());
+            case "date": return new java.util.Date(x.asLong() * DAY_MS);
+            case "time":
+            case "timestamp": return new java.util.Date(x.asLong());
+            case "array": {
+                Schema inner = context != null && context.type() == Schema.Type.ARRAY ? context.valueSchema() : null;
+                List<Object> list = new ArrayList<>();
+                for (JsonNode e : x) list.add(value(e, inner));
+                return list;
+            }
+            case "map": {
+                boolean isMap = context != null && context.type() == Schema.Type.MAP;
+                Map<Object, Object> map = new LinkedHashMap<>();
+                for (JsonNode pair : x)
+                    map.put(value(pair.get(0), isMap ? context.keySchema() : null),
+                            value(pair.get(1), isMap ? context.valueSchema() : null));
+                return map;
+            }
+            case "struct": {
+                Schema s = v.has("schema") ? schema(v.get("schema")) : context;
+                Struct struct = new Struct(s);
+                Iterator<Map.Entry<String, JsonNode>> it = x.fields();
+                while (it.hasNext()) {
+                    Map.Entry<String, JsonNode> e = it.next();
+                    Field f = s.field(e.getKey());
+                    struct.put(e.getKey(), value(e.getValue(), f == null ? null : f.schema()));
+                }
+                return struct;
+            }
+            default:
+                throw new IllegalArgumentException("unknown value tag " + tag);
+        }
+    }
+
+    static ObjectNode describe(Schema s) {
+        ObjectNode d = NODES.objectNode();
+        d.put("type", s.type().name());
+        d.put("optional", s.isOptional());
+        if (s.name() != null) d.put("name", s.name());
+        if (s.version() != null) d.put("version", s.version());
+        if (s.doc() != null) d.put("doc", s.doc());
+        if (s.parameters() != null) {
+            ObjectNode p = d.putObject("parameters");
+            for (Map.Entry<String, String> e : s.parameters().entrySet()) p.put(e.getKey(), e.getValue());
+        }
+        if (s.type() == Schema.Type.STRUCT) {
+            ArrayNode fields = d.putArray("fields");
+            for (Field f : s.fields()) {
+                ObjectNode fd = fields.addObject();
+                fd.put("name", f.name());
+                fd.set("schema", describe(f.schema()));
+            }
+        }
+        if (s.type() == Schema.Type.MAP) d.set("key", describe(s.keySchema()));
+        if (s.type() == Schema.Type.MAP || s.type() == Schema.Type.ARRAY) d.set("value", describe(s.valueSchema()));
+        if (s.defaultValue() != null) d.set("default", encode(s.defaultValue(), s));
+        return d;
+    }
+
+    static JsonNode encode(Object v, Schema s) {
+        if (v == null) return NODES.nullNode();
+        ObjectNode e = NODES.objectNode();
+        if (v instanceof Byte) e.put("int8", (Byte) v);
+        else if (v instanceof Short) e.put("int16", (Short) v);
+        else if (v instanceof Integer) e.put("int32", (Integer) v);
+        else if (v instanceof Long) e.put("int64", (Long) v);
+        else if (v instanceof Float) e.put("float32", (Float) v);
+        else if (v instanceof Double) e.put("float64", (Double) v);
+        else if (v instanceof Boolean) e.put("boolean", (Boolean) v);
+        else if (v instanceof String) e.put("string", (String) v);
+        else if (v instanceof byte[]) e.put("bytes", Base64.getEncoder().encodeToString((byte[]) v));
+        else if (v instanceof ByteBuffer) {
+            ByteBuffer buffer = ((ByteBuffer) v).duplicate();
+            byte[] bytes = new byte[buffer.remaining()];
+            buffer.get(bytes);
+            e.put("bytes", Base64.getEncoder().encodeToString(bytes));
+        } else if (v instanceof BigDecimal) e.put("decimal", ((BigDecimal) v).toPlainString());
+        else if (v instanceof java.util.Date) {
+            long ms = ((java.util.Date) v).getTime();
+            String name = s == null ? null : s.name();
+            if (Date.LOGICAL_NAME.equals(name)) e.put("date", Math.floorDiv(ms, DAY_MS));
+            else if (Time.LOGICAL_NAME.equals(name)) e.put("time", ms);
+            else e.put("timestamp", ms);
+        } else if (v instanceof List) {
+            ArrayNode a = e.putArray("array");
+            for (Object x : (List<?>) v) a.add(encode(x, s == null ? null : s.valueSchema()));
+        } else if (v instanceof Map) {
+            ArrayNode a = e.putArray("map");
+            for (Map.Entry<?, ?> x : ((Map<?, ?>) v).entrySet()) {
+                ArrayNode pair = a.addArray();
+                pair.add(encode(x.getKey(), s == null ? null : s.keySchema()));
+                pair.add(encode(x.getValue(), s == null ? null : s.valueSchema()));
+            }
+        } else if (v instanceof Struct) {
+            Struct struct = (Struct) v;
+            ObjectNode fields = e.putObject("struct");
+            for (Field f : struct.schema().fields())
+                fields.set(f.name(), encode(struct.getWithoutDefault(f.name()), f.schema()));
+        } else throw new IllegalArgumentException("cannot encode " + v.getClass());
+        return e;
+    }
+}

@@ -1,0 +1,239 @@
+"""The differential harness's driver: Apache Kafka Connect's data classes, the reference, in one JVM.
+
+``tests/java/ConnectDataHarness.java`` is compiled with ``javac`` against ``connect-api``,
+``connect-json`` and ``connect-transforms`` of the broker's release (fetched once from Maven Central
+into a cache next to the broker's jars) and started once; :meth:`JavaDataHarness.run` sends it a batch
+of cases as JSON lines and returns its answers in order. The Java file documents the case format; this
+module has the Python half of it: :func:`schema_from` and :func:`value_from` build our objects from
+the same descriptions, and :func:`python_message` is the one table where a Java message is allowed to
+differ from ours.
+
+Case format, in short: a schema is ``{"type", "optional", "default", "name", "version", "doc",
+"parameters", "fields": [{"name", "schema"}], "key", "value"}`` (logical types by their Java name and
+``scale`` parameter); a value is ``None`` or one tagged object (``{"int8": 1}``, ``{"float64": 0.5}``,
+``{"bytes": base64}``, ``{"decimal": "-1.20"}``, ``{"date": days}``, ``{"time": millis}``,
+``{"timestamp": millis}``, ``{"array": [...]}``, ``{"map": [[k, v], ...]}``,
+``{"struct": {field: value}, "schema": optional}``); ``op`` names the operation.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import decimal
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from connect_runtime.api.data import Schema, SchemaBuilder, SchemaType, Struct
+from connect_runtime.testing.local_kafka import KAFKA_VERSION, default_cache_dir, ensure_maven_jars
+
+HARNESS_SOURCE = Path(__file__).parent / "java" / "ConnectDataHarness.java"
+MAIN_CLASS = "ConnectDataHarness"
+
+DEPENDENCIES: tuple[tuple[str, str, str], ...] = (
+    ("org.apache.kafka", "connect-api", KAFKA_VERSION),
+    ("org.apache.kafka", "connect-json", KAFKA_VERSION),
+    ("org.apache.kafka", "connect-transforms", KAFKA_VERSION),
+)
+"""The harness's classpath: Connect's data classes, its JSON converter and its transforms."""
+
+EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+
+JAVA_CLASSES: Mapping[str, str] = {
+    "java.lang.Byte": "int",
+    "java.lang.Short": "int",
+    "java.lang.Integer": "int",
+    "java.lang.Long": "int",
+    "java.lang.Float": "float",
+    "java.lang.Double": "float",
+    "java.lang.Boolean": "bool",
+    "java.lang.String": "str",
+    "[B": "bytes",
+    "java.math.BigDecimal": "decimal.Decimal",
+    "java.util.ArrayList": "list",
+    "java.util.LinkedHashMap": "dict",
+    "org.apache.kafka.connect.data.Struct": "connect_runtime.api.data.struct.Struct",
+}
+"""The normalisation table, Java's class -> the Python class our value of the same case has.
+
+Our messages keep Java's wording with "Python object" and ``type(value)``; this table is the only
+place where the two may differ. ``java.util.Date`` is missing on purpose: it stands for the three
+Python classes of Date, Time and Timestamp values, so :func:`python_message` takes the Python class of
+the case's value for it. Deliberate differences beyond class names are in
+:data:`DELIBERATE_DIFFERENCES`.
+"""
+
+DELIBERATE_DIFFERENCES: Mapping[str, str] = {
+    "out of range": "An int out of an INT8/16/32 schema's range: Java's case must carry a wider boxed class "
+                    "(a Byte cannot hold 300), so Java names that class while ours names the range. Both "
+                    "refuse; only the verdicts are compared.",
+    "int and float widths": "Python has one int and one float, so an Integer for an INT64 schema or a Float "
+                            "for a FLOAT64 one (refused by Java) has no Python counterpart: such cases are "
+                            "not generated.",
+    "temporal classes": "Java's Date, Time and Timestamp values are all java.util.Date; ours are date, time "
+                        "and datetime (a datetime is a date), so one temporal value for another temporal "
+                        "schema is not compared.",
+    "unhashable map keys": "A list or a mapping cannot be a dict key in Python: map keys are never arrays "
+                           "or maps in the corpus.",
+    "time of 24:00": "Java accepts 86400000 ms as a Time; datetime.time has no 24:00, so ours refuses it "
+                     "(asserted as such).",
+    "bytes in a collection default": "Java compares defaults with Objects.deepEquals, which compares a "
+                                     "byte[] inside a List or Map by identity, so two schemas built alike "
+                                     "are unequal; Python's bytes are values and compare by content.",
+    "dates Python represents": "Dates and timestamps outside years 1..9999 have no datetime: the corpus "
+                               "stays inside them.",
+}
+"""The known, deliberate differences between Java's data classes and ours, by the name the tests use
+for them, each with why."""
+
+_JAVA_OBJECT = re.compile(r"Invalid Java object for schema(?P<name> \".*?\")? with type (?P<type>[A-Z0-9]+): "
+                          r"class (?P<cls>\S+) for ", re.S)
+
+
+def python_message(java_message: str, python_class: type | None = None) -> str:
+    """Java's ``message`` as ours says it: "Java object" becomes "Python object" and the Java class
+    the Python one (:data:`JAVA_CLASSES`; ``python_class`` when the Java class is ``java.util.Date``)."""
+
+    def replace(match: re.Match[str]) -> str:
+        java = match["cls"]
+        if java == "java.util.Date" and python_class is not None:
+            shown = repr(python_class)
+        else:
+            shown = f"<class '{JAVA_CLASSES.get(java, java)}'>"
+        return f"Invalid Python object for schema{match['name'] or ''} with type {match['type']}: {shown} for "
+
+    return _JAVA_OBJECT.sub(replace, java_message)
+
+
+def schema_from(desc: Mapping[str, Any]) -> Schema:
+    """Our :class:`Schema` of a schema description (what the Java side builds with ``SchemaBuilder``)."""
+    kind = SchemaType[desc["type"]]
+    if kind is SchemaType.MAP and "key" in desc:
+        builder = SchemaBuilder.map(schema_from(desc["key"]), schema_from(desc["value"]))
+    elif kind is SchemaType.ARRAY and "value" in desc:
+        builder = SchemaBuilder.array(schema_from(desc["value"]))
+    else:
+        builder = SchemaBuilder.of_type(kind)
+    if desc.get("optional"):
+        builder.optional()
+    if desc.get("name") is not None:
+        builder.name(desc["name"])
+    if desc.get("version") is not None:
+        builder.version(desc["version"])
+    if desc.get("doc") is not None:
+        builder.doc(desc["doc"])
+    for key, value in (desc.get("parameters") or {}).items():
+        builder.parameter(key, value)
+    for field in desc.get("fields", ()):
+        builder.field(field["name"], schema_from(field["schema"]))
+    if desc.get("default") is not None:
+        builder.default_value(value_from(desc["default"], builder.build()))
+    return builder.build()
+
+
+def value_from(enc: Any, context: Schema | None) -> object:
+    """Our Python value of a value encoding; ``context`` is the schema the value stands for (a struct
+    without its own ``schema`` takes it)."""
+    if enc is None:
+        return None
+    tag = next(k for k in enc if k != "schema")
+    x = enc[tag]
+    if tag in ("int8", "int16", "int32", "int64"):
+        return int(x)
+    if tag in ("float32", "float64"):
+        return float(x)
+    if tag in ("boolean", "string"):
+        return x
+    if tag == "bytes":
+        return base64.b64decode(x)
+    if tag == "decimal":
+        return decimal.Decimal(x)
+    if tag == "date":
+        return (EPOCH + datetime.timedelta(days=x)).date()
+    if tag == "time":
+        return (EPOCH + datetime.timedelta(milliseconds=x)).time()
+    if tag == "timestamp":
+        return EPOCH + datetime.timedelta(milliseconds=x)
+    if tag == "array":
+        inner = context.value_schema if context is not None and context.type is SchemaType.ARRAY else None
+        return [value_from(e, inner) for e in x]
+    if tag == "map":
+        is_map = context is not None and context.type is SchemaType.MAP
+        return {value_from(k, context.key_schema if is_map else None):  # type: ignore[union-attr]
+                value_from(v, context.value_schema if is_map else None) for k, v in x}  # type: ignore[union-attr]
+    if tag == "struct":
+        schema = schema_from(enc["schema"]) if "schema" in enc else context
+        assert schema is not None, "a struct value needs a schema"
+        struct = Struct(schema)
+        for name, field_value in x.items():
+            field = schema.field(name)
+            struct.put(name, value_from(field_value, None if field is None else field.schema))
+        return struct
+    raise ValueError(f"unknown value tag {tag}")
+
+
+def harness_cache_dir() -> Path:
+    """Where the harness's jars and compiled class live: next to the broker's, keyed by version."""
+    return default_cache_dir().parent / f"kafka-connect-data-harness-{KAFKA_VERSION}"
+
+
+class JavaDataHarness:
+    """``ConnectDataHarness`` compiled and running in one JVM; :meth:`run` answers batches of cases."""
+
+    def __init__(self, workdir: Path) -> None:
+        javac, java = shutil.which("javac"), shutil.which("java")
+        if javac is None or java is None:
+            raise RuntimeError("the data harness needs a JDK (javac and java on PATH)")
+        libs = ensure_maven_jars(harness_cache_dir(), DEPENDENCIES, "connect-api-", "kafka-connect-data-harness")
+        classes = workdir / "classes"
+        classes.mkdir(parents=True, exist_ok=True)
+        classpath = os.pathsep.join([str(classes), f"{libs}/*"])
+        subprocess.run([javac, "-nowarn", "-d", str(classes), "-cp", classpath, str(HARNESS_SOURCE)],
+                       check=True, capture_output=True)
+        self._stderr = (workdir / "harness-stderr.log").open("wb")
+        self._proc = subprocess.Popen([java, "-Xmx512m", "-cp", classpath, MAIN_CLASS], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=self._stderr)
+
+    def run(self, cases: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Java's answers to ``cases``, in order (the whole batch is written by a thread while the
+        answers are read, so that neither pipe fills up)."""
+        import threading
+
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        stdin = self._proc.stdin
+        payload = "".join(json.dumps(case) + "\n" for case in cases).encode()
+
+        def write() -> None:
+            stdin.write(payload)
+            stdin.flush()
+
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        answers = [json.loads(self._readline()) for _ in cases]
+        writer.join()
+        return answers
+
+    def _readline(self) -> bytes:
+        assert self._proc.stdout is not None
+        line = self._proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the data harness exited with {self._proc.wait()}")
+        return line
+
+    def close(self) -> None:
+        """Stop the JVM (closing its stdin ends its loop)."""
+        if self._proc.stdin is not None:
+            self._proc.stdin.close()
+        try:
+            self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        self._stderr.close()
+
