@@ -20,8 +20,10 @@ import orjson
 
 from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, ValidString, Width
 from connect_runtime.api.converter import Converter, HeaderConverter, converter_config_def
+from connect_runtime.api.data.schema import Schema
 from connect_runtime.api.errors import ConfigException, DataException
 from connect_runtime.api.java_json import fast_json_body, json_dumps_compact, json_loads, json_loads_decimal
+from connect_runtime.converters.json_schema_encoding import SchemaEncoder
 from connect_runtime.version import runtime_version
 
 __all__ = ["ENVELOPE_REQUIRED_MESSAGE", "JsonConverter"]
@@ -47,21 +49,24 @@ def _parse_bool(configs: Mapping[str, Any], name: str, default: bool) -> bool:
 
 
 class JsonConverter(Converter, HeaderConverter):
-    """Kafka Connect's ``org.apache.kafka.connect.json.JsonConverter`` for schemaless data.
+    """Kafka Connect's ``org.apache.kafka.connect.json.JsonConverter``.
 
     Settings (prefix stripped): ``schemas.enable`` (default true, like Java: values are wrapped in
-    ``{"schema":null,"payload":...}``); ``decimal.format`` (BASE64|NUMERIC), ``schemas.cache.size``,
-    ``replace.null.with.default`` and ``converter.type`` are accepted and have no effect on
-    schemaless data. ``from_connect_data`` turns None into None (a tombstone), as Java does for a
-    null schema and value. ``to_connect_data`` returns plain Python values; an envelope that carries
-    a schema (written by a Java producer with schemas) is converted following that schema: bytes
-    are decoded from base64, structs become dicts, maps with non-string keys are rebuilt from their
-    pair arrays, and the Decimal/Date/Time/Timestamp logical types become ``decimal.Decimal``,
-    ``datetime.date``, ``datetime.time`` and ``datetime.datetime`` (UTC).
+    ``{"schema":...,"payload":...}``, the schema null for a schemaless value); ``decimal.format``
+    (BASE64|NUMERIC), ``schemas.cache.size`` (schemas whose JSON form is kept) and
+    ``replace.null.with.default`` apply to values written with a schema and have no effect on
+    schemaless data; ``converter.type`` is accepted. ``from_connect_data`` turns None into None (a
+    tombstone), as Java does for a null schema and value. ``to_connect_data`` returns plain Python
+    values; an envelope that carries a schema (written by a Java producer with schemas) is
+    converted following that schema: bytes are decoded from base64, structs become dicts, maps
+    with non-string keys are rebuilt from their pair arrays, and the Decimal/Date/Time/Timestamp
+    logical types become ``decimal.Decimal``, ``datetime.date``, ``datetime.time`` and
+    ``datetime.datetime`` (UTC).
     """
 
     def __init__(self) -> None:
         self._schemas_enabled = True
+        self._encoder = SchemaEncoder(1000, numeric_decimals=False, replace_null_with_default=True)
 
     def version(self) -> str:
         """The runtime's version, as Kafka's built-in converters report Kafka's."""
@@ -94,9 +99,24 @@ class JsonConverter(Converter, HeaderConverter):
         decimal_format = configs.get("decimal.format", "BASE64")
         if not isinstance(decimal_format, str) or decimal_format.upper() not in ("BASE64", "NUMERIC"):
             raise ConfigException("decimal.format", decimal_format, "String must be one of: BASE64, NUMERIC")
+        cache_size = configs.get("schemas.cache.size", 1000)
+        try:
+            cache_size = int(cache_size)
+        except (TypeError, ValueError) as exc:
+            raise ConfigException("schemas.cache.size", cache_size, "Not a number of type INT") from exc
+        self._encoder = SchemaEncoder(cache_size, numeric_decimals=decimal_format.upper() == "NUMERIC",
+                                      replace_null_with_default=_parse_bool(configs, "replace.null.with.default", True))
 
-    def from_connect_data(self, topic: str, value: Any) -> bytes | None:
-        """Serialize ``value`` to JSON bytes; None stays None."""
+    def from_connect_data(self, topic: str, value: Any, *, schema: Schema | None = None) -> bytes | None:
+        """Serialize ``value`` to JSON bytes; None without a schema stays None.
+
+        With a ``schema``, ``value`` follows it (a ``Struct`` for STRUCT, ``decimal.Decimal`` for
+        Decimal, ...) and ``schemas.enable=true`` writes ``{"schema":...,"payload":...}`` as Java does.
+        """
+        if schema is not None:
+            if self._schemas_enabled:
+                return self._encoder.envelope(schema, value)
+            return self._encoder.payload(schema, value)
         if value is None:
             return None
         if type(value) is int:  # the commonest key: digits, as Java writes a long
