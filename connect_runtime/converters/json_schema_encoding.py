@@ -186,7 +186,7 @@ class SchemaEncoder:
             self._value(key_schema, key, key_out)
             if object_mode:
                 # ObjectNode.set(mapKey.asText(), ...): a null key node's text is "null".
-                out.append(key_out[0] if key is not None else '"null"')
+                out.append('"null"' if key_out == ["null"] else key_out[0])
                 out.append(":")
             else:
                 out += ["[", *key_out, ","]

@@ -10,6 +10,7 @@ import pytest
 from connect_runtime.api.data import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp
 from connect_runtime.api.errors import DataException
 from connect_runtime.api.java_json import java_float_to_string
+from connect_runtime.converters.bytearray_converter import ByteArrayConverter
 from connect_runtime.converters.json_converter import JsonConverter
 
 TOPIC = "topic"
@@ -149,3 +150,49 @@ def test_schema_cache_is_bounded_by_schemas_cache_size() -> None:
         assert conv.from_connect_data(TOPIC, 1, schema=schema) == (
             f'{{"schema":{{"type":"int32","optional":false,"name":"{schema.name}"}},"payload":1}}'.encode())
     assert list(conv._encoder._cache) == [first]
+
+
+def test_schema_metadata_translation() -> None:
+    """Java's ``testJsonSchemaMetadataTranslation``, with the bytes Jackson writes for each tree."""
+    conv = converter()
+    assert conv.from_connect_data(TOPIC, True, schema=SchemaBuilder.bool().default_value(True).build()) == (
+        b'{"schema":{"type":"boolean","optional":false,"default":true},"payload":true}')
+    described = (SchemaBuilder.bool().required().name("bool").version(3).doc("the documentation")
+                 .parameter("foo", "bar").build())
+    assert conv.from_connect_data(TOPIC, True, schema=described) == (
+        b'{"schema":{"type":"boolean","optional":false,"name":"bool","version":3,"doc":"the documentation",'
+        b'"parameters":{"foo":"bar"}},"payload":true}')
+
+
+def test_decimal_with_trailing_zeros_to_numeric_json() -> None:
+    numeric = converter(**{"decimal.format": "NUMERIC"})
+    converted = numeric.from_connect_data(TOPIC, decimal.Decimal("1.5600"), schema=Decimal.schema(4))
+    assert converted is not None and converted.endswith(b'"payload":1.5600}')
+
+
+def test_mismatching_schema_and_value_is_refused() -> None:
+    with pytest.raises(DataException, match="Invalid type for FLOAT64: <class 'bool'>"):
+        converter().from_connect_data(TOPIC, True, schema=Schema.FLOAT64_SCHEMA)
+
+
+def test_schema_cache_keeps_one_entry_per_equal_schema() -> None:
+    """Java's ``testCacheSchemaToJsonConversion``: equal schemas built twice share an entry."""
+    conv = converter()
+    conv.from_connect_data(TOPIC, True, schema=SchemaBuilder.bool().build())
+    conv.from_connect_data(TOPIC, True, schema=SchemaBuilder.bool().build())
+    assert len(conv._encoder._cache) == 1
+    conv.from_connect_data(TOPIC, True, schema=SchemaBuilder.bool().optional().build())
+    assert len(conv._encoder._cache) == 2
+
+
+def test_string_keyed_map_writes_a_null_key_as_the_text_null() -> None:
+    schema = SchemaBuilder.map(Schema.OPTIONAL_STRING_SCHEMA, Schema.INT32_SCHEMA).build()
+    converted = converter().from_connect_data(TOPIC, {None: 1, "a": 2}, schema=schema)
+    assert converted is not None and converted.endswith(b'"payload":{"null":1,"a":2}}')
+
+
+def test_byte_array_converter_takes_only_bytes_schemas() -> None:
+    conv = ByteArrayConverter()
+    assert conv.from_connect_data(TOPIC, b"x", schema=Schema.BYTES_SCHEMA) == b"x"
+    with pytest.raises(DataException, match="Invalid schema type for ByteArrayConverter: INT32"):
+        conv.from_connect_data(TOPIC, b"x", schema=Schema.INT32_SCHEMA)
