@@ -20,10 +20,13 @@ import orjson
 
 from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, ValidString, Width
 from connect_runtime.api.converter import Converter, HeaderConverter, converter_config_def
-from connect_runtime.api.data.schema import Schema
+from connect_runtime.api.data.schema import Schema, SchemaType
+from connect_runtime.api.data.schema_and_value import SchemaAndValue
+from connect_runtime.api.data.schema_builder import SchemaBuilder
+from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import ConfigException, DataException
 from connect_runtime.api.java_json import fast_json_body, json_dumps_compact, json_loads, json_loads_decimal
-from connect_runtime.converters.json_schema_encoding import SchemaEncoder
+from connect_runtime.converters.json_schema_encoding import LruCache, SchemaEncoder
 from connect_runtime.version import runtime_version
 
 __all__ = ["ENVELOPE_REQUIRED_MESSAGE", "JsonConverter"]
@@ -67,6 +70,7 @@ class JsonConverter(Converter, HeaderConverter):
     def __init__(self) -> None:
         self._schemas_enabled = True
         self._encoder = SchemaEncoder(1000, numeric_decimals=False, replace_null_with_default=True)
+        self._read_schemas: LruCache[bytes, tuple[_Schema, Schema]] = LruCache(1000)
 
     def version(self) -> str:
         """The runtime's version, as Kafka's built-in converters report Kafka's."""
@@ -104,6 +108,7 @@ class JsonConverter(Converter, HeaderConverter):
             cache_size = int(cache_size)
         except (TypeError, ValueError) as exc:
             raise ConfigException("schemas.cache.size", cache_size, "Not a number of type INT") from exc
+        self._read_schemas = LruCache(cache_size)
         self._encoder = SchemaEncoder(cache_size, numeric_decimals=decimal_format.upper() == "NUMERIC",
                                       replace_null_with_default=_parse_bool(configs, "replace.null.with.default", True))
 
@@ -140,20 +145,40 @@ class JsonConverter(Converter, HeaderConverter):
         """A header value is read as a record value is (Java's ``toConnectHeader``)."""
         return self.to_connect_data(topic, data)
 
+    def to_connect_schema_and_value(self, topic: str, data: bytes | None) -> SchemaAndValue:
+        """Java's ``toConnectData``: the envelope's schema as a :class:`Schema` with the value it types.
+
+        A STRUCT payload becomes a :class:`Struct`; other values are as :meth:`to_connect_data` returns
+        them. Without a schema (a null schema, or ``schemas.enable=false``) the schema is None. The
+        schemas read are cached (``schemas.cache.size``), keyed by their JSON text.
+        """
+        if data is None:
+            return SchemaAndValue(None, None)
+        if not self._schemas_enabled:
+            return SchemaAndValue(None, self.to_connect_data(topic, data))
+        node = _parse(data)
+        _check_envelope(node)
+        if node["schema"] is None:
+            return SchemaAndValue(None, node["payload"])
+        node = json_loads_decimal(data)
+        schema_key = orjson.dumps(node["schema"], default=str)
+        parsed = self._read_schemas.get(schema_key)
+        if parsed is None:
+            plain_schema = _parse_schema(node["schema"])
+            assert plain_schema is not None
+            parsed = (plain_schema, _as_connect_schema(plain_schema))
+            self._read_schemas.put(schema_key, parsed)
+        plain_schema, schema = parsed
+        return SchemaAndValue(schema, _as_connect_value(schema, _to_connect(plain_schema, node["payload"])))
+
     def to_connect_data(self, topic: str, data: bytes | None) -> Any:
         """Parse JSON bytes; with schemas enabled, unwrap (and apply) the envelope's schema."""
         if data is None:
             return None
-        try:
-            node = json_loads(data)
-        except ValueError as exc:
-            raise DataException(
-                f"Converting byte[] to Kafka Connect data failed due to serialization error: {exc}"
-            ) from exc
+        node = _parse(data)
         if not self._schemas_enabled:
             return node
-        if not (isinstance(node, dict) and len(node) == 2 and "schema" in node and "payload" in node):
-            raise DataException(ENVELOPE_REQUIRED_MESSAGE)
+        _check_envelope(node)
         schema = node["schema"]
         if schema is None:
             return node["payload"]
@@ -161,6 +186,20 @@ class JsonConverter(Converter, HeaderConverter):
         # NUMERIC decimals keep every digit; float fields are turned back into floats below.
         node = json_loads_decimal(data)
         return _to_connect(_parse_schema(node["schema"]), node["payload"])
+
+
+def _parse(data: bytes) -> Any:
+    try:
+        return json_loads(data)
+    except ValueError as exc:
+        raise DataException(
+            f"Converting byte[] to Kafka Connect data failed due to serialization error: {exc}"
+        ) from exc
+
+
+def _check_envelope(node: Any) -> None:
+    if not (isinstance(node, dict) and len(node) == 2 and "schema" in node and "payload" in node):
+        raise DataException(ENVELOPE_REQUIRED_MESSAGE)
 
 
 # --- reading envelopes that carry a schema ---------------------------------------------------
@@ -178,12 +217,15 @@ _TYPES: Final = frozenset((*_PRIMITIVE_TYPES, "array", "map", "struct"))
 class _Schema:
     """The parts of a Connect schema (``JsonConverter.asConnectSchema``) conversion needs."""
 
-    __slots__ = ("default", "fields", "items", "keys", "name", "optional", "parameters", "type", "values")
+    __slots__ = ("default", "doc", "fields", "items", "keys", "name", "optional", "parameters", "type", "values",
+                 "version")
 
     def __init__(self, type_: str) -> None:
         self.type = type_
         self.optional = False
         self.name: str | None = None
+        self.version: int | None = None
+        self.doc: str | None = None
         self.parameters: dict[str, str] = {}
         self.default: Any = None
         self.items: _Schema | None = None
@@ -243,6 +285,12 @@ def _parse_schema(node: Any) -> _Schema | None:
     name = node.get("name")
     if isinstance(name, str):
         schema.name = name
+    version = node.get("version")
+    if isinstance(version, int) and not isinstance(version, bool):
+        schema.version = version
+    doc = node.get("doc")
+    if isinstance(doc, str):
+        schema.doc = doc
     parameters = node.get("parameters")
     if isinstance(parameters, dict):
         for key, param in parameters.items():
@@ -398,4 +446,67 @@ def _plain(value: Any) -> Any:
         return [_plain(item) for item in value]
     if isinstance(value, dict):
         return {key: _plain(item) for key, item in value.items()}
+    return value
+
+
+_BUILDERS: Final = {
+    "boolean": SchemaBuilder.bool, "int8": SchemaBuilder.int8, "int16": SchemaBuilder.int16,
+    "int32": SchemaBuilder.int32, "int64": SchemaBuilder.int64, "float": SchemaBuilder.float32,
+    "double": SchemaBuilder.float64, "bytes": SchemaBuilder.bytes, "string": SchemaBuilder.string,
+}
+
+
+def _as_connect_schema(parsed: _Schema) -> Schema:
+    """Java's ``asConnectSchema``, from a schema already checked by :func:`_parse_schema`."""
+    if parsed.type == "array":
+        assert parsed.items is not None
+        builder = SchemaBuilder.array(_as_connect_schema(parsed.items))
+    elif parsed.type == "map":
+        assert parsed.keys is not None and parsed.values is not None
+        builder = SchemaBuilder.map(_as_connect_schema(parsed.keys), _as_connect_schema(parsed.values))
+    elif parsed.type == "struct":
+        builder = SchemaBuilder.struct()
+        for field_name, field_schema in parsed.fields:
+            builder.field(field_name, _as_connect_schema(field_schema))
+    else:
+        builder = _BUILDERS[parsed.type]()
+    if parsed.optional:
+        builder.optional()
+    if parsed.name is not None:
+        builder.name(parsed.name)
+    if parsed.version is not None:
+        builder.version(parsed.version)
+    if parsed.doc is not None:
+        builder.doc(parsed.doc)
+    for key, param in parsed.parameters.items():
+        builder.parameter(key, param)
+    if parsed.default is not None:
+        without_default = _as_connect_schema_without_default(parsed)
+        builder.default_value(_as_connect_value(without_default, parsed.default))
+    return builder.build()
+
+
+def _as_connect_schema_without_default(parsed: _Schema) -> Schema:
+    default, parsed.default = parsed.default, None
+    try:
+        return _as_connect_schema(parsed)
+    finally:
+        parsed.default = default
+
+
+def _as_connect_value(schema: Schema, value: Any) -> Any:
+    """A value :func:`_to_connect` returned, with structs (at any depth) as :class:`Struct`."""
+    if value is None:
+        return None
+    kind = schema.type
+    if kind is SchemaType.STRUCT:
+        struct = Struct(schema)
+        for field in schema.fields:
+            struct.put(field, _as_connect_value(field.schema, value.get(field.name)))
+        return struct
+    if kind is SchemaType.ARRAY and schema.value_schema is not None:
+        return [_as_connect_value(schema.value_schema, item) for item in value]
+    if kind is SchemaType.MAP and schema.key_schema is not None and schema.value_schema is not None:
+        return {_as_connect_value(schema.key_schema, key): _as_connect_value(schema.value_schema, item)
+                for key, item in value.items()}
     return value

@@ -12,7 +12,7 @@ import datetime
 import decimal
 import math
 from collections.abc import Mapping
-from typing import Final
+from typing import Final, Generic, TypeVar
 
 from connect_runtime.api.data.logical_types import Date, Decimal, Time, Timestamp
 from connect_runtime.api.data.schema import (
@@ -40,12 +40,44 @@ _PYTHON_CLASS: Final = {
 }
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class LruCache(Generic[K, V]):
+    """At most ``size`` entries, the least recently used evicted first (Java's ``LRUCache``)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._entries: dict[K, V] = {}
+
+    def get(self, key: K) -> V | None:
+        value = self._entries.pop(key, None)
+        if value is not None:
+            self._entries[key] = value  # now the most recently used
+        return value
+
+    def put(self, key: K, value: V) -> None:
+        if self._size <= 0:
+            return
+        self._entries.pop(key, None)
+        if len(self._entries) >= self._size:
+            del self._entries[next(iter(self._entries))]
+        self._entries[key] = value
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def keys(self) -> list[K]:
+        """Least recently used first."""
+        return list(self._entries)
+
+
 class SchemaEncoder:
     """Writes envelopes for schema'd values; the JSON text of each schema is cached (``schemas.cache.size``)."""
 
     def __init__(self, cache_size: int, numeric_decimals: bool, replace_null_with_default: bool) -> None:
-        self._cache_size = cache_size
-        self._cache: dict[Schema, str] = {}
+        self._cache: LruCache[Schema, str] = LruCache(cache_size)
         self._numeric_decimals = numeric_decimals
         self._replace_null_with_default = replace_null_with_default
 
@@ -65,17 +97,10 @@ class SchemaEncoder:
     def schema_json(self, schema: Schema) -> str:
         """Java's ``asJsonSchema`` as compact JSON text, from the cache when the schema was seen."""
         cached = self._cache.get(schema)
-        if cached is not None:
-            # Most recently used last, so the least recently used is evicted first (Java's LRUCache).
-            del self._cache[schema]
-            self._cache[schema] = cached
-            return cached
-        text = "".join(self._schema(schema, None))
-        if self._cache_size > 0:
-            if len(self._cache) >= self._cache_size:
-                del self._cache[next(iter(self._cache))]
-            self._cache[schema] = text
-        return text
+        if cached is None:
+            cached = "".join(self._schema(schema, None))
+            self._cache.put(schema, cached)
+        return cached
 
     def _schema(self, schema: Schema, field_name: str | None) -> list[str]:
         out = ['{"type":"', _TYPE_NAMES[schema.type], '"']

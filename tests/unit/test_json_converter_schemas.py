@@ -7,7 +7,7 @@ import decimal
 
 import pytest
 
-from connect_runtime.api.data import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp
+from connect_runtime.api.data import Date, Decimal, Schema, SchemaAndValue, SchemaBuilder, Struct, Time, Timestamp
 from connect_runtime.api.errors import DataException
 from connect_runtime.api.java_json import java_float_to_string
 from connect_runtime.converters.bytearray_converter import ByteArrayConverter
@@ -149,7 +149,7 @@ def test_schema_cache_is_bounded_by_schemas_cache_size() -> None:
     for schema in (first, second, first):
         assert conv.from_connect_data(TOPIC, 1, schema=schema) == (
             f'{{"schema":{{"type":"int32","optional":false,"name":"{schema.name}"}},"payload":1}}'.encode())
-    assert list(conv._encoder._cache) == [first]
+    assert conv._encoder._cache.keys() == [first]
 
 
 def test_schema_metadata_translation() -> None:
@@ -196,3 +196,52 @@ def test_byte_array_converter_takes_only_bytes_schemas() -> None:
     assert conv.from_connect_data(TOPIC, b"x", schema=Schema.BYTES_SCHEMA) == b"x"
     with pytest.raises(DataException, match="Invalid schema type for ByteArrayConverter: INT32"):
         conv.from_connect_data(TOPIC, b"x", schema=Schema.INT32_SCHEMA)
+
+
+def test_envelopes_read_back_with_their_schema() -> None:
+    """Java's ``booleanToConnect`` and ``structToConnect`` cases, through ``to_connect_schema_and_value``."""
+    conv = converter()
+    described = conv.to_connect_schema_and_value(TOPIC, (
+        b'{ "schema": { "type": "boolean", "optional": false, "name": "bool", "version": 2, '
+        b'"doc": "the documentation", "parameters": { "foo": "bar" }}, "payload": true }'))
+    assert described == SchemaAndValue(SchemaBuilder.bool().required().name("bool").version(2)
+                                       .doc("the documentation").parameter("foo", "bar").build(), True)
+    with_default = conv.to_connect_schema_and_value(
+        TOPIC, b'{ "schema": { "type": "boolean", "default": true }, "payload": null }')
+    assert with_default == SchemaAndValue(SchemaBuilder.bool().default_value(True).build(), True)
+    schema = SchemaBuilder.struct().field("optional", Schema.OPTIONAL_STRING_SCHEMA).field(
+        "required", Schema.STRING_SCHEMA).build()
+    read = conv.to_connect_schema_and_value(TOPIC, (
+        b'{ "schema": { "type": "struct", "fields": [{ "field":"optional", "type": "string", "optional": true }, '
+        b'{  "field": "required", "type": "string" }] }, "payload": { "required": "required" } }'))
+    assert read == SchemaAndValue(schema, Struct(schema).put("required", "required"))
+    assert conv.to_connect_schema_and_value(TOPIC, None) == SchemaAndValue(None, None)
+    assert conv.to_connect_schema_and_value(TOPIC, b'{"schema":null,"payload":[1]}') == SchemaAndValue(None, [1])
+
+
+def test_what_is_written_reads_back_equal() -> None:
+    inner = SchemaBuilder.struct().name("Inner").field("when", Timestamp.SCHEMA).optional().build()
+    schema = (SchemaBuilder.struct().name("Outer").version(1)
+              .field("amount", Decimal.schema(3))
+              .field("day", Date.SCHEMA)
+              .field("tags", SchemaBuilder.array(Schema.STRING_SCHEMA).build())
+              .field("counts", SchemaBuilder.map(Schema.INT32_SCHEMA, Schema.OPTIONAL_FLOAT64_SCHEMA).build())
+              .field("inners", SchemaBuilder.array(inner).build())
+              .build())
+    stamp = datetime.datetime(1969, 7, 20, 20, 17, 40, tzinfo=datetime.UTC)
+    value = (Struct(schema).put("amount", decimal.Decimal("-12.345")).put("day", datetime.date(1969, 7, 20))
+             .put("tags", ["a", "é"]).put("counts", {1: 0.5, -2: None})
+             .put("inners", [Struct(inner).put("when", stamp), None]))
+    for decimal_format in ("BASE64", "NUMERIC"):
+        conv = converter(**{"decimal.format": decimal_format})
+        assert conv.to_connect_schema_and_value(TOPIC, conv.from_connect_data(TOPIC, value, schema=schema)) == (
+            SchemaAndValue(schema, value))
+
+
+def test_read_schemas_are_cached_by_their_json_text() -> None:
+    """Java's ``testCacheSchemaToConnectConversion``: an equal schema spelled otherwise is another entry."""
+    conv = converter()
+    for text in (b'{ "type": "boolean" }', b'{ "type": "boolean" }', b'{ "type": "boolean", "optional": true }',
+                 b'{ "type": "boolean", "optional": false }'):
+        conv.to_connect_schema_and_value(TOPIC, b'{ "schema": ' + text + b', "payload": true }')
+    assert len(conv._read_schemas) == 3
