@@ -15,14 +15,7 @@ from collections.abc import Mapping
 from typing import Final, Generic, TypeVar
 
 from connect_runtime.api.data.logical_types import Date, Decimal, Time, Timestamp
-from connect_runtime.api.data.schema import (
-    DATE_LOGICAL_NAME,
-    DECIMAL_LOGICAL_NAME,
-    TIME_LOGICAL_NAME,
-    TIMESTAMP_LOGICAL_NAME,
-    Schema,
-    SchemaType,
-)
+from connect_runtime.api.data.schema import Schema, SchemaType
 from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import DataException
 from connect_runtime.api.java_json import _quote, java_double_to_string, java_float_to_string
@@ -221,7 +214,7 @@ class SchemaEncoder:
         out.append("}" if object_mode else "]")
 
     def _logical(self, schema: Schema, name: str, value: object, out: list[str]) -> bool:
-        if name == DECIMAL_LOGICAL_NAME:
+        if name == Decimal.LOGICAL_NAME:
             if not isinstance(value, decimal.Decimal):
                 raise DataException(f"Invalid type for Decimal, expected BigDecimal but was {type(value)}")
             if self._numeric_decimals:
@@ -229,15 +222,15 @@ class SchemaEncoder:
                 out.append(str(value.copy_abs() if value.is_zero() else value))
             else:
                 out.append('"' + base64.b64encode(Decimal.from_logical(schema, value)).decode("ascii") + '"')
-        elif name == DATE_LOGICAL_NAME:
+        elif name == Date.LOGICAL_NAME:
             if not isinstance(value, datetime.date) or isinstance(value, datetime.datetime):
                 raise DataException(f"Invalid type for Date, expected Date but was {type(value)}")
             out.append(str(Date.from_logical(schema, value)))
-        elif name == TIME_LOGICAL_NAME:
+        elif name == Time.LOGICAL_NAME:
             if not isinstance(value, datetime.time):
                 raise DataException(f"Invalid type for Time, expected Date but was {type(value)}")
             out.append(str(Time.from_logical(schema, value)))
-        elif name == TIMESTAMP_LOGICAL_NAME:
+        elif name == Timestamp.LOGICAL_NAME:
             if not isinstance(value, datetime.datetime):
                 raise DataException(f"Invalid type for Timestamp, expected Date but was {type(value)}")
             out.append(str(Timestamp.from_logical(schema, value)))
