@@ -57,7 +57,8 @@ class JsonConverter(Converter, HeaderConverter):
     Settings (prefix stripped): ``schemas.enable`` (default true, like Java: values are wrapped in
     ``{"schema":...,"payload":...}``, the schema null for a schemaless value); ``decimal.format``
     (BASE64|NUMERIC), ``schemas.cache.size`` (schemas whose JSON form is kept) and
-    ``replace.null.with.default`` apply to values written with a schema and have no effect on
+    ``replace.null.with.default`` apply to values with a schema (written, or read from an envelope
+    that carries one) and have no effect on
     schemaless data; ``converter.type`` is accepted. ``from_connect_data`` turns None into None (a
     tombstone), as Java does for a null schema and value. ``to_connect_data`` returns plain Python
     values; an envelope that carries a schema (written by a Java producer with schemas) is
@@ -69,6 +70,7 @@ class JsonConverter(Converter, HeaderConverter):
 
     def __init__(self) -> None:
         self._schemas_enabled = True
+        self._replace_null_with_default = True
         self._encoder = SchemaEncoder(1000, numeric_decimals=False, replace_null_with_default=True)
         self._read_schemas: LruCache[bytes, tuple[_Schema, Schema]] = LruCache(1000)
 
@@ -109,8 +111,9 @@ class JsonConverter(Converter, HeaderConverter):
         except (TypeError, ValueError) as exc:
             raise ConfigException("schemas.cache.size", cache_size, "Not a number of type INT") from exc
         self._read_schemas = LruCache(cache_size)
+        self._replace_null_with_default = _parse_bool(configs, "replace.null.with.default", True)
         self._encoder = SchemaEncoder(cache_size, numeric_decimals=decimal_format.upper() == "NUMERIC",
-                                      replace_null_with_default=_parse_bool(configs, "replace.null.with.default", True))
+                                      replace_null_with_default=self._replace_null_with_default)
 
     def from_connect_data(self, topic: str, value: Any, *, schema: Schema | None = None) -> bytes | None:
         """Serialize ``value`` to JSON bytes; None without a schema stays None.
@@ -169,7 +172,8 @@ class JsonConverter(Converter, HeaderConverter):
             parsed = (plain_schema, _as_connect_schema(plain_schema))
             self._read_schemas.put(schema_key, parsed)
         plain_schema, schema = parsed
-        return SchemaAndValue(schema, _as_connect_value(schema, _to_connect(plain_schema, node["payload"])))
+        return SchemaAndValue(schema, _as_connect_value(
+            schema, _to_connect(plain_schema, node["payload"], self._replace_null_with_default)))
 
     def to_connect_data(self, topic: str, data: bytes | None) -> Any:
         """Parse JSON bytes; with schemas enabled, unwrap (and apply) the envelope's schema."""
@@ -185,7 +189,7 @@ class JsonConverter(Converter, HeaderConverter):
         # Java parses floats as BigDecimal here (USE_BIG_DECIMAL_FOR_FLOATS): re-read exactly so
         # NUMERIC decimals keep every digit; float fields are turned back into floats below.
         node = json_loads_decimal(data)
-        return _to_connect(_parse_schema(node["schema"]), node["payload"])
+        return _to_connect(_parse_schema(node["schema"]), node["payload"], self._replace_null_with_default)
 
 
 def _parse(data: bytes) -> Any:
@@ -324,12 +328,13 @@ def _java_floating(value: Any) -> float:
     return float(value)
 
 
-def _to_connect(schema: _Schema | None, value: Any) -> Any:
-    """``JsonConverter.convertToConnect`` for a parsed payload (floats may be Decimals)."""
+def _to_connect(schema: _Schema | None, value: Any, replace_null: bool = True) -> Any:
+    """``JsonConverter.convertToConnect`` for a parsed payload (floats may be Decimals); a null takes
+    its schema's default only when ``replace_null`` (``replace.null.with.default``)."""
     if schema is None:
         return _plain(value)
     if value is None:
-        if schema.default is not None:
+        if schema.default is not None and replace_null:
             return schema.default
         if schema.optional:
             return None
@@ -380,7 +385,7 @@ def _to_connect(schema: _Schema | None, value: Any) -> Any:
         if isinstance(value, dict):
             value = list(value.values())
         elements = value if isinstance(value, list) else []
-        return [_to_connect(schema.items, element) for element in elements]
+        return [_to_connect(schema.items, element, replace_null) for element in elements]
     if kind == "map":
         if schema.keys is not None and schema.keys.type != "string":
             if not isinstance(value, list):
@@ -396,9 +401,9 @@ def _to_connect(schema: _Schema | None, value: Any) -> Any:
                     )
                 if len(entry) != 2:
                     raise DataException(f"Found invalid map entry, expected length 2 but found :{len(entry)}")
-                key = _to_connect(schema.keys, entry[0])
+                key = _to_connect(schema.keys, entry[0], replace_null)
                 try:
-                    result[key] = _to_connect(schema.values, entry[1])
+                    result[key] = _to_connect(schema.values, entry[1], replace_null)
                 except TypeError as exc:  # unhashable key (a list or dict)
                     raise DataException(f"Unhashable map key of type {type(key).__name__}") from exc
             return result
@@ -406,11 +411,11 @@ def _to_connect(schema: _Schema | None, value: Any) -> Any:
             raise DataException(
                 "Maps with string fields should be encoded as JSON objects, but found " + _node_type(value)
             )
-        return {key: _to_connect(schema.values, item) for key, item in value.items()}
+        return {key: _to_connect(schema.values, item, replace_null) for key, item in value.items()}
     # struct
     if not isinstance(value, dict):
         raise DataException(f"Structs should be encoded as JSON objects, but found {_node_type(value)}")
-    return {name: _to_connect(field, value.get(name)) for name, field in schema.fields}
+    return {name: _to_connect(field, value.get(name), replace_null) for name, field in schema.fields}
 
 
 def _to_decimal(schema: _Schema, value: Any) -> decimal.Decimal:

@@ -245,3 +245,14 @@ def test_read_schemas_are_cached_by_their_json_text() -> None:
                  b'{ "type": "boolean", "optional": false }'):
         conv.to_connect_schema_and_value(TOPIC, b'{ "schema": ' + text + b', "payload": true }')
     assert len(conv._read_schemas) == 3
+
+
+def test_reading_a_null_takes_the_default_only_with_replace_null_with_default() -> None:
+    data = b'{"schema":{"type":"int32","optional":true,"default":5},"payload":null}'
+    assert converter().to_connect_schema_and_value(TOPIC, data).value == 5
+    assert converter().to_connect_data(TOPIC, data) == 5
+    keep_null = converter(**{"replace.null.with.default": "false"})
+    assert keep_null.to_connect_schema_and_value(TOPIC, data).value is None
+    assert keep_null.to_connect_data(TOPIC, data) is None
+    with pytest.raises(DataException, match="Invalid null value for required INT32 field"):
+        keep_null.to_connect_data(TOPIC, b'{"schema":{"type":"int32","default":5},"payload":null}')
