@@ -11,6 +11,7 @@ _ = Whitelist()
 # Public plugin API (connect_runtime.api): plugins call these or read these, the runtime implements them.
 _.request_task_reconfiguration  # ConnectorContext: a connector asks for new task configs
 _.to_connect_header  # HeaderConverter: Java's toConnectHeader, for sink-side plugins
+_.to_connect_schema_and_value  # JsonConverter: Java's toConnectData, for consumers of schema'd records
 _.client_type  # ConnectorClientConfigRequest: what an override policy reads
 _.SOURCE  # ConnectorType: what REST extensions compare with (built from the plugin's type by value)
 _.SINK  # ConnectorType, as SOURCE

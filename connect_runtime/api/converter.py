@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, ValidString
+from connect_runtime.api.data.schema import Schema
 
 #: ``converter.type``: which role the runtime configures a converter for (set by the runtime).
 CONVERTER_TYPE_CONFIG = "converter.type"
@@ -30,8 +31,14 @@ class Converter(ABC):
         return converter_config_def()
 
     @abstractmethod
-    def from_connect_data(self, topic: str, value: Any) -> bytes | None:
-        """Serialize a record key or value for ``topic``."""
+    def from_connect_data(self, topic: str, value: Any, *, schema: Schema | None = None) -> bytes | None:
+        """Serialize a record key or value for ``topic`` (Java's ``fromConnectData(topic, schema, value)``).
+
+        The runtime passes ``schema`` (by keyword) only for a record that carries one
+        (``SourceRecord.key_schema`` / ``value_schema``); for schemaless records it calls
+        ``from_connect_data(topic, value)``, so a converter that takes no ``schema`` argument keeps
+        working for them.
+        """
 
     @abstractmethod
     def to_connect_data(self, topic: str, data: bytes | None) -> Any:

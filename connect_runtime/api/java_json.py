@@ -37,6 +37,7 @@ import decimal
 import json
 import math
 import re
+import struct
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
@@ -136,7 +137,40 @@ def java_double_to_string(value: float) -> str:
         return "Infinity" if value > 0 else "-Infinity"
     if value == 0.0:
         return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
-    text = repr(value)
+    return _java_shortest(value, repr(value), _is_double)
+
+
+def java_float_to_string(value: float) -> str:
+    """Format ``value`` rounded to a 32-bit float as Java's ``Float.toString`` (JDK 19+): the
+    shortest digits that round-trip as a float, in :func:`java_double_to_string`'s notation."""
+    value = _to_float32(value)
+    if value != value or value in (math.inf, -math.inf) or value == 0.0:
+        return java_double_to_string(value)
+    for precision in range(1, 10):
+        text = f"{value:.{precision - 1}e}"
+        if _to_float32(float(text)) == value:
+            break
+    return _java_shortest(value, text, _is_float32)
+
+
+def _to_float32(value: float) -> float:
+    try:
+        result: float = struct.unpack("<f", struct.pack("<f", value))[0]
+    except OverflowError:  # beyond float32's range: Java's (float) cast gives infinity
+        return math.copysign(math.inf, value)
+    return result
+
+
+def _is_double(candidate: float, value: float) -> bool:
+    return candidate == value
+
+
+def _is_float32(candidate: float, value: float) -> bool:
+    return _to_float32(candidate) == value
+
+
+def _java_shortest(value: float, text: str, round_trips: Callable[[float, float], bool]) -> str:
+    """Java's notation for the shortest round-tripping digits in ``text`` (``repr``-style or ``%e``)."""
     sign = ""
     if text[0] == "-":
         sign = "-"
@@ -150,7 +184,7 @@ def java_double_to_string(value: float) -> str:
     digits = stripped.rstrip("0")
     exponent = point - 1  # value = d.ddd * 10**exponent
     if len(digits) == 1:
-        digits, exponent = _closest_two_digits(abs(value), digits, exponent)
+        digits, exponent = _closest_two_digits(abs(value), digits, exponent, round_trips)
     if -3 <= exponent < 7:
         if exponent >= 0:
             whole = digits[: exponent + 1].ljust(exponent + 1, "0")
@@ -162,13 +196,14 @@ def java_double_to_string(value: float) -> str:
     return f"{sign}{digits[0]}.{digits[1:] or '0'}E{exponent}"
 
 
-def _closest_two_digits(magnitude: float, digits: str, exponent: int) -> tuple[str, int]:
+def _closest_two_digits(magnitude: float, digits: str, exponent: int,
+                        round_trips: Callable[[float, float], bool]) -> tuple[str, int]:
     """Java's rule for a one-digit shortest form: pick the closest decimal of length <= 2."""
     exact = decimal.Decimal(magnitude)
     decade = exact.adjusted()
     scaled = exact.scaleb(1 - decade, context=_EXACT_CONTEXT)
     candidate = int(scaled.to_integral_value(rounding=decimal.ROUND_HALF_EVEN, context=_EXACT_CONTEXT))
-    if not 10 <= candidate <= 100 or float(f"{candidate}e{decade - 1}") != magnitude:
+    if not 10 <= candidate <= 100 or not round_trips(float(f"{candidate}e{decade - 1}"), magnitude):
         return digits, exponent
     if candidate == 100:
         return "1", decade + 1

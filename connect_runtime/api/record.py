@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from connect_runtime.api.data.schema import Schema
+
 #: A source partition or source offset: string keys, primitive values (str, int, float, bool, None).
 SourceMap = Mapping[str, Any]
 #: Record headers as (key, value) pairs. A value is schemaless data (str, bytes, bool, int, float,
@@ -29,6 +31,10 @@ class SourceRecord:
     the header converter (``header.converter``, by default ``SimpleHeaderConverter``: strings as UTF-8,
     other values as Kafka's ``Values.convertToString`` prints them, bytes in base64; a connector that
     wants raw bytes sets ``header.converter=org.apache.kafka.connect.converters.ByteArrayConverter``).
+
+    ``key_schema`` and ``value_schema`` (None: schemaless) describe ``key`` and ``value`` with Kafka
+    Connect's data model; the converters receive them, so ``JsonConverter`` with ``schemas.enable=true``
+    writes the schema into its envelope. They come last so that positional construction is unchanged.
     """
 
     source_partition: SourceMap | None
@@ -39,6 +45,8 @@ class SourceRecord:
     value: Any = None
     headers: Headers | None = None
     timestamp: int | None = None
+    key_schema: Schema | None = None
+    value_schema: Schema | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from connect_runtime.api.converter import Converter, HeaderConverter
+from connect_runtime.api.data.schema import Schema, SchemaType
 from connect_runtime.api.errors import DataException
 from connect_runtime.version import runtime_version
 
@@ -27,8 +28,10 @@ class ByteArrayConverter(Converter, HeaderConverter):
     def configure(self, configs: Mapping[str, Any], is_key: bool = False) -> None:
         """Nothing to configure (as a key, value or header converter)."""
 
-    def from_connect_data(self, topic: str, value: Any) -> bytes | None:
-        """Return the value's bytes; None stays None."""
+    def from_connect_data(self, topic: str, value: Any, *, schema: Schema | None = None) -> bytes | None:
+        """Return the value's bytes; None stays None. A ``schema`` must be of type BYTES, as in Java."""
+        if schema is not None and schema.type is not SchemaType.BYTES:
+            raise DataException(f"Invalid schema type for ByteArrayConverter: {schema.type}")
         if value is None or type(value) is bytes:
             return value
         if isinstance(value, bytes | bytearray | memoryview):

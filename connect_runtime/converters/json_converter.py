@@ -20,8 +20,13 @@ import orjson
 
 from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, ValidString, Width
 from connect_runtime.api.converter import Converter, HeaderConverter, converter_config_def
+from connect_runtime.api.data.schema import Schema, SchemaType
+from connect_runtime.api.data.schema_and_value import SchemaAndValue
+from connect_runtime.api.data.schema_builder import SchemaBuilder
+from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import ConfigException, DataException
 from connect_runtime.api.java_json import fast_json_body, json_dumps_compact, json_loads, json_loads_decimal
+from connect_runtime.converters.json_schema_encoding import LruCache, SchemaEncoder
 from connect_runtime.version import runtime_version
 
 __all__ = ["ENVELOPE_REQUIRED_MESSAGE", "JsonConverter"]
@@ -47,21 +52,27 @@ def _parse_bool(configs: Mapping[str, Any], name: str, default: bool) -> bool:
 
 
 class JsonConverter(Converter, HeaderConverter):
-    """Kafka Connect's ``org.apache.kafka.connect.json.JsonConverter`` for schemaless data.
+    """Kafka Connect's ``org.apache.kafka.connect.json.JsonConverter``.
 
     Settings (prefix stripped): ``schemas.enable`` (default true, like Java: values are wrapped in
-    ``{"schema":null,"payload":...}``); ``decimal.format`` (BASE64|NUMERIC), ``schemas.cache.size``,
-    ``replace.null.with.default`` and ``converter.type`` are accepted and have no effect on
-    schemaless data. ``from_connect_data`` turns None into None (a tombstone), as Java does for a
-    null schema and value. ``to_connect_data`` returns plain Python values; an envelope that carries
-    a schema (written by a Java producer with schemas) is converted following that schema: bytes
-    are decoded from base64, structs become dicts, maps with non-string keys are rebuilt from their
-    pair arrays, and the Decimal/Date/Time/Timestamp logical types become ``decimal.Decimal``,
-    ``datetime.date``, ``datetime.time`` and ``datetime.datetime`` (UTC).
+    ``{"schema":...,"payload":...}``, the schema null for a schemaless value); ``decimal.format``
+    (BASE64|NUMERIC), ``schemas.cache.size`` (schemas whose JSON form is kept) and
+    ``replace.null.with.default`` apply to values with a schema (written, or read from an envelope
+    that carries one) and have no effect on
+    schemaless data; ``converter.type`` is accepted. ``from_connect_data`` turns None into None (a
+    tombstone), as Java does for a null schema and value. ``to_connect_data`` returns plain Python
+    values; an envelope that carries a schema (written by a Java producer with schemas) is
+    converted following that schema: bytes are decoded from base64, structs become dicts, maps
+    with non-string keys are rebuilt from their pair arrays, and the Decimal/Date/Time/Timestamp
+    logical types become ``decimal.Decimal``, ``datetime.date``, ``datetime.time`` and
+    ``datetime.datetime`` (UTC).
     """
 
     def __init__(self) -> None:
         self._schemas_enabled = True
+        self._replace_null_with_default = True
+        self._encoder = SchemaEncoder(1000, numeric_decimals=False, replace_null_with_default=True)
+        self._read_schemas: LruCache[bytes, tuple[_Schema, Schema]] = LruCache(1000)
 
     def version(self) -> str:
         """The runtime's version, as Kafka's built-in converters report Kafka's."""
@@ -94,9 +105,26 @@ class JsonConverter(Converter, HeaderConverter):
         decimal_format = configs.get("decimal.format", "BASE64")
         if not isinstance(decimal_format, str) or decimal_format.upper() not in ("BASE64", "NUMERIC"):
             raise ConfigException("decimal.format", decimal_format, "String must be one of: BASE64, NUMERIC")
+        cache_size = configs.get("schemas.cache.size", 1000)
+        try:
+            cache_size = int(cache_size)
+        except (TypeError, ValueError) as exc:
+            raise ConfigException("schemas.cache.size", cache_size, "Not a number of type INT") from exc
+        self._read_schemas = LruCache(cache_size)
+        self._replace_null_with_default = _parse_bool(configs, "replace.null.with.default", True)
+        self._encoder = SchemaEncoder(cache_size, numeric_decimals=decimal_format.upper() == "NUMERIC",
+                                      replace_null_with_default=self._replace_null_with_default)
 
-    def from_connect_data(self, topic: str, value: Any) -> bytes | None:
-        """Serialize ``value`` to JSON bytes; None stays None."""
+    def from_connect_data(self, topic: str, value: Any, *, schema: Schema | None = None) -> bytes | None:
+        """Serialize ``value`` to JSON bytes; None without a schema stays None.
+
+        With a ``schema``, ``value`` follows it (a ``Struct`` for STRUCT, ``decimal.Decimal`` for
+        Decimal, ...) and ``schemas.enable=true`` writes ``{"schema":...,"payload":...}`` as Java does.
+        """
+        if schema is not None:
+            if self._schemas_enabled:
+                return self._encoder.envelope(schema, value)
+            return self._encoder.payload(schema, value)
         if value is None:
             return None
         if type(value) is int:  # the commonest key: digits, as Java writes a long
@@ -120,27 +148,62 @@ class JsonConverter(Converter, HeaderConverter):
         """A header value is read as a record value is (Java's ``toConnectHeader``)."""
         return self.to_connect_data(topic, data)
 
+    def to_connect_schema_and_value(self, topic: str, data: bytes | None) -> SchemaAndValue:
+        """Java's ``toConnectData``: the envelope's schema as a :class:`Schema` with the value it types.
+
+        A STRUCT payload becomes a :class:`Struct`; other values are as :meth:`to_connect_data` returns
+        them. Without a schema (a null schema, or ``schemas.enable=false``) the schema is None. The
+        schemas read are cached (``schemas.cache.size``), keyed by their JSON text.
+        """
+        if data is None:
+            return SchemaAndValue(None, None)
+        if not self._schemas_enabled:
+            return SchemaAndValue(None, self.to_connect_data(topic, data))
+        node = _parse(data)
+        _check_envelope(node)
+        if node["schema"] is None:
+            return SchemaAndValue(None, node["payload"])
+        node = json_loads_decimal(data)
+        schema_key = orjson.dumps(node["schema"], default=str)
+        parsed = self._read_schemas.get(schema_key)
+        if parsed is None:
+            plain_schema = _parse_schema(node["schema"])
+            assert plain_schema is not None
+            parsed = (plain_schema, _as_connect_schema(plain_schema))
+            self._read_schemas.put(schema_key, parsed)
+        plain_schema, schema = parsed
+        return SchemaAndValue(schema, _as_connect_value(
+            schema, _to_connect(plain_schema, node["payload"], self._replace_null_with_default)))
+
     def to_connect_data(self, topic: str, data: bytes | None) -> Any:
         """Parse JSON bytes; with schemas enabled, unwrap (and apply) the envelope's schema."""
         if data is None:
             return None
-        try:
-            node = json_loads(data)
-        except ValueError as exc:
-            raise DataException(
-                f"Converting byte[] to Kafka Connect data failed due to serialization error: {exc}"
-            ) from exc
+        node = _parse(data)
         if not self._schemas_enabled:
             return node
-        if not (isinstance(node, dict) and len(node) == 2 and "schema" in node and "payload" in node):
-            raise DataException(ENVELOPE_REQUIRED_MESSAGE)
+        _check_envelope(node)
         schema = node["schema"]
         if schema is None:
             return node["payload"]
         # Java parses floats as BigDecimal here (USE_BIG_DECIMAL_FOR_FLOATS): re-read exactly so
         # NUMERIC decimals keep every digit; float fields are turned back into floats below.
         node = json_loads_decimal(data)
-        return _to_connect(_parse_schema(node["schema"]), node["payload"])
+        return _to_connect(_parse_schema(node["schema"]), node["payload"], self._replace_null_with_default)
+
+
+def _parse(data: bytes) -> Any:
+    try:
+        return json_loads(data)
+    except ValueError as exc:
+        raise DataException(
+            f"Converting byte[] to Kafka Connect data failed due to serialization error: {exc}"
+        ) from exc
+
+
+def _check_envelope(node: Any) -> None:
+    if not (isinstance(node, dict) and len(node) == 2 and "schema" in node and "payload" in node):
+        raise DataException(ENVELOPE_REQUIRED_MESSAGE)
 
 
 # --- reading envelopes that carry a schema ---------------------------------------------------
@@ -158,12 +221,15 @@ _TYPES: Final = frozenset((*_PRIMITIVE_TYPES, "array", "map", "struct"))
 class _Schema:
     """The parts of a Connect schema (``JsonConverter.asConnectSchema``) conversion needs."""
 
-    __slots__ = ("default", "fields", "items", "keys", "name", "optional", "parameters", "type", "values")
+    __slots__ = ("default", "doc", "fields", "items", "keys", "name", "optional", "parameters", "type", "values",
+                 "version")
 
     def __init__(self, type_: str) -> None:
         self.type = type_
         self.optional = False
         self.name: str | None = None
+        self.version: int | None = None
+        self.doc: str | None = None
         self.parameters: dict[str, str] = {}
         self.default: Any = None
         self.items: _Schema | None = None
@@ -223,6 +289,12 @@ def _parse_schema(node: Any) -> _Schema | None:
     name = node.get("name")
     if isinstance(name, str):
         schema.name = name
+    version = node.get("version")
+    if isinstance(version, int) and not isinstance(version, bool):
+        schema.version = version
+    doc = node.get("doc")
+    if isinstance(doc, str):
+        schema.doc = doc
     parameters = node.get("parameters")
     if isinstance(parameters, dict):
         for key, param in parameters.items():
@@ -256,12 +328,13 @@ def _java_floating(value: Any) -> float:
     return float(value)
 
 
-def _to_connect(schema: _Schema | None, value: Any) -> Any:
-    """``JsonConverter.convertToConnect`` for a parsed payload (floats may be Decimals)."""
+def _to_connect(schema: _Schema | None, value: Any, replace_null: bool = True) -> Any:
+    """``JsonConverter.convertToConnect`` for a parsed payload (floats may be Decimals); a null takes
+    its schema's default only when ``replace_null`` (``replace.null.with.default``)."""
     if schema is None:
         return _plain(value)
     if value is None:
-        if schema.default is not None:
+        if schema.default is not None and replace_null:
             return schema.default
         if schema.optional:
             return None
@@ -312,7 +385,7 @@ def _to_connect(schema: _Schema | None, value: Any) -> Any:
         if isinstance(value, dict):
             value = list(value.values())
         elements = value if isinstance(value, list) else []
-        return [_to_connect(schema.items, element) for element in elements]
+        return [_to_connect(schema.items, element, replace_null) for element in elements]
     if kind == "map":
         if schema.keys is not None and schema.keys.type != "string":
             if not isinstance(value, list):
@@ -328,9 +401,9 @@ def _to_connect(schema: _Schema | None, value: Any) -> Any:
                     )
                 if len(entry) != 2:
                     raise DataException(f"Found invalid map entry, expected length 2 but found :{len(entry)}")
-                key = _to_connect(schema.keys, entry[0])
+                key = _to_connect(schema.keys, entry[0], replace_null)
                 try:
-                    result[key] = _to_connect(schema.values, entry[1])
+                    result[key] = _to_connect(schema.values, entry[1], replace_null)
                 except TypeError as exc:  # unhashable key (a list or dict)
                     raise DataException(f"Unhashable map key of type {type(key).__name__}") from exc
             return result
@@ -338,11 +411,11 @@ def _to_connect(schema: _Schema | None, value: Any) -> Any:
             raise DataException(
                 "Maps with string fields should be encoded as JSON objects, but found " + _node_type(value)
             )
-        return {key: _to_connect(schema.values, item) for key, item in value.items()}
+        return {key: _to_connect(schema.values, item, replace_null) for key, item in value.items()}
     # struct
     if not isinstance(value, dict):
         raise DataException(f"Structs should be encoded as JSON objects, but found {_node_type(value)}")
-    return {name: _to_connect(field, value.get(name)) for name, field in schema.fields}
+    return {name: _to_connect(field, value.get(name), replace_null) for name, field in schema.fields}
 
 
 def _to_decimal(schema: _Schema, value: Any) -> decimal.Decimal:
@@ -378,4 +451,67 @@ def _plain(value: Any) -> Any:
         return [_plain(item) for item in value]
     if isinstance(value, dict):
         return {key: _plain(item) for key, item in value.items()}
+    return value
+
+
+_BUILDERS: Final = {
+    "boolean": SchemaBuilder.bool, "int8": SchemaBuilder.int8, "int16": SchemaBuilder.int16,
+    "int32": SchemaBuilder.int32, "int64": SchemaBuilder.int64, "float": SchemaBuilder.float32,
+    "double": SchemaBuilder.float64, "bytes": SchemaBuilder.bytes, "string": SchemaBuilder.string,
+}
+
+
+def _as_connect_schema(parsed: _Schema) -> Schema:
+    """Java's ``asConnectSchema``, from a schema already checked by :func:`_parse_schema`."""
+    if parsed.type == "array":
+        assert parsed.items is not None
+        builder = SchemaBuilder.array(_as_connect_schema(parsed.items))
+    elif parsed.type == "map":
+        assert parsed.keys is not None and parsed.values is not None
+        builder = SchemaBuilder.map(_as_connect_schema(parsed.keys), _as_connect_schema(parsed.values))
+    elif parsed.type == "struct":
+        builder = SchemaBuilder.struct()
+        for field_name, field_schema in parsed.fields:
+            builder.field(field_name, _as_connect_schema(field_schema))
+    else:
+        builder = _BUILDERS[parsed.type]()
+    if parsed.optional:
+        builder.optional()
+    if parsed.name is not None:
+        builder.name(parsed.name)
+    if parsed.version is not None:
+        builder.version(parsed.version)
+    if parsed.doc is not None:
+        builder.doc(parsed.doc)
+    for key, param in parsed.parameters.items():
+        builder.parameter(key, param)
+    if parsed.default is not None:
+        without_default = _as_connect_schema_without_default(parsed)
+        builder.default_value(_as_connect_value(without_default, parsed.default))
+    return builder.build()
+
+
+def _as_connect_schema_without_default(parsed: _Schema) -> Schema:
+    default, parsed.default = parsed.default, None
+    try:
+        return _as_connect_schema(parsed)
+    finally:
+        parsed.default = default
+
+
+def _as_connect_value(schema: Schema, value: Any) -> Any:
+    """A value :func:`_to_connect` returned, with structs (at any depth) as :class:`Struct`."""
+    if value is None:
+        return None
+    kind = schema.type
+    if kind is SchemaType.STRUCT:
+        struct = Struct(schema)
+        for field in schema.fields:
+            struct.put(field, _as_connect_value(field.schema, value.get(field.name)))
+        return struct
+    if kind is SchemaType.ARRAY and schema.value_schema is not None:
+        return [_as_connect_value(schema.value_schema, item) for item in value]
+    if kind is SchemaType.MAP and schema.key_schema is not None and schema.value_schema is not None:
+        return {_as_connect_value(schema.key_schema, key): _as_connect_value(schema.value_schema, item)
+                for key, item in value.items()}
     return value

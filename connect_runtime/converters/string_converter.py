@@ -8,6 +8,7 @@ from typing import Any
 
 from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, Width
 from connect_runtime.api.converter import Converter, HeaderConverter, converter_config_def
+from connect_runtime.api.data.schema import Schema
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.java_json import java_double_to_string
 from connect_runtime.version import runtime_version
@@ -86,8 +87,8 @@ class StringConverter(Converter, HeaderConverter):
             common if common is not None else configs.get("deserializer.encoding", "UTF8"),
         )
 
-    def from_connect_data(self, topic: str, value: Any) -> bytes | None:
-        """Encode the value's string form; None stays None."""
+    def from_connect_data(self, topic: str, value: Any, *, schema: Schema | None = None) -> bytes | None:
+        """Encode the value's string form; None stays None. The schema is ignored, as in Java."""
         if value is None:
             return None
         text = java_to_string(value)

@@ -22,6 +22,7 @@ import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
@@ -338,27 +339,36 @@ class WorkerSourceTask(ABC):
                     headers = None
                 # Failures go to the error handler from the except clause only: no cost per good record.
                 rec_key = transformed.key
-                if rec_key is last_key:
+                # A schema is passed only when there is one: converters without a schema argument keep working.
+                key_schema = transformed.key_schema
+                if rec_key is last_key and key_schema is None:
                     key = last_key_bytes
                 else:
                     try:
-                        key = key_conv(topic, rec_key)
+                        key = (key_conv(topic, rec_key) if key_schema is None
+                               else key_conv(topic, rec_key, schema=key_schema))
                     except Exception as e:
-                        key = self._error_handler.failed(Stage.KEY_CONVERTER, self._key_converter, key_conv,
-                                                         (topic, rec_key), rec, e)
+                        key = self._error_handler.failed(
+                            Stage.KEY_CONVERTER, self._key_converter,
+                            key_conv if key_schema is None else partial(key_conv, schema=key_schema),
+                            (topic, rec_key), rec, e)
                         if key is SKIP:
                             dropped += 1
                             self._dropped(rec, wants_metadata, record_sent)
                             ready_topic = None
                             continue
                     else:
-                        if cache_keys and type(rec_key) in _IMMUTABLE_KEYS:
+                        if cache_keys and key_schema is None and type(rec_key) in _IMMUTABLE_KEYS:
                             last_key, last_key_bytes = rec_key, key
+                value_schema = transformed.value_schema
                 try:
-                    value = value_conv(topic, transformed.value)
+                    value = (value_conv(topic, transformed.value) if value_schema is None
+                             else value_conv(topic, transformed.value, schema=value_schema))
                 except Exception as e:
-                    value = self._error_handler.failed(Stage.VALUE_CONVERTER, self._value_converter, value_conv,
-                                                       (topic, transformed.value), rec, e)
+                    value = self._error_handler.failed(
+                        Stage.VALUE_CONVERTER, self._value_converter,
+                        value_conv if value_schema is None else partial(value_conv, schema=value_schema),
+                        (topic, transformed.value), rec, e)
                     if value is SKIP:
                         dropped += 1
                         self._dropped(rec, wants_metadata, record_sent)

@@ -1,0 +1,249 @@
+"""What Java's ``JsonConverter`` writes for a record with a schema: ``asJsonSchema`` and ``convertToJson``.
+
+Kept apart from the schemaless fast path (:mod:`connect_runtime.api.java_json`), which schemaless
+records never leave: this module runs only for records that carry a schema. Text is produced in
+Jackson's exact form (field order, number formats, string escapes) so the bytes equal Java's.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import decimal
+import math
+from collections.abc import Mapping
+from typing import Final, Generic, TypeVar
+
+from connect_runtime.api.data.logical_types import Date, Decimal, Time, Timestamp
+from connect_runtime.api.data.schema import Schema, SchemaType
+from connect_runtime.api.data.struct import Struct
+from connect_runtime.api.errors import DataException
+from connect_runtime.api.java_json import _quote, java_double_to_string, java_float_to_string
+
+# asJsonSchema's type names (FLOAT32/FLOAT64 are "float"/"double", as in Java).
+_TYPE_NAMES: Final = {
+    SchemaType.INT8: "int8", SchemaType.INT16: "int16", SchemaType.INT32: "int32", SchemaType.INT64: "int64",
+    SchemaType.FLOAT32: "float", SchemaType.FLOAT64: "double", SchemaType.BOOLEAN: "boolean",
+    SchemaType.STRING: "string", SchemaType.BYTES: "bytes", SchemaType.ARRAY: "array", SchemaType.MAP: "map",
+    SchemaType.STRUCT: "struct",
+}
+_PYTHON_CLASS: Final = {
+    SchemaType.INT8: int, SchemaType.INT16: int, SchemaType.INT32: int, SchemaType.INT64: int,
+    SchemaType.FLOAT32: float, SchemaType.FLOAT64: float, SchemaType.BOOLEAN: bool, SchemaType.STRING: str,
+}
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class LruCache(Generic[K, V]):
+    """At most ``size`` entries, the least recently used evicted first (Java's ``LRUCache``)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._entries: dict[K, V] = {}
+
+    def get(self, key: K) -> V | None:
+        value = self._entries.pop(key, None)
+        if value is not None:
+            self._entries[key] = value  # now the most recently used
+        return value
+
+    def put(self, key: K, value: V) -> None:
+        if self._size <= 0:
+            return
+        self._entries.pop(key, None)
+        if len(self._entries) >= self._size:
+            del self._entries[next(iter(self._entries))]
+        self._entries[key] = value
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def keys(self) -> list[K]:
+        """Least recently used first."""
+        return list(self._entries)
+
+
+class SchemaEncoder:
+    """Writes envelopes for schema'd values; the JSON text of each schema is cached (``schemas.cache.size``)."""
+
+    def __init__(self, cache_size: int, numeric_decimals: bool, replace_null_with_default: bool) -> None:
+        self._cache: LruCache[Schema, str] = LruCache(cache_size)
+        self._numeric_decimals = numeric_decimals
+        self._replace_null_with_default = replace_null_with_default
+
+    def envelope(self, schema: Schema, value: object) -> bytes:
+        """``{"schema":...,"payload":...}``, as Java's ``convertToJsonWithEnvelope``."""
+        out = ['{"schema":', self.schema_json(schema), ',"payload":']
+        self._value(schema, value, out)
+        out.append("}")
+        return "".join(out).encode("utf-8")
+
+    def payload(self, schema: Schema, value: object) -> bytes:
+        """The value alone, as Java's ``convertToJsonWithoutEnvelope``."""
+        out: list[str] = []
+        self._value(schema, value, out)
+        return "".join(out).encode("utf-8")
+
+    def schema_json(self, schema: Schema) -> str:
+        """Java's ``asJsonSchema`` as compact JSON text, from the cache when the schema was seen."""
+        cached = self._cache.get(schema)
+        if cached is None:
+            cached = "".join(self._schema(schema, None))
+            self._cache.put(schema, cached)
+        return cached
+
+    def _schema(self, schema: Schema, field_name: str | None) -> list[str]:
+        out = ['{"type":"', _TYPE_NAMES[schema.type], '"']
+        kind = schema.type
+        if kind is SchemaType.ARRAY:
+            out += [',"items":', *self._schema(_child(schema.value_schema), None)]
+        elif kind is SchemaType.MAP:
+            out += [',"keys":', *self._schema(_child(schema.key_schema), None),
+                    ',"values":', *self._schema(_child(schema.value_schema), None)]
+        elif kind is SchemaType.STRUCT:
+            out.append(',"fields":[')
+            for index, field in enumerate(schema.fields):
+                if index:
+                    out.append(",")
+                out += self._schema(field.schema, field.name)
+            out.append("]")
+        out.append(',"optional":true' if schema.is_optional else ',"optional":false')
+        if schema.name is not None:
+            out += [',"name":', _quote(schema.name)]
+        if schema.version is not None:
+            out += [',"version":', str(schema.version)]
+        if schema.doc is not None:
+            out += [',"doc":', _quote(schema.doc)]
+        if schema.parameters is not None:
+            out.append(',"parameters":{')
+            out.append(",".join(f"{_quote(k)}:{_quote(v)}" for k, v in schema.parameters.items()))
+            out.append("}")
+        if schema.default_value is not None:
+            out.append(',"default":')
+            self._value(schema, schema.default_value, out)
+        if field_name is not None:
+            out += [',"field":', _quote(field_name)]
+        out.append("}")
+        return out
+
+    def _value(self, schema: Schema, value: object, out: list[str]) -> None:
+        """Java's ``convertToJson`` with a non-null schema, appended to ``out`` as text."""
+        if value is None:
+            if schema.default_value is not None and self._replace_null_with_default:
+                self._value(schema, schema.default_value, out)
+            elif schema.is_optional:
+                out.append("null")
+            else:
+                raise DataException("Conversion error: null value for field that is required and has no default value")
+            return
+        name = schema.name
+        if (name is not None and name.startswith("org.apache.kafka.connect.data.")
+                and self._logical(schema, name, value, out)):
+            return
+        kind = schema.type
+        expected = _PYTHON_CLASS.get(kind)
+        if expected is not None:
+            # Java casts to the boxed class; a bool is never a number here, an int never a float.
+            if type(value) is not expected and not (isinstance(value, expected) and not isinstance(value, bool)
+                                                    and expected is not bool):
+                raise _invalid_type(schema, value)
+            if kind is SchemaType.FLOAT64 or kind is SchemaType.FLOAT32:
+                number = float(value)  # type: ignore[arg-type]
+                text = java_double_to_string(number) if kind is SchemaType.FLOAT64 else java_float_to_string(number)
+                out.append(text if math.isfinite(number) else f'"{text}"')
+            elif kind is SchemaType.BOOLEAN:
+                out.append("true" if value else "false")
+            elif kind is SchemaType.STRING:
+                out.append(_quote(value))  # type: ignore[arg-type]
+            else:
+                out.append(int.__repr__(value))
+        elif kind is SchemaType.BYTES:
+            if not isinstance(value, bytes | bytearray | memoryview):
+                raise DataException(f"Invalid type for bytes type: {type(value)}")
+            out.append('"' + base64.b64encode(value).decode("ascii") + '"')
+        elif kind is SchemaType.ARRAY:
+            if not isinstance(value, list | tuple):
+                raise _invalid_type(schema, value)
+            items = _child(schema.value_schema)
+            out.append("[")
+            for index, element in enumerate(value):
+                if index:
+                    out.append(",")
+                self._value(items, element, out)
+            out.append("]")
+        elif kind is SchemaType.MAP:
+            self._map(schema, value, out)
+        else:
+            if not isinstance(value, Struct):
+                raise _invalid_type(schema, value)
+            if value.schema != schema:
+                raise DataException("Mismatching schema.")
+            out.append("{")
+            for index, field in enumerate(schema.fields):
+                if index:
+                    out.append(",")
+                out += [_quote(field.name), ":"]
+                self._value(field.schema, value.get_without_default(field), out)
+            out.append("}")
+
+    def _map(self, schema: Schema, value: object, out: list[str]) -> None:
+        if not isinstance(value, Mapping):
+            raise _invalid_type(schema, value)
+        key_schema = _child(schema.key_schema)
+        value_schema = _child(schema.value_schema)
+        # Java: an object when the keys are strings, else an array of [key, value] pairs.
+        object_mode = key_schema.type is SchemaType.STRING
+        out.append("{" if object_mode else "[")
+        for index, (key, item) in enumerate(value.items()):
+            if index:
+                out.append(",")
+            key_out: list[str] = []
+            self._value(key_schema, key, key_out)
+            if object_mode:
+                # ObjectNode.set(mapKey.asText(), ...): a null key node's text is "null".
+                out.append('"null"' if key_out == ["null"] else key_out[0])
+                out.append(":")
+            else:
+                out += ["[", *key_out, ","]
+            self._value(value_schema, item, out)
+            if not object_mode:
+                out.append("]")
+        out.append("}" if object_mode else "]")
+
+    def _logical(self, schema: Schema, name: str, value: object, out: list[str]) -> bool:
+        if name == Decimal.LOGICAL_NAME:
+            if not isinstance(value, decimal.Decimal):
+                raise DataException(f"Invalid type for Decimal, expected BigDecimal but was {type(value)}")
+            if self._numeric_decimals:
+                # BigDecimal.toString: Python's str(Decimal) is the same notation; Java has no -0.
+                out.append(str(value.copy_abs() if value.is_zero() else value))
+            else:
+                out.append('"' + base64.b64encode(Decimal.from_logical(schema, value)).decode("ascii") + '"')
+        elif name == Date.LOGICAL_NAME:
+            if not isinstance(value, datetime.date) or isinstance(value, datetime.datetime):
+                raise DataException(f"Invalid type for Date, expected Date but was {type(value)}")
+            out.append(str(Date.from_logical(schema, value)))
+        elif name == Time.LOGICAL_NAME:
+            if not isinstance(value, datetime.time):
+                raise DataException(f"Invalid type for Time, expected Date but was {type(value)}")
+            out.append(str(Time.from_logical(schema, value)))
+        elif name == Timestamp.LOGICAL_NAME:
+            if not isinstance(value, datetime.datetime):
+                raise DataException(f"Invalid type for Timestamp, expected Date but was {type(value)}")
+            out.append(str(Timestamp.from_logical(schema, value)))
+        else:
+            return False
+        return True
+
+
+def _child(schema: Schema | None) -> Schema:
+    if schema is None:  # a built ARRAY or MAP schema always has its element schemas
+        raise DataException("Array or map schema without its element schemas")
+    return schema
+
+
+def _invalid_type(schema: Schema, value: object) -> DataException:
+    return DataException(f"Invalid type for {schema.type}: {type(value)}")

@@ -1,0 +1,258 @@
+"""JsonConverter with schemas: the envelopes Java's ``JsonConverterTest`` expects, byte for byte."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+
+import pytest
+
+from connect_runtime.api.data import Date, Decimal, Schema, SchemaAndValue, SchemaBuilder, Struct, Time, Timestamp
+from connect_runtime.api.errors import DataException
+from connect_runtime.api.java_json import java_float_to_string
+from connect_runtime.converters.bytearray_converter import ByteArrayConverter
+from connect_runtime.converters.json_converter import JsonConverter
+
+TOPIC = "topic"
+
+
+def converter(**configs: str) -> JsonConverter:
+    conv = JsonConverter()
+    conv.configure(configs, False)
+    return conv
+
+
+@pytest.mark.parametrize(("schema", "value", "expected"), [
+    (Schema.BOOLEAN_SCHEMA, True, '{"schema":{"type":"boolean","optional":false},"payload":true}'),
+    (Schema.INT8_SCHEMA, 12, '{"schema":{"type":"int8","optional":false},"payload":12}'),
+    (Schema.INT16_SCHEMA, 12, '{"schema":{"type":"int16","optional":false},"payload":12}'),
+    (Schema.INT32_SCHEMA, 12, '{"schema":{"type":"int32","optional":false},"payload":12}'),
+    (Schema.INT64_SCHEMA, 4398046511104, '{"schema":{"type":"int64","optional":false},"payload":4398046511104}'),
+    (Schema.FLOAT32_SCHEMA, 12.34, '{"schema":{"type":"float","optional":false},"payload":12.34}'),
+    (Schema.FLOAT64_SCHEMA, 12.34, '{"schema":{"type":"double","optional":false},"payload":12.34}'),
+    (Schema.BYTES_SCHEMA, b"test-string", '{"schema":{"type":"bytes","optional":false},"payload":"dGVzdC1zdHJpbmc="}'),
+    (Schema.STRING_SCHEMA, "test-string", '{"schema":{"type":"string","optional":false},"payload":"test-string"}'),
+    (SchemaBuilder.array(Schema.INT32_SCHEMA).build(), [1, 2, 3],
+     '{"schema":{"type":"array","items":{"type":"int32","optional":false},"optional":false},"payload":[1,2,3]}'),
+    (SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT32_SCHEMA).build(), {"key1": 12, "key2": 15},
+     '{"schema":{"type":"map","keys":{"type":"string","optional":false},"values":{"type":"int32","optional":false},'
+     '"optional":false},"payload":{"key1":12,"key2":15}}'),
+    (SchemaBuilder.map(Schema.INT32_SCHEMA, Schema.INT32_SCHEMA).build(), {1: 12, 2: 15},
+     '{"schema":{"type":"map","keys":{"type":"int32","optional":false},"values":{"type":"int32","optional":false},'
+     '"optional":false},"payload":[[1,12],[2,15]]}'),
+])
+def test_primitive_and_container_envelopes(schema: Schema, value: object, expected: str) -> None:
+    assert converter().from_connect_data(TOPIC, value, schema=schema) == expected.encode()
+
+
+def test_struct_envelope_keeps_field_order_and_writes_field_names_last() -> None:
+    schema = (SchemaBuilder.struct().field("field1", Schema.BOOLEAN_SCHEMA).field("field2", Schema.STRING_SCHEMA)
+              .field("field3", Schema.STRING_SCHEMA).field("field4", Schema.BOOLEAN_SCHEMA).build())
+    struct = Struct(schema).put("field1", True).put("field2", "string2").put("field3", "string3").put("field4", False)
+    assert converter().from_connect_data(TOPIC, struct, schema=schema) == (
+        b'{"schema":{"type":"struct","fields":[{"type":"boolean","optional":false,"field":"field1"},'
+        b'{"type":"string","optional":false,"field":"field2"},{"type":"string","optional":false,"field":"field3"},'
+        b'{"type":"boolean","optional":false,"field":"field4"}],"optional":false},'
+        b'"payload":{"field1":true,"field2":"string2","field3":"string3","field4":false}}')
+
+
+def test_nested_struct_with_metadata_and_defaults() -> None:
+    inner = SchemaBuilder.struct().name("Inner").field("n", Schema.OPTIONAL_INT32_SCHEMA).optional().build()
+    optional_with_default = SchemaBuilder.string().optional().default_value("dflt").build()
+    schema = (SchemaBuilder.struct().name("Outer").version(2).doc("d").parameter("p", "v")
+              .field("s", optional_with_default).field("inner", inner).build())
+    value = Struct(schema).put("inner", Struct(inner))
+    assert converter().from_connect_data(TOPIC, value, schema=schema) == (
+        b'{"schema":{"type":"struct","fields":[{"type":"string","optional":true,"default":"dflt","field":"s"},'
+        b'{"type":"struct","fields":[{"type":"int32","optional":true,"field":"n"}],"optional":true,"name":"Inner",'
+        b'"field":"inner"}],"optional":false,"name":"Outer","version":2,"doc":"d","parameters":{"p":"v"}},'
+        b'"payload":{"s":"dflt","inner":{"n":null}}}')
+    no_replace = converter(**{"replace.null.with.default": "false"})
+    assert no_replace.from_connect_data(TOPIC, value, schema=schema).endswith(  # type: ignore[union-attr]
+        b'"payload":{"s":null,"inner":{"n":null}}}')
+    required = SchemaBuilder.struct().field("s", SchemaBuilder.string().default_value("dflt").build()).build()
+    with pytest.raises(DataException, match="null value for field that is required"):
+        no_replace.from_connect_data(TOPIC, Struct(required), schema=required)
+
+
+def test_decimal_base64_and_numeric() -> None:
+    value = decimal.Decimal("1.56")
+    schema_json = ('{"type":"bytes","optional":false,"name":"org.apache.kafka.connect.data.Decimal","version":1,'
+                   '"parameters":{"scale":"2"}}')
+    assert converter().from_connect_data(TOPIC, value, schema=Decimal.schema(2)) == (
+        f'{{"schema":{schema_json},"payload":"AJw="}}'.encode())
+    numeric = converter(**{"decimal.format": "NUMERIC"})
+    assert numeric.from_connect_data(TOPIC, value, schema=Decimal.schema(2)) == (
+        f'{{"schema":{schema_json},"payload":1.56}}'.encode())
+    assert numeric.from_connect_data(TOPIC, decimal.Decimal("-0.00"), schema=Decimal.schema(2)).endswith(  # type: ignore[union-attr]
+        b'"payload":0.00}')
+
+
+def test_date_time_timestamp() -> None:
+    date = converter().from_connect_data(TOPIC, datetime.date(1969, 12, 31), schema=Date.SCHEMA)
+    assert date == (b'{"schema":{"type":"int32","optional":false,"name":"org.apache.kafka.connect.data.Date",'
+                    b'"version":1},"payload":-1}')
+    time = converter().from_connect_data(TOPIC, datetime.time(0, 0, 14, 400_000), schema=Time.SCHEMA)
+    assert time == (b'{"schema":{"type":"int32","optional":false,"name":"org.apache.kafka.connect.data.Time",'
+                    b'"version":1},"payload":14400}')
+    stamp = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC) + datetime.timedelta(milliseconds=4000000000)
+    assert converter().from_connect_data(TOPIC, stamp, schema=Timestamp.SCHEMA) == (
+        b'{"schema":{"type":"int64","optional":false,"name":"org.apache.kafka.connect.data.Timestamp",'
+        b'"version":1},"payload":4000000000}')
+
+
+def test_null_value_with_optional_schema_and_without_envelope() -> None:
+    assert converter().from_connect_data(TOPIC, None, schema=Schema.OPTIONAL_INT32_SCHEMA) == (
+        b'{"schema":{"type":"int32","optional":true},"payload":null}')
+    plain = converter(**{"schemas.enable": "false"})
+    assert plain.from_connect_data(TOPIC, None, schema=Schema.OPTIONAL_INT32_SCHEMA) == b"null"
+    assert plain.from_connect_data(TOPIC, 7, schema=Schema.INT32_SCHEMA) == b"7"
+
+
+def test_schemaless_values_keep_the_null_schema_envelope() -> None:
+    assert converter().from_connect_data(TOPIC, {"a": 1}) == b'{"schema":null,"payload":{"a":1}}'
+    assert converter().from_connect_data(TOPIC, None) is None
+
+
+@pytest.mark.parametrize(("schema", "value", "message"), [
+    (Schema.INT32_SCHEMA, None, "Conversion error: null value for field that is required and has no default value"),
+    (Schema.INT32_SCHEMA, "x", "Invalid type for INT32: <class 'str'>"),
+    (Schema.FLOAT64_SCHEMA, 1, "Invalid type for FLOAT64: <class 'int'>"),
+    (Schema.BYTES_SCHEMA, "x", "Invalid type for bytes type: <class 'str'>"),
+    (Decimal.schema(2), 1.5, "Invalid type for Decimal, expected BigDecimal but was <class 'float'>"),
+])
+def test_refusals_use_javas_messages(schema: Schema, value: object, message: str) -> None:
+    with pytest.raises(DataException) as info:
+        converter().from_connect_data(TOPIC, value, schema=schema)
+    assert str(info.value) == message
+
+
+def test_struct_with_another_schema_is_refused() -> None:
+    schema = SchemaBuilder.struct().field("a", Schema.INT32_SCHEMA).build()
+    other = SchemaBuilder.struct().field("b", Schema.INT32_SCHEMA).build()
+    with pytest.raises(DataException, match=r"Mismatching schema\."):
+        converter().from_connect_data(TOPIC, Struct(other).put("b", 1), schema=schema)
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    (3.14, "3.14"), (1.0e10, "1.0E10"), (1.4e-45, "1.4E-45"), (0.001, "0.001"), (-0.0, "-0.0"),
+    (3.4028234663852886e38, "3.4028235E38"), (1e40, "Infinity"), (0.1, "0.1"),
+])
+def test_float32_is_written_as_java_float_to_string(value: float, expected: str) -> None:
+    assert java_float_to_string(value) == expected
+
+
+def test_schema_cache_is_bounded_by_schemas_cache_size() -> None:
+    conv = converter(**{"schemas.cache.size": "1"})
+    first = SchemaBuilder.int32().name("a").build()
+    second = SchemaBuilder.int32().name("b").build()
+    for schema in (first, second, first):
+        assert conv.from_connect_data(TOPIC, 1, schema=schema) == (
+            f'{{"schema":{{"type":"int32","optional":false,"name":"{schema.name}"}},"payload":1}}'.encode())
+    assert conv._encoder._cache.keys() == [first]
+
+
+def test_schema_metadata_translation() -> None:
+    """Java's ``testJsonSchemaMetadataTranslation``, with the bytes Jackson writes for each tree."""
+    conv = converter()
+    assert conv.from_connect_data(TOPIC, True, schema=SchemaBuilder.bool().default_value(True).build()) == (
+        b'{"schema":{"type":"boolean","optional":false,"default":true},"payload":true}')
+    described = (SchemaBuilder.bool().required().name("bool").version(3).doc("the documentation")
+                 .parameter("foo", "bar").build())
+    assert conv.from_connect_data(TOPIC, True, schema=described) == (
+        b'{"schema":{"type":"boolean","optional":false,"name":"bool","version":3,"doc":"the documentation",'
+        b'"parameters":{"foo":"bar"}},"payload":true}')
+
+
+def test_decimal_with_trailing_zeros_to_numeric_json() -> None:
+    numeric = converter(**{"decimal.format": "NUMERIC"})
+    converted = numeric.from_connect_data(TOPIC, decimal.Decimal("1.5600"), schema=Decimal.schema(4))
+    assert converted is not None and converted.endswith(b'"payload":1.5600}')
+
+
+def test_mismatching_schema_and_value_is_refused() -> None:
+    with pytest.raises(DataException, match="Invalid type for FLOAT64: <class 'bool'>"):
+        converter().from_connect_data(TOPIC, True, schema=Schema.FLOAT64_SCHEMA)
+
+
+def test_schema_cache_keeps_one_entry_per_equal_schema() -> None:
+    """Java's ``testCacheSchemaToJsonConversion``: equal schemas built twice share an entry."""
+    conv = converter()
+    conv.from_connect_data(TOPIC, True, schema=SchemaBuilder.bool().build())
+    conv.from_connect_data(TOPIC, True, schema=SchemaBuilder.bool().build())
+    assert len(conv._encoder._cache) == 1
+    conv.from_connect_data(TOPIC, True, schema=SchemaBuilder.bool().optional().build())
+    assert len(conv._encoder._cache) == 2
+
+
+def test_string_keyed_map_writes_a_null_key_as_the_text_null() -> None:
+    schema = SchemaBuilder.map(Schema.OPTIONAL_STRING_SCHEMA, Schema.INT32_SCHEMA).build()
+    converted = converter().from_connect_data(TOPIC, {None: 1, "a": 2}, schema=schema)
+    assert converted is not None and converted.endswith(b'"payload":{"null":1,"a":2}}')
+
+
+def test_byte_array_converter_takes_only_bytes_schemas() -> None:
+    conv = ByteArrayConverter()
+    assert conv.from_connect_data(TOPIC, b"x", schema=Schema.BYTES_SCHEMA) == b"x"
+    with pytest.raises(DataException, match="Invalid schema type for ByteArrayConverter: INT32"):
+        conv.from_connect_data(TOPIC, b"x", schema=Schema.INT32_SCHEMA)
+
+
+def test_envelopes_read_back_with_their_schema() -> None:
+    """Java's ``booleanToConnect`` and ``structToConnect`` cases, through ``to_connect_schema_and_value``."""
+    conv = converter()
+    described = conv.to_connect_schema_and_value(TOPIC, (
+        b'{ "schema": { "type": "boolean", "optional": false, "name": "bool", "version": 2, '
+        b'"doc": "the documentation", "parameters": { "foo": "bar" }}, "payload": true }'))
+    assert described == SchemaAndValue(SchemaBuilder.bool().required().name("bool").version(2)
+                                       .doc("the documentation").parameter("foo", "bar").build(), True)
+    with_default = conv.to_connect_schema_and_value(
+        TOPIC, b'{ "schema": { "type": "boolean", "default": true }, "payload": null }')
+    assert with_default == SchemaAndValue(SchemaBuilder.bool().default_value(True).build(), True)
+    schema = SchemaBuilder.struct().field("optional", Schema.OPTIONAL_STRING_SCHEMA).field(
+        "required", Schema.STRING_SCHEMA).build()
+    read = conv.to_connect_schema_and_value(TOPIC, (
+        b'{ "schema": { "type": "struct", "fields": [{ "field":"optional", "type": "string", "optional": true }, '
+        b'{  "field": "required", "type": "string" }] }, "payload": { "required": "required" } }'))
+    assert read == SchemaAndValue(schema, Struct(schema).put("required", "required"))
+    assert conv.to_connect_schema_and_value(TOPIC, None) == SchemaAndValue(None, None)
+    assert conv.to_connect_schema_and_value(TOPIC, b'{"schema":null,"payload":[1]}') == SchemaAndValue(None, [1])
+
+
+def test_what_is_written_reads_back_equal() -> None:
+    inner = SchemaBuilder.struct().name("Inner").field("when", Timestamp.SCHEMA).optional().build()
+    schema = (SchemaBuilder.struct().name("Outer").version(1)
+              .field("amount", Decimal.schema(3))
+              .field("day", Date.SCHEMA)
+              .field("tags", SchemaBuilder.array(Schema.STRING_SCHEMA).build())
+              .field("counts", SchemaBuilder.map(Schema.INT32_SCHEMA, Schema.OPTIONAL_FLOAT64_SCHEMA).build())
+              .field("inners", SchemaBuilder.array(inner).build())
+              .build())
+    stamp = datetime.datetime(1969, 7, 20, 20, 17, 40, tzinfo=datetime.UTC)
+    value = (Struct(schema).put("amount", decimal.Decimal("-12.345")).put("day", datetime.date(1969, 7, 20))
+             .put("tags", ["a", "é"]).put("counts", {1: 0.5, -2: None})
+             .put("inners", [Struct(inner).put("when", stamp), None]))
+    for decimal_format in ("BASE64", "NUMERIC"):
+        conv = converter(**{"decimal.format": decimal_format})
+        assert conv.to_connect_schema_and_value(TOPIC, conv.from_connect_data(TOPIC, value, schema=schema)) == (
+            SchemaAndValue(schema, value))
+
+
+def test_read_schemas_are_cached_by_their_json_text() -> None:
+    """Java's ``testCacheSchemaToConnectConversion``: an equal schema spelled otherwise is another entry."""
+    conv = converter()
+    for text in (b'{ "type": "boolean" }', b'{ "type": "boolean" }', b'{ "type": "boolean", "optional": true }',
+                 b'{ "type": "boolean", "optional": false }'):
+        conv.to_connect_schema_and_value(TOPIC, b'{ "schema": ' + text + b', "payload": true }')
+    assert len(conv._read_schemas) == 3
+
+
+def test_reading_a_null_takes_the_default_only_with_replace_null_with_default() -> None:
+    data = b'{"schema":{"type":"int32","optional":true,"default":5},"payload":null}'
+    assert converter().to_connect_schema_and_value(TOPIC, data).value == 5
+    assert converter().to_connect_data(TOPIC, data) == 5
+    keep_null = converter(**{"replace.null.with.default": "false"})
+    assert keep_null.to_connect_schema_and_value(TOPIC, data).value is None
+    assert keep_null.to_connect_data(TOPIC, data) is None
+    with pytest.raises(DataException, match="Invalid null value for required INT32 field"):
+        keep_null.to_connect_data(TOPIC, b'{"schema":{"type":"int32","default":5},"payload":null}')
