@@ -194,8 +194,10 @@ class JavaDataHarness:
         classes = workdir / "classes"
         classes.mkdir(parents=True, exist_ok=True)
         classpath = os.pathsep.join([str(classes), f"{libs}/*"])
-        subprocess.run([javac, "-nowarn", "-d", str(classes), "-cp", classpath, str(HARNESS_SOURCE)],
-                       check=True, capture_output=True)
+        compiled = subprocess.run([javac, "-nowarn", "-d", str(classes), "-cp", classpath, str(HARNESS_SOURCE)],
+                                  capture_output=True, text=True, check=False)
+        if compiled.returncode != 0:
+            raise RuntimeError(f"javac could not compile {HARNESS_SOURCE.name}:\n{compiled.stdout}{compiled.stderr}")
         self._stderr = (workdir / "harness-stderr.log").open("wb")
         self._proc = subprocess.Popen([java, "-Xmx512m", "-cp", classpath, MAIN_CLASS], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, stderr=self._stderr)

@@ -18,6 +18,8 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import httpx
+
 from connect_runtime.testing.cluster import terminate, wait_until, worker_properties
 from connect_runtime.testing.launcher import LauncherError, free_port
 from connect_runtime.testing.local_kafka import (
@@ -126,16 +128,13 @@ class JavaConnectWorker:
         self.log4j_path.write_text(LOG4J2_PROPERTIES.format(log=self.log_path))
         with (self.workdir / "stderr.log").open("ab") as stderr:
             # VerifiableSourceTask prints every record to stdout: discard it, as a quiet deployment would.
-            self.proc = subprocess.Popen(self.command(), stdout=subprocess.DEVNULL, stderr=stderr,
-                                         env=os.environ.copy())
+            self.proc = subprocess.Popen(self.command(), stdout=subprocess.DEVNULL, stderr=stderr)
         return self
 
     def wait_ready(self, timeout_s: float = 90.0, headers: Mapping[str, str] | None = None) -> None:
         """Wait until the worker answers ``GET /connectors`` with 200 (it has joined its group and read
         its config topic); an exit on the way raises with its log's tail. ``headers`` go with each try
         (credentials, for a worker that requires them)."""
-        import httpx
-
         def exited() -> bool:
             return self.proc is not None and self.proc.poll() is not None
 
