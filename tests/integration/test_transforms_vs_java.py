@@ -1,0 +1,54 @@
+"""The built-in transforms and predicates against Kafka Connect's own, record for record.
+
+Each case configures one transform (or predicate) on both sides and applies it to a run of records
+from :class:`transform_corpus.RecordCorpus` (schema'd and schemaless, with headers), through one
+instance so the transforms' schema caches see every record. The records that come out (topic,
+partition, key and value with their schemas, timestamp, headers), or the exceptions, must be equal
+(java_data_harness.py's ``canonical`` form). This module covers the transforms that only route or
+filter records; the schema-changing transforms have their own modules.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from java_data_harness import JavaDataHarness, plugin_differences
+from transform_corpus import RecordCorpus
+
+pytestmark = pytest.mark.kafka  # needs Kafka's jars and a JDK, as the broker does
+
+T = "org.apache.kafka.connect.transforms."
+P = T + "predicates."
+RECORDS_PER_CASE = 200
+
+
+def cases(seed: int, plugins: list[tuple[str, dict[str, str]]], op: str = "transform") -> list[dict[str, Any]]:
+    corpus = RecordCorpus(seed)
+    return [{"op": op, "class": cls, "config": config, "records": [corpus.record() for _ in range(RECORDS_PER_CASE)]}
+            for cls, config in plugins]
+
+
+def assert_no_differences(java_data: JavaDataHarness, batch: list[dict[str, Any]], seed: int) -> None:
+    found = plugin_differences(java_data, batch)
+    assert not found, f"seed {seed}: {len(found)} cases differ from Java; the first:\n{found[0]}"
+
+
+def test_routers_keep_schemas_as_java(java_data: JavaDataHarness) -> None:
+    seed = 2411
+    assert_no_differences(java_data, cases(seed, [
+        (T + "RegexRouter", {"regex": "(.*)\\.public\\.(.*)", "replacement": "$2"}),
+        (T + "RegexRouter", {"regex": ".*", "replacement": "all"}),
+        (T + "TimestampRouter", {}),
+        (T + "TimestampRouter", {"topic.format": "${topic}_${timestamp}", "timestamp.format": "yyyy-MM-dd'T'HH"}),
+    ]), seed)
+
+
+def test_filter_and_predicates_as_java(java_data: JavaDataHarness) -> None:
+    seed = 2412
+    assert_no_differences(java_data, cases(seed, [(T + "Filter", {})]), seed)
+    assert_no_differences(java_data, cases(seed, [
+        (P + "TopicNameMatches", {"pattern": "db\\..*"}),
+        (P + "HasHeaderKey", {"name": "trace"}),
+        (P + "RecordIsTombstone", {}),
+    ], op="predicate"), seed)
