@@ -10,28 +10,14 @@ filter records; the schema-changing transforms have their own modules.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from java_data_harness import JavaDataHarness, plugin_differences
-from transform_corpus import RecordCorpus
+from java_data_harness import JavaDataHarness
+from transform_corpus import assert_no_differences, cases
 
 pytestmark = pytest.mark.kafka  # needs Kafka's jars and a JDK, as the broker does
 
 T = "org.apache.kafka.connect.transforms."
 P = T + "predicates."
-RECORDS_PER_CASE = 200
-
-
-def cases(seed: int, plugins: list[tuple[str, dict[str, str]]], op: str = "transform") -> list[dict[str, Any]]:
-    corpus = RecordCorpus(seed)
-    return [{"op": op, "class": cls, "config": config, "records": [corpus.record() for _ in range(RECORDS_PER_CASE)]}
-            for cls, config in plugins]
-
-
-def assert_no_differences(java_data: JavaDataHarness, batch: list[dict[str, Any]], seed: int) -> None:
-    found = plugin_differences(java_data, batch)
-    assert not found, f"seed {seed}: {len(found)} cases differ from Java; the first:\n{found[0]}"
 
 
 def test_routers_keep_schemas_as_java(java_data: JavaDataHarness) -> None:

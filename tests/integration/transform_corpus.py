@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from java_data_harness import JavaDataHarness, plugin_differences
 from test_data_model_vs_java import Corpus
 
 SCHEMALESS_LEAVES = ("int64", "float64", "string", "boolean")
@@ -92,3 +93,20 @@ class RecordCorpus(Corpus):
                 "key_schema": key_schema, "key": key, "value_schema": value_schema, "value": value,
                 "timestamp": rng.choice([None, 0, 1_700_000_000_123, rng.randint(0, 4_000_000_000_000)]),
                 "headers": headers}
+
+
+RECORDS_PER_CASE = 200
+
+
+def cases(seed: int, plugins: list[tuple[str, dict[str, str]]], op: str = "transform",
+          records: int = RECORDS_PER_CASE, **corpus_options: Any) -> list[dict[str, Any]]:
+    """One case per (Java class, config) of ``plugins``, each over ``records`` records of one corpus."""
+    corpus = RecordCorpus(seed, **corpus_options)
+    return [{"op": op, "class": cls, "config": config, "records": [corpus.record() for _ in range(records)]}
+            for cls, config in plugins]
+
+
+def assert_no_differences(java_data: JavaDataHarness, batch: list[dict[str, Any]], seed: int) -> None:
+    """Fails with the first differing record of each differing case."""
+    found = plugin_differences(java_data, batch)
+    assert not found, f"seed {seed}: {len(found)} cases differ from Java:\n" + "\n".join(found)
