@@ -26,7 +26,7 @@ from connect_runtime.api import (
     SourceRecord,
     Transformation,
 )
-from connect_runtime.api.data import Schema, SchemaBuilder, SchemaType, Struct
+from connect_runtime.api.data import Date, Decimal, Schema, SchemaBuilder, SchemaType, Struct, Time, Timestamp
 from connect_runtime.version import runtime_version
 
 #: Java's Long range: schemaless integers are Longs in Kafka Connect.
@@ -331,3 +331,45 @@ class BuiltinPredicate(Predicate):
 
     def version(self) -> str:
         return runtime_version()
+
+
+def operand_schema(record: SourceRecord, key: bool) -> Schema | None:
+    """The schema of the record's key (``key`` True) or value; None for schemaless data."""
+    return record.key_schema if key else record.value_schema
+
+
+def with_schema_and_operand(record: SourceRecord, key: bool, schema: Schema | None, new: Any) -> SourceRecord:
+    """A copy of ``record`` with its key (``key`` True) or value and that one's schema replaced."""
+    if key:
+        return dataclasses.replace(record, key_schema=schema, key=new)
+    return dataclasses.replace(record, value_schema=schema, value=new)
+
+
+_SCHEMA_CLASSES = {
+    SchemaType.INT8: "java.lang.Byte", SchemaType.INT16: "java.lang.Short", SchemaType.INT32: "java.lang.Integer",
+    SchemaType.INT64: "java.lang.Long", SchemaType.FLOAT32: "java.lang.Float", SchemaType.FLOAT64: "java.lang.Double",
+    SchemaType.BOOLEAN: "java.lang.Boolean", SchemaType.STRING: "java.lang.String", SchemaType.BYTES: "[B",
+    SchemaType.ARRAY: "java.util.ArrayList", SchemaType.MAP: "java.util.HashMap",
+    SchemaType.STRUCT: "org.apache.kafka.connect.data.Struct",
+}
+_LOGICAL_CLASSES = {
+    Decimal.LOGICAL_NAME: "java.math.BigDecimal", Date.LOGICAL_NAME: "java.util.Date",
+    Time.LOGICAL_NAME: "java.util.Date", Timestamp.LOGICAL_NAME: "java.util.Date",
+}
+
+
+def schema_class_name(value: object, schema: Schema | None) -> str:
+    """The Java class name of ``value`` (or ``null``) where ``schema`` describes it: the schema decides
+    the width Java boxes an int or a float in (an INT32's value is a ``java.lang.Integer``), and a
+    logical type's value is its Java class. Without a schema, as :func:`null_safe_class_name`."""
+    if value is None or schema is None:
+        return null_safe_class_name(value)
+    return _LOGICAL_CLASSES.get(schema.name or "") or _SCHEMA_CLASSES[schema.type]
+
+
+def require_struct_or_null_with_schema(value: object, schema: Schema, purpose: str) -> Struct | None:
+    """:func:`require_struct_or_null` for a value ``schema`` describes, naming its Java class as the
+    schema has it (a STRUCT schema's value is always a Struct, so only other schema types fail)."""
+    if value is None or isinstance(value, Struct):
+        return value
+    raise DataException(f"Only Struct objects supported for [{purpose}], found: {schema_class_name(value, schema)}")
