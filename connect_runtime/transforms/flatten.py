@@ -11,8 +11,9 @@ schemaless data).
 With a schema: the operand must be a Struct. The flattened schema keeps the top-level schema's name,
 version, doc and parameters (it is required and has no default, as in Java); each leaf field keeps its
 schema's basics, becomes optional when any ancestor struct is optional, and takes its own default or,
-failing that, the one its ancestors' default Structs give it. A null nested Struct gives null (or
-default) leaves. MAP fields are refused, as in Java ("Flatten transformation does not support MAP for
+failing that, the one its ancestors' default Structs give it. A null nested Struct gives null leaves
+(the nested field's default Struct is not taken, as Java's ``getStruct`` does not take it); a leaf
+takes its default when null. MAP fields are refused, as in Java ("Flatten transformation does not support MAP for
 record with schemas (for field ...)"). Flattened schemas are cached for the 16 most recent input
 schemas, so records with equal schemas share one. No differences from Java.
 """
@@ -126,7 +127,8 @@ class Flatten(BuiltinTransformation):
         for field in struct.schema.fields:
             name = self._name(prefix, field.name)
             if field.schema.type is SchemaType.STRUCT:
-                nested = struct.get(field)
+                # Java's getStruct: a null nested Struct stays null (its default is not taken)
+                nested = struct.get_without_default(field)
                 self._flatten_struct(nested if isinstance(nested, Struct) else None, name, out)
             elif field.schema.type is SchemaType.MAP:
                 raise _unsupported_map(name)
