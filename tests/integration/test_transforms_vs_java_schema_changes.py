@@ -21,9 +21,9 @@ pytestmark = pytest.mark.kafka  # needs Kafka's jars and a JDK, as the broker do
 
 T = "org.apache.kafka.connect.transforms."
 DECIMAL = "org.apache.kafka.connect.data.Decimal"
-TS_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSS"
-#: 1583-01-01 and 9999-12-31 in epoch milliseconds: SimpleDateFormat is Julian before 1582-10-15
-FIRST_GREGORIAN_MS = -12_212_553_600_000
+TS_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSS G"
+#: the first and last instants of the years 1 to 9999 in epoch milliseconds
+FIRST_MS = -62_135_596_800_000
 LAST_MS = 253_402_300_799_999
 DAY_MS = 86_400_000
 
@@ -65,19 +65,20 @@ class SchemaCorpus(RecordCorpus):
         if desc.get("optional") and rng.random() < 0.1:
             return None
         if desc.get("name") == TIMESTAMP:
-            return {"timestamp": rng.randint(FIRST_GREGORIAN_MS, LAST_MS)}
+            return {"timestamp": rng.randint(FIRST_MS, LAST_MS)}
         if desc.get("name") == DATE:
-            return {"date": rng.randint(FIRST_GREGORIAN_MS // DAY_MS + 1, LAST_MS // DAY_MS)}
+            return {"date": rng.randint(FIRST_MS // DAY_MS, LAST_MS // DAY_MS)}
         if desc["type"] == "INT64":
             return {"int64": self.instant()}
         if desc["type"] == "STRING" and rng.random() < 0.6:
-            return {"string": f"{rng.randint(1583, 9999):04d}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T"
+            # from the year 2: Julian dates of the year 1 fall partly before the first date Python has
+            return {"string": f"{rng.randint(2, 9999):04d}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T"
                               f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}."
-                              f"{rng.randint(0, 999):03d}"}
+                              f"{rng.randint(0, 999):03d} AD"}
         return super().valid(desc)
 
     def instant(self) -> int:
-        """A unix time that stays within the years 1583 to 9999 at any precision."""
+        """A unix time that stays within the years 1 to 9999 at any precision."""
         return self.rng.choice([0, -1, self.rng.randint(-(10**10), 10**11), self.rng.randint(-(10**12), 10**12)])
 
     def schemaless(self, depth: int = 0) -> Any:
@@ -265,6 +266,12 @@ def test_timestamp_converter_edge_cases_as_java(java_data: JavaDataHarness) -> N
         record({**I32, **OPT}, None),
         record(TM, {"time": 45_296_789}),
         record(I64, {"int64": -1_000_001}),
+        # around the Julian calendar's end: 1582-10-04 is followed by 1582-10-15 in Java's calendar
+        *(record(TS, {"timestamp": ms}) for ms in (-12_219_292_800_001, -12_219_292_800_000, -12_219_206_400_000,
+                                                   -62_135_596_800_000, -62_135_596_800_000 + 400 * 86_400_000,
+                                                   -12_244_089_600_000, -30_610_224_000_000)),
+        *(record(STR, {"string": text}) for text in ("1582-10-04 12:00", "1582-10-10 12:00", "1582-10-15 12:00",
+                                                     "0100-02-29 00:00", "1000-12-31 23:59")),
     ]
     assert_no_differences(java_data, hand_cases([
         (T + "TimestampConverter$Value", {"field": "ts", "target.type": "string", "format": TS_FORMAT}),
@@ -274,7 +281,10 @@ def test_timestamp_converter_edge_cases_as_java(java_data: JavaDataHarness) -> N
                                           "unix.precision": "microseconds"}),
         (T + "TimestampConverter$Value", {"target.type": "Date", "format": TS_FORMAT}),
         (T + "TimestampConverter$Value", {"target.type": "string", "format": "EEE, d MMM yyyy HH:mm:ss Z"}),
-        (T + "TimestampConverter$Value", {"target.type": "unix", "unix.precision": "seconds"}),
+        (T + "TimestampConverter$Value", {"target.type": "unix", "format": "yyyy-MM-dd HH:mm",
+                                          "unix.precision": "seconds"}),
+        (T + "TimestampConverter$Value", {"target.type": "string", "format": "yyyy-MM-dd HH:mm G D EEEE u"}),
+        (T + "TimestampConverter$Value", {"target.type": "Timestamp", "format": "yyyy-MM-dd HH:mm"}),
     ], records), 0)
 
 
