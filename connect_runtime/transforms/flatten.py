@@ -79,6 +79,10 @@ class Flatten(BuiltinTransformation):
                 out[name] = value
             elif isinstance(value, dict):
                 self._flatten(value, name, out)
+            elif isinstance(value, Struct):
+                # a type Connect knows (STRUCT) but not without a schema
+                raise DataException(f"Flatten transformation does not support {java_class(value)} for record without "
+                                    f"schemas (for field {name}).")
             else:
                 raise DataException(f"Flatten transformation was passed a value of type {java_class(value)} which is "
                                     "not supported by Connect's data API")

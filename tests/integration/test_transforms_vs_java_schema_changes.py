@@ -220,6 +220,7 @@ def test_flatten_edge_cases_as_java(java_data: JavaDataHarness) -> None:
         record(struct(), {"struct": {}}),
         record({"type": "ARRAY", "value": I32}, {"array": [{"int32": 1}]}),
         record(DT, {"date": 1}),
+        record(None, {"map": [[{"string": "a"}, {"struct": {"n": {"int32": 1}}, "schema": struct(("n", I32))}]]}),
     ]
     assert_no_differences(java_data, hand_cases([(T + "Flatten$Value", {}), (T + "Flatten$Value", {"delimiter": "#"})],
                                                 records), 0)

@@ -123,3 +123,11 @@ def test_set_schema_metadata_key_renames_the_key_schema_only() -> None:
 def test_set_schema_metadata_refuses_non_struct_schemas_as_java() -> None:
     with pytest.raises(DataException, match=r"^Cannot list fields on non-struct type$"):
         apply_value(configured(SetSchemaMetadataValue, **{"schema.name": "n"}), Schema.STRING_SCHEMA, "x")
+
+
+def test_flatten_refuses_a_struct_inside_schemaless_data_as_java() -> None:
+    schema = SchemaBuilder.struct().field("n", Schema.INT32_SCHEMA).build()
+    with pytest.raises(DataException, match=r"^Flatten transformation does not support class "
+                                            r"org.apache.kafka.connect.data.Struct for record without schemas "
+                                            r"\(for field a.b\).$"):
+        configured(FlattenValue).apply(SourceRecord(None, None, "t", 0, None, {"a": {"b": Struct(schema).put("n", 1)}}))
