@@ -333,9 +333,9 @@ class BuiltinPredicate(Predicate):
         return runtime_version()
 
 
-def operand_schema(record: SourceRecord, key: bool) -> Schema | None:
-    """The schema of the record's key (``key`` True) or value; None for schemaless data."""
-    return record.key_schema if key else record.value_schema
+def operand_and_schema(record: SourceRecord, key: bool) -> tuple[Any, Schema | None]:
+    """The record's key (``key`` True) or value and its schema (None for schemaless data)."""
+    return (record.key, record.key_schema) if key else (record.value, record.value_schema)
 
 
 def with_schema_and_operand(record: SourceRecord, key: bool, schema: Schema | None, new: Any) -> SourceRecord:

@@ -64,8 +64,7 @@ from connect_runtime.transforms._util import (
     java_class,
     java_list,
     java_split,
-    operand,
-    operand_schema,
+    operand_and_schema,
     require_map,
     require_struct,
     schema_update_cache,
@@ -341,10 +340,9 @@ class Cast(BuiltinTransformation):
         self._updated_schema = schema_update_cache(self._build_schema)
 
     def apply(self, record: SourceRecord) -> SourceRecord | None:
-        value = operand(record, self._KEY)
+        value, schema = operand_and_schema(record, self._KEY)
         if value is None:
             return record
-        schema = operand_schema(record, self._KEY)
         if schema is not None:
             return self._apply_with_schema(record, schema, value)
         if self._whole is not None:

@@ -29,8 +29,7 @@ from connect_runtime.transforms._util import (
     BuiltinTransformation,
     copy_schema_basics,
     java_class,
-    operand,
-    operand_schema,
+    operand_and_schema,
     require_map,
     require_struct_or_null_with_schema,
     schema_update_cache,
@@ -62,10 +61,9 @@ class Flatten(BuiltinTransformation):
         self._flat_schema = schema_update_cache(self._build_flat_schema)
 
     def apply(self, record: SourceRecord) -> SourceRecord | None:
-        value = operand(record, self._KEY)
+        value, schema = operand_and_schema(record, self._KEY)
         if value is None:
             return record
-        schema = operand_schema(record, self._KEY)
         if schema is not None:
             return self._apply_with_schema(record, schema, value)
         flat: dict[str, Any] = {}

@@ -23,8 +23,7 @@ from connect_runtime.transforms._util import (
     REPLACE_NULL_WITH_DEFAULT_CONFIG,
     BuiltinTransformation,
     define_replace_null_with_default,
-    operand,
-    operand_schema,
+    operand_and_schema,
     require_schema,
     with_schema_and_operand,
 )
@@ -57,8 +56,7 @@ class SetSchemaMetadata(BuiltinTransformation):
             raise ConfigException("Neither schema name nor version configured")
 
     def apply(self, record: SourceRecord) -> SourceRecord | None:
-        value = operand(record, self._KEY)
-        schema = operand_schema(record, self._KEY)
+        value, schema = operand_and_schema(record, self._KEY)
         if value is None and schema is None:
             return record
         schema = require_schema(schema, "updating schema metadata")

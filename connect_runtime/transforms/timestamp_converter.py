@@ -61,12 +61,10 @@ from connect_runtime.transforms._util import (
     copy_schema_basics,
     define_replace_null_with_default,
     java_class,
-    operand,
-    operand_schema,
+    operand_and_schema,
     require_map,
     require_struct_or_null_with_schema,
     schema_update_cache,
-    with_operand,
     with_schema_and_operand,
 )
 
@@ -172,16 +170,15 @@ class TimestampConverter(BuiltinTransformation):
                                       f"timestamps: {pattern} ({e})") from None
 
     def apply(self, record: SourceRecord) -> SourceRecord | None:
-        raw = operand(record, self._KEY)
-        schema = operand_schema(record, self._KEY)
+        raw, schema = operand_and_schema(record, self._KEY)
         if schema is not None:
             return self._apply_with_schema(record, schema, raw)
         if raw is None or not self._field:
-            return with_operand(record, self._KEY, self._convert(raw))
+            return with_schema_and_operand(record, self._KEY, None, self._convert(raw))
         value = require_map(raw, _PURPOSE)
         updated = dict(value)
         updated[self._field] = self._convert(value.get(self._field))
-        return with_operand(record, self._KEY, updated)
+        return with_schema_and_operand(record, self._KEY, None, updated)
 
     def _apply_with_schema(self, record: SourceRecord, schema: Schema, raw: Any) -> SourceRecord:
         if not self._field:
