@@ -299,7 +299,7 @@ def _canonical(node: Any) -> Any:
         elif key == "float32" and isinstance(x, float):
             out["float"] = struct.unpack("f", struct.pack("f", x))[0]
         elif key in ("float32", "float64"):
-            out["float"] = x
+            out["float"] = float(x) if isinstance(x, str) else x  # Java writes NaN and infinities as strings
         elif key == "message" and isinstance(x, str) and x.startswith(MESSAGES_COMPARED_BY_PREFIX):
             out[key] = next(p for p in MESSAGES_COMPARED_BY_PREFIX if x.startswith(p))
         elif key == "message" and isinstance(x, str):

@@ -164,8 +164,12 @@ def _to_float32(value: float) -> float:
         return math.copysign(math.inf, value)
 
 
+#: what Java's ``String.trim`` (and so ``Double.parseDouble``) strips: every code point up to U+0020
+_JAVA_TRIMMED = "".join(map(chr, range(0x21)))
+
+
 def _parse_java_double(text: str) -> float:
-    stripped = text.strip()
+    stripped = text.strip(_JAVA_TRIMMED)
     if not _JAVA_FLOAT.fullmatch(stripped):
         raise ValueError(text)
     if stripped[-1] in "fFdD" and not stripped.endswith("Infinity"):

@@ -79,7 +79,9 @@ class SchemaCorpus(RecordCorpus):
 
     def instant(self) -> int:
         """A unix time that stays within the years 1 to 9999 at any precision."""
-        return self.rng.choice([0, -1, self.rng.randint(-(10**10), 10**11), self.rng.randint(-(10**12), 10**12)])
+        # unix seconds of the years 1 to 9999 (at finer precisions, instants nearer the epoch)
+        seconds = self.rng.randint(FIRST_MS // 1000, LAST_MS // 1000)
+        return self.rng.choice([0, -1, self.rng.randint(-(10**10), 10**11), seconds])
 
     def schemaless(self, depth: int = 0) -> Any:
         value = super().schemaless(depth)

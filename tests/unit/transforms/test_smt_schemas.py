@@ -131,3 +131,10 @@ def test_flatten_refuses_a_struct_inside_schemaless_data_as_java() -> None:
                                             r"org.apache.kafka.connect.data.Struct for record without schemas "
                                             r"\(for field a.b\).$"):
         configured(FlattenValue).apply(SourceRecord(None, None, "t", 0, None, {"a": {"b": Struct(schema).put("n", 1)}}))
+
+
+def test_cast_parses_floats_after_javas_trim() -> None:
+    xf = configured(CastValue, spec="float64")
+    assert apply_value(xf, Schema.STRING_SCHEMA, "\x009\t").value == 9.0  # trim strips control characters
+    with pytest.raises(DataException, match=r"was out of range"):
+        apply_value(xf, Schema.STRING_SCHEMA, "\u20289")  # but not Unicode whitespace
