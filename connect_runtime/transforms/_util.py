@@ -90,16 +90,17 @@ def require_schema(schema: Schema | None, purpose: str) -> Schema:
     return schema
 
 
-def require_struct(value: object, purpose: str) -> Struct:
-    """``value`` if it is a Struct, else the reference's DataException."""
+def require_struct(value: object, purpose: str, schema: Schema | None = None) -> Struct:
+    """``value`` if it is a Struct, else the reference's DataException, naming the Java class of
+    ``value`` as ``schema`` (the one describing it, if any) has it: see :func:`schema_class_name`."""
     if not isinstance(value, Struct):
-        raise DataException(f"Only Struct objects supported for [{purpose}], found: {null_safe_class_name(value)}")
+        raise DataException(f"Only Struct objects supported for [{purpose}], found: {schema_class_name(value, schema)}")
     return value
 
 
-def require_struct_or_null(value: object, purpose: str) -> Struct | None:
+def require_struct_or_null(value: object, purpose: str, schema: Schema | None = None) -> Struct | None:
     """None for None, else :func:`require_struct`."""
-    return None if value is None else require_struct(value, purpose)
+    return None if value is None else require_struct(value, purpose, schema)
 
 
 def copy_schema_basics(source: Schema, builder: SchemaBuilder | None = None) -> SchemaBuilder:
@@ -365,11 +366,3 @@ def schema_class_name(value: object, schema: Schema | None) -> str:
     if value is None or schema is None:
         return null_safe_class_name(value)
     return _LOGICAL_CLASSES.get(schema.name or "") or _SCHEMA_CLASSES[schema.type]
-
-
-def require_struct_or_null_with_schema(value: object, schema: Schema, purpose: str) -> Struct | None:
-    """:func:`require_struct_or_null` for a value ``schema`` describes, naming its Java class as the
-    schema has it (a STRUCT schema's value is always a Struct, so only other schema types fail)."""
-    if value is None or isinstance(value, Struct):
-        return value
-    raise DataException(f"Only Struct objects supported for [{purpose}], found: {schema_class_name(value, schema)}")

@@ -362,7 +362,7 @@ class Cast(BuiltinTransformation):
         if self._whole is not None:
             return with_schema_and_operand(record, self._KEY, updated_schema,
                                            cast_value_with_schema(schema, value, self._whole))
-        struct = require_struct(value, _PURPOSE)
+        struct = require_struct(value, _PURPOSE, schema)
         updated = Struct(updated_schema)
         for field in struct.schema.fields:
             original = struct.get(field) if self._replace_null_with_default else struct.get_without_default(field)

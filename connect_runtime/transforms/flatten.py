@@ -31,7 +31,7 @@ from connect_runtime.transforms._util import (
     java_class,
     operand_and_schema,
     require_map,
-    require_struct_or_null_with_schema,
+    require_struct_or_null,
     schema_update_cache,
     with_operand,
     with_schema_and_operand,
@@ -86,7 +86,7 @@ class Flatten(BuiltinTransformation):
                                     "not supported by Connect's data API")
 
     def _apply_with_schema(self, record: SourceRecord, schema: Schema, value: object) -> SourceRecord:
-        struct = require_struct_or_null_with_schema(value, schema, _PURPOSE)
+        struct = require_struct_or_null(value, _PURPOSE, schema)
         flat_schema = self._flat_schema(schema)
         if struct is None:
             return with_schema_and_operand(record, self._KEY, flat_schema, None)

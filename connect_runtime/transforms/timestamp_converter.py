@@ -63,7 +63,7 @@ from connect_runtime.transforms._util import (
     java_class,
     operand_and_schema,
     require_map,
-    require_struct_or_null_with_schema,
+    require_struct_or_null,
     schema_update_cache,
     with_schema_and_operand,
 )
@@ -185,7 +185,7 @@ class TimestampConverter(BuiltinTransformation):
             target_schema = self._target_schema(schema.is_optional)
             return with_schema_and_operand(record, self._KEY, target_schema,
                                            self._convert_typed(raw, _source_type(schema)))
-        struct = require_struct_or_null_with_schema(raw, schema, _PURPOSE)
+        struct = require_struct_or_null(raw, _PURPOSE, schema)
         updated_schema = self._struct_schema(schema)
         return with_schema_and_operand(record, self._KEY, updated_schema, self._convert_struct(struct, updated_schema))
 
