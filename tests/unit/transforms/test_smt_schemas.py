@@ -138,3 +138,15 @@ def test_cast_parses_floats_after_javas_trim() -> None:
     assert apply_value(xf, Schema.STRING_SCHEMA, "\x009\t").value == 9.0  # trim strips control characters
     with pytest.raises(DataException, match=r"was out of range"):
         apply_value(xf, Schema.STRING_SCHEMA, "\u20289")  # but not Unicode whitespace
+
+
+@pytest.mark.parametrize(("schema", "value", "java_class"), [
+    (Schema.INT32_SCHEMA, 5, "java.lang.Integer"),
+    (Schema.FLOAT32_SCHEMA, 0.5, "java.lang.Float"),
+    (Date.SCHEMA, datetime.date(2024, 1, 2), "java.util.Date"),
+    (SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT8_SCHEMA).build(), {"a": 1}, "java.util.HashMap"),
+])
+def test_non_struct_values_are_named_by_their_schema(schema: Schema, value: object, java_class: str) -> None:
+    expected = rf"^Only Struct objects supported for \[flattening\], found: {java_class}$"
+    with pytest.raises(DataException, match=expected):
+        apply_value(configured(FlattenValue), schema, value)
