@@ -21,7 +21,9 @@ from __future__ import annotations
 import base64
 import datetime
 import decimal
+import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -40,8 +42,9 @@ DEPENDENCIES: tuple[tuple[str, str, str], ...] = (
     ("org.apache.kafka", "connect-api", KAFKA_VERSION),
     ("org.apache.kafka", "connect-json", KAFKA_VERSION),
     ("org.apache.kafka", "connect-transforms", KAFKA_VERSION),
+    ("org.apache.kafka", "connect-runtime", KAFKA_VERSION),  # ByteArrayConverter lives there
 )
-"""The harness's classpath: Connect's data classes, its JSON converter and its transforms."""
+"""The harness's classpath: Connect's data classes, its converters and its transforms."""
 
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
@@ -88,6 +91,15 @@ DELIBERATE_DIFFERENCES: Mapping[str, str] = {
                                      "are unequal; Python's bytes are values and compare by content.",
     "dates Python represents": "Dates and timestamps outside years 1..9999 have no datetime: the corpus "
                                "stays inside them.",
+    "floats printed by JDK 17": "The harness runs on JDK 17, whose Double.toString and Float.toString print "
+                                "some values with more digits than the shortest that round-trips (1.0E23 as "
+                                "9.999999999999999E22). Ours prints the shortest, as JDK 19+ does: where the "
+                                "texts differ only in such numbers, Java's with more digits and both parsing "
+                                "to the same double (the same float for a FLOAT32), it is not a difference.",
+    "bytes as text": "Java's StringConverter writes a byte[] as its identity ([B@1b6d3586), which no one can "
+                     "read; ours decodes the bytes as UTF-8. Java's text holding \"[B@\" is not compared.",
+    "dates as text": "StringConverter writes java.util.Date.toString(), in the JVM's time zone; ours prints "
+                     "as a JVM in UTC does, and the harness's JVM runs in UTC.",
 }
 """The known, deliberate differences between Java's data classes and ours, by the name the tests use
 for them, each with why."""
@@ -178,9 +190,71 @@ def value_from(enc: Any, context: Schema | None) -> object:
     raise ValueError(f"unknown value tag {tag}")
 
 
+def describe_schema(schema: Schema) -> dict[str, Any]:
+    """The description of our ``schema`` (the Java side's ``describe``), to compare a schema read back."""
+    desc: dict[str, Any] = {"type": schema.type.name, "optional": schema.is_optional}
+    for attribute in ("name", "version", "doc"):
+        if getattr(schema, attribute) is not None:
+            desc[attribute] = getattr(schema, attribute)
+    if schema.parameters is not None:
+        desc["parameters"] = dict(schema.parameters)
+    if schema.type is SchemaType.STRUCT:
+        desc["fields"] = [{"name": f.name, "schema": describe_schema(f.schema)} for f in schema.fields]
+    if schema.type is SchemaType.MAP:
+        desc["key"] = describe_schema(schema.key_schema)  # type: ignore[arg-type]
+    if schema.type in (SchemaType.MAP, SchemaType.ARRAY):
+        desc["value"] = describe_schema(schema.value_schema)  # type: ignore[arg-type]
+    if schema.default_value is not None:
+        desc["default"] = encode_value(schema.default_value, schema)
+    return desc
+
+
+def encode_value(value: object, schema: Schema | None) -> Any:
+    """The value encoding of our ``value`` (the Java side's ``encode``): an int or float is tagged by
+    its schema's width (a schemaless int is Java's Long, a float its Double)."""
+    if value is None:
+        return None
+    kind = None if schema is None else schema.type
+    if isinstance(value, bool):
+        return {"boolean": value}
+    if isinstance(value, int):
+        return {kind.name.lower() if kind in _INT_TYPES else "int64": value}  # type: ignore[union-attr]
+    if isinstance(value, float):
+        tag = "float32" if kind is SchemaType.FLOAT32 else "float64"
+        return {tag: value if math.isfinite(value) else str(value).replace("inf", "Infinity").replace("nan", "NaN")}
+    if isinstance(value, str):
+        return {"string": value}
+    if isinstance(value, bytes | bytearray):
+        return {"bytes": base64.b64encode(value).decode()}
+    if isinstance(value, decimal.Decimal):
+        return {"decimal": format(value, "f")}
+    if isinstance(value, datetime.datetime):
+        return {"timestamp": (value - EPOCH) // datetime.timedelta(milliseconds=1)}
+    if isinstance(value, datetime.date):
+        return {"date": (value - EPOCH.date()).days}
+    if isinstance(value, datetime.time):
+        moment = datetime.datetime.combine(EPOCH.date(), value, datetime.UTC)
+        return {"time": (moment - EPOCH) // datetime.timedelta(milliseconds=1)}
+    if isinstance(value, list | tuple):
+        inner = schema.value_schema if schema is not None else None
+        return {"array": [encode_value(item, inner) for item in value]}
+    if isinstance(value, Mapping):
+        keys = schema.key_schema if schema is not None else None
+        values = schema.value_schema if schema is not None else None
+        return {"map": [[encode_value(k, keys), encode_value(v, values)] for k, v in value.items()]}
+    if isinstance(value, Struct):
+        return {"struct": {f.name: encode_value(value.get_without_default(f), f.schema) for f in value.schema.fields}}
+    raise ValueError(f"cannot encode {type(value)}")
+
+
+_INT_TYPES = (SchemaType.INT8, SchemaType.INT16, SchemaType.INT32, SchemaType.INT64)
+
+
 def harness_cache_dir() -> Path:
-    """Where the harness's jars and compiled class live: next to the broker's, keyed by version."""
-    return default_cache_dir().parent / f"kafka-connect-data-harness-{KAFKA_VERSION}"
+    """Where the harness's jars and compiled class live: next to the broker's, keyed by version and by
+    :data:`DEPENDENCIES` (a cache fetched for another list is never reused)."""
+    digest = hashlib.sha256(repr(DEPENDENCIES).encode()).hexdigest()[:8]
+    return default_cache_dir().parent / f"kafka-connect-data-harness-{KAFKA_VERSION}-{digest}"
 
 
 class JavaDataHarness:
@@ -199,8 +273,9 @@ class JavaDataHarness:
         if compiled.returncode != 0:
             raise RuntimeError(f"javac could not compile {HARNESS_SOURCE.name}:\n{compiled.stdout}{compiled.stderr}")
         self._stderr = (workdir / "harness-stderr.log").open("wb")
-        self._proc = subprocess.Popen([java, "-Xmx512m", "-cp", classpath, MAIN_CLASS], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=self._stderr)
+        # UTC: StringConverter writes java.util.Date.toString(), which prints in the JVM's time zone.
+        self._proc = subprocess.Popen([java, "-Xmx512m", "-Duser.timezone=UTC", "-cp", classpath, MAIN_CLASS],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr)
 
     def run(self, cases: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Java's answers to ``cases``, in order (the whole batch is written by a thread while the
