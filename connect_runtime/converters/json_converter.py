@@ -14,7 +14,6 @@ import decimal
 import json
 import math
 import re
-import struct
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -27,7 +26,13 @@ from connect_runtime.api.data.schema_and_value import SchemaAndValue
 from connect_runtime.api.data.schema_builder import SchemaBuilder
 from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import ConfigException, DataException
-from connect_runtime.api.java_json import fast_json_body, json_dumps_compact, json_loads, json_loads_decimal
+from connect_runtime.api.java_json import (
+    _to_float32,
+    fast_json_body,
+    json_dumps_compact,
+    json_loads,
+    json_loads_decimal,
+)
 from connect_runtime.converters.json_schema_encoding import LruCache, SchemaEncoder
 from connect_runtime.version import runtime_version
 
@@ -208,7 +213,8 @@ def _parse(data: bytes) -> Any:
         return json_loads(data)
     except ValueError as exc:
         raise DataException(
-            f"Converting byte[] to Kafka Connect data failed due to serialization error: {exc}"
+            # Java's message ends here too; what the parser said is the cause.
+            "Converting byte[] to Kafka Connect data failed due to serialization error: "
         ) from exc
 
 
@@ -368,7 +374,7 @@ def _to_connect(schema: _Schema | None, value: Any, replace_null: bool = True, s
         if isinstance(value, bool) or not isinstance(value, int):
             raise _logical_type_error("Time", "integer", value)
         if not 0 <= value < 86_400_000:
-            raise DataException("Time values must be between 0 and 86400000 (milliseconds in a day)")
+            raise DataException("Time values must use number of milliseconds greater than 0 and less than 86400000")
         return (_dt.datetime.min + _dt.timedelta(milliseconds=value)).time()
     if logical == _TIMESTAMP_NAME:
         if isinstance(value, bool) or not isinstance(value, int):
@@ -386,7 +392,7 @@ def _to_connect(schema: _Schema | None, value: Any, replace_null: bool = True, s
     if kind == "int64":
         return _java_integral(value, 64)
     if kind == "float":
-        return struct.unpack("<f", struct.pack("<f", _java_floating(value)))[0]
+        return _to_float32(_java_floating(value))
     if kind == "double":
         return _java_floating(value)
     if kind == "string":

@@ -314,3 +314,36 @@ def test_a_numeric_decimal_default_beyond_64_bits_reads_back() -> None:
     conv = converter(**{"decimal.format": "NUMERIC"})
     data = conv.from_connect_data(TOPIC, decimal.Decimal(1), schema=schema)
     assert conv.to_connect_schema_and_value(TOPIC, data) == SchemaAndValue(schema, decimal.Decimal(1))
+
+
+def test_unparsable_bytes_are_refused_with_javas_message() -> None:
+    """Java's message stops at the colon; what the parser said is the cause."""
+    for config in ({}, {"schemas.enable": "false"}):
+        with pytest.raises(DataException) as refused:
+            converter(**config).to_connect_data(TOPIC, b"{")
+        assert str(refused.value) == "Converting byte[] to Kafka Connect data failed due to serialization error: "
+        assert refused.value.__cause__ is not None
+
+
+def test_reading_time_out_of_the_day_is_refused_with_javas_message() -> None:
+    with pytest.raises(DataException, match=r"^Time values must use number of milliseconds greater than 0 and less "
+                                            r"than 86400000$"):
+        converter().to_connect_data(TOPIC, b'{"schema":{"type":"int32","name":"%s"},"payload":86400001}'
+                                    % Time.LOGICAL_NAME.encode())
+
+
+def test_reading_a_float_beyond_floats_range_gives_infinity_or_the_largest_float() -> None:
+    """Java's ``(float)`` cast: infinity beyond the rounding boundary, the largest float below it."""
+    conv = converter()
+    assert conv.to_connect_data(TOPIC, b'{"schema":{"type":"float"},"payload":1e39}') == float("inf")
+    assert conv.to_connect_data(TOPIC, b'{"schema":{"type":"float"},"payload":-3.4028235e38}') == (
+        -3.4028234663852886e38)
+
+
+def test_a_struct_without_a_schema_is_a_mismatching_schema() -> None:
+    """Java's schemaless ``convertToJson`` finds a Struct's type, then no schema to match."""
+    struct = Struct(SchemaBuilder.struct().build())
+    for config in ({}, {"schemas.enable": "false"}):
+        for value in (struct, [struct], {"k": struct}):
+            with pytest.raises(DataException, match=r"^Mismatching schema\.$"):
+                converter(**config).from_connect_data(TOPIC, value)
