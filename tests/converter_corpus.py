@@ -28,18 +28,17 @@ from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
+from connect_runtime.api.data import Date, Decimal, Time, Timestamp
 from connect_runtime.api.java_json import _to_float32
 
-DECIMAL = "org.apache.kafka.connect.data.Decimal"
-DATE = "org.apache.kafka.connect.data.Date"
-TIME = "org.apache.kafka.connect.data.Time"
-TIMESTAMP = "org.apache.kafka.connect.data.Timestamp"
+DECIMAL, DATE, TIME, TIMESTAMP = (Decimal.LOGICAL_NAME, Date.LOGICAL_NAME, Time.LOGICAL_NAME,
+                                  Timestamp.LOGICAL_NAME)
 JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 BYTE_ARRAY_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter"
 
-INT_RANGES = {"INT8": (-(2**7), 2**7 - 1), "INT16": (-(2**15), 2**15 - 1),
-              "INT32": (-(2**31), 2**31 - 1), "INT64": (-(2**63), 2**63 - 1)}
+INT_RANGES = {kind: (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+              for kind, bits in (("INT8", 8), ("INT16", 16), ("INT32", 32), ("INT64", 64))}
 PRIMITIVES = ("INT8", "INT16", "INT32", "INT64", "FLOAT32", "FLOAT64", "BOOLEAN", "STRING", "BYTES")
 DAY_MS = 86_400_000
 # Python's date and datetime hold years 1..9999 only (java_data_harness.DELIBERATE_DIFFERENCES).

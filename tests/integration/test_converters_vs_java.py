@@ -24,30 +24,11 @@ import struct
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import converter_corpus as corpus
 import hypothesis
+import java_data_harness as harness
 import pytest
-from converter_corpus import (
-    BYTE_ARRAY_CONVERTER,
-    DATE,
-    DECIMAL,
-    JSON_CONVERTER,
-    STRING_CONVERTER,
-    TIME,
-    TIMESTAMP,
-    converter_cases,
-    float32,
-    random_cases,
-)
 from hypothesis import strategies as st
-from java_data_harness import (
-    JAVA_CLASSES,
-    JavaDataHarness,
-    describe_schema,
-    encode_value,
-    python_message,
-    schema_from,
-    value_from,
-)
 
 from connect_runtime.api.converter import Converter
 from connect_runtime.api.errors import DataException
@@ -61,7 +42,8 @@ SEED = int(os.environ.get("CONVERTER_CORPUS_SEED", "24"))
 TOPIC = "t"
 
 OUR_CLASSES: Mapping[str, Callable[[], Converter]] = {
-    JSON_CONVERTER: JsonConverter, STRING_CONVERTER: StringConverter, BYTE_ARRAY_CONVERTER: ByteArrayConverter,
+    corpus.JSON_CONVERTER: JsonConverter, corpus.STRING_CONVERTER: StringConverter,
+    corpus.BYTE_ARRAY_CONVERTER: ByteArrayConverter,
 }
 
 CONVERTER_MESSAGES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str], str]] = [
@@ -88,18 +70,18 @@ class _PythonClass:
 
 
 def _python_class_name(java: str) -> _PythonClass:
-    return _PythonClass(JAVA_CLASSES.get(java, java))
+    return _PythonClass(harness.JAVA_CLASSES.get(java, java))
 
 
 def _python_qualname(java: str) -> str:
-    name = JAVA_CLASSES.get(java, java)
+    name = harness.JAVA_CLASSES.get(java, java)
     return name if "." in name else f"builtins.{name}"
 
 
 def normalised(java_message: str, temporal: str | None) -> str:
     """Java's converter message as ours words it (:data:`CONVERTER_MESSAGES`; ``temporal`` is the
     Python class a ``java.util.Date`` of the case stands for)."""
-    message = python_message(java_message)
+    message = harness.python_message(java_message)
     for pattern, replace, _reason in CONVERTER_MESSAGES:
         message = pattern.sub(replace, message)
     if temporal is not None:
@@ -146,8 +128,8 @@ def _error(exc: Exception) -> dict[str, Any]:
 def read_answer(converter: Converter, data: bytes | None) -> dict[str, Any]:
     """Our ``toConnectData`` of ``data``, in the harness's answer format."""
     read = converter.to_connect_schema_and_value(TOPIC, data)  # type: ignore[attr-defined]
-    return {"schema": None if read.schema is None else describe_schema(read.schema),
-            "value": encode_value(read.value, read.schema)}
+    return {"schema": None if read.schema is None else harness.describe_schema(read.schema),
+            "value": harness.encode_value(read.value, read.schema)}
 
 
 def ours_from(converters: OurConverters, case: Mapping[str, Any], java: Mapping[str, Any]) -> dict[str, Any]:
@@ -155,8 +137,8 @@ def ours_from(converters: OurConverters, case: Mapping[str, Any], java: Mapping[
     wrote any) read back by our converter."""
     converter = converters.get(case)
     try:
-        schema = None if case.get("schema") is None else schema_from(case["schema"])
-        data = converter.from_connect_data(TOPIC, value_from(case["value"], schema), schema=schema)
+        schema = None if case.get("schema") is None else harness.schema_from(case["schema"])
+        data = converter.from_connect_data(TOPIC, harness.value_from(case["value"], schema), schema=schema)
         answer: dict[str, Any] = {"result": None if data is None else base64.b64encode(data).decode()}
     except DataException as exc:
         return _error(exc)
@@ -190,7 +172,7 @@ def jdk17_float_text(java: str, ours: str, float32_allowed: bool) -> bool:
             continue
         if index % 2 == 0 or _significant_digits(j) < _significant_digits(o):
             return False
-        if float(j) != float(o) and not (float32_allowed and float32(float(j)) == float32(float(o))):
+        if float(j) != float(o) and not (float32_allowed and corpus.float32(float(j)) == corpus.float32(float(o))):
             return False
         differs = True
     return differs
@@ -210,7 +192,7 @@ def normal(enc: Any) -> Any:
     if "float32" in enc or "float64" in enc:
         tag = "float32" if "float32" in enc else "float64"
         number = float(enc[tag])
-        return {tag: struct.pack("<f", float32(number)) if tag == "float32" else struct.pack("<d", number)}
+        return {tag: struct.pack("<f", corpus.float32(number)) if tag == "float32" else struct.pack("<d", number)}
     result = {key: normal(item) for key, item in enc.items()}
     if "map" in result and isinstance(result["map"], list):
         result["map"] = sorted(result["map"], key=repr)
@@ -228,7 +210,7 @@ def compare_from(java: dict[str, Any], ours: dict[str, Any], case: Mapping[str, 
     if java["result"] != ours["result"]:
         java_text = base64.b64decode(java["result"] or "").decode("utf-8", "replace")
         our_text = base64.b64decode(ours["result"] or "").decode("utf-8", "replace")
-        if "[B@" in java_text and case["class"] == STRING_CONVERTER:
+        if "[B@" in java_text and case["class"] == corpus.STRING_CONVERTER:
             return None  # DELIBERATE_DIFFERENCES["bytes as text"]
         if not jdk17_float_text(java_text, our_text, _has_float32(case)):
             return f"bytes differ:\n  Java {java_text!r}\n  ours {our_text!r}"
@@ -244,7 +226,7 @@ def compare_from(java: dict[str, Any], ours: dict[str, Any], case: Mapping[str, 
     return None
 
 
-def differences(java_data: JavaDataHarness, cases: list[dict[str, Any]], seed: int | None) -> list[str]:
+def differences(java_data: harness.JavaDataHarness, cases: list[dict[str, Any]], seed: int | None) -> list[str]:
     answers = java_data.run(cases)
     converters = OurConverters()
     found = []
@@ -256,15 +238,15 @@ def differences(java_data: JavaDataHarness, cases: list[dict[str, Any]], seed: i
     return [f"[{origin}] {line}" for line in found]
 
 
-def test_generated_corpus_matches_java(java_data: JavaDataHarness) -> None:
-    found = differences(java_data, random_cases(GENERATED_CASES, SEED), SEED)
+def test_generated_corpus_matches_java(java_data: harness.JavaDataHarness) -> None:
+    found = differences(java_data, corpus.random_cases(GENERATED_CASES, SEED), SEED)
     assert not found, f"{len(found)} differences, first ones:\n" + "\n".join(found[:10])
 
 
 @pytest.mark.slow
-def test_larger_generated_corpus_matches_java(java_data: JavaDataHarness) -> None:
+def test_larger_generated_corpus_matches_java(java_data: harness.JavaDataHarness) -> None:
     seed = SEED + 1
-    found = differences(java_data, random_cases(SLOW_GENERATED_CASES, seed), seed)
+    found = differences(java_data, corpus.random_cases(SLOW_GENERATED_CASES, seed), seed)
     assert not found, f"{len(found)} differences, first ones:\n" + "\n".join(found[:10])
 
 
@@ -272,20 +254,20 @@ def test_larger_generated_corpus_matches_java(java_data: JavaDataHarness) -> Non
 @hypothesis.settings(max_examples=100, deadline=None, database=None,
                      suppress_health_check=[hypothesis.HealthCheck.too_slow, hypothesis.HealthCheck.data_too_large,
                                             hypothesis.HealthCheck.function_scoped_fixture])
-@hypothesis.given(batch=st.lists(converter_cases(), min_size=1, max_size=10))
-def test_hypothesis_cases_match_java(java_data: JavaDataHarness, batch: list[dict[str, Any]]) -> None:
+@hypothesis.given(batch=st.lists(corpus.converter_cases(), min_size=1, max_size=10))
+def test_hypothesis_cases_match_java(java_data: harness.JavaDataHarness, batch: list[dict[str, Any]]) -> None:
     """The same comparison with hypothesis choosing the cases, a batch per JVM round trip: on a
     difference it shrinks the batch to its smallest failing case and prints how to reproduce it."""
     found = differences(java_data, batch, None)
     assert not found, "\n".join(found)
 
 
-def test_floats_jdk17_prints_with_more_digits_are_a_known_difference(java_data: JavaDataHarness) -> None:
+def test_floats_jdk17_prints_with_more_digits_are_a_known_difference(java_data: harness.JavaDataHarness) -> None:
     """DELIBERATE_DIFFERENCES["floats printed by JDK 17"]: ours prints the shortest repr (JDK 19+)."""
-    case = {"op": "converter_from_connect", "class": JSON_CONVERTER, "config": {"schemas.enable": "false"},
+    case = {"op": "converter_from_connect", "class": corpus.JSON_CONVERTER, "config": {"schemas.enable": "false"},
             "schema": {"type": "FLOAT64"}, "value": {"float64": 1e23}}
     [java] = java_data.run([case])
-    ours = OurConverters().get(case).from_connect_data(TOPIC, 1e23, schema=schema_from({"type": "FLOAT64"}))
+    ours = OurConverters().get(case).from_connect_data(TOPIC, 1e23, schema=harness.schema_from({"type": "FLOAT64"}))
     assert ours == b"1.0E23"
     java_text = base64.b64decode(java["result"]).decode()
     assert java_text in ("1.0E23", "9.999999999999999E22")  # JDK 19+ and JDK 17
@@ -310,13 +292,13 @@ def compare_to(java: dict[str, Any], ours: dict[str, Any]) -> str | None:
     return None if normal(java) == normal(ours) else f"Java {java}\n  ours {ours}"
 
 
-def from_case(schema: dict[str, Any] | None, value: Any, cls: str = JSON_CONVERTER, is_key: bool = False,
+def from_case(schema: dict[str, Any] | None, value: Any, cls: str = corpus.JSON_CONVERTER, is_key: bool = False,
               **config: str) -> dict[str, Any]:
     return {"op": "converter_from_connect", "class": cls, "is_key": is_key, "config": config, "schema": schema,
             "value": value, "read_back": True}
 
 
-def to_case(data: bytes | None, cls: str = JSON_CONVERTER, **config: str) -> dict[str, Any]:
+def to_case(data: bytes | None, cls: str = corpus.JSON_CONVERTER, **config: str) -> dict[str, Any]:
     return {"op": "converter_to_connect", "class": cls, "config": config,
             "bytes": None if data is None else base64.b64encode(data).decode()}
 
@@ -330,7 +312,7 @@ def with_each_json_config(schema: dict[str, Any] | None, value: Any) -> list[dic
 
 
 def _decimal(scale: int, **extra: Any) -> dict[str, Any]:
-    return {"type": "BYTES", "name": DECIMAL, "version": 1, "parameters": {"scale": str(scale)}, **extra}
+    return {"type": "BYTES", "name": corpus.DECIMAL, "version": 1, "parameters": {"scale": str(scale)}, **extra}
 
 
 def _nested(depth: int) -> tuple[dict[str, Any], Any]:
@@ -367,9 +349,10 @@ EDGE_CASES: list[dict[str, Any]] = [
     *with_each_json_config(_decimal(0, default={"decimal": str(2**80)}), {"decimal": str(-(2**80))}),
     *with_each_json_config(_decimal(2), {"decimal": "1.5"}),  # the scale does not match: refused
     # dates before 1970, the limits of Date, Time and Timestamp
-    *[from_case({"type": "INT32", "name": DATE}, {"date": days}) for days in (-1, -719_162, -141_428, 2_932_896)],
-    *[from_case({"type": "INT32", "name": TIME}, {"time": ms}) for ms in (0, 86_399_999)],
-    *[from_case({"type": "INT64", "name": TIMESTAMP}, {"timestamp": ms})
+    *[from_case({"type": "INT32", "name": corpus.DATE}, {"date": days})
+      for days in (-1, -719_162, -141_428, 2_932_896)],
+    *[from_case({"type": "INT32", "name": corpus.TIME}, {"time": ms}) for ms in (0, 86_399_999)],
+    *[from_case({"type": "INT64", "name": corpus.TIMESTAMP}, {"timestamp": ms})
       for ms in (-1, -62_135_596_800_000, 253_402_300_799_999)],
     # maps: non-string keys, a null key, empty
     *with_each_json_config({"type": "MAP", "key": {"type": "INT32"}, "value": {"type": "STRING"}},
@@ -379,7 +362,7 @@ EDGE_CASES: list[dict[str, Any]] = [
     *with_each_json_config({"type": "MAP", "key": _decimal(2), "value": {"type": "INT8"}},
                            {"map": [[{"decimal": "-0.01"}, {"int8": 127}]]}),
     *with_each_json_config({"type": "MAP", "key": {"type": "STRUCT", "fields": [
-        {"name": "k", "schema": {"type": "INT64", "name": TIMESTAMP}}]}, "value": {"type": "BYTES"}},
+        {"name": "k", "schema": {"type": "INT64", "name": corpus.TIMESTAMP}}]}, "value": {"type": "BYTES"}},
         {"map": [[{"struct": {"k": {"timestamp": -86_400_001}}}, {"bytes": ""}]]}),
     *with_each_json_config({"type": "MAP", "key": {"type": "STRING", "optional": True}, "value": {"type": "INT16"}},
                            {"map": [[None, {"int16": 1}], [{"string": _TEXT}, {"int16": -1}]]}),
@@ -409,7 +392,7 @@ EDGE_CASES: list[dict[str, Any]] = [
     from_case({"type": "INT32"}, {"string": "1"}),
     from_case({"type": "STRUCT", "name": "s", "fields": []}, {"struct": {}, "schema": {"type": "STRUCT", "name": "t"}}),
     from_case({"type": "ARRAY", "value": {"type": "BOOLEAN"}}, {"array": [{"boolean": True}, {"bytes": "AA=="}]}),
-    from_case({"type": "INT64", "name": TIMESTAMP}, {"decimal": "1"}),
+    from_case({"type": "INT64", "name": corpus.TIMESTAMP}, {"decimal": "1"}),
     from_case(None, {"decimal": "1.5"}),
     from_case(None, {"struct": {}, "schema": {"type": "STRUCT", "fields": []}}),
     # schemaless values
@@ -417,19 +400,21 @@ EDGE_CASES: list[dict[str, Any]] = [
     *with_each_json_config(None, {"map": [[{"int64": 1}, {"string": "non-string key"}]]}),
     *with_each_json_config(None, {"string": _TEXT}),
     # StringConverter and ByteArrayConverter with schemas
-    from_case(_OPTIONALS, {"struct": {"o": {"string": "x"}}}, STRING_CONVERTER),
-    from_case({"type": "ARRAY", "value": _decimal(-2)}, {"array": [{"decimal": "1.2E+3"}, None]}, STRING_CONVERTER),
-    from_case({"type": "MAP", "key": {"type": "INT32", "name": DATE}, "value": {"type": "FLOAT32"}},
-              {"map": [[{"date": -141_428}, {"float32": 0.10000000149011612}]]}, STRING_CONVERTER),
-    from_case({"type": "STRING"}, {"string": _TEXT}, STRING_CONVERTER, **{"converter.encoding": "UTF-16"}),
-    from_case({"type": "STRING"}, {"string": "\u00e9\u20ac"}, STRING_CONVERTER, **{"converter.encoding": "ISO-8859-1"}),
-    from_case(None, None, STRING_CONVERTER),
-    from_case({"type": "BYTES"}, {"bytes": "AAEC"}, BYTE_ARRAY_CONVERTER),
-    from_case({"type": "BYTES", "optional": True}, None, BYTE_ARRAY_CONVERTER),
-    from_case({"type": "STRING"}, {"string": "x"}, BYTE_ARRAY_CONVERTER),
-    from_case(_decimal(2), {"decimal": "1.00"}, BYTE_ARRAY_CONVERTER),
-    from_case(None, {"int64": 1}, BYTE_ARRAY_CONVERTER),
-    from_case(None, {"bytes": "AAEC"}, BYTE_ARRAY_CONVERTER, is_key=True),
+    from_case(_OPTIONALS, {"struct": {"o": {"string": "x"}}}, corpus.STRING_CONVERTER),
+    from_case({"type": "ARRAY", "value": _decimal(-2)}, {"array": [{"decimal": "1.2E+3"}, None]},
+              corpus.STRING_CONVERTER),
+    from_case({"type": "MAP", "key": {"type": "INT32", "name": corpus.DATE}, "value": {"type": "FLOAT32"}},
+              {"map": [[{"date": -141_428}, {"float32": 0.10000000149011612}]]}, corpus.STRING_CONVERTER),
+    from_case({"type": "STRING"}, {"string": _TEXT}, corpus.STRING_CONVERTER, **{"converter.encoding": "UTF-16"}),
+    from_case({"type": "STRING"}, {"string": "\u00e9\u20ac"}, corpus.STRING_CONVERTER,
+              **{"converter.encoding": "ISO-8859-1"}),
+    from_case(None, None, corpus.STRING_CONVERTER),
+    from_case({"type": "BYTES"}, {"bytes": "AAEC"}, corpus.BYTE_ARRAY_CONVERTER),
+    from_case({"type": "BYTES", "optional": True}, None, corpus.BYTE_ARRAY_CONVERTER),
+    from_case({"type": "STRING"}, {"string": "x"}, corpus.BYTE_ARRAY_CONVERTER),
+    from_case(_decimal(2), {"decimal": "1.00"}, corpus.BYTE_ARRAY_CONVERTER),
+    from_case(None, {"int64": 1}, corpus.BYTE_ARRAY_CONVERTER),
+    from_case(None, {"bytes": "AAEC"}, corpus.BYTE_ARRAY_CONVERTER, is_key=True),
     # reading what Java or a hand wrote
     to_case(None), to_case(b""), to_case(b"   "), to_case(b"{"), to_case(b"[1,2]"), to_case(b'{"schema":null}'),
     to_case(b'{"schema":null,"payload":1,"extra":2}'), to_case(b'{"schema":{},"payload":1}'),
@@ -459,11 +444,11 @@ EDGE_CASES: list[dict[str, Any]] = [
     to_case(b'{"schema":{"type":"double"},"payload":123456789012345678901234567890.123456789}'),
     to_case(b'{"a":[1,-0.0,1e400,18446744073709551617]}', **{"schemas.enable": "false"}),
     to_case(b"\xff", **{"schemas.enable": "false"}),
-    to_case("\u00e9".encode("latin-1"), STRING_CONVERTER), to_case(b"\xff\xfe", BYTE_ARRAY_CONVERTER),
+    to_case("\u00e9".encode("latin-1"), corpus.STRING_CONVERTER), to_case(b"\xff\xfe", corpus.BYTE_ARRAY_CONVERTER),
 ]
 
 
-def test_edge_cases_match_java(java_data: JavaDataHarness) -> None:
+def test_edge_cases_match_java(java_data: harness.JavaDataHarness) -> None:
     answers = java_data.run(EDGE_CASES)
     converters = OurConverters()
     found = []
