@@ -22,7 +22,9 @@ import base64
 import datetime
 import decimal
 import functools
+import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -44,8 +46,9 @@ DEPENDENCIES: tuple[tuple[str, str, str], ...] = (
     ("org.apache.kafka", "connect-api", KAFKA_VERSION),
     ("org.apache.kafka", "connect-json", KAFKA_VERSION),
     ("org.apache.kafka", "connect-transforms", KAFKA_VERSION),
+    ("org.apache.kafka", "connect-runtime", KAFKA_VERSION),  # ByteArrayConverter lives there
 )
-"""The harness's classpath: Connect's data classes, its JSON converter and its transforms."""
+"""The harness's classpath: Connect's data classes, its converters and its transforms."""
 
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
@@ -92,6 +95,15 @@ DELIBERATE_DIFFERENCES: Mapping[str, str] = {
                                      "are unequal; Python's bytes are values and compare by content.",
     "dates Python represents": "Dates and timestamps outside years 1..9999 have no datetime: the corpus "
                                "stays inside them.",
+    "floats printed by JDK 17": "The harness runs on JDK 17, whose Double.toString and Float.toString print "
+                                "some values with more digits than the shortest that round-trips (1.0E23 as "
+                                "9.999999999999999E22). Ours prints the shortest, as JDK 19+ does: where the "
+                                "texts differ only in such numbers, Java's with more digits and both parsing "
+                                "to the same double (the same float for a FLOAT32), it is not a difference.",
+    "bytes as text": "Java's StringConverter writes a byte[] as its identity ([B@1b6d3586), which no one can "
+                     "read; ours decodes the bytes as UTF-8. Java's text holding \"[B@\" is not compared.",
+    "dates as text": "StringConverter writes java.util.Date.toString(), in the JVM's time zone; ours prints "
+                     "as a JVM in UTC does, and the harness's JVM runs in UTC.",
     "a record in a message": "Messages that print a whole record (TimestampRouter's \"Timestamp missing on "
                              "record: ...\") show Java's toString of its objects, identity hashes of byte "
                              "arrays included; those messages are compared up to the record "
@@ -103,6 +115,9 @@ DELIBERATE_DIFFERENCES: Mapping[str, str] = {
     "map classes": "The harness builds maps as java.util.LinkedHashMap (to keep their order for the converters' "
                    "bytes); Kafka Connect's converters give java.util.HashMap, which our messages name, so the two "
                    "names are one in compared messages.",
+    "equal bytes map keys": "A Java map keyed by byte[] holds two equal arrays as two keys (identity); a "
+                            "Python dict keeps one: records with such a map are left out of the "
+                            "transforms' comparisons.",
 }
 """The known, deliberate differences between Java's data classes and ours, by the name the tests use
 for them, each with why."""
@@ -243,6 +258,9 @@ def encode_value(value: object, schema: Schema | None) -> Any:
     if isinstance(value, Mapping):
         ks, vs = (schema.key_schema, schema.value_schema) if schema is not None else (None, None)
         return {"map": [[encode_value(k, ks), encode_value(v, vs)] for k, v in value.items()]}
+    if isinstance(value, float) and not math.isfinite(value):  # as Java's side writes them
+        tag = _TAGS[schema.type] if schema is not None and schema.type in _TAGS else "float64"
+        return {tag: "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
     if schema is not None and schema.type in _TAGS:
         return {_TAGS[schema.type]: value}
     if isinstance(value, bool):
@@ -303,7 +321,7 @@ def _canonical(node: Any) -> Any:
         elif key == "float32" and isinstance(x, float):
             out["float"] = struct.unpack("f", struct.pack("f", x))[0]
         elif key in ("float32", "float64"):
-            out["float"] = float(x) if isinstance(x, str) else x  # Java writes NaN and infinities as strings
+            out["float"] = x
         elif key == "message" and isinstance(x, str) and x.startswith(MESSAGES_COMPARED_BY_PREFIX):
             out[key] = next(p for p in MESSAGES_COMPARED_BY_PREFIX if x.startswith(p))
         elif key == "message" and isinstance(x, str):
@@ -376,8 +394,10 @@ def python_predicate(case: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def harness_cache_dir() -> Path:
-    """Where the harness's jars and compiled class live: next to the broker's, keyed by version."""
-    return default_cache_dir().parent / f"kafka-connect-data-harness-{KAFKA_VERSION}"
+    """Where the harness's jars and compiled class live: next to the broker's, keyed by version and by
+    :data:`DEPENDENCIES` (a cache fetched for another list is never reused)."""
+    digest = hashlib.sha256(repr(DEPENDENCIES).encode()).hexdigest()[:8]
+    return default_cache_dir().parent / f"kafka-connect-data-harness-{KAFKA_VERSION}-{digest}"
 
 
 class JavaDataHarness:
@@ -396,8 +416,9 @@ class JavaDataHarness:
         if compiled.returncode != 0:
             raise RuntimeError(f"javac could not compile {HARNESS_SOURCE.name}:\n{compiled.stdout}{compiled.stderr}")
         self._stderr = (workdir / "harness-stderr.log").open("wb")
-        self._proc = subprocess.Popen([java, "-Xmx512m", "-cp", classpath, MAIN_CLASS], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=self._stderr)
+        # UTC: StringConverter writes java.util.Date.toString(), which prints in the JVM's time zone.
+        self._proc = subprocess.Popen([java, "-Xmx512m", "-Duser.timezone=UTC", "-cp", classpath, MAIN_CLASS],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr)
 
     def run(self, cases: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Java's answers to ``cases``, in order (the whole batch is written by a thread while the

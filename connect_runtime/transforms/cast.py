@@ -61,12 +61,14 @@ from connect_runtime.transforms._util import (
     BuiltinTransformation,
     copy_schema_basics,
     define_replace_null_with_default,
+    field_reader,
     java_class,
     java_list,
     java_split,
-    operand_and_schema,
+    operand,
+    operand_schema,
     require_map,
-    require_struct,
+    require_struct_in,
     schema_update_cache,
     with_operand,
     with_schema_and_operand,
@@ -344,9 +346,10 @@ class Cast(BuiltinTransformation):
         self._updated_schema = schema_update_cache(self._build_schema)
 
     def apply(self, record: SourceRecord) -> SourceRecord | None:
-        value, schema = operand_and_schema(record, self._KEY)
+        value = operand(record, self._KEY)
         if value is None:
             return record
+        schema = operand_schema(record, self._KEY)
         if schema is not None:
             return self._apply_with_schema(record, schema, value)
         if self._whole is not None:
@@ -362,10 +365,11 @@ class Cast(BuiltinTransformation):
         if self._whole is not None:
             return with_schema_and_operand(record, self._KEY, updated_schema,
                                            cast_value_with_schema(schema, value, self._whole))
-        struct = require_struct(value, _PURPOSE, schema)
+        struct = require_struct_in(value, schema, _PURPOSE)
+        read = field_reader(struct, self._replace_null_with_default)
         updated = Struct(updated_schema)
         for field in struct.schema.fields:
-            original = struct.get(field) if self._replace_null_with_default else struct.get_without_default(field)
+            original = read(field)
             target = self._casts.get(field.name)
             new = original if target is None else cast_value_with_schema(field.schema, original, target)
             updated_field = updated_schema.field(field.name)

@@ -26,26 +26,24 @@ from typing import Any
 from connect_runtime.api import ConfigDef, ConfigType, DataException, Importance, SourceRecord
 from connect_runtime.api.data import Schema, SchemaBuilder, SchemaType, Struct
 from connect_runtime.transforms._util import (
-    BuiltinTransformation,
+    MapOrStructTransformation,
     copy_schema_basics,
     java_class,
-    operand_and_schema,
-    require_map,
-    require_struct_or_null,
+    operand_schema,
     schema_update_cache,
     with_operand,
     with_schema_and_operand,
 )
 
 DELIMITER = "delimiter"
-_PURPOSE = "flattening"
 _PLAIN = (bool, int, float, str, bytes, bytearray, list, tuple)
 
 
-class Flatten(BuiltinTransformation):
+class Flatten(MapOrStructTransformation):
     """Flatten the key (:class:`FlattenKey`) or value (:class:`FlattenValue`)."""
 
-    _KEY = False
+    _key = False
+    PURPOSE = "flattening"
 
     CONFIG_DEF = ConfigDef().define(
         DELIMITER, ConfigType.STRING, ".", None, Importance.MEDIUM,
@@ -60,15 +58,10 @@ class Flatten(BuiltinTransformation):
         self._delimiter = self.CONFIG_DEF.parse(configs)[DELIMITER]
         self._flat_schema = schema_update_cache(self._build_flat_schema)
 
-    def apply(self, record: SourceRecord) -> SourceRecord | None:
-        value, schema = operand_and_schema(record, self._KEY)
-        if value is None:
-            return record
-        if schema is not None:
-            return self._apply_with_schema(record, schema, value)
+    def _apply_schemaless(self, record: SourceRecord, value: dict[str, Any]) -> SourceRecord:
         flat: dict[str, Any] = {}
-        self._flatten(require_map(value, _PURPOSE), "", flat)
-        return with_operand(record, self._KEY, flat)
+        self._flatten(value, "", flat)
+        return with_operand(record, self._key, flat)
 
     def _flatten(self, source: dict[str, Any], prefix: str, out: dict[str, Any]) -> None:
         for key, value in source.items():
@@ -85,14 +78,13 @@ class Flatten(BuiltinTransformation):
                 raise DataException(f"Flatten transformation was passed a value of type {java_class(value)} which is "
                                     "not supported by Connect's data API")
 
-    def _apply_with_schema(self, record: SourceRecord, schema: Schema, value: object) -> SourceRecord:
-        struct = require_struct_or_null(value, _PURPOSE, schema)
+    def _apply_with_schema(self, record: SourceRecord, value: Struct) -> SourceRecord:
+        schema = operand_schema(record, self._key)
+        assert schema is not None  # the base class gives schema'd operands only
         flat_schema = self._flat_schema(schema)
-        if struct is None:
-            return with_schema_and_operand(record, self._KEY, flat_schema, None)
         flat = Struct(flat_schema)
-        self._flatten_struct(struct, "", flat)
-        return with_schema_and_operand(record, self._KEY, flat_schema, flat)
+        self._flatten_struct(value, "", flat)
+        return with_schema_and_operand(record, self._key, flat_schema, flat)
 
     def _build_flat_schema(self, schema: Schema) -> Schema:
         builder = copy_schema_basics(schema, SchemaBuilder.struct())
@@ -148,7 +140,7 @@ def _unsupported_map(name: str) -> DataException:
 class FlattenKey(Flatten):
     """Flatten on the record key (``Flatten$Key``)."""
 
-    _KEY = True
+    _key = True
 
 
 class FlattenValue(Flatten):

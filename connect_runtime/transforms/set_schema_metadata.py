@@ -23,7 +23,9 @@ from connect_runtime.transforms._util import (
     REPLACE_NULL_WITH_DEFAULT_CONFIG,
     BuiltinTransformation,
     define_replace_null_with_default,
-    operand_and_schema,
+    field_reader,
+    operand,
+    operand_schema,
     require_schema,
     with_schema_and_operand,
 )
@@ -56,7 +58,8 @@ class SetSchemaMetadata(BuiltinTransformation):
             raise ConfigException("Neither schema name nor version configured")
 
     def apply(self, record: SourceRecord) -> SourceRecord | None:
-        value, schema = operand_and_schema(record, self._KEY)
+        value = operand(record, self._KEY)
+        schema = operand_schema(record, self._KEY)
         if value is None and schema is None:
             return record
         schema = require_schema(schema, "updating schema metadata")
@@ -79,9 +82,10 @@ class SetSchemaMetadata(BuiltinTransformation):
         """A Struct copied onto ``updated`` (whose fields are the Struct's own); anything else as is."""
         if not isinstance(value, Struct):
             return value
+        read = field_reader(value, self._replace_null_with_default)
         copy = Struct(updated)
         for field in updated.fields:
-            copy.put(field, value.get(field) if self._replace_null_with_default else value.get_without_default(field))
+            copy.put(field, read(field))
         return copy
 
 

@@ -60,10 +60,12 @@ from connect_runtime.transforms._util import (
     BuiltinTransformation,
     copy_schema_basics,
     define_replace_null_with_default,
+    field_reader,
     java_class,
-    operand_and_schema,
+    operand,
+    operand_schema,
     require_map,
-    require_struct_or_null,
+    require_struct_in,
     schema_update_cache,
     with_schema_and_operand,
 )
@@ -170,7 +172,8 @@ class TimestampConverter(BuiltinTransformation):
                                       f"timestamps: {pattern} ({e})") from None
 
     def apply(self, record: SourceRecord) -> SourceRecord | None:
-        raw, schema = operand_and_schema(record, self._KEY)
+        raw = operand(record, self._KEY)
+        schema = operand_schema(record, self._KEY)
         if schema is not None:
             return self._apply_with_schema(record, schema, raw)
         if raw is None or not self._field:
@@ -185,7 +188,7 @@ class TimestampConverter(BuiltinTransformation):
             target_schema = self._target_schema(schema.is_optional)
             return with_schema_and_operand(record, self._KEY, target_schema,
                                            self._convert_typed(raw, _source_type(schema)))
-        struct = require_struct_or_null(raw, _PURPOSE, schema)
+        struct = None if raw is None else require_struct_in(raw, schema, _PURPOSE)
         updated_schema = self._struct_schema(schema)
         return with_schema_and_operand(record, self._KEY, updated_schema, self._convert_struct(struct, updated_schema))
 
@@ -207,9 +210,10 @@ class TimestampConverter(BuiltinTransformation):
     def _convert_struct(self, struct: Struct | None, updated_schema: Schema) -> Struct | None:
         if struct is None:
             return None
+        read = field_reader(struct, self._replace_null_with_default)
         updated = Struct(updated_schema)
         for field in struct.schema.fields:
-            value = struct.get(field) if self._replace_null_with_default else struct.get_without_default(field)
+            value = read(field)
             if field.name == self._field:
                 value = self._convert_typed(value, _source_type(field.schema))
             updated.put(field.name, value)
