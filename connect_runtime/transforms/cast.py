@@ -36,6 +36,7 @@ from __future__ import annotations
 import base64
 import datetime
 import decimal
+import fractions
 import math
 import re
 import struct
@@ -170,13 +171,38 @@ def _to_float32(value: float) -> float:
 _JAVA_TRIMMED = "".join(map(chr, range(0x21)))
 
 
-def _parse_java_double(text: str) -> float:
+def _java_float_text(text: str) -> str:
+    """The number ``Double.parseDouble`` / ``Float.parseFloat`` read in ``text``, without its type
+    suffix; ValueError where Java throws NumberFormatException."""
     stripped = text.strip(_JAVA_TRIMMED)
     if not _JAVA_FLOAT.fullmatch(stripped):
         raise ValueError(text)
     if stripped[-1] in "fFdD" and not stripped.endswith("Infinity"):
         stripped = stripped[:-1]
-    return float(stripped)
+    return stripped
+
+
+def _exact_to_float32(value: int | decimal.Decimal) -> float:
+    """``value`` rounded once to single precision (nearest, ties to even), as Java's ``(float)`` of a
+    long, ``BigDecimal.floatValue()`` and ``Float.parseFloat`` do; through a double it could round twice."""
+    if isinstance(value, decimal.Decimal):
+        if not value.is_finite():
+            return float(value)
+        if value.is_zero() or value.adjusted() < -46:  # below half the smallest float
+            return 0.0 if not value.is_signed() else -0.0
+        if value.adjusted() > 39:  # beyond the largest float
+            return -math.inf if value.is_signed() else math.inf
+    exact = fractions.Fraction(value)
+    if exact == 0:
+        return 0.0
+    magnitude = abs(exact)
+    exponent = magnitude.numerator.bit_length() - magnitude.denominator.bit_length()
+    if magnitude < fractions.Fraction(2) ** exponent:
+        exponent -= 1
+    quantum = fractions.Fraction(2) ** (max(exponent, -126) - 23)  # 24 significant bits, fewer if subnormal
+    rounded = round(magnitude / quantum) * quantum  # round() on a Fraction ties to even
+    result = math.inf if rounded >= 2**128 else float(rounded)
+    return -result if exact < 0 else result
 
 
 def _out_of_range(value: Any) -> DataException:
@@ -210,18 +236,22 @@ def _cast_to_integer(value: Any, target: str) -> int:
 
 
 def _cast_to_float(value: Any, target: str) -> float:
+    single = target == "FLOAT32"
     if isinstance(value, bool):
-        result = 1.0 if value else 0.0
-    elif isinstance(value, int | float | decimal.Decimal):
-        result = float(value)
-    elif isinstance(value, str):
+        return 1.0 if value else 0.0
+    if isinstance(value, float):
+        return _to_float32(value) if single else value
+    if isinstance(value, int | decimal.Decimal):
+        return _exact_to_float32(value) if single else float(value)
+    if isinstance(value, str):
         try:
-            result = _parse_java_double(value)
+            text = _java_float_text(value)
         except ValueError:
             raise _out_of_range(value) from None
-    else:
-        raise _unexpected(value)
-    return _to_float32(result) if target == "FLOAT32" else result
+        if single and not text.endswith(("NaN", "Infinity")):
+            return _exact_to_float32(decimal.Decimal(text))
+        return _to_float32(float(text)) if single else float(text)
+    raise _unexpected(value)
 
 
 def _cast_to_boolean(value: Any) -> bool:

@@ -179,8 +179,16 @@ def test_cast_edge_cases_as_java(java_data: JavaDataHarness) -> None:
         record({**TS, "default": {"timestamp": 5}}, {"timestamp": 1_700_000_000_123}),
         record({**DT, **OPT}, {"date": -3}),
         record(None, {"map": [[{"string": "a"}, {"int64": 1}]]}),
+        # 2**53 + 2**29 + 1: through a double it would round twice, to 2**53, not to Java's 2**53 + 2**30
+        record(I64, {"int64": 2**53 + 2**29 + 1}),
+        record(dec(0), {"decimal": str(2**53 + 2**29 + 1)}),
+        record(STR, {"string": f" {2**53 + 2**29 + 1}.0e0f "}),
+        record(None, {"int64": -(2**53 + 2**29 + 1)}),
+        record(STR, {"string": "1e-46"}),
+        record(STR, {"string": "-3.4028236e38"}),
     ]
     assert_no_differences(java_data, hand_cases([
+        (T + "Cast$Value", {"spec": "float32"}),
         (T + "Cast$Value", {"spec": "date:int64,time:string,ts:int32,dec:float64,big:int8,f:string"}),
         (T + "Cast$Value", {"spec": "date:string,time:int16,ts:string,dec:string,big:boolean,f:float64"}),
         (T + "Cast$Value", {"spec": "dec:int64,big:string,a:int8,b:string,c:float32,d:int32"}),

@@ -150,3 +150,9 @@ def test_non_struct_values_are_named_by_their_schema(schema: Schema, value: obje
     expected = rf"^Only Struct objects supported for \[flattening\], found: {java_class}$"
     with pytest.raises(DataException, match=expected):
         apply_value(configured(FlattenValue), schema, value)
+
+
+@pytest.mark.parametrize("value", [2**53 + 2**29 + 1, "9007199791611905"])
+def test_cast_to_float32_rounds_once_as_java(value: object) -> None:
+    schema = Schema.INT64_SCHEMA if isinstance(value, int) else Schema.STRING_SCHEMA
+    assert apply_value(configured(CastValue, spec="float32"), schema, value).value == float(2**53 + 2**30)
