@@ -22,6 +22,11 @@
  *     date_|time_|timestamp_to_logical {value: int} -> {"result": epoch millis}
  *     json_from_connect {config, topic, schema, value} -> {"result": base64 of the bytes}
  *     json_to_connect {config, topic, bytes: base64} -> {"schema": S, "value": V}
+ *     values_parse {text} -> {"schema": S, "value": V, "string": Values.convertToString of them}
+ *     values_to_string {schema?, value} -> {"result": Values.convertToString}
+ *     header_from_connect {topic, key, schema?, value} -> {"result": SimpleHeaderConverter's bytes, base64}
+ *     header_to_connect {topic, key, bytes: base64} -> {"schema": S, "value": V} (SimpleHeaderConverter)
+ *   an ARRAY or MAP schema S may have a null "key" or "value" (Values.parseString makes such schemas).
  *   any exception -> {"error": simple class name, "message": its message}.
  */
 
@@ -53,7 +58,9 @@ import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.data.Time;
 import org.apache.kafka.connect.data.Timestamp;
+import org.apache.kafka.connect.data.Values;
 import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.storage.SimpleHeaderConverter;
 
 public final class ConnectDataHarness {
     private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -136,9 +143,61 @@ public final class ConnectDataHarness {
                 r.set("value", encode(sv.value(), sv.schema()));
                 return r;
             }
+            case "values_parse":
+                return valuesParse(c);
+            case "values_to_string":
+                return valuesToString(c);
+            case "header_from_connect":
+                return headerFromConnect(c);
+            case "header_to_connect":
+                return headerToConnect(c);
             default:
                 throw new IllegalArgumentException("unknown op " + op);
         }
+    }
+
+    /** Values.parseString {text} -> {"schema": S, "value": V, "string": convertToString of the result}. */
+    static ObjectNode valuesParse(JsonNode c) {
+        SchemaAndValue sv = Values.parseString(c.get("text").isNull() ? null : c.get("text").asText());
+        return schemaAndValue(sv == null ? new SchemaAndValue(null, null) : sv, true);
+    }
+
+    /** Values.convertToString {schema?, value} -> {"result": string or null}. */
+    static ObjectNode valuesToString(JsonNode c) {
+        Schema schema = c.hasNonNull("schema") ? schema(c.get("schema")) : null;
+        ObjectNode r = NODES.objectNode();
+        r.put("result", Values.convertToString(schema, value(c.get("value"), schema)));
+        return r;
+    }
+
+    /** SimpleHeaderConverter.fromConnectHeader {topic, key, schema?, value} -> {"result": base64 or null}. */
+    static ObjectNode headerFromConnect(JsonNode c) throws Exception {
+        Schema schema = c.hasNonNull("schema") ? schema(c.get("schema")) : null;
+        try (SimpleHeaderConverter converter = new SimpleHeaderConverter()) {
+            byte[] bytes = converter.fromConnectHeader(c.path("topic").asText("t"), c.path("key").asText("h"),
+                    schema, value(c.get("value"), schema));
+            ObjectNode r = NODES.objectNode();
+            r.put("result", bytes == null ? null : Base64.getEncoder().encodeToString(bytes));
+            return r;
+        }
+    }
+
+    /** SimpleHeaderConverter.toConnectHeader {topic, key, bytes: base64 or null} -> {"schema": S, "value": V}. */
+    static ObjectNode headerToConnect(JsonNode c) throws Exception {
+        byte[] bytes = c.hasNonNull("bytes") ? Base64.getDecoder().decode(c.get("bytes").asText()) : null;
+        try (SimpleHeaderConverter converter = new SimpleHeaderConverter()) {
+            SchemaAndValue sv = converter.toConnectHeader(c.path("topic").asText("t"), c.path("key").asText("h"),
+                    bytes);
+            return schemaAndValue(sv == null ? new SchemaAndValue(null, null) : sv, false);
+        }
+    }
+
+    private static ObjectNode schemaAndValue(SchemaAndValue sv, boolean withString) {
+        ObjectNode r = NODES.objectNode();
+        r.set("schema", sv.schema() == null ? NODES.nullNode() : describe(sv.schema()));
+        r.set("value", encode(sv.value(), sv.schema()));
+        if (withString) r.put("string", Values.convertToString(sv.schema(), sv.value()));
+        return r;
     }
 
     private static JsonConverter converter(JsonNode c) {
@@ -252,8 +311,11 @@ public final class ConnectDataHarness {
                 fd.set("schema", describe(f.schema()));
             }
         }
-        if (s.type() == Schema.Type.MAP) d.set("key", describe(s.keySchema()));
-        if (s.type() == Schema.Type.MAP || s.type() == Schema.Type.ARRAY) d.set("value", describe(s.valueSchema()));
+        // Values.parseString builds arrays and maps without element schemas when their elements have none in common.
+        if (s.type() == Schema.Type.MAP)
+            d.set("key", s.keySchema() == null ? NODES.nullNode() : describe(s.keySchema()));
+        if (s.type() == Schema.Type.MAP || s.type() == Schema.Type.ARRAY)
+            d.set("value", s.valueSchema() == null ? NODES.nullNode() : describe(s.valueSchema()));
         if (s.defaultValue() != null) d.set("default", encode(s.defaultValue(), s));
         return d;
     }
