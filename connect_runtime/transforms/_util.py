@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import decimal
+import functools
 import re
 from collections.abc import Callable, Sequence
 from enum import Enum
@@ -25,6 +26,7 @@ from connect_runtime.api import (
     SourceRecord,
     Transformation,
 )
+from connect_runtime.api.data import Schema, SchemaBuilder, SchemaType, Struct
 from connect_runtime.version import runtime_version
 
 #: Java's Long range: schemaless integers are Longs in Kafka Connect.
@@ -57,6 +59,8 @@ def java_type_name(value: object) -> str:
         return "java.math.BigDecimal"
     if isinstance(value, datetime.datetime | datetime.date | datetime.time):
         return "java.util.Date"
+    if isinstance(value, Struct):
+        return "org.apache.kafka.connect.data.Struct"
     cls = type(value)
     return f"{cls.__module__}.{cls.__qualname__}"
 
@@ -77,6 +81,53 @@ def require_map(value: object, purpose: str) -> dict[str, Any]:
         raise DataException(
             f"Only Map objects supported in absence of schema for [{purpose}], found: {null_safe_class_name(value)}")
     return value
+
+
+def require_schema(schema: Schema | None, purpose: str) -> Schema:
+    """``schema``, or the reference's DataException when a record has none."""
+    if schema is None:
+        raise DataException(f"Schema required for [{purpose}]")
+    return schema
+
+
+def require_struct(value: object, purpose: str) -> Struct:
+    """``value`` if it is a Struct, else the reference's DataException."""
+    if not isinstance(value, Struct):
+        raise DataException(f"Only Struct objects supported for [{purpose}], found: {null_safe_class_name(value)}")
+    return value
+
+
+def require_struct_or_null(value: object, purpose: str) -> Struct | None:
+    """None for None, else :func:`require_struct`."""
+    return None if value is None else require_struct(value, purpose)
+
+
+def copy_schema_basics(source: Schema, builder: SchemaBuilder | None = None) -> SchemaBuilder:
+    """``builder`` (by default a new one of ``source``'s type) with ``source``'s name, version, doc and
+    parameters: the reference's ``SchemaUtil.copySchemaBasics``. Like it, a new builder for a MAP has no
+    key and value schemas; an ARRAY's keeps its value schema."""
+    if builder is None:
+        if source.type is SchemaType.ARRAY:
+            assert source.value_schema is not None
+            builder = SchemaBuilder.array(source.value_schema)
+        else:
+            builder = SchemaBuilder(source.type)
+    if source.name is not None:
+        builder.name(source.name)
+    if source.version is not None:
+        builder.version(source.version)
+    if source.doc is not None:
+        builder.doc(source.doc)
+    if source.parameters is not None:
+        builder.parameters(source.parameters)
+    return builder
+
+
+def schema_update_cache(build: Callable[[Schema], Schema]) -> Callable[[Schema], Schema]:
+    """``build`` memoised for the 16 most recently used schemas, as the reference's transforms keep
+    their updated schemas (``SynchronizedCache(LRUCache(16))``, keyed by schema equality): records
+    with equal schemas then share one updated schema object."""
+    return functools.lru_cache(maxsize=16)(build)
 
 
 def require_map_or_null(value: object, purpose: str) -> dict[str, Any] | None:

@@ -27,6 +27,11 @@
  *     header_from_connect {topic, key, schema?, value} -> {"result": SimpleHeaderConverter's bytes, base64}
  *     header_to_connect {topic, key, bytes: base64} -> {"schema": S, "value": V} (SimpleHeaderConverter)
  *   an ARRAY or MAP schema S may have a null "key" or "value" (Values.parseString makes such schemas).
+ *     transform {class, config, records: [R]} -> {"records": [R | null | error]}: one transform instance
+ *       (so its schema caches see every record of the case), each record's result or its exception;
+ *       R is {"topic", "partition", "key_schema": S, "key": V, "value_schema": S, "value": V,
+ *       "timestamp", "headers": [{"key", "schema": S, "value": V}]} (absent means null)
+ *     predicate {class, config, records: [R]} -> {"results": [bool | error]}
  *   any exception -> {"error": simple class name, "message": its message}.
  */
 
@@ -59,8 +64,13 @@ import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.data.Time;
 import org.apache.kafka.connect.data.Timestamp;
 import org.apache.kafka.connect.data.Values;
+import org.apache.kafka.connect.header.ConnectHeaders;
+import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.storage.SimpleHeaderConverter;
+import org.apache.kafka.connect.transforms.Transformation;
+import org.apache.kafka.connect.transforms.predicates.Predicate;
 
 public final class ConnectDataHarness {
     private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -151,6 +161,12 @@ public final class ConnectDataHarness {
                 return headerFromConnect(c);
             case "header_to_connect":
                 return headerToConnect(c);
+            case "transform":
+                r.set("records", transform(c));
+                return r;
+            case "predicate":
+                r.set("results", predicate(c));
+                return r;
             default:
                 throw new IllegalArgumentException("unknown op " + op);
         }
@@ -198,6 +214,93 @@ public final class ConnectDataHarness {
         r.set("value", encode(sv.value(), sv.schema()));
         if (withString) r.put("string", Values.convertToString(sv.schema(), sv.value()));
         return r;
+    }
+
+    private static Map<String, String> stringConfig(JsonNode c) {
+        Map<String, String> config = new HashMap<>();
+        Iterator<Map.Entry<String, JsonNode>> it = c.path("config").fields();
+        while (it.hasNext()) {
+            Map.Entry<String, JsonNode> e = it.next();
+            config.put(e.getKey(), e.getValue().asText());
+        }
+        return config;
+    }
+
+    private static ObjectNode error(Throwable e) {
+        ObjectNode d = NODES.objectNode();
+        d.put("error", e.getClass().getSimpleName());
+        d.put("message", e.getMessage());
+        return d;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static ArrayNode transform(JsonNode c) throws Exception {
+        Transformation<SourceRecord> t = (Transformation<SourceRecord>) Class.forName(c.get("class").asText())
+                .getDeclaredConstructor().newInstance();
+        t.configure(stringConfig(c));
+        ArrayNode out = NODES.arrayNode();
+        try {
+            for (JsonNode rd : c.get("records")) {
+                try {
+                    SourceRecord result = t.apply(record(rd));
+                    out.add(result == null ? NODES.nullNode() : describe(result));
+                } catch (Exception e) {
+                    out.add(error(e));
+                }
+            }
+        } finally {
+            t.close();
+        }
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static ArrayNode predicate(JsonNode c) throws Exception {
+        Predicate<SourceRecord> p = (Predicate<SourceRecord>) Class.forName(c.get("class").asText())
+                .getDeclaredConstructor().newInstance();
+        p.configure(stringConfig(c));
+        ArrayNode out = NODES.arrayNode();
+        for (JsonNode rd : c.get("records")) {
+            try {
+                out.add(p.test(record(rd)));
+            } catch (Exception e) {
+                out.add(error(e));
+            }
+        }
+        return out;
+    }
+
+    static SourceRecord record(JsonNode d) {
+        Schema keySchema = d.hasNonNull("key_schema") ? schema(d.get("key_schema")) : null;
+        Schema valueSchema = d.hasNonNull("value_schema") ? schema(d.get("value_schema")) : null;
+        ConnectHeaders headers = new ConnectHeaders();
+        for (JsonNode h : d.path("headers")) {
+            Schema hs = h.hasNonNull("schema") ? schema(h.get("schema")) : null;
+            headers.add(h.get("key").asText(), value(h.get("value"), hs), hs);
+        }
+        Integer partition = d.hasNonNull("partition") ? d.get("partition").asInt() : null;
+        Long timestamp = d.hasNonNull("timestamp") ? d.get("timestamp").asLong() : null;
+        return new SourceRecord(null, null, d.path("topic").asText("t"), partition, keySchema,
+                value(d.get("key"), keySchema), valueSchema, value(d.get("value"), valueSchema), timestamp, headers);
+    }
+
+    static ObjectNode describe(SourceRecord r) {
+        ObjectNode d = NODES.objectNode();
+        d.put("topic", r.topic());
+        if (r.kafkaPartition() == null) d.putNull("partition"); else d.put("partition", r.kafkaPartition());
+        d.set("key_schema", r.keySchema() == null ? NODES.nullNode() : describe(r.keySchema()));
+        d.set("key", encode(r.key(), r.keySchema()));
+        d.set("value_schema", r.valueSchema() == null ? NODES.nullNode() : describe(r.valueSchema()));
+        d.set("value", encode(r.value(), r.valueSchema()));
+        if (r.timestamp() == null) d.putNull("timestamp"); else d.put("timestamp", r.timestamp());
+        ArrayNode headers = d.putArray("headers");
+        for (Header h : r.headers()) {
+            ObjectNode hd = headers.addObject();
+            hd.put("key", h.key());
+            hd.set("schema", h.schema() == null ? NODES.nullNode() : describe(h.schema()));
+            hd.set("value", encode(h.value(), h.schema()));
+        }
+        return d;
     }
 
     private static JsonConverter converter(JsonNode c) {
