@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from connect_runtime.api import SourceRecord
+from connect_runtime.api import Header, SourceRecord, header_schema
 from connect_runtime.api.data import Schema, SchemaBuilder, SchemaType, Struct
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.testing.local_kafka import KAFKA_VERSION, default_cache_dir, ensure_maven_jars
@@ -196,12 +196,11 @@ def describe_schema(schema: Schema) -> dict[str, Any]:
         d["parameters"] = dict(schema.parameters)
     if schema.type is SchemaType.STRUCT:
         d["fields"] = [{"name": f.name, "schema": describe_schema(f.schema)} for f in schema.fields]
+    # Values.parse_string builds arrays and maps without element schemas when their elements have none in common.
     if schema.type is SchemaType.MAP:
-        assert schema.key_schema is not None
-        d["key"] = describe_schema(schema.key_schema)
+        d["key"] = None if schema.key_schema is None else describe_schema(schema.key_schema)
     if schema.type in (SchemaType.MAP, SchemaType.ARRAY):
-        assert schema.value_schema is not None
-        d["value"] = describe_schema(schema.value_schema)
+        d["value"] = None if schema.value_schema is None else describe_schema(schema.value_schema)
     if schema.default_value is not None:
         d["default"] = encode_value(schema.default_value, schema)
     return d
@@ -256,7 +255,7 @@ def record_from(desc: Mapping[str, Any]) -> SourceRecord:
     headers = []
     for h in desc.get("headers", ()):
         schema = schema_from(h["schema"]) if h.get("schema") is not None else None
-        headers.append((h["key"], value_from(h.get("value"), schema)))
+        headers.append(Header(h["key"], value_from(h.get("value"), schema), schema))
     return SourceRecord(None, None, desc.get("topic", "t"), desc.get("partition"),
                         value_from(desc.get("key"), key_schema), value_from(desc.get("value"), value_schema),
                         headers, desc.get("timestamp"), key_schema=key_schema, value_schema=value_schema)
@@ -272,7 +271,8 @@ def describe_record(record: SourceRecord) -> dict[str, Any]:
         "value_schema": None if record.value_schema is None else describe_schema(record.value_schema),
         "value": encode_value(record.value, record.value_schema),
         "timestamp": record.timestamp,
-        "headers": [{"key": h[0], "schema": None, "value": encode_value(h[1], None)} for h in record.headers or ()],
+        "headers": [{"key": h[0], "schema": None if header_schema(h) is None else describe_schema(header_schema(h)),
+                     "value": encode_value(h[1], header_schema(h))} for h in record.headers or ()],
     }
 
 

@@ -26,6 +26,27 @@ def values_to_string(value: Any, schema: Schema | None = None) -> str | None:
     return Values.convert_to_string(schema, value)
 
 
+def _decode_utf8_as_java(raw: bytes) -> str:
+    """``new String(raw, UTF_8)``: malformed input becomes U+FFFD as with Python's "replace", except
+    where Java's decoder takes more bytes as one malformed sequence: a three-byte lead (not ``E0``)
+    and a continuation byte Python refuses after it (``ED A0``, an encoded surrogate) are one
+    sequence, with the next continuation byte too."""
+    parts: list[str] = []
+    start = 0
+    while True:
+        try:
+            parts.append(raw[start:].decode("utf-8"))
+            return "".join(parts)
+        except UnicodeDecodeError as e:
+            bad = start + e.start
+            parts.append(raw[start:bad].decode("utf-8"))
+            parts.append("\ufffd")
+            length = e.end - e.start
+            if 0xE1 <= raw[bad] <= 0xEF and bad + 1 < len(raw) and raw[bad + 1] & 0xC0 == 0x80:
+                length = 3 if bad + 2 < len(raw) and raw[bad + 2] & 0xC0 == 0x80 else 2
+            start = bad + length
+
+
 class SimpleHeaderConverter(HeaderConverter):
     """Kafka Connect's ``org.apache.kafka.connect.storage.SimpleHeaderConverter`` (the worker's default
     ``header.converter``): writes a header value as its text form (``Values.convert_to_string``) in
@@ -65,7 +86,7 @@ class SimpleHeaderConverter(HeaderConverter):
             return SchemaAndValue.NULL
         raw = bytes(data)
         try:
-            return Values.parse_string(raw.decode("utf-8", "replace"))
+            return Values.parse_string(_decode_utf8_as_java(raw))
         except Exception:  # as Java's catch of Throwable: the raw bytes rather than no record
             log.warning("Failed to deserialize value for header '%s' on topic '%s', so using byte array",
                         header_key, topic, exc_info=True)

@@ -106,7 +106,9 @@ def _decimal_to_float32(value: decimal.Decimal) -> float:
     bits = struct.unpack("<I", struct.pack("<f", result))[0]
     step = 1 if abs(as_double) > abs(result) else -1
     neighbour: float = struct.unpack("<f", struct.pack("<I", bits + step))[0]
-    midpoint = (Fraction(result) + Fraction(neighbour)) / 2
+    # past the largest float the next step is infinity, which rounds as if it were 2**128
+    beyond = Fraction(neighbour) if math.isfinite(neighbour) else Fraction(int(math.copysign(2**128, neighbour)))
+    midpoint = (Fraction(result) + beyond) / 2
     if Fraction(as_double) != midpoint:
         return result
     # the double is a tie between two floats; the exact value is not, unless it is the double itself
@@ -657,11 +659,27 @@ def _temporal_input(value: object) -> object:
     return Values.parse_string(value).value if isinstance(value, str) else value
 
 
+def _retyped(value: datetime.date | datetime.time, name: str) -> object:
+    """The same instant as the Python class of logical type ``name``, where that class can hold it.
+
+    Java's three temporal types share one class, so Java converts nothing when a Date value meets a
+    Timestamp schema (a list of a date and a timestamp); here the value takes the schema's class.
+    """
+    millis = _millis(value)
+    if name == Timestamp.LOGICAL_NAME:
+        return Timestamp.to_logical(Timestamp.SCHEMA, millis)
+    if name == Date.LOGICAL_NAME and millis % _MILLIS_PER_DAY == 0:
+        return Date.to_logical(Date.SCHEMA, millis // _MILLIS_PER_DAY)
+    if name == Time.LOGICAL_NAME and 0 <= millis < _MILLIS_PER_DAY:
+        return Time.to_logical(Time.SCHEMA, millis)
+    return value  # a time of day under a Date schema, say: kept, as Java keeps it
+
+
 def _convert_to_date(to_schema: Schema, from_schema: Schema | None, value: object) -> object:
     value = _temporal_input(value)
     if _is_temporal(value):
         if from_schema is None:
-            return value  # nothing to convert from
+            return _retyped(value, Date.LOGICAL_NAME)  # type: ignore[arg-type]
         if from_schema.name == Date.LOGICAL_NAME:
             return value
         if from_schema.name == Timestamp.LOGICAL_NAME:
@@ -674,7 +692,7 @@ def _convert_to_time(to_schema: Schema, from_schema: Schema | None, value: objec
     value = _temporal_input(value)
     if _is_temporal(value):
         if from_schema is None:
-            return value
+            return _retyped(value, Time.LOGICAL_NAME)  # type: ignore[arg-type]
         if from_schema.name == Time.LOGICAL_NAME:
             return value
         if from_schema.name == Timestamp.LOGICAL_NAME:
@@ -686,7 +704,7 @@ def _convert_to_timestamp(to_schema: Schema, from_schema: Schema | None, value: 
     value = _temporal_input(value)
     if _is_temporal(value):
         if from_schema is None:
-            return value
+            return _retyped(value, Timestamp.LOGICAL_NAME)  # type: ignore[arg-type]
         if from_schema.name in (Date.LOGICAL_NAME, Time.LOGICAL_NAME):
             return Timestamp.to_logical(to_schema, _millis(value))  # type: ignore[arg-type]
         if from_schema.name == Timestamp.LOGICAL_NAME:
