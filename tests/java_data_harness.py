@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from connect_runtime.api import Header, SourceRecord, header_schema
-from connect_runtime.api.data import Schema, SchemaBuilder, SchemaType, Struct
+from connect_runtime.api.data import Date, Schema, SchemaBuilder, SchemaType, Struct, Time, Timestamp, validate_value
+from connect_runtime.api.errors import DataException
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.testing.local_kafka import KAFKA_VERSION, default_cache_dir, ensure_maven_jars
 
@@ -48,6 +49,7 @@ DEPENDENCIES: tuple[tuple[str, str, str], ...] = (
 """The harness's classpath: Connect's data classes, its JSON converter and its transforms."""
 
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+DAY_MS = 86_400_000
 
 JAVA_CLASSES: Mapping[str, str] = {
     "java.lang.Byte": "int",
@@ -213,20 +215,19 @@ _TAGS = {SchemaType.INT8: "int8", SchemaType.INT16: "int16", SchemaType.INT32: "
 
 def encode_value(value: object, schema: Schema | None) -> Any:
     """The value encoding of ``value`` (the inverse of :func:`value_from`), tagged by ``schema`` where
-    there is one and by the Python class where there is none."""
+    there is one and the value fits it, by the Python class where not (as Java's ``encode`` tags by
+    the value's class: in an array Values.parseString typed STRING, a parsed 1 stays a Byte). A
+    temporal value is tagged as Java's ``java.util.Date``: by the schema's logical name, else a
+    timestamp."""
     if value is None:
         return None
+    if isinstance(value, datetime.date | datetime.time):
+        return _encode_temporal(value, None if schema is None else schema.name)
     if isinstance(value, Struct):
         return {"struct": {f.name: encode_value(value.get_without_default(f.name), f.schema)
                            for f in value.schema.fields}}
     if isinstance(value, decimal.Decimal):
         return {"decimal": format(value, "f")}
-    if isinstance(value, datetime.datetime):
-        return {"timestamp": (value - EPOCH) // datetime.timedelta(milliseconds=1)}
-    if isinstance(value, datetime.date):
-        return {"date": (value - EPOCH.date()).days}
-    if isinstance(value, datetime.time):
-        return {"time": ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 + value.microsecond // 1000}
     if isinstance(value, bytes | bytearray | memoryview):
         return {"bytes": base64.b64encode(bytes(value)).decode()}
     if isinstance(value, list | tuple):
@@ -235,7 +236,7 @@ def encode_value(value: object, schema: Schema | None) -> Any:
     if isinstance(value, Mapping):
         ks, vs = (schema.key_schema, schema.value_schema) if schema is not None else (None, None)
         return {"map": [[encode_value(k, ks), encode_value(v, vs)] for k, v in value.items()]}
-    if schema is not None and schema.type in _TAGS:
+    if schema is not None and schema.type in _TAGS and _fits(schema, value):
         return {_TAGS[schema.type]: value}
     if isinstance(value, bool):
         return {"boolean": value}
@@ -246,6 +247,26 @@ def encode_value(value: object, schema: Schema | None) -> Any:
     if isinstance(value, str):
         return {"string": value}
     raise ValueError(f"cannot encode {type(value)}")
+
+
+def _fits(schema: Schema, value: object) -> bool:
+    try:
+        validate_value(schema, value)
+    except DataException:
+        return False
+    return True
+
+
+def _encode_temporal(value: datetime.date | datetime.time, name: str | None) -> dict[str, int]:
+    if isinstance(value, datetime.datetime):
+        millis = Timestamp.from_logical(Timestamp.SCHEMA, value)
+    elif isinstance(value, datetime.date):
+        millis = Date.from_logical(Date.SCHEMA, value) * DAY_MS
+    else:
+        millis = Time.from_logical(Time.SCHEMA, value)
+    if name == Date.LOGICAL_NAME:
+        return {"date": millis // DAY_MS}
+    return {"time" if name == Time.LOGICAL_NAME else "timestamp": millis}
 
 
 def record_from(desc: Mapping[str, Any]) -> SourceRecord:
