@@ -236,8 +236,13 @@ def encode_value(value: object, schema: Schema | None) -> Any:
     if isinstance(value, Mapping):
         ks, vs = (schema.key_schema, schema.value_schema) if schema is not None else (None, None)
         return {"map": [[encode_value(k, ks), encode_value(v, vs)] for k, v in value.items()]}
-    if schema is not None and schema.type in _TAGS and _fits(schema, value):
-        return {_TAGS[schema.type]: value}
+    if schema is not None and schema.type in _TAGS:
+        try:
+            validate_value(schema, value)
+        except DataException:
+            schema = None  # tagged by its class, as Java tags the value it kept
+        else:
+            return {_TAGS[schema.type]: value}
     if isinstance(value, bool):
         return {"boolean": value}
     if isinstance(value, int):
@@ -247,14 +252,6 @@ def encode_value(value: object, schema: Schema | None) -> Any:
     if isinstance(value, str):
         return {"string": value}
     raise ValueError(f"cannot encode {type(value)}")
-
-
-def _fits(schema: Schema, value: object) -> bool:
-    try:
-        validate_value(schema, value)
-    except DataException:
-        return False
-    return True
 
 
 def _encode_temporal(value: datetime.date | datetime.time, name: str | None) -> dict[str, int]:

@@ -33,7 +33,7 @@ import decimal
 import math
 import re
 import struct
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -130,19 +130,9 @@ def _parse_big_decimal(text: str) -> decimal.Decimal:
     return decimal.Decimal(text)
 
 
-def _decimal_to_long(value: decimal.Decimal) -> int:
-    """``BigDecimal.longValue``: truncated towards zero, then the low 64 bits."""
-    return _wrap(int(value), 64)
-
-
 def _is_number(value: object) -> bool:
     """Whether Java would hold ``value`` as a ``java.lang.Number`` (a bool is a Boolean)."""
     return isinstance(value, int | float | decimal.Decimal) and not isinstance(value, bool)
-
-
-def _is_temporal(value: object) -> bool:
-    """Whether Java would hold ``value`` as a ``java.util.Date``."""
-    return isinstance(value, datetime.date | datetime.time)
 
 
 def _java_class(value: object) -> str:
@@ -543,46 +533,39 @@ def _merge_schemas(previous: Schema, new: Schema) -> Schema | None:
 # ---------------------------------------------------------------------------------------------------
 # Conversions (Java's convertTo and its helpers)
 
-def _as_long(value: object, from_schema: Schema | None) -> int:
-    """Java's ``asLong``: a number, numeric text, or a temporal value of a logical schema."""
-    error: Exception | None = None
-    if isinstance(value, int) and not isinstance(value, bool):
-        return _wrap(value, 64)
-    if isinstance(value, float):
-        return _double_to_long(value)
-    if isinstance(value, decimal.Decimal):
-        return _decimal_to_long(value)
+def _number_of(value: object) -> int | float | decimal.Decimal | None:
+    """The ``java.lang.Number`` ``value`` is, or the ``BigDecimal`` its text is; None for neither."""
     if isinstance(value, str):
         try:
-            return _decimal_to_long(_parse_big_decimal(value))
-        except _NumberFormatError as e:
-            error = e
+            return _parse_big_decimal(value)
+        except _NumberFormatError:
+            return None
+    return value if _is_number(value) else None  # type: ignore[return-value]
+
+
+def _as_long(value: object, from_schema: Schema | None) -> int:
+    """Java's ``asLong``: a number, numeric text, or a temporal value of a logical schema."""
+    number = _number_of(value)
+    if isinstance(number, float):
+        return _double_to_long(number)
+    if number is not None:
+        return _wrap(int(number), 64)  # BigDecimal.longValue truncates, then keeps the low 64 bits
     if from_schema is not None:
         name = from_schema.name
-        if isinstance(value, datetime.date | datetime.time):
-            if name == Date.LOGICAL_NAME and isinstance(value, datetime.date):
-                return Date.from_logical(from_schema, value)
-            if name == Time.LOGICAL_NAME and isinstance(value, datetime.time):
-                return Time.from_logical(from_schema, value)
-            if name == Timestamp.LOGICAL_NAME and isinstance(value, datetime.datetime):
-                return Timestamp.from_logical(from_schema, value)
-        raise DataException(f"Unable to convert {value} ({_java_class(value)}) to {from_schema!r}") from error
-    raise DataException(f"Unable to convert {value} ({_java_class(value)}) to a number") from error
+        if name == Date.LOGICAL_NAME and isinstance(value, datetime.date):
+            return Date.from_logical(from_schema, value)
+        if name == Time.LOGICAL_NAME and isinstance(value, datetime.time):
+            return Time.from_logical(from_schema, value)
+        if name == Timestamp.LOGICAL_NAME and isinstance(value, datetime.datetime):
+            return Timestamp.from_logical(from_schema, value)
+        raise DataException(f"Unable to convert {value} ({_java_class(value)}) to {from_schema!r}")
+    raise DataException(f"Unable to convert {value} ({_java_class(value)}) to a number")
 
 
 def _as_double(value: object, schema: Schema | None) -> float:
-    if isinstance(value, float):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, decimal.Decimal):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(_parse_big_decimal(value))
-        except _NumberFormatError:
-            pass
-    return float(_as_long(value, schema))
+    """Java's ``asDouble``: a number or numeric text as a double, else :func:`_as_long`'s."""
+    number = _number_of(value)
+    return float(number) if number is not None else float(_as_long(value, schema))
 
 
 def _convert_to(to_schema: Schema, from_schema: Schema | None, value: object) -> Any:
@@ -591,40 +574,15 @@ def _convert_to(to_schema: Schema, from_schema: Schema | None, value: object) ->
         if to_schema.is_optional:
             return None
         raise DataException(_NULL_TO_REQUIRED)
-    name = to_schema.name
-    match to_schema.type:
-        case SchemaType.BYTES:
-            if name == Decimal.LOGICAL_NAME:
-                return _convert_to_decimal(to_schema, value)
-            return _convert_to_bytes(to_schema, value)
-        case SchemaType.STRING:
-            return Values.convert_to_string(from_schema, value)
-        case SchemaType.BOOLEAN:
-            return Values.convert_to_boolean(from_schema, value)
-        case SchemaType.INT8:
-            return Values.convert_to_byte(from_schema, value)
-        case SchemaType.INT16:
-            return Values.convert_to_short(from_schema, value)
-        case SchemaType.INT32:
-            if name == Date.LOGICAL_NAME:
-                return _convert_to_date(to_schema, from_schema, value)
-            if name == Time.LOGICAL_NAME:
-                return _convert_to_time(to_schema, from_schema, value)
-            return Values.convert_to_integer(from_schema, value)
-        case SchemaType.INT64:
-            if name == Timestamp.LOGICAL_NAME:
-                return _convert_to_timestamp(to_schema, from_schema, value)
-            return Values.convert_to_long(from_schema, value)
-        case SchemaType.FLOAT32:
-            return Values.convert_to_float(from_schema, value)
-        case SchemaType.FLOAT64:
-            return Values.convert_to_double(from_schema, value)
-        case SchemaType.ARRAY:
-            return _convert_to_array(to_schema, value)
-        case SchemaType.MAP:
-            return _convert_to_map(to_schema, value)
-        case SchemaType.STRUCT:
-            return _convert_to_struct(to_schema, value)
+    logical = _TEMPORAL_TYPES.get(to_schema.name)
+    if logical is not None and logical.SCHEMA.type is to_schema.type:
+        return _convert_to_temporal(to_schema, from_schema, value)
+    if to_schema.name == Decimal.LOGICAL_NAME and to_schema.type is SchemaType.BYTES:
+        return _convert_to_decimal(to_schema, value)
+    scalar = _SCALAR_CONVERSIONS.get(to_schema.type)
+    if scalar is not None:
+        return scalar(from_schema, value)
+    return _COMPOUND_CONVERSIONS[to_schema.type](to_schema, value)
 
 
 def _unable(value: object, to_schema: Schema) -> DataException:
@@ -632,6 +590,8 @@ def _unable(value: object, to_schema: Schema) -> DataException:
 
 
 def _convert_to_decimal(to_schema: Schema, value: object) -> decimal.Decimal:
+    if value is None:
+        raise DataException(_NULL_TO_REQUIRED)
     if isinstance(value, bytes | bytearray | memoryview):
         return Decimal.to_logical(to_schema, bytes(value))
     if isinstance(value, decimal.Decimal):
@@ -675,61 +635,47 @@ def _retyped(value: datetime.date | datetime.time, name: str) -> object:
     return value  # a time of day under a Date schema, say: kept, as Java keeps it
 
 
-def _convert_to_date(to_schema: Schema, from_schema: Schema | None, value: object) -> object:
+_TEMPORAL_TYPES: dict[str | None, Any] = {Date.LOGICAL_NAME: Date, Time.LOGICAL_NAME: Time,
+                                           Timestamp.LOGICAL_NAME: Timestamp}
+
+
+def _convert_to_temporal(to_schema: Schema, from_schema: Schema | None, value: object) -> object:
+    """Java's ``convertToDate``, ``convertToTime`` and ``convertToTimestamp``, by ``to_schema``'s
+    logical name: text is parsed first; a temporal value of a Timestamp gives its day (truncated) or
+    its time of day, a Date's or a Time's gives its instant as a Timestamp; anything else goes through
+    ``as_long`` as the type's integer (narrowed to 32 bits for a Date or a Time)."""
+    if value is None:
+        raise DataException(_NULL_TO_REQUIRED)
+    target = to_schema.name
     value = _temporal_input(value)
-    if _is_temporal(value):
+    if isinstance(value, datetime.date | datetime.time):
         if from_schema is None:
-            return _retyped(value, Date.LOGICAL_NAME)  # type: ignore[arg-type]
-        if from_schema.name == Date.LOGICAL_NAME:
+            return _retyped(value, target or "")
+        source = from_schema.name
+        if source == target:
             return value
-        if from_schema.name == Timestamp.LOGICAL_NAME:
-            millis = _millis(value)  # type: ignore[arg-type]
-            return Date.to_logical(to_schema, int(millis / _MILLIS_PER_DAY))  # truncates, as Java's
-    return Date.to_logical(to_schema, _wrap(_as_long(value, from_schema), 32))
+        if source in _TEMPORAL_TYPES and Timestamp.LOGICAL_NAME in (source, target):
+            millis = _millis(value)
+            if target == Date.LOGICAL_NAME:
+                return Date.to_logical(to_schema, int(millis / _MILLIS_PER_DAY))
+            if target == Time.LOGICAL_NAME:
+                return Time.to_logical(to_schema, millis % _MILLIS_PER_DAY)
+            return Timestamp.to_logical(to_schema, millis)
+    numeric = _as_long(value, from_schema)
+    return _TEMPORAL_TYPES[target].to_logical(to_schema, numeric if target == Timestamp.LOGICAL_NAME
+                                              else _wrap(numeric, 32))
 
 
-def _convert_to_time(to_schema: Schema, from_schema: Schema | None, value: object) -> object:
-    value = _temporal_input(value)
-    if _is_temporal(value):
-        if from_schema is None:
-            return _retyped(value, Time.LOGICAL_NAME)  # type: ignore[arg-type]
-        if from_schema.name == Time.LOGICAL_NAME:
-            return value
-        if from_schema.name == Timestamp.LOGICAL_NAME:
-            return Time.to_logical(to_schema, _millis(value) % _MILLIS_PER_DAY)  # type: ignore[arg-type]
-    return Time.to_logical(to_schema, _wrap(_as_long(value, from_schema), 32))
-
-
-def _convert_to_timestamp(to_schema: Schema, from_schema: Schema | None, value: object) -> object:
-    value = _temporal_input(value)
-    if _is_temporal(value):
-        if from_schema is None:
-            return _retyped(value, Timestamp.LOGICAL_NAME)  # type: ignore[arg-type]
-        if from_schema.name in (Date.LOGICAL_NAME, Time.LOGICAL_NAME):
-            return Timestamp.to_logical(to_schema, _millis(value))  # type: ignore[arg-type]
-        if from_schema.name == Timestamp.LOGICAL_NAME:
-            return value
-    return Timestamp.to_logical(to_schema, _as_long(value, from_schema))
-
-
-def _convert_to_array(to_schema: Schema, value: object) -> list[Any]:
+def _convert_to_collection(to_schema: Schema, value: object) -> Any:
+    """Java's ``convertToArray`` and ``convertToMapInternal``: a list (for an ARRAY ``to_schema``) or a
+    mapping (for a MAP) as is, or the one the text stands for."""
     if value is None:
         raise DataException(_NULL_TO_REQUIRED)
     if isinstance(value, str):
         value = Values.parse_string(value).value
-    if isinstance(value, list):
-        return value
-    if isinstance(value, tuple):
-        return list(value)
-    raise _unable(value, to_schema)
-
-
-def _convert_to_map(to_schema: Schema, value: object) -> Mapping[Any, Any]:
-    if value is None:
-        raise DataException(_NULL_TO_REQUIRED)
-    if isinstance(value, str):
-        value = Values.parse_string(value).value
-    if isinstance(value, Mapping):
+    if to_schema.type is SchemaType.ARRAY and isinstance(value, list | tuple):
+        return list(value) if isinstance(value, tuple) else value
+    if to_schema.type is SchemaType.MAP and isinstance(value, Mapping):
         return value
     raise _unable(value, to_schema)
 
@@ -909,12 +855,12 @@ class Values:
     @staticmethod
     def convert_to_list(schema: Schema | None, value: object) -> list[Any]:
         """A list as is, or the array the text stands for; raises ``DataException`` otherwise (None too)."""
-        return _convert_to_array(_ARRAY_SELECTOR, value)
+        return _convert_to_collection(_ARRAY_SELECTOR, value)  # type: ignore[no-any-return]
 
     @staticmethod
     def convert_to_map(schema: Schema | None, value: object) -> Mapping[Any, Any]:
         """A mapping as is, or the map the text stands for; raises ``DataException`` otherwise (None too)."""
-        return _convert_to_map(_MAP_SELECTOR, value)
+        return _convert_to_collection(_MAP_SELECTOR, value)  # type: ignore[no-any-return]
 
     @staticmethod
     def convert_to_struct(schema: Schema | None, value: object) -> Struct:
@@ -924,30 +870,22 @@ class Values:
     @staticmethod
     def convert_to_date(schema: Schema | None, value: object) -> object:
         """A Date value: from a temporal value (a Timestamp's day), text, or days since the epoch."""
-        if value is None:
-            raise DataException(_NULL_TO_REQUIRED)
-        return _convert_to_date(Date.SCHEMA, schema, value)
+        return _convert_to_temporal(Date.SCHEMA, schema, value)
 
     @staticmethod
     def convert_to_time(schema: Schema | None, value: object) -> object:
         """A Time value: from a temporal value (a Timestamp's time of day), text, or milliseconds."""
-        if value is None:
-            raise DataException(_NULL_TO_REQUIRED)
-        return _convert_to_time(Time.SCHEMA, schema, value)
+        return _convert_to_temporal(Time.SCHEMA, schema, value)
 
     @staticmethod
     def convert_to_timestamp(schema: Schema | None, value: object) -> object:
         """A Timestamp value: from a temporal value, text, or milliseconds since the epoch."""
-        if value is None:
-            raise DataException(_NULL_TO_REQUIRED)
-        return _convert_to_timestamp(Timestamp.SCHEMA, schema, value)
+        return _convert_to_temporal(Timestamp.SCHEMA, schema, value)
 
     @staticmethod
     def convert_to_decimal(schema: Schema | None, value: object, scale: int) -> decimal.Decimal:
         """A ``decimal.Decimal``: as is, from Decimal bytes of ``scale``, a number (through
         ``Double.toString``, as Java's ``BigDecimal.valueOf``) or numeric text."""
-        if value is None:
-            raise DataException(_NULL_TO_REQUIRED)
         return _convert_to_decimal(Decimal.schema(scale), value)
 
     @staticmethod
@@ -978,3 +916,17 @@ class Values:
         except DataException:
             return None  # only nulls: Java's detector has no type to build
         return None
+
+
+# Java's convertTo by the target type: the scalar conversions take the value's schema, the others the target's.
+_SCALAR_CONVERSIONS: dict[SchemaType, Callable[[Schema | None, object], object]] = {
+    SchemaType.STRING: Values.convert_to_string, SchemaType.BOOLEAN: Values.convert_to_boolean,
+    SchemaType.INT8: Values.convert_to_byte, SchemaType.INT16: Values.convert_to_short,
+    SchemaType.INT32: Values.convert_to_integer, SchemaType.INT64: Values.convert_to_long,
+    SchemaType.FLOAT32: Values.convert_to_float, SchemaType.FLOAT64: Values.convert_to_double,
+}
+_COMPOUND_CONVERSIONS: dict[SchemaType, Callable[[Schema, object], object]] = {
+    SchemaType.BYTES: _convert_to_bytes, SchemaType.ARRAY: _convert_to_collection,
+    SchemaType.MAP: _convert_to_collection,
+    SchemaType.STRUCT: _convert_to_struct,
+}
