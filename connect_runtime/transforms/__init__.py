@@ -5,8 +5,9 @@ Kafka counterparts.
 (``org.apache.kafka.connect.transforms.Cast$Value``) to the class implementing it here, so connector
 configs written for a Java cluster work unchanged; the plugin registry also makes each answer to its
 simple name (``RegexRouter``, ``InsertField$Value``) and its Python qualified name. All work on
-schemaless data (keys and values are plain Python values); each module's docstring says where
-behaviour differs from Java.
+schemaless data (keys and values are plain Python values); ``ReplaceField``, ``InsertField``,
+``MaskField``, ``ValueToKey``, ``ExtractField`` and ``HoistField`` also on Structs with their schemas,
+as Java's do. Each module's docstring says where behaviour differs from Java.
 """
 
 from __future__ import annotations

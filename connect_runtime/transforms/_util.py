@@ -12,6 +12,7 @@ import datetime
 import decimal
 import functools
 import re
+from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Any, ClassVar
@@ -26,7 +27,7 @@ from connect_runtime.api import (
     SourceRecord,
     Transformation,
 )
-from connect_runtime.api.data import Schema, SchemaBuilder, SchemaType, Struct
+from connect_runtime.api.data import Field, Schema, SchemaBuilder, SchemaType, Struct
 from connect_runtime.version import runtime_version
 
 #: Java's Long range: schemaless integers are Longs in Kafka Connect.
@@ -236,6 +237,34 @@ class SingleFieldPath:
         assert current is not None
         return current.get(self.steps[-1])
 
+    def field_from(self, schema: Schema) -> Field | None:
+        """The field at this path in a STRUCT schema, or None where a step is missing (a step into a
+        schema that is not a STRUCT is the schema's DataException)."""
+        current = schema
+        for step in self.steps[:-1]:
+            field = current.field(step)
+            if field is None:
+                return None
+            current = field.schema
+        return current.field(self.steps[-1])
+
+    def struct_value_from(self, value: Struct, with_default: bool) -> object:
+        """The value at this path in a Struct (its field's default for a null when ``with_default``),
+        or None where a step is missing or null."""
+        current: Struct | None = value
+        for step in self.steps[:-1]:
+            assert current is not None
+            if current.schema.field(step) is None:
+                return None
+            current = require_struct_or_null(current.get(step), "nested field access")
+            if current is None:
+                return None
+        assert current is not None
+        last = self.steps[-1]
+        if current.schema.field(last) is None:
+            return None
+        return current.get(last) if with_default else current.get_without_default(last)
+
 
 def _incomplete_backtick(path: str, at: int) -> ConfigException:
     return ConfigException(f"Incomplete backtick pair in path: [{path}], consider adding a backslash before backtick "
@@ -341,3 +370,80 @@ class BuiltinPredicate(Predicate):
 
     def version(self) -> str:
         return runtime_version()
+
+
+def operand_schema(record: SourceRecord, key: bool) -> Schema | None:
+    """The schema of the record's key (``key`` True) or value; None for schemaless data."""
+    return record.key_schema if key else record.value_schema
+
+
+def with_schema_and_operand(record: SourceRecord, key: bool, schema: Schema | None, new: Any) -> SourceRecord:
+    """A copy of ``record`` with its key (``key`` True) or value and that one's schema replaced, as the
+    reference's ``newRecord(record, updatedSchema, updatedValue)``."""
+    if key:
+        return dataclasses.replace(record, key=new, key_schema=schema)
+    return dataclasses.replace(record, value=new, value_schema=schema)
+
+
+_JAVA_CLASS_OF_SCHEMA_TYPE = {
+    SchemaType.INT8: "java.lang.Byte", SchemaType.INT16: "java.lang.Short", SchemaType.INT32: "java.lang.Integer",
+    SchemaType.INT64: "java.lang.Long", SchemaType.FLOAT32: "java.lang.Float", SchemaType.FLOAT64: "java.lang.Double",
+}
+
+
+def java_type_name_in(value: object, schema: Schema | None) -> str:
+    """The Java class name of ``value`` where ``schema`` describes it, or ``null``: a schema'd number
+    has the boxed class of its schema's width (an INT32 is a ``java.lang.Integer``), where schemaless
+    numbers are Longs and Doubles (:func:`java_type_name`)."""
+    if value is None:
+        return "null"
+    if schema is not None and isinstance(value, int | float) and not isinstance(value, bool):
+        return _JAVA_CLASS_OF_SCHEMA_TYPE.get(schema.type, java_type_name(value))
+    return java_type_name(value)
+
+
+def require_struct_in(value: object, schema: Schema | None, purpose: str) -> Struct:
+    """:func:`require_struct`, naming a schema'd operand's class as Java would (:func:`java_type_name_in`)."""
+    if not isinstance(value, Struct):
+        raise DataException(f"Only Struct objects supported for [{purpose}], found: {java_type_name_in(value, schema)}")
+    return value
+
+
+def struct_operand(record: SourceRecord, key: bool, purpose: str) -> Struct:
+    """The record's schema'd key (``key`` True) or value, which must be a Struct (:func:`require_struct_in`)."""
+    return require_struct_in(operand(record, key), operand_schema(record, key), purpose)
+
+
+def field_reader(value: Struct, replace_null_with_default: bool) -> Callable[[str | Field], object]:
+    """How the transforms read ``value``'s fields under ``replace.null.with.default``: a null field
+    as its schema's default (``Struct.get``), or as null (``get_without_default``)."""
+    return value.get if replace_null_with_default else value.get_without_default
+
+
+class MapOrStructTransformation(BuiltinTransformation):
+    """Base of the ``$Key``/``$Value`` transforms that rebuild a map or a Struct operand, as the
+    reference's do: a null operand passes unchanged, schemaless data must be a map, schema'd data a
+    Struct (else the reference's DataException naming ``PURPOSE``)."""
+
+    PURPOSE: ClassVar[str]
+
+    @property
+    @abstractmethod
+    def _key(self) -> bool:
+        """True on the key, False on the value."""
+
+    def apply(self, record: SourceRecord) -> SourceRecord | None:
+        value = operand(record, self._key)
+        if value is None:
+            return record
+        if operand_schema(record, self._key) is None:
+            return self._apply_schemaless(record, require_map(value, self.PURPOSE))
+        return self._apply_with_schema(record, struct_operand(record, self._key, self.PURPOSE))
+
+    @abstractmethod
+    def _apply_schemaless(self, record: SourceRecord, value: dict[str, Any]) -> SourceRecord:
+        """``record`` with its map operand ``value`` transformed."""
+
+    @abstractmethod
+    def _apply_with_schema(self, record: SourceRecord, value: Struct) -> SourceRecord:
+        """``record`` with its Struct operand ``value`` transformed, and its schema with it."""
