@@ -40,18 +40,10 @@ REPLACE_NULL_WITH_DEFAULT_DOC = (
     "the default value is used, otherwise null is used.")
 
 
-_NUMBER_CLASSES = {SchemaType.INT8: "java.lang.Byte", SchemaType.INT16: "java.lang.Short",
-                   SchemaType.INT32: "java.lang.Integer", SchemaType.INT64: "java.lang.Long",
-                   SchemaType.FLOAT32: "java.lang.Float", SchemaType.FLOAT64: "java.lang.Double"}
-
-
-def java_type_name(value: object, schema: Schema | None = None) -> str:
-    """The Java class name Kafka Connect would report for ``value``: a number's width comes from its
-    ``schema`` when it has one (a Byte for INT8), else it is schemaless (a Long or a Double)."""
+def java_type_name(value: object) -> str:
+    """The Java class name Kafka Connect would report for the schemaless ``value``."""
     if isinstance(value, bool):
         return "java.lang.Boolean"
-    if schema is not None and isinstance(value, int | float) and schema.type in _NUMBER_CLASSES:
-        return _NUMBER_CLASSES[schema.type]
     if isinstance(value, int):
         return "java.lang.Long" if LONG_MIN <= value <= LONG_MAX else "java.math.BigInteger"
     if isinstance(value, float):
@@ -79,9 +71,9 @@ def java_class(value: object) -> str:
     return "class " + java_type_name(value)
 
 
-def null_safe_class_name(value: object, schema: Schema | None = None) -> str:
-    """The class name of ``value`` (of ``schema``, if given), or ``null``."""
-    return "null" if value is None else java_type_name(value, schema)
+def null_safe_class_name(value: object) -> str:
+    """The class name of ``value``, or ``null``."""
+    return "null" if value is None else java_type_name(value)
 
 
 def require_map(value: object, purpose: str) -> dict[str, Any]:
@@ -99,12 +91,10 @@ def require_schema(schema: Schema | None, purpose: str) -> Schema:
     return schema
 
 
-def require_struct(value: object, purpose: str, schema: Schema | None = None) -> Struct:
-    """``value`` if it is a Struct, else the reference's DataException (naming the class ``value``
-    has under ``schema``, the record's schema for it)."""
+def require_struct(value: object, purpose: str) -> Struct:
+    """``value`` if it is a Struct, else the reference's DataException."""
     if not isinstance(value, Struct):
-        raise DataException(
-            f"Only Struct objects supported for [{purpose}], found: {null_safe_class_name(value, schema)}")
+        raise DataException(f"Only Struct objects supported for [{purpose}], found: {null_safe_class_name(value)}")
     return value
 
 

@@ -39,11 +39,13 @@ from connect_runtime.transforms._util import (
     BuiltinTransformation,
     copy_schema_basics,
     define_replace_null_with_default,
+    field_reader,
     non_empty_list,
     operand,
+    operand_schema,
     require_map,
-    require_struct,
     schema_update_cache,
+    struct_operand,
 )
 
 FIELDS = "fields"
@@ -85,7 +87,7 @@ class HeaderFrom(BuiltinTransformation):
         self._move_schema = schema_update_cache(self._build_move_schema)
 
     def apply(self, record: SourceRecord) -> SourceRecord | None:
-        schema = record.key_schema if self._KEY else record.value_schema
+        schema = operand_schema(record, self._KEY)
         if schema is None:
             return self._apply_schemaless(record)
         return self._apply_with_schema(record, schema)
@@ -103,17 +105,18 @@ class HeaderFrom(BuiltinTransformation):
         return dataclasses.replace(record, value=updated, headers=headers)
 
     def _apply_with_schema(self, record: SourceRecord, schema: Schema) -> SourceRecord:
-        value = require_struct(operand(record, self._KEY), self._purpose(), schema)
+        value = struct_operand(record, self._KEY, self._purpose())
+        read = field_reader(value, self._replace_null_with_default)
         headers = list(record.headers or ())
         if self._move:
             updated_schema = self._move_schema(schema)
             updated = Struct(updated_schema)
             for kept in updated_schema.fields:
-                updated.put(kept, self._field_value(value, kept.name))
+                updated.put(kept, read(kept.name))
         else:
             updated_schema, updated = schema, value
         for field, header in self._pairs:
-            field_value = self._field_value(value, field) if value.schema.field(field) is not None else None
+            field_value = read(field) if value.schema.field(field) is not None else None
             found = schema.field(field)
             if found is None:
                 raise DataException(f"{field} is not a valid field name")
@@ -123,9 +126,6 @@ class HeaderFrom(BuiltinTransformation):
         if self._KEY:
             return dataclasses.replace(record, key=updated, key_schema=updated_schema, headers=headers)
         return dataclasses.replace(record, value=updated, value_schema=updated_schema, headers=headers)
-
-    def _field_value(self, value: Struct, field: str) -> object:
-        return value.get(field) if self._replace_null_with_default else value.get_without_default(field)
 
     def _build_move_schema(self, schema: Schema) -> Schema:
         moved = {field for field, _ in self._pairs}
