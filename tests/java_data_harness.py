@@ -412,7 +412,9 @@ class JavaDataHarness:
         if compiled.returncode != 0:
             raise RuntimeError(f"javac could not compile {HARNESS_SOURCE.name}:\n{compiled.stdout}{compiled.stderr}")
         self._stderr = (workdir / "harness-stderr.log").open("wb")
-        self._proc = subprocess.Popen([java, "-Xmx512m", "-cp", classpath, MAIN_CLASS], stdin=subprocess.PIPE,
+        # Java's Values formats and parses dates in the JVM's default time zone; ours is Java in UTC.
+        self._proc = subprocess.Popen([java, "-Xmx512m", "-Duser.timezone=UTC", "-cp", classpath, MAIN_CLASS],
+                                      stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, stderr=self._stderr)
 
     def run(self, cases: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -364,7 +364,7 @@ def test_header_converter_reads_header_bytes_as_java(java_data: JavaDataHarness)
 
 def test_known_differences_are_as_documented(java_data: JavaDataHarness) -> None:
     """Each of :data:`VALUES_DIFFERENCES` that a text shows: Java's answer, and ours."""
-    texts = ['[0.1, "a"]', "1500-01-01", "24:00:00.000Z"]
+    texts = ['[0.1, "a"]', "1500-01-01", "24:00:00.000Z", "{1:2, true:3}"]
     java = java_data.run([{"op": "values_parse", "text": t} for t in texts])
     # float32 without a schema: the same value, written with a double's digits here
     assert java[0]["string"] == '[0.1,"a"]'
@@ -372,8 +372,11 @@ def test_known_differences_are_as_documented(java_data: JavaDataHarness) -> None
     assert canonical({k: v for k, v in java[0].items() if k != "string"}) == canonical(_describe(
         Values.parse_string(texts[0])))
     # julian dates and a time past midnight: temporal in Java, text here
-    assert [j["schema"]["name"] for j in java[1:]] == ["org.apache.kafka.connect.data.Date",
-                                                      "org.apache.kafka.connect.data.Time"]
-    assert [Values.parse_string(t).value for t in texts[1:]] == ["1500-01-01", 24]
+    assert [j["schema"]["name"] for j in java[1:3]] == ["org.apache.kafka.connect.data.Date",
+                                                       "org.apache.kafka.connect.data.Time"]
+    assert [Values.parse_string(t).value for t in texts[1:3]] == ["1500-01-01", 24]
+    # keys equal in Python: a map of two entries in Java, text here
+    assert java[3]["schema"]["type"] == "MAP" and len(java[3]["value"]["map"]) == 2
+    assert Values.parse_string(texts[3]) == SchemaAndValue(Schema.STRING_SCHEMA, texts[3])
     assert set(VALUES_DIFFERENCES) == {"float32 without a schema", "julian dates", "time past midnight",
                                        "jdk 17 float digits", "unhashable or equal keys"}

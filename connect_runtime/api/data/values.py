@@ -19,10 +19,16 @@ Parsed FLOAT32 values are Python floats holding the 32-bit value. Dates, times a
 ``datetime.date``, ``datetime.time`` and ``datetime.datetime`` (UTC) values, written by their
 milliseconds as Java writes a ``java.util.Date``.
 
-Differences from Java, all outside what a ``datetime`` holds: a date or timestamp before the
-Gregorian calendar (1582-10-15, where Java's calendar is Julian) or after year 9999, and a time that
-lenient parsing carries past midnight (``24:00:00.000Z``), are not parsed as temporal values; a
-date before 1582-10-15 is written in the proleptic Gregorian calendar.
+Java parses and writes dates in the JVM's default time zone; this is Java in UTC, as Connect
+workers usually run. Differences from Java, where Python values cannot say what Java's do:
+
+* a date or timestamp before the Gregorian calendar (1582-10-15; Java's is Julian there) or after
+  year 9999, and a time that lenient parsing carries past midnight (``24:00:00.000Z``), are not
+  parsed as temporal values; a date before 1582-10-15 is written in the proleptic Gregorian calendar;
+* a FLOAT32 inside an array or a map whose elements have no common schema has no schema to say its
+  width, so it is written as a double;
+* a map whose keys are arrays or maps, or equal in Python though not in Java (``1`` and ``true``),
+  is not parsed as a map.
 """
 
 from __future__ import annotations
@@ -424,6 +430,7 @@ class _ValueParser:
     def _parse_map(self) -> SchemaAndValue:
         tokens = self._tokens
         result: dict[Any, Any] = {}
+        key_types: dict[Any, type] = {}
         key_schema, value_schema = _SchemaMerger(), _SchemaMerger()
         while tokens.has_next():
             if tokens.can_consume("}"):
@@ -445,9 +452,12 @@ class _ValueParser:
                 raise DataException(f"Map entry is missing ':' at {tokens.position()} in {tokens.original}")
             value = self.parse(True)
             try:
-                result[key.value] = None if value is None else value.value
+                known = key_types.setdefault(key.value, type(key.value))
             except TypeError as e:  # a list or a map as a key: Python cannot hash it
                 raise DataException(f"Map entry may not have an unhashable key: {tokens.original}") from e
+            if known is not type(key.value):  # 1 and true: one dict key, two of Java's
+                raise DataException(f"Map entries may not have keys Python takes as equal: {tokens.original}")
+            result[key.value] = None if value is None else value.value
             tokens.can_consume(",")
             key_schema.merge(key)
             value_schema.merge(value)
