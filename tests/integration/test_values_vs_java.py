@@ -26,7 +26,7 @@ import pytest
 from java_data_harness import JavaDataHarness, canonical, describe_schema, encode_value, schema_from, value_from
 from test_data_model_vs_java import Corpus
 
-from connect_runtime.api.data import SchemaAndValue, Values
+from connect_runtime.api.data import Schema, SchemaAndValue, Values
 from connect_runtime.converters.simple_header_converter import SimpleHeaderConverter
 
 pytestmark = pytest.mark.kafka  # needs Kafka's jars and a JDK, as the broker does
