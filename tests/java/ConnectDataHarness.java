@@ -24,6 +24,7 @@
  *     json_to_connect {config, topic, bytes: base64} -> {"schema": S, "value": V}
  *     values_parse {text} -> {"schema": S, "value": V, "string": Values.convertToString of them}
  *     values_to_string {schema?, value} -> {"result": Values.convertToString}
+ *     values_convert {to: boolean|byte|...|decimal, schema?, value, scale?} -> {"result": V} (Values.convertTo*)
  *     header_from_connect {topic, key, schema?, value} -> {"result": SimpleHeaderConverter's bytes, base64}
  *     header_to_connect {topic, key, bytes: base64} -> {"schema": S, "value": V} (SimpleHeaderConverter)
  *   an ARRAY or MAP schema S may have a null "key" or "value" (Values.parseString makes such schemas).
@@ -157,6 +158,8 @@ public final class ConnectDataHarness {
                 return valuesParse(c);
             case "values_to_string":
                 return valuesToString(c);
+            case "values_convert":
+                return valuesConvert(c);
             case "header_from_connect":
                 return headerFromConnect(c);
             case "header_to_connect":
@@ -183,6 +186,35 @@ public final class ConnectDataHarness {
         Schema schema = c.hasNonNull("schema") ? schema(c.get("schema")) : null;
         ObjectNode r = NODES.objectNode();
         r.put("result", Values.convertToString(schema, value(c.get("value"), schema)));
+        return r;
+    }
+
+    /** Values.convertTo{to} {to, schema?, value, scale?} -> {"result": V}, V tagged by the result's class. */
+    static ObjectNode valuesConvert(JsonNode c) {
+        Schema schema = c.hasNonNull("schema") ? schema(c.get("schema")) : null;
+        Object value = value(c.get("value"), schema);
+        String to = c.get("to").asText();
+        Object result;
+        Schema resultSchema = null;
+        switch (to) {
+            case "boolean": result = Values.convertToBoolean(schema, value); break;
+            case "byte": result = Values.convertToByte(schema, value); break;
+            case "short": result = Values.convertToShort(schema, value); break;
+            case "integer": result = Values.convertToInteger(schema, value); break;
+            case "long": result = Values.convertToLong(schema, value); break;
+            case "float": result = Values.convertToFloat(schema, value); break;
+            case "double": result = Values.convertToDouble(schema, value); break;
+            case "string": result = Values.convertToString(schema, value); break;
+            case "list": result = Values.convertToList(schema, value); break;
+            case "map": result = Values.convertToMap(schema, value); break;
+            case "date": result = Values.convertToDate(schema, value); resultSchema = Date.SCHEMA; break;
+            case "time": result = Values.convertToTime(schema, value); resultSchema = Time.SCHEMA; break;
+            case "timestamp": result = Values.convertToTimestamp(schema, value); resultSchema = Timestamp.SCHEMA; break;
+            case "decimal": result = Values.convertToDecimal(schema, value, c.get("scale").asInt()); break;
+            default: throw new IllegalArgumentException("unknown conversion " + to);
+        }
+        ObjectNode r = NODES.objectNode();
+        r.set("result", encode(result, resultSchema));
         return r;
     }
 

@@ -104,6 +104,9 @@ def test_numeric_conversions_narrow_as_java_casts() -> None:
     assert Values.convert_to_integer(None, 2.9) == 2 and Values.convert_to_long(None, float("nan")) == 0
     assert Values.convert_to_long(None, 1e30) == 2**63 - 1 and Values.convert_to_integer(None, None) is None
     assert Values.convert_to_float(None, "0.1") == 0.10000000149011612 and Values.convert_to_double(None, 3) == 3.0
+    # a float under a FLOAT32 schema is the Java Float it stands for
+    assert Values.convert_to_double(Schema.FLOAT32_SCHEMA, 0.1) == 0.10000000149011612
+    assert Values.convert_to_decimal(Schema.FLOAT32_SCHEMA, 0.1, 1) == decimal.Decimal("0.10000000149011612")
     assert Values.convert_to_boolean(None, "true") is True and Values.convert_to_boolean(None, 0) is False
     with pytest.raises(DataException, match=r'^Unable to convert "green" \(<class .str.>\) to Schema{STRING}$'):
         Values.convert_to_boolean(Schema.STRING_SCHEMA, '"green"')

@@ -553,9 +553,17 @@ def _number_of(value: object) -> int | float | decimal.Decimal | None:
     return value if _is_number(value) else None  # type: ignore[return-value]
 
 
+def _java_number(value: object, schema: Schema | None) -> int | float | decimal.Decimal | None:
+    """:func:`_number_of`, a float under a FLOAT32 schema narrowed to the Java ``Float`` it stands for."""
+    number = _number_of(value)
+    if isinstance(number, float) and schema is not None and schema.type is SchemaType.FLOAT32:
+        return _float32(number)
+    return number
+
+
 def _as_long(value: object, from_schema: Schema | None) -> int:
     """Java's ``asLong``: a number, numeric text, or a temporal value of a logical schema."""
-    number = _number_of(value)
+    number = _java_number(value, from_schema)
     if isinstance(number, float):
         return _double_to_long(number)
     if number is not None:
@@ -574,7 +582,7 @@ def _as_long(value: object, from_schema: Schema | None) -> int:
 
 def _as_double(value: object, schema: Schema | None) -> float:
     """Java's ``asDouble``: a number or numeric text as a double, else :func:`_as_long`'s."""
-    number = _number_of(value)
+    number = _java_number(value, schema)
     return float(number) if number is not None else float(_as_long(value, schema))
 
 
@@ -599,7 +607,7 @@ def _unable(value: object, to_schema: Schema) -> DataException:
     return DataException(f"Unable to convert {value} ({_java_class(value)}) to {to_schema!r}")
 
 
-def _convert_to_decimal(to_schema: Schema, value: object) -> decimal.Decimal:
+def _convert_to_decimal(to_schema: Schema, value: object, from_schema: Schema | None = None) -> decimal.Decimal:
     if value is None:
         raise DataException(_NULL_TO_REQUIRED)
     if isinstance(value, bytes | bytearray | memoryview):
@@ -608,7 +616,7 @@ def _convert_to_decimal(to_schema: Schema, value: object) -> decimal.Decimal:
         return value
     if _is_number(value):
         # BigDecimal.valueOf(double): the decimal of Double.toString
-        return decimal.Decimal(java_double_to_string(float(value)))  # type: ignore[arg-type]
+        return decimal.Decimal(java_double_to_string(float(_java_number(value, from_schema))))  # type: ignore[arg-type]
     if isinstance(value, str):
         try:
             return _parse_big_decimal(value)
@@ -896,7 +904,7 @@ class Values:
     def convert_to_decimal(schema: Schema | None, value: object, scale: int) -> decimal.Decimal:
         """A ``decimal.Decimal``: as is, from Decimal bytes of ``scale``, a number (through
         ``Double.toString``, as Java's ``BigDecimal.valueOf``) or numeric text."""
-        return _convert_to_decimal(Decimal.schema(scale), value)
+        return _convert_to_decimal(Decimal.schema(scale), value, schema)
 
     @staticmethod
     def infer_schema(value: object) -> Schema | None:
