@@ -7,8 +7,8 @@ through ours: the inferred schemas, the values and their ``convertToString`` mus
 the data model's corpus (test_data_model_vs_java.py) go through ``convertToString`` and
 ``SimpleHeaderConverter.fromConnectHeader`` with and without their schemas: the text and bytes must
 be equal; header bytes (UTF-8 of the texts, and bytes that are not UTF-8) go through
-``toConnectHeader``; texts and values go through every ``convertTo*``. The known differences are :data:`VALUES_DIFFERENCES`; the corpus stays clear of
-them and the tests below show each.
+``toConnectHeader``; texts and values go through every ``convertTo*``. The known differences are
+:data:`VALUES_DIFFERENCES`; the corpus stays clear of them and the tests below show each.
 """
 
 from __future__ import annotations
