@@ -22,6 +22,7 @@ import base64
 import datetime
 import decimal
 import functools
+import hashlib
 import json
 import math
 import os
@@ -46,8 +47,9 @@ DEPENDENCIES: tuple[tuple[str, str, str], ...] = (
     ("org.apache.kafka", "connect-api", KAFKA_VERSION),
     ("org.apache.kafka", "connect-json", KAFKA_VERSION),
     ("org.apache.kafka", "connect-transforms", KAFKA_VERSION),
+    ("org.apache.kafka", "connect-runtime", KAFKA_VERSION),  # ByteArrayConverter lives there
 )
-"""The harness's classpath: Connect's data classes, its JSON converter and its transforms."""
+"""The harness's classpath: Connect's data classes, its converters and its transforms."""
 
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 DAY_MS = 86_400_000
@@ -95,6 +97,15 @@ DELIBERATE_DIFFERENCES: Mapping[str, str] = {
                                      "are unequal; Python's bytes are values and compare by content.",
     "dates Python represents": "Dates and timestamps outside years 1..9999 have no datetime: the corpus "
                                "stays inside them.",
+    "floats printed by JDK 17": "The harness runs on JDK 17, whose Double.toString and Float.toString print "
+                                "some values with more digits than the shortest that round-trips (1.0E23 as "
+                                "9.999999999999999E22). Ours prints the shortest, as JDK 19+ does: where the "
+                                "texts differ only in such numbers, Java's with more digits and both parsing "
+                                "to the same double (the same float for a FLOAT32), it is not a difference.",
+    "bytes as text": "Java's StringConverter writes a byte[] as its identity ([B@1b6d3586), which no one can "
+                     "read; ours decodes the bytes as UTF-8. Java's text holding \"[B@\" is not compared.",
+    "dates as text": "StringConverter writes java.util.Date.toString(), in the JVM's time zone; ours prints "
+                     "as a JVM in UTC does, and the harness's JVM runs in UTC.",
     "a record in a message": "Messages that print a whole record (TimestampRouter's \"Timestamp missing on "
                              "record: ...\") show Java's toString of its objects, identity hashes of byte "
                              "arrays included; those messages are compared up to the record "
@@ -392,8 +403,10 @@ def python_predicate(case: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def harness_cache_dir() -> Path:
-    """Where the harness's jars and compiled class live: next to the broker's, keyed by version."""
-    return default_cache_dir().parent / f"kafka-connect-data-harness-{KAFKA_VERSION}"
+    """Where the harness's jars and compiled class live: next to the broker's, keyed by version and by
+    :data:`DEPENDENCIES` (a cache fetched for another list is never reused)."""
+    digest = hashlib.sha256(repr(DEPENDENCIES).encode()).hexdigest()[:8]
+    return default_cache_dir().parent / f"kafka-connect-data-harness-{KAFKA_VERSION}-{digest}"
 
 
 class JavaDataHarness:
@@ -412,10 +425,10 @@ class JavaDataHarness:
         if compiled.returncode != 0:
             raise RuntimeError(f"javac could not compile {HARNESS_SOURCE.name}:\n{compiled.stdout}{compiled.stderr}")
         self._stderr = (workdir / "harness-stderr.log").open("wb")
-        # Java's Values formats and parses dates in the JVM's default time zone; ours is Java in UTC.
+        # UTC: StringConverter writes java.util.Date.toString() and Values formats and parses dates, both in
+        # the JVM's time zone; ours are Java's in UTC.
         self._proc = subprocess.Popen([java, "-Xmx512m", "-Duser.timezone=UTC", "-cp", classpath, MAIN_CLASS],
-                                      stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=self._stderr)
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr)
 
     def run(self, cases: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Java's answers to ``cases``, in order (the whole batch is written by a thread while the

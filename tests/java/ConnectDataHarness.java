@@ -28,6 +28,11 @@
  *     header_from_connect {topic, key, schema?, value} -> {"result": SimpleHeaderConverter's bytes, base64}
  *     header_to_connect {topic, key, bytes: base64} -> {"schema": S, "value": V} (SimpleHeaderConverter)
  *   an ARRAY or MAP schema S may have a null "key" or "value" (Values.parseString makes such schemas).
+ *     converter_from_connect {class, is_key, config, topic, schema, value, read_back?} -> {"result": base64 or
+ *       null} and, with read_back, {"read": {"schema": S, "value": V}} or {"read_error", "read_message"}: Java's
+ *       own bytes through toConnectData of the same converter instance
+ *     converter_to_connect {class, is_key, config, topic, bytes: base64 or null} -> {"schema": S, "value": V}
+ *     (the converter of a class, key flag and config is made once and kept, schema caches and all)
  *     transform {class, config, records: [R]} -> {"records": [R | null | error]}: one transform instance
  *       (so its schema caches see every record of the case), each record's result or its exception;
  *       R is {"topic", "partition", "key_schema": S, "key": V, "value_schema": S, "value": V,
@@ -68,6 +73,7 @@ import org.apache.kafka.connect.data.Values;
 import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.storage.Converter;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.storage.SimpleHeaderConverter;
 import org.apache.kafka.connect.transforms.Transformation;
@@ -164,6 +170,12 @@ public final class ConnectDataHarness {
                 return headerFromConnect(c);
             case "header_to_connect":
                 return headerToConnect(c);
+            case "converter_from_connect":
+                return converterFromConnect(c);
+            case "converter_to_connect": {
+                byte[] bytes = c.hasNonNull("bytes") ? Base64.getDecoder().decode(c.get("bytes").asText()) : null;
+                return readResult(keptConverter(c).toConnectData(c.path("topic").asText("t"), bytes));
+            }
             case "transform":
                 r.set("records", transform(c));
                 return r;
@@ -178,7 +190,10 @@ public final class ConnectDataHarness {
     /** Values.parseString {text} -> {"schema": S, "value": V, "string": convertToString of the result}. */
     static ObjectNode valuesParse(JsonNode c) {
         SchemaAndValue sv = Values.parseString(c.get("text").isNull() ? null : c.get("text").asText());
-        return schemaAndValue(sv == null ? new SchemaAndValue(null, null) : sv, true);
+        if (sv == null) sv = new SchemaAndValue(null, null);  // parseString("null") is null
+        ObjectNode r = readResult(sv);
+        r.put("string", Values.convertToString(sv.schema(), sv.value()));
+        return r;
     }
 
     /** Values.convertToString {schema?, value} -> {"result": string or null}. */
@@ -236,15 +251,46 @@ public final class ConnectDataHarness {
         try (SimpleHeaderConverter converter = new SimpleHeaderConverter()) {
             SchemaAndValue sv = converter.toConnectHeader(c.path("topic").asText("t"), c.path("key").asText("h"),
                     bytes);
-            return schemaAndValue(sv == null ? new SchemaAndValue(null, null) : sv, false);
+            return readResult(sv == null ? new SchemaAndValue(null, null) : sv);
         }
     }
 
-    private static ObjectNode schemaAndValue(SchemaAndValue sv, boolean withString) {
+    private static final Map<String, Converter> CONVERTERS = new HashMap<>();
+
+    /** The converter a case names (class, key or value, config), made and configured on first use. */
+    private static Converter keptConverter(JsonNode c) throws Exception {
+        String key = c.get("class").asText() + "|" + c.path("is_key").asBoolean(false) + "|" + c.path("config");
+        Converter converter = CONVERTERS.get(key);
+        if (converter == null) {
+            converter = (Converter) Class.forName(c.get("class").asText()).getDeclaredConstructor().newInstance();
+            converter.configure(stringConfig(c), c.path("is_key").asBoolean(false));
+            CONVERTERS.put(key, converter);
+        }
+        return converter;
+    }
+
+    private static ObjectNode converterFromConnect(JsonNode c) throws Exception {
+        ObjectNode r = NODES.objectNode();
+        Schema schema = c.hasNonNull("schema") ? schema(c.get("schema")) : null;
+        Converter converter = keptConverter(c);
+        String topic = c.path("topic").asText("t");
+        byte[] bytes = converter.fromConnectData(topic, schema, value(c.get("value"), schema));
+        r.put("result", bytes == null ? null : Base64.getEncoder().encodeToString(bytes));
+        if (c.path("read_back").asBoolean(false)) {
+            try {
+                r.set("read", readResult(converter.toConnectData(topic, bytes)));
+            } catch (Throwable e) {
+                r.put("read_error", e.getClass().getSimpleName());
+                r.put("read_message", e.getMessage());
+            }
+        }
+        return r;
+    }
+
+    private static ObjectNode readResult(SchemaAndValue sv) {
         ObjectNode r = NODES.objectNode();
         r.set("schema", sv.schema() == null ? NODES.nullNode() : describe(sv.schema()));
         r.set("value", encode(sv.value(), sv.schema()));
-        if (withString) r.put("string", Values.convertToString(sv.schema(), sv.value()));
         return r;
     }
 
