@@ -8,6 +8,9 @@ simple name (``RegexRouter``, ``InsertField$Value``) and its Python qualified na
 schemaless data (keys and values are plain Python values); ``ReplaceField``, ``InsertField``,
 ``MaskField``, ``ValueToKey``, ``ExtractField`` and ``HoistField`` also on Structs with their schemas,
 as Java's do. Each module's docstring says where behaviour differs from Java.
+
+``HeaderFrom`` takes Structs with their schemas too, and gives each header its field's schema;
+``InsertHeader`` gives its literal the schema ``Values.parse_string`` infers.
 """
 
 from __future__ import annotations
