@@ -34,8 +34,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from connect_runtime.api import SourceRecord
-from connect_runtime.api.data import Schema, SchemaBuilder, SchemaType, Struct
+from connect_runtime.api import Header, SourceRecord, header_schema
+from connect_runtime.api.data import Date, Schema, SchemaBuilder, SchemaType, Struct, Time, Timestamp, validate_value
+from connect_runtime.api.errors import DataException
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.testing.local_kafka import KAFKA_VERSION, default_cache_dir, ensure_maven_jars
 
@@ -51,6 +52,7 @@ DEPENDENCIES: tuple[tuple[str, str, str], ...] = (
 """The harness's classpath: Connect's data classes, its converters and its transforms."""
 
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+DAY_MS = 86_400_000
 
 JAVA_CLASSES: Mapping[str, str] = {
     "java.lang.Byte": "int",
@@ -218,12 +220,11 @@ def describe_schema(schema: Schema) -> dict[str, Any]:
         d["parameters"] = dict(schema.parameters)
     if schema.type is SchemaType.STRUCT:
         d["fields"] = [{"name": f.name, "schema": describe_schema(f.schema)} for f in schema.fields]
+    # Values.parse_string builds arrays and maps without element schemas when their elements have none in common.
     if schema.type is SchemaType.MAP:
-        assert schema.key_schema is not None
-        d["key"] = describe_schema(schema.key_schema)
+        d["key"] = None if schema.key_schema is None else describe_schema(schema.key_schema)
     if schema.type in (SchemaType.MAP, SchemaType.ARRAY):
-        assert schema.value_schema is not None
-        d["value"] = describe_schema(schema.value_schema)
+        d["value"] = None if schema.value_schema is None else describe_schema(schema.value_schema)
     if schema.default_value is not None:
         d["default"] = encode_value(schema.default_value, schema)
     return d
@@ -236,20 +237,19 @@ _TAGS = {SchemaType.INT8: "int8", SchemaType.INT16: "int16", SchemaType.INT32: "
 
 def encode_value(value: object, schema: Schema | None) -> Any:
     """The value encoding of ``value`` (the inverse of :func:`value_from`), tagged by ``schema`` where
-    there is one and by the Python class where there is none."""
+    there is one and the value fits it, by the Python class where not (as Java's ``encode`` tags by
+    the value's class: in an array Values.parseString typed STRING, a parsed 1 stays a Byte). A
+    temporal value is tagged as Java's ``java.util.Date``: by the schema's logical name, else a
+    timestamp."""
     if value is None:
         return None
+    if isinstance(value, datetime.date | datetime.time):
+        return _encode_temporal(value, None if schema is None else schema.name)
     if isinstance(value, Struct):
         return {"struct": {f.name: encode_value(value.get_without_default(f.name), f.schema)
                            for f in value.schema.fields}}
     if isinstance(value, decimal.Decimal):
         return {"decimal": format(value, "f")}
-    if isinstance(value, datetime.datetime):
-        return {"timestamp": (value - EPOCH) // datetime.timedelta(milliseconds=1)}
-    if isinstance(value, datetime.date):
-        return {"date": (value - EPOCH.date()).days}
-    if isinstance(value, datetime.time):
-        return {"time": ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 + value.microsecond // 1000}
     if isinstance(value, bytes | bytearray | memoryview):
         return {"bytes": base64.b64encode(bytes(value)).decode()}
     if isinstance(value, list | tuple):
@@ -262,7 +262,12 @@ def encode_value(value: object, schema: Schema | None) -> Any:
         tag = _TAGS[schema.type] if schema is not None and schema.type in _TAGS else "float64"
         return {tag: "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
     if schema is not None and schema.type in _TAGS:
-        return {_TAGS[schema.type]: value}
+        try:
+            validate_value(schema, value)
+        except DataException:
+            schema = None  # tagged by its class, as Java tags the value it kept
+        else:
+            return {_TAGS[schema.type]: value}
     if isinstance(value, bool):
         return {"boolean": value}
     if isinstance(value, int):
@@ -274,6 +279,18 @@ def encode_value(value: object, schema: Schema | None) -> Any:
     raise ValueError(f"cannot encode {type(value)}")
 
 
+def _encode_temporal(value: datetime.date | datetime.time, name: str | None) -> dict[str, int]:
+    if isinstance(value, datetime.datetime):
+        millis = Timestamp.from_logical(Timestamp.SCHEMA, value)
+    elif isinstance(value, datetime.date):
+        millis = Date.from_logical(Date.SCHEMA, value) * DAY_MS
+    else:
+        millis = Time.from_logical(Time.SCHEMA, value)
+    if name == Date.LOGICAL_NAME:
+        return {"date": millis // DAY_MS}
+    return {"time" if name == Time.LOGICAL_NAME else "timestamp": millis}
+
+
 def record_from(desc: Mapping[str, Any]) -> SourceRecord:
     """Our :class:`SourceRecord` of a record description (``R`` in the Java file)."""
     key_schema = schema_from(desc["key_schema"]) if desc.get("key_schema") is not None else None
@@ -281,7 +298,7 @@ def record_from(desc: Mapping[str, Any]) -> SourceRecord:
     headers = []
     for h in desc.get("headers", ()):
         schema = schema_from(h["schema"]) if h.get("schema") is not None else None
-        headers.append((h["key"], value_from(h.get("value"), schema)))
+        headers.append(Header(h["key"], value_from(h.get("value"), schema), schema))
     return SourceRecord(None, None, desc.get("topic", "t"), desc.get("partition"),
                         value_from(desc.get("key"), key_schema), value_from(desc.get("value"), value_schema),
                         headers, desc.get("timestamp"), key_schema=key_schema, value_schema=value_schema)
@@ -297,7 +314,8 @@ def describe_record(record: SourceRecord) -> dict[str, Any]:
         "value_schema": None if record.value_schema is None else describe_schema(record.value_schema),
         "value": encode_value(record.value, record.value_schema),
         "timestamp": record.timestamp,
-        "headers": [{"key": h[0], "schema": None, "value": encode_value(h[1], None)} for h in record.headers or ()],
+        "headers": [{"key": h[0], "schema": None if header_schema(h) is None else describe_schema(header_schema(h)),
+                     "value": encode_value(h[1], header_schema(h))} for h in record.headers or ()],
     }
 
 
@@ -416,7 +434,8 @@ class JavaDataHarness:
         if compiled.returncode != 0:
             raise RuntimeError(f"javac could not compile {HARNESS_SOURCE.name}:\n{compiled.stdout}{compiled.stderr}")
         self._stderr = (workdir / "harness-stderr.log").open("wb")
-        # UTC: StringConverter writes java.util.Date.toString(), which prints in the JVM's time zone.
+        # UTC: StringConverter writes java.util.Date.toString() and Values formats and parses dates, both in
+        # the JVM's time zone; ours are Java's in UTC.
         self._proc = subprocess.Popen([java, "-Xmx512m", "-Duser.timezone=UTC", "-cp", classpath, MAIN_CLASS],
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr)
 

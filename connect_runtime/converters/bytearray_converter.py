@@ -48,9 +48,10 @@ class ByteArrayConverter(Converter, HeaderConverter):
         """Return the bytes as read (None for a tombstone)."""
         return data
 
-    def from_connect_header(self, topic: str, header_key: str, value: Any) -> bytes | None:
+    def from_connect_header(self, topic: str, header_key: str, value: Any, *,
+                            schema: Schema | None = None) -> bytes | None:
         """A header value is written as a record value is (Java's ``fromConnectHeader``)."""
-        return self.from_connect_data(topic, value)
+        return self.from_connect_data(topic, value, schema=schema)
 
     def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> Any:
         """A header value is read as a record value is (Java's ``toConnectHeader``)."""

@@ -10,6 +10,9 @@ schemaless data (keys and values are plain Python values); ``ReplaceField``, ``I
 ``TimestampConverter`` and ``SetSchemaMetadata`` also on records with schemas (Structs, and for
 ``Cast`` and ``TimestampConverter`` whole primitive and logical values), as Java's do. Each module's
 docstring says where behaviour differs from Java.
+
+``HeaderFrom`` takes Structs with their schemas too, and gives each header its field's schema;
+``InsertHeader`` gives its literal the schema ``Values.parse_string`` infers.
 """
 
 from __future__ import annotations

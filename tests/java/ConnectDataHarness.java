@@ -22,6 +22,12 @@
  *     date_|time_|timestamp_to_logical {value: int} -> {"result": epoch millis}
  *     json_from_connect {config, topic, schema, value} -> {"result": base64 of the bytes}
  *     json_to_connect {config, topic, bytes: base64} -> {"schema": S, "value": V}
+ *     values_parse {text} -> {"schema": S, "value": V, "string": Values.convertToString of them}
+ *     values_to_string {schema?, value} -> {"result": Values.convertToString}
+ *     values_convert {to: boolean|byte|...|decimal, schema?, value, scale?} -> {"result": V} (Values.convertTo*)
+ *     header_from_connect {topic, key, schema?, value} -> {"result": SimpleHeaderConverter's bytes, base64}
+ *     header_to_connect {topic, key, bytes: base64} -> {"schema": S, "value": V} (SimpleHeaderConverter)
+ *   an ARRAY or MAP schema S may have a null "key" or "value" (Values.parseString makes such schemas).
  *     converter_from_connect {class, is_key, config, topic, schema, value, read_back?} -> {"result": base64 or
  *       null} and, with read_back, {"read": {"schema": S, "value": V}} or {"read_error", "read_message"}: Java's
  *       own bytes through toConnectData of the same converter instance
@@ -63,11 +69,13 @@ import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.data.Time;
 import org.apache.kafka.connect.data.Timestamp;
+import org.apache.kafka.connect.data.Values;
 import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.storage.Converter;
 import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.storage.SimpleHeaderConverter;
 import org.apache.kafka.connect.transforms.Transformation;
 import org.apache.kafka.connect.transforms.predicates.Predicate;
 
@@ -152,6 +160,16 @@ public final class ConnectDataHarness {
                 r.set("value", encode(sv.value(), sv.schema()));
                 return r;
             }
+            case "values_parse":
+                return valuesParse(c);
+            case "values_to_string":
+                return valuesToString(c);
+            case "values_convert":
+                return valuesConvert(c);
+            case "header_from_connect":
+                return headerFromConnect(c);
+            case "header_to_connect":
+                return headerToConnect(c);
             case "converter_from_connect":
                 return converterFromConnect(c);
             case "converter_to_connect": {
@@ -166,6 +184,74 @@ public final class ConnectDataHarness {
                 return r;
             default:
                 throw new IllegalArgumentException("unknown op " + op);
+        }
+    }
+
+    /** Values.parseString {text} -> {"schema": S, "value": V, "string": convertToString of the result}. */
+    static ObjectNode valuesParse(JsonNode c) {
+        SchemaAndValue sv = Values.parseString(c.get("text").isNull() ? null : c.get("text").asText());
+        if (sv == null) sv = new SchemaAndValue(null, null);  // parseString("null") is null
+        ObjectNode r = readResult(sv);
+        r.put("string", Values.convertToString(sv.schema(), sv.value()));
+        return r;
+    }
+
+    /** Values.convertToString {schema?, value} -> {"result": string or null}. */
+    static ObjectNode valuesToString(JsonNode c) {
+        Schema schema = c.hasNonNull("schema") ? schema(c.get("schema")) : null;
+        ObjectNode r = NODES.objectNode();
+        r.put("result", Values.convertToString(schema, value(c.get("value"), schema)));
+        return r;
+    }
+
+    /** Values.convertTo{to} {to, schema?, value, scale?} -> {"result": V}, V tagged by the result's class. */
+    static ObjectNode valuesConvert(JsonNode c) {
+        Schema schema = c.hasNonNull("schema") ? schema(c.get("schema")) : null;
+        Object value = value(c.get("value"), schema);
+        String to = c.get("to").asText();
+        Object result;
+        Schema resultSchema = null;
+        switch (to) {
+            case "boolean": result = Values.convertToBoolean(schema, value); break;
+            case "byte": result = Values.convertToByte(schema, value); break;
+            case "short": result = Values.convertToShort(schema, value); break;
+            case "integer": result = Values.convertToInteger(schema, value); break;
+            case "long": result = Values.convertToLong(schema, value); break;
+            case "float": result = Values.convertToFloat(schema, value); break;
+            case "double": result = Values.convertToDouble(schema, value); break;
+            case "string": result = Values.convertToString(schema, value); break;
+            case "list": result = Values.convertToList(schema, value); break;
+            case "map": result = Values.convertToMap(schema, value); break;
+            case "date": result = Values.convertToDate(schema, value); resultSchema = Date.SCHEMA; break;
+            case "time": result = Values.convertToTime(schema, value); resultSchema = Time.SCHEMA; break;
+            case "timestamp": result = Values.convertToTimestamp(schema, value); resultSchema = Timestamp.SCHEMA; break;
+            case "decimal": result = Values.convertToDecimal(schema, value, c.get("scale").asInt()); break;
+            default: throw new IllegalArgumentException("unknown conversion " + to);
+        }
+        ObjectNode r = NODES.objectNode();
+        r.set("result", encode(result, resultSchema));
+        return r;
+    }
+
+    /** SimpleHeaderConverter.fromConnectHeader {topic, key, schema?, value} -> {"result": base64 or null}. */
+    static ObjectNode headerFromConnect(JsonNode c) throws Exception {
+        Schema schema = c.hasNonNull("schema") ? schema(c.get("schema")) : null;
+        try (SimpleHeaderConverter converter = new SimpleHeaderConverter()) {
+            byte[] bytes = converter.fromConnectHeader(c.path("topic").asText("t"), c.path("key").asText("h"),
+                    schema, value(c.get("value"), schema));
+            ObjectNode r = NODES.objectNode();
+            r.put("result", bytes == null ? null : Base64.getEncoder().encodeToString(bytes));
+            return r;
+        }
+    }
+
+    /** SimpleHeaderConverter.toConnectHeader {topic, key, bytes: base64 or null} -> {"schema": S, "value": V}. */
+    static ObjectNode headerToConnect(JsonNode c) throws Exception {
+        byte[] bytes = c.hasNonNull("bytes") ? Base64.getDecoder().decode(c.get("bytes").asText()) : null;
+        try (SimpleHeaderConverter converter = new SimpleHeaderConverter()) {
+            SchemaAndValue sv = converter.toConnectHeader(c.path("topic").asText("t"), c.path("key").asText("h"),
+                    bytes);
+            return readResult(sv == null ? new SchemaAndValue(null, null) : sv);
         }
     }
 
@@ -406,8 +492,11 @@ public final class ConnectDataHarness {
                 fd.set("schema", describe(f.schema()));
             }
         }
-        if (s.type() == Schema.Type.MAP) d.set("key", describe(s.keySchema()));
-        if (s.type() == Schema.Type.MAP || s.type() == Schema.Type.ARRAY) d.set("value", describe(s.valueSchema()));
+        // Values.parseString builds arrays and maps without element schemas when their elements have none in common.
+        if (s.type() == Schema.Type.MAP)
+            d.set("key", s.keySchema() == null ? NODES.nullNode() : describe(s.keySchema()));
+        if (s.type() == Schema.Type.MAP || s.type() == Schema.Type.ARRAY)
+            d.set("value", s.valueSchema() == null ? NODES.nullNode() : describe(s.valueSchema()));
         if (s.defaultValue() != null) d.set("default", encode(s.defaultValue(), s));
         return d;
     }
