@@ -34,7 +34,6 @@ Casting to ``string`` renders booleans ``true``/``false`` and doubles as Java's 
 from __future__ import annotations
 
 import base64
-import datetime
 import decimal
 import fractions
 import math
@@ -52,9 +51,8 @@ from connect_runtime.api import (
     SourceRecord,
 )
 from connect_runtime.api.config_def import NO_DEFAULT
-from connect_runtime.api.data import Date, Schema, SchemaBuilder, SchemaType, Struct, Time, Timestamp
+from connect_runtime.api.data import Date, Schema, SchemaBuilder, SchemaType, Struct, Time, Timestamp, Values
 from connect_runtime.api.java_json import java_double_to_string, java_float_to_string
-from connect_runtime.transforms._simple_date_format import SimpleDateFormat
 from connect_runtime.transforms._util import (
     LONG_MAX,
     LONG_MIN,
@@ -83,11 +81,6 @@ _INPUT_TYPES = ("INT8", "INT16", "INT32", "INT64", "FLOAT32", "FLOAT64", "BOOLEA
 _OUTPUT_TYPES = ("INT8", "INT16", "INT32", "INT64", "FLOAT32", "FLOAT64", "BOOLEAN", "STRING")
 _BITS = {"INT8": 8, "INT16": 16, "INT32": 32, "INT64": 64}
 _JAVA_INT = re.compile(r"[+-]?[0-9]+")
-_DAY_MS = 86_400_000
-#: Java's ``Values.dateFormatFor`` patterns: a time of day, a date, and both (in UTC)
-_ISO_TIME = SimpleDateFormat("HH:mm:ss.SSS'Z'")
-_ISO_DATE = SimpleDateFormat("yyyy-MM-dd")
-_ISO_TIMESTAMP = SimpleDateFormat("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'")
 _JAVA_FLOAT = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
 
 
@@ -278,16 +271,6 @@ def _cast_to_string(value: Any, single: bool = False) -> str:
     return str(value)
 
 
-def _date_to_string(millis: int) -> str:
-    """Java's ``Values.dateFormatFor(date).format(date)``: before the epoch's second day a time of
-    day, at a midnight a date, otherwise both."""
-    if millis < _DAY_MS:
-        return _ISO_TIME.format(millis)
-    if millis % _DAY_MS == 0:
-        return _ISO_DATE.format(millis)
-    return _ISO_TIMESTAMP.format(millis)
-
-
 def _logical_to_int(schema: Schema, value: Any) -> Any:
     """A Date, Time or Timestamp value as the integer it is encoded as; any other value as it is."""
     if schema.name == Date.LOGICAL_NAME:
@@ -335,7 +318,8 @@ def cast_value_with_schema(schema: Schema, value: Any, target: str) -> Any:
         raise _unsupported_input(schema.type.name)
     if schema.name is not None:
         if target == "STRING" and schema.name in (Date.LOGICAL_NAME, Time.LOGICAL_NAME, Timestamp.LOGICAL_NAME):
-            return _date_to_string(_temporal_millis(schema, value))
+            # Java's castToString formats a java.util.Date as Values does (dateFormatFor)
+            return Values.convert_to_string(schema, value)
         if target != "STRING":
             value = _logical_to_int(schema, value)
     single = schema.type is SchemaType.FLOAT32
@@ -343,12 +327,6 @@ def cast_value_with_schema(schema: Schema, value: Any, target: str) -> Any:
         # a FLOAT32 holds a single-precision value (Java's Float), whatever the Python float carries
         value = _to_float32(value)
     return _cast_to(value, target, single)
-
-
-def _temporal_millis(schema: Schema, value: datetime.date | datetime.time) -> int:
-    """The milliseconds since the epoch of the java.util.Date a Date, Time or Timestamp value is."""
-    millis: int = _logical_to_int(schema, value)
-    return millis * _DAY_MS if schema.name == Date.LOGICAL_NAME else millis
 
 
 class Cast(BuiltinTransformation):
