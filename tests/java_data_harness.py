@@ -106,6 +106,8 @@ DELIBERATE_DIFFERENCES: Mapping[str, str] = {
                      "read; ours decodes the bytes as UTF-8. Java's text holding \"[B@\" is not compared.",
     "dates as text": "StringConverter writes java.util.Date.toString(), in the JVM's time zone; ours prints "
                      "as a JVM in UTC does, and the harness's JVM runs in UTC.",
+    "argument errors": "Java's IllegalArgumentException is Python's ValueError (same message); the "
+                       "canonical form names both ValueError.",
     "a record in a message": "Messages that print a whole record (TimestampRouter's \"Timestamp missing on "
                              "record: ...\") show Java's toString of its objects, identity hashes of byte "
                              "arrays included; those messages are compared up to the record "
@@ -344,6 +346,8 @@ def _canonical(node: Any) -> Any:
             out[key] = next(p for p in MESSAGES_COMPARED_BY_PREFIX if x.startswith(p))
         elif key == "message" and isinstance(x, str):
             out[key] = x.replace("java.util.LinkedHashMap", "java.util.HashMap")
+        elif key == "error" and x == "IllegalArgumentException":
+            out[key] = "ValueError"
         elif key == "map":
             pairs = [_canonical(pair) for pair in x]
             out["map"] = sorted(pairs, key=lambda pair: json.dumps(pair, sort_keys=True))
