@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from connect_runtime.api.data.schema import Schema
 
@@ -12,28 +12,58 @@ from connect_runtime.api.data.schema import Schema
 SourceMap = Mapping[str, Any]
 
 
-class Header(NamedTuple):
+class Header(tuple[str, Any]):
     """A record header with the schema of its value (Java's ``Header``: key, schema, value).
 
-    A plain ``(key, value)`` pair is a header without a schema; this 3-tuple adds one, which the
-    header converter receives (None: schemaless, as a pair). Read any header as ``header[0]``
-    (key), ``header[1]`` (value) and :func:`header_schema`.
+    It is a ``(key, value)`` pair like any other header, so code that unpacks headers as pairs keeps
+    working, and it carries :attr:`schema`, which the header converter receives. A plain pair is a
+    header without a schema. Two headers are equal when key, value and schema are.
     """
 
-    key: str
-    value: Any
-    schema: Schema | None = None
+    schema: Schema | None
+    """The schema of :attr:`value` (None: schemaless)."""
+
+    def __new__(cls, key: str, value: Any, schema: Schema | None = None) -> Header:
+        header = super().__new__(cls, (key, value))
+        header.schema = schema
+        return header
+
+    @property
+    def key(self) -> str:
+        """The header's key."""
+        return self[0]
+
+    @property
+    def value(self) -> Any:
+        """The header's value."""
+        return self[1]
+
+    def __getnewargs__(self) -> tuple[str, Any, Schema | None]:
+        return self[0], self[1], self.schema
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Header):
+            return tuple.__eq__(self, other) and self.schema == other.schema
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = tuple.__hash__
+
+    def __repr__(self) -> str:
+        return f"Header(key={self[0]!r}, value={self[1]!r}, schema={self.schema!r})"
 
 
-#: Record headers: ``(key, value)`` pairs, or :class:`Header` 3-tuples ``(key, value, schema)``. A
+#: Record headers: ``(key, value)`` pairs, some of them :class:`Header` pairs carrying a schema. A
 #: value is data (str, bytes, bool, int, float, Decimal, dict, list, Struct, date/time or None) that
 #: the connector's header converter turns into bytes.
-Headers = Sequence[tuple[str, Any] | tuple[str, Any, Schema | None]]
+Headers = Sequence[tuple[str, Any]]
 
 
-def header_schema(header: tuple[str, Any] | tuple[str, Any, Schema | None]) -> Schema | None:
-    """The schema of a header: its third element, None for a ``(key, value)`` pair."""
-    return header[2] if len(header) > 2 else None
+def header_schema(header: tuple[str, Any]) -> Schema | None:
+    """The schema of a header: a :class:`Header`'s, None for a plain ``(key, value)`` pair."""
+    return header.schema if isinstance(header, Header) else None
 
 
 @dataclass(slots=True)
@@ -52,8 +82,8 @@ class SourceRecord:
     the header converter (``header.converter``, by default ``SimpleHeaderConverter``: strings as UTF-8,
     other values as Kafka's ``Values.convertToString`` prints them, bytes in base64; a connector that
     wants raw bytes sets ``header.converter=org.apache.kafka.connect.converters.ByteArrayConverter``).
-    A header is a ``(key, value)`` pair, or a :class:`Header` ``(key, value, schema)`` whose schema
-    the header converter receives, as Java's ``headers().add(key, value, schema)``.
+    A header is a ``(key, value)`` pair; a :class:`Header` ``(key, value)`` pair also carries a schema,
+    which the header converter receives, as Java's ``headers().add(key, value, schema)``.
 
     ``key_schema`` and ``value_schema`` (None: schemaless) describe ``key`` and ``value`` with Kafka
     Connect's data model; the converters receive them, so ``JsonConverter`` with ``schemas.enable=true``

@@ -7,7 +7,6 @@ is a ``java.lang.Long``, an object a ``java.util.HashMap``), so they read as the
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import decimal
 import functools
@@ -315,9 +314,25 @@ def operand(record: SourceRecord, key: bool) -> Any:
     return record.key if key else record.value
 
 
+_SAME: Any = object()
+
+
+def new_record(record: SourceRecord, *, topic: str = _SAME, key: Any = _SAME, value: Any = _SAME,
+               headers: Any = _SAME, key_schema: Schema | None = _SAME,
+               value_schema: Schema | None = _SAME) -> SourceRecord:
+    """A copy of ``record`` with the given parts replaced (the reference's ``newRecord``). Written
+    out rather than ``dataclasses.replace``, which costs a microsecond per record in introspection."""
+    return SourceRecord(record.source_partition, record.source_offset,
+                        record.topic if topic is _SAME else topic, record.kafka_partition,
+                        record.key if key is _SAME else key, record.value if value is _SAME else value,
+                        record.headers if headers is _SAME else headers, record.timestamp,
+                        record.key_schema if key_schema is _SAME else key_schema,
+                        record.value_schema if value_schema is _SAME else value_schema)
+
+
 def with_operand(record: SourceRecord, key: bool, new: Any) -> SourceRecord:
     """A copy of ``record`` with its key (``key`` True) or value replaced by ``new``."""
-    return dataclasses.replace(record, key=new) if key else dataclasses.replace(record, value=new)
+    return new_record(record, key=new) if key else new_record(record, value=new)
 
 
 def non_empty_string(name: str, value: Any) -> None:
@@ -371,8 +386,8 @@ def with_schema_and_operand(record: SourceRecord, key: bool, schema: Schema | No
     """A copy of ``record`` with its key (``key`` True) or value and that one's schema replaced, as the
     reference's ``newRecord(record, updatedSchema, updatedValue)``."""
     if key:
-        return dataclasses.replace(record, key=new, key_schema=schema)
-    return dataclasses.replace(record, value=new, value_schema=schema)
+        return new_record(record, key=new, key_schema=schema)
+    return new_record(record, value=new, value_schema=schema)
 
 
 _JAVA_CLASS_OF_SCHEMA_TYPE = {

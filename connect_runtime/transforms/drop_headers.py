@@ -5,13 +5,12 @@ Java's ``org.apache.kafka.connect.transforms.DropHeaders``. No differences from 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
 from connect_runtime.api import ConfigDef, ConfigType, Importance, SourceRecord
 from connect_runtime.api.config_def import NO_DEFAULT
-from connect_runtime.transforms._util import BuiltinTransformation, non_empty_list
+from connect_runtime.transforms._util import BuiltinTransformation, new_record, non_empty_list
 
 HEADERS = "headers"
 
@@ -32,4 +31,4 @@ class DropHeaders(BuiltinTransformation):
         if not record.headers:
             return record
         drop = self._headers
-        return dataclasses.replace(record, headers=[h for h in record.headers if h[0] not in drop])
+        return new_record(record, headers=[h for h in record.headers if h[0] not in drop])

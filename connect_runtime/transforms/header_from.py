@@ -16,7 +16,6 @@ that the schema lacks is refused with a DataException, where Java fails with a N
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -40,6 +39,7 @@ from connect_runtime.transforms._util import (
     copy_schema_basics,
     define_replace_null_with_default,
     field_reader,
+    new_record,
     non_empty_list,
     operand,
     operand_schema,
@@ -101,8 +101,8 @@ class HeaderFrom(BuiltinTransformation):
                 updated.pop(field, None)
             headers.append((header, value.get(field)))
         if self._KEY:
-            return dataclasses.replace(record, key=updated, headers=headers)
-        return dataclasses.replace(record, value=updated, headers=headers)
+            return new_record(record, key=updated, headers=headers)
+        return new_record(record, value=updated, headers=headers)
 
     def _apply_with_schema(self, record: SourceRecord, schema: Schema) -> SourceRecord:
         value = struct_operand(record, self._KEY, self._purpose())
@@ -124,8 +124,8 @@ class HeaderFrom(BuiltinTransformation):
                 raise DataException(f"A null value requires an optional schema but was {found.schema!r}")
             headers.append(Header(header, field_value, found.schema))
         if self._KEY:
-            return dataclasses.replace(record, key=updated, key_schema=updated_schema, headers=headers)
-        return dataclasses.replace(record, value=updated, value_schema=updated_schema, headers=headers)
+            return new_record(record, key=updated, key_schema=updated_schema, headers=headers)
+        return new_record(record, value=updated, value_schema=updated_schema, headers=headers)
 
     def _build_move_schema(self, schema: Schema) -> Schema:
         moved = {field for field, _ in self._pairs}

@@ -13,13 +13,12 @@ when ``schemas.enable`` is true.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
 from connect_runtime.api import ConfigDef, ConfigType, Header, Importance, SourceRecord, Values
 from connect_runtime.api.config_def import NO_DEFAULT
-from connect_runtime.transforms._util import BuiltinTransformation, non_null
+from connect_runtime.transforms._util import BuiltinTransformation, new_record, non_null
 
 HEADER = "header"
 VALUE_LITERAL = "value.literal"
@@ -43,4 +42,4 @@ class InsertHeader(BuiltinTransformation):
         self._header = Header(values[HEADER], literal.value, literal.schema)
 
     def apply(self, record: SourceRecord) -> SourceRecord | None:
-        return dataclasses.replace(record, headers=[*(record.headers or ()), self._header])
+        return new_record(record, headers=[*(record.headers or ()), self._header])

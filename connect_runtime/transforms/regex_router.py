@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -11,7 +10,7 @@ from connect_runtime.api.config_def import NO_DEFAULT, ConfigDef, ConfigType, Im
 from connect_runtime.api.errors import ConfigException
 from connect_runtime.api.record import SourceRecord
 from connect_runtime.config.java_regex import compile_java, java_replacement, regex_validator
-from connect_runtime.transforms._util import BuiltinTransformation
+from connect_runtime.transforms._util import BuiltinTransformation, new_record
 
 REGEX = "regex"
 REPLACEMENT = "replacement"
@@ -54,4 +53,4 @@ class RegexRouter(BuiltinTransformation):
         if regex.fullmatch(topic) is None:
             return record
         new_topic = regex.sub(self._replace, topic, count=1)
-        return dataclasses.replace(record, topic=new_topic)
+        return new_record(record, topic=new_topic)

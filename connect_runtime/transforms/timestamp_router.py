@@ -11,7 +11,6 @@ ConfigException naming the letter (see ``_simple_date_format``).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,7 +23,7 @@ from connect_runtime.api import (
     SourceRecord,
 )
 from connect_runtime.transforms._simple_date_format import PatternError, SimpleDateFormat
-from connect_runtime.transforms._util import BuiltinTransformation
+from connect_runtime.transforms._util import BuiltinTransformation, new_record
 
 TOPIC_FORMAT = "topic.format"
 TIMESTAMP_FORMAT = "timestamp.format"
@@ -65,4 +64,4 @@ class TimestampRouter(BuiltinTransformation):
         except ValueError as e:
             raise DataException(str(e)) from None
         topic = self._topic_format.replace("${topic}", record.topic).replace("${timestamp}", stamp)
-        return dataclasses.replace(record, topic=topic)
+        return new_record(record, topic=topic)

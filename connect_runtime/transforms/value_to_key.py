@@ -12,7 +12,6 @@ Java.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +24,7 @@ from connect_runtime.transforms._util import (
     BuiltinTransformation,
     define_replace_null_with_default,
     field_reader,
+    new_record,
     non_empty_list,
     require_map,
     require_struct_in,
@@ -58,7 +58,7 @@ class ValueToKey(BuiltinTransformation):
             return self._apply_with_schema(record, record.value_schema)
         value = require_map(record.value, _PURPOSE)
         # A schemaless key: whatever schema the old key had does not describe the new one.
-        return dataclasses.replace(record, key={name: value.get(name) for name in self._fields}, key_schema=None)
+        return new_record(record, key={name: value.get(name) for name in self._fields}, key_schema=None)
 
     def _apply_with_schema(self, record: SourceRecord, value_schema: Schema) -> SourceRecord:
         value = require_struct_in(record.value, value_schema, _PURPOSE)
@@ -68,7 +68,7 @@ class ValueToKey(BuiltinTransformation):
         for name in self._fields:
             key.put(name, read(name))
         # The value's own schema goes with it, as in Java (it equals the record's for a valid record).
-        return dataclasses.replace(record, key=key, key_schema=key_schema, value_schema=value.schema)
+        return new_record(record, key=key, key_schema=key_schema, value_schema=value.schema)
 
     def _make_key_schema(self, value_schema: Schema) -> Schema:
         builder = SchemaBuilder.struct()

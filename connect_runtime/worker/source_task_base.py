@@ -15,6 +15,7 @@ a JsonConverter key once per (immutable) key object.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import threading
 import time
@@ -30,7 +31,7 @@ from confluent_kafka import KafkaError, KafkaException, Message, Producer
 from connect_runtime.api.converter import Converter, HeaderConverter
 from connect_runtime.api.delegated_delivery import DelegatedDelivery
 from connect_runtime.api.errors import ConnectException, RetriableException
-from connect_runtime.api.record import Headers, RecordMetadata, SourceRecord
+from connect_runtime.api.record import Header, Headers, RecordMetadata, SourceRecord
 from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.api.task import SourceTask, SourceTaskContext
 from connect_runtime.api.transaction import TransactionContext
@@ -84,6 +85,15 @@ class TaskCancelled(Exception):
     """The task was stopped while starting up."""
 
 
+def takes_schema(convert: Callable[..., Any]) -> bool:
+    """Whether a converter method accepts the ``schema`` keyword (or any keyword)."""
+    try:
+        parameters = inspect.signature(convert).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: call it as it was written
+        return False
+    return any(p.name == "schema" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+
+
 @dataclass(frozen=True)
 class TaskSetup:
     """Everything a task loop needs whatever its delivery guarantee (built by the worker)."""
@@ -123,6 +133,10 @@ class WorkerSourceTask(ABC):
         self._key_converter = setup.key_converter
         self._value_converter = setup.value_converter
         self._header_converter = setup.header_converter or SimpleHeaderConverter()
+        # Converters written before records had schemas take no ``schema`` argument: they get none.
+        self._key_takes_schema = takes_schema(self._key_converter.from_connect_data)
+        self._value_takes_schema = takes_schema(self._value_converter.from_connect_data)
+        self._header_takes_schema = takes_schema(self._header_converter.from_connect_header)
         self._transformations = tuple(setup.transformations)
         self._applies = tuple(t.apply for t in self._transformations)  # bound once, called per record
         self._error_handler = setup.error_handler or RetryWithToleranceOperator(setup.task_id)
@@ -282,6 +296,8 @@ class WorkerSourceTask(ABC):
         produce = producer.produce
         key_conv = self._key_converter.from_connect_data
         value_conv = self._value_converter.from_connect_data
+        key_takes_schema = self._key_takes_schema
+        value_takes_schema = self._value_takes_schema
         pending = self.pending_offsets
         transforms = self._transformations
         wants_metadata = self._wants_metadata
@@ -340,7 +356,7 @@ class WorkerSourceTask(ABC):
                 # Failures go to the error handler from the except clause only: no cost per good record.
                 rec_key = transformed.key
                 # A schema is passed only when there is one: converters without a schema argument keep working.
-                key_schema = transformed.key_schema
+                key_schema = transformed.key_schema if key_takes_schema else None
                 if rec_key is last_key and key_schema is None:
                     key = last_key_bytes
                 else:
@@ -360,7 +376,7 @@ class WorkerSourceTask(ABC):
                     else:
                         if cache_keys and key_schema is None and type(rec_key) in _IMMUTABLE_KEYS:
                             last_key, last_key_bytes = rec_key, key
-                value_schema = transformed.value_schema
+                value_schema = transformed.value_schema if value_takes_schema else None
                 try:
                     value = (value_conv(topic, transformed.value) if value_schema is None
                              else value_conv(topic, transformed.value, schema=value_schema))
@@ -439,15 +455,13 @@ class WorkerSourceTask(ABC):
         """The record's headers with their values converted by the header converter."""
         convert = self._header_converter.from_connect_header
         converted: list[tuple[str, str | bytes | None]] = []
+        takes_schema = self._header_takes_schema
         for header in headers:
-            if len(header) == 2:
-                key, value = header
-                converted.append((key, convert(topic, key, value)))
-            else:
-                # A schema is passed only when there is one: header converters without a schema argument keep working.
-                key, value, schema = header
-                converted.append((key, convert(topic, key, value) if schema is None
-                                  else convert(topic, key, value, schema=schema)))
+            key, value = header
+            # A schema is passed only when there is one, and only to converters that take it.
+            schema = header.schema if takes_schema and header.__class__ is Header else None
+            converted.append((key, convert(topic, key, value) if schema is None
+                              else convert(topic, key, value, schema=schema)))
         return converted
 
     def _first_record_to(self, topic: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 
-from connect_runtime.api import Date, Header, Schema, SchemaAndValue, SchemaBuilder, SourceRecord
+from connect_runtime.api import Date, Header, Schema, SchemaAndValue, SchemaBuilder, SourceRecord, header_schema
 from connect_runtime.converters.simple_header_converter import SimpleHeaderConverter
 
 TAGS = SchemaBuilder.array(Schema.STRING_SCHEMA).build()
@@ -18,8 +18,8 @@ record = SourceRecord({"shop": "main"}, {"order": 42}, "orders", key=42, value="
 
 # What the task loop does with each header (header.converter: SimpleHeaderConverter, the default).
 converter = SimpleHeaderConverter()
-written = [converter.from_connect_header("orders", h[0], h[1], schema=h[2] if len(h) > 2 else None)
-           for h in record.headers or ()]
+written = [converter.from_connect_header("orders", key, value, schema=header_schema(header))
+           for header in record.headers or () for key, value in [header]]  # a Header unpacks as a pair too
 assert written == [b"shop-main", b"0.1", b'["new","gift"]', b"2024-01-31"]
 
 # Reading header bytes back infers the schema, as Java's Values.parseString does.

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
 from task_loop_setup import ScriptedTask, task_setup
 
-from connect_runtime.api import SourceRecord
+from connect_runtime.api import Header, SourceRecord, header_schema
 from connect_runtime.api.data import Schema, SchemaBuilder, Struct
 from connect_runtime.converters.json_converter import JsonConverter
 from connect_runtime.testing.fakes import FakeProducer
@@ -46,3 +47,45 @@ def test_the_same_key_object_with_and_without_a_schema_is_converted_for_each() -
     assert [key for key, _ in producer.sent_to("t")] == [
         b'{"schema":null,"payload":7}', b'{"schema":{"type":"int64","optional":false},"payload":7}',
         b'{"schema":null,"payload":7}']
+
+
+class _ConverterWithoutSchemas:
+    """A plugin converter written before records had schemas: no ``schema`` argument anywhere."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+
+    def from_connect_data(self, topic: str, value: Any) -> bytes | None:
+        self.calls.append((topic, value))
+        return None if value is None else str(value).encode()
+
+    def configure(self, configs: Any) -> None: ...
+
+    def from_connect_header(self, topic: str, header_key: str, value: Any) -> bytes | None:
+        self.calls.append((topic, header_key, value))
+        return None if value is None else str(value).encode()
+
+    def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> Any:
+        return data
+
+
+def test_converters_without_a_schema_argument_get_schema_d_records_without_their_schemas() -> None:
+    old = _ConverterWithoutSchemas()
+    producer = FakeProducer()
+    setup = task_setup(ScriptedTask(), producer=producer, key_converter=old, value_converter=old,
+                       header_converter=old)
+    task = ExactlyOnceWorkerSourceTask(setup, fence=lambda: None, verify_generation=lambda: None)
+    task._send_batch([SourceRecord({"p": 0}, {"o": 1}, "t", key=7, value="v", key_schema=Schema.INT32_SCHEMA,
+                                   value_schema=Schema.STRING_SCHEMA,
+                                   headers=[Header("env", "prod", Schema.STRING_SCHEMA), ("plain", 1)])])
+    assert producer.sent_to("t") == [(b"7", b"v")]
+    assert old.calls == [("t", "env", "prod"), ("t", "plain", 1), ("t", 7), ("t", "v")]
+
+
+def test_a_header_with_a_schema_is_still_a_key_value_pair() -> None:
+    header = Header("env", "prod", Schema.STRING_SCHEMA)
+    key, value = header
+    assert (key, value) == ("env", "prod") == header and len(header) == 2
+    assert header_schema(header) is Schema.STRING_SCHEMA and header_schema(("env", "prod")) is None
+    assert header != Header("env", "prod") and header == Header("env", "prod", Schema.STRING_SCHEMA)
+    assert pickle.loads(pickle.dumps(header)) == header

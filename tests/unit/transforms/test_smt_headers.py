@@ -44,10 +44,10 @@ def test_insert_header_appends_and_keeps_existing() -> None:
     out = xf.apply(record)
     assert out is not None
     string = Schema.STRING_SCHEMA
-    assert out.headers == [("existing", b"x"), ("inserted", "old"), ("inserted", "inserted-value", string)]
+    assert out.headers == [("existing", b"x"), ("inserted", "old"), Header("inserted", "inserted-value", string)]
     assert headers == [("existing", b"x"), ("inserted", "old")]
     out = xf.apply(rec())
-    assert out is not None and out.headers == [("inserted", "inserted-value", string)]
+    assert out is not None and out.headers == [Header("inserted", "inserted-value", string)]
 
 
 @pytest.mark.parametrize(("literal", "value", "schema"), [
