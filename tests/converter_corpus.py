@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 from hypothesis import strategies as st
 
 from connect_runtime.api.data import Date, Decimal, Time, Timestamp
-from connect_runtime.api.java_json import _to_float32
+from connect_runtime.api.java_json import to_float32
 
 DECIMAL, DATE, TIME, TIMESTAMP = (Decimal.LOGICAL_NAME, Date.LOGICAL_NAME, Time.LOGICAL_NAME,
                                   Timestamp.LOGICAL_NAME)
@@ -351,4 +351,4 @@ def random_cases(count: int, seed: int) -> list[dict[str, Any]]:
 
 def float32(value: float) -> float:
     """``value`` rounded to a 32-bit float, as Java's ``(float)`` cast."""
-    return _to_float32(value)
+    return to_float32(value)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import datetime as _dt
 import decimal
 import json
 import math
@@ -21,17 +20,18 @@ import orjson
 
 from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, ValidString, Width
 from connect_runtime.api.converter import Converter, HeaderConverter, converter_config_def
+from connect_runtime.api.data.logical_types import Date, Time, Timestamp
 from connect_runtime.api.data.schema import Schema, SchemaType
 from connect_runtime.api.data.schema_and_value import SchemaAndValue
 from connect_runtime.api.data.schema_builder import SchemaBuilder
 from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import ConfigException, DataException
 from connect_runtime.api.java_json import (
-    _to_float32,
     fast_json_body,
     json_dumps_compact,
     json_loads,
     json_loads_decimal,
+    to_float32,
 )
 from connect_runtime.converters.json_schema_encoding import LruCache, SchemaEncoder
 from connect_runtime.version import runtime_version
@@ -230,8 +230,6 @@ _DECIMAL_NAME: Final = "org.apache.kafka.connect.data.Decimal"
 _DATE_NAME: Final = "org.apache.kafka.connect.data.Date"
 _TIME_NAME: Final = "org.apache.kafka.connect.data.Time"
 _TIMESTAMP_NAME: Final = "org.apache.kafka.connect.data.Timestamp"
-_EPOCH_DATE: Final = _dt.date(1970, 1, 1)
-_EPOCH: Final = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
 _PRIMITIVE_TYPES: Final = ("boolean", "int8", "int16", "int32", "int64", "float", "double", "bytes", "string")
 _TYPES: Final = frozenset((*_PRIMITIVE_TYPES, "array", "map", "struct"))
 
@@ -370,17 +368,15 @@ def _to_connect(schema: _Schema | None, value: Any, replace_null: bool = True, s
     if logical == _DATE_NAME:
         if isinstance(value, bool) or not isinstance(value, int):
             raise _logical_type_error("Date", "integer", value)
-        return _EPOCH_DATE + _dt.timedelta(days=value)
+        return Date.to_logical(Date.SCHEMA, value)
     if logical == _TIME_NAME:
         if isinstance(value, bool) or not isinstance(value, int):
             raise _logical_type_error("Time", "integer", value)
-        if not 0 <= value < 86_400_000:
-            raise DataException("Time values must use number of milliseconds greater than 0 and less than 86400000")
-        return (_dt.datetime.min + _dt.timedelta(milliseconds=value)).time()
+        return Time.to_logical(Time.SCHEMA, value)
     if logical == _TIMESTAMP_NAME:
         if isinstance(value, bool) or not isinstance(value, int):
             raise _logical_type_error("Timestamp", "integral", value)
-        return _EPOCH + _dt.timedelta(milliseconds=value)
+        return Timestamp.to_logical(Timestamp.SCHEMA, value)
     kind = schema.type
     if kind == "boolean":
         return value is True
@@ -393,7 +389,7 @@ def _to_connect(schema: _Schema | None, value: Any, replace_null: bool = True, s
     if kind == "int64":
         return _java_integral(value, 64)
     if kind == "float":
-        return _to_float32(_java_floating(value))
+        return to_float32(_java_floating(value))
     if kind == "double":
         return _java_floating(value)
     if kind == "string":
