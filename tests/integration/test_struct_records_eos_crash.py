@@ -1,0 +1,86 @@
+"""Records with schemas are delivered exactly once under worker SIGKILLs: a plugin-defined connector
+emits Structs, a plugin-defined transform changes each Struct and its schema, and what lands in Kafka
+(JsonConverter, ``schemas.enable=true``) reads back, with ``to_connect_schema_and_value``, as the
+transformed Structs, every number once."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from connect_runtime.api import Schema, Struct
+from connect_runtime.converters.json_converter import JsonConverter
+from connect_runtime.testing.cluster import (
+    ConnectClient,
+    WorkerProcess,
+    check_sequences,
+    end_offsets,
+    plugin_path,
+    read_committed,
+    stored_offsets,
+    wait_until,
+)
+from connect_runtime.testing.pytest_plugin import new_topic
+
+pytestmark = pytest.mark.kafka
+
+PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"
+CONNECTOR = "structs"
+JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter"
+
+
+def _records_in(bootstrap: str, topic: str) -> int:
+    return sum(end_offsets(bootstrap, topic).values())
+
+
+def test_structs_through_a_transform_chain_are_exactly_once_under_sigkill(
+        kafka_bootstrap: str, worker_factory: Callable[..., WorkerProcess]) -> None:
+    topic = new_topic(kafka_bootstrap, partitions=2)
+    worker = worker_factory(eos="enabled", extra=plugin_path(PLUGINS_DIR))
+    worker.wait_ready()
+    with ConnectClient(worker.url) as client:
+        client.create_connector(CONNECTOR, {
+            "connector.class": "struct_source.StructSourceConnector", "topic": topic, "tasks.max": "2",
+            "key.converter": JSON_CONVERTER, "key.converter.schemas.enable": "true",
+            "value.converter": JSON_CONVERTER, "value.converter.schemas.enable": "true",
+            "transforms": "double", "transforms.double.type": "struct_source.AddDoubled"})
+        client.wait_running(CONNECTOR, 2)
+        for _ in range(3):
+            floor = _records_in(kafka_bootstrap, topic)
+            wait_until(lambda f=floor: _records_in(kafka_bootstrap, topic) > f + 300, 60, message="records flowing")
+            worker.kill()
+            worker.start()
+            worker.wait_ready()
+            client.wait_running(CONNECTOR, 2)
+        floor = _records_in(kafka_bootstrap, topic)
+        wait_until(lambda: _records_in(kafka_bootstrap, topic) > floor + 200, 60, message="records after restarts")
+        assert worker.stop() == 0, worker.log_tail()
+
+    keys, values = JsonConverter(), JsonConverter()
+    keys.configure({"schemas.enable": "true"}, is_key=True)
+    values.configure({"schemas.enable": "true"})
+    pairs = []
+    for key_bytes, value_bytes in read_committed(kafka_bootstrap, topic):
+        key = keys.to_connect_schema_and_value(topic, key_bytes)
+        value = values.to_connect_schema_and_value(topic, value_bytes)
+        assert key.schema == Schema.INT32_SCHEMA and isinstance(key.value, int)
+        assert value.schema is not None and (value.schema.name, value.schema.version) == ("struct_source.Doubled", 2)
+        assert [f.name for f in value.schema.fields] == ["task", "seqno", "label", "amount", "at", "doubled"]
+        struct = value.value
+        assert isinstance(struct, Struct)
+        task, seqno = struct.get("task"), struct.get("seqno")
+        assert isinstance(task, int) and isinstance(seqno, int) and task == key.value
+        assert struct.get("doubled") == 2 * seqno
+        assert struct.get("label") == (f"reading {seqno}" if seqno % 2 else None)
+        assert struct.get("amount") == decimal.Decimal(seqno).scaleb(-2)
+        assert struct.get("at") == datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC) + \
+            datetime.timedelta(milliseconds=seqno)
+        pairs.append((task, seqno))
+    report = check_sequences(pairs)
+    assert report.exactly_once, report.summary()
+    assert set(report.counts) == {0, 1}
+    assert stored_offsets(kafka_bootstrap, worker.props["offset.storage.topic"], CONNECTOR) == report.max_seqno
