@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import WorkerFactory
 from pyspark.sql import types as T
+from spark_helpers import create_topic, csv_inputs, wait_files_complete
 
 from connect_runtime.api import (
     DataException,
@@ -24,6 +28,7 @@ from connect_runtime.api import (
     Timestamp,
 )
 from connect_runtime.converters.json_converter import JsonConverter
+from connect_runtime.testing.cluster import ConnectClient, read_committed, wait_until
 from connectors.spark.schemas import envelope_json, row_schema, schema_json
 
 
@@ -174,3 +179,65 @@ def test_rows_are_written_as_our_json_converter_writes_the_struct(spark: Any, de
         assert read.schema == schema
         if row["id"] != 2:
             assert converter.from_connect_data("t", read.value, schema=schema) == expected
+
+
+# -- end to end: a worker's SparkSource task --------------------------------------------------------
+
+JSON = "org.apache.kafka.connect.json.JsonConverter"
+
+
+def _spark_connector(kafka_bootstrap: str, tmp_path: Path, sql: str) -> tuple[dict[str, str], Path]:
+    data = csv_inputs(tmp_path / "in", 1500, 1500)
+    topic = create_topic(kafka_bootstrap, f"spark-schemas-{uuid.uuid4().hex[:8]}")
+    return {"connector.class": "SparkSource", "tasks.max": "1", "topic": topic, "source.path": str(data),
+            "source.format": "csv", "source.options.header": "true", "spark.master": "local[2]",
+            "source.schema": "id BIGINT, name STRING, amount DECIMAL(8,1)", "transform.sql": sql,
+            "key.columns": "id", "key.converter": JSON, "key.converter.schemas.enable": "true",
+            "value.converter": JSON, "value.converter.schemas.enable": "true"}, data
+
+
+def test_rows_reach_kafka_with_their_schema_exactly_once(workers: WorkerFactory, kafka_bootstrap: str,
+                                                         tmp_path: Path) -> None:
+    sql = "SELECT id, name, amount, date_add(DATE'2024-01-01', CAST(id % 400 AS INT)) AS day FROM source"
+    config, _ = _spark_connector(kafka_bootstrap, tmp_path, sql)
+    client = ConnectClient(workers().start_ready().url)
+    client.create_connector("schemas", config)
+    wait_files_complete(client, "schemas", 2)
+
+    value_schema = (SchemaBuilder.struct().field("id", Schema.OPTIONAL_INT64_SCHEMA)
+                    .field("name", Schema.OPTIONAL_STRING_SCHEMA)
+                    .field("amount", Decimal.builder(1).optional().build())
+                    .field("day", Date.builder().optional().build()).build())
+    key_schema = SchemaBuilder.struct().field("id", Schema.OPTIONAL_INT64_SCHEMA).build()
+    keys, values = JsonConverter(), JsonConverter()
+    keys.configure({"schemas.enable": "true"}, is_key=True)
+    values.configure({"schemas.enable": "true"})
+    counts: dict[int, int] = {}
+    for key_bytes, value_bytes in read_committed(kafka_bootstrap, config["topic"]):
+        key = keys.to_connect_schema_and_value(config["topic"], key_bytes)
+        value = values.to_connect_schema_and_value(config["topic"], value_bytes)
+        assert key.schema == key_schema and value.schema == value_schema
+        assert isinstance(key.value, Struct) and isinstance(value.value, Struct)
+        row_id = value.value.get("id")
+        assert isinstance(row_id, int) and key.value.get("id") == row_id
+        assert value.value.get("name") == f"name-{row_id}"
+        assert value.value.get("amount") == decimal.Decimal(f"{row_id % 1000}.5")
+        assert value.value.get("day") == datetime.date(2024, 1, 1) + datetime.timedelta(days=row_id % 400)
+        counts[row_id] = counts.get(row_id, 0) + 1
+    assert counts == dict.fromkeys(range(3000), 1), "every row exactly once"
+
+
+def test_a_column_with_no_connect_type_fails_the_task_naming_it(workers: WorkerFactory, kafka_bootstrap: str,
+                                                                tmp_path: Path) -> None:
+    config, _ = _spark_connector(kafka_bootstrap, tmp_path,
+                                 "SELECT id, make_dt_interval(0, 0, 0, id) AS waited FROM source")
+    client = ConnectClient(workers().start_ready().url)
+    client.create_connector("no-type", config)
+
+    def failed() -> dict[str, Any] | None:
+        tasks = client.status("no-type")["tasks"]
+        return tasks[0] if tasks and tasks[0]["state"] == "FAILED" else None
+
+    task = wait_until(failed, timeout_s=180, interval_s=1.0)
+    assert "Column waited has Spark type interval day to second, which has no Kafka Connect schema" in task["trace"]
+    assert read_committed(kafka_bootstrap, config["topic"]) == []
