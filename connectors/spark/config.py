@@ -97,7 +97,8 @@ CONFIG_DEF = (
             "size has not changed for one interval, so that half-written rows are never read.", _SOURCE, 6)
     .define(TOPIC, ConfigType.STRING, NO_DEFAULT, non_empty_string, Importance.HIGH,
             "The topic every row is written to. The value is the row as a JSON object, as JsonConverter "
-            "writes it.", _OUTPUT, 1)
+            "writes it; with value.converter.schemas.enable=true (JsonConverter's default) a Struct with the "
+            "Connect schema mapped from the row's Spark schema (docs/spark.md).", _OUTPUT, 1)
     .define(KEY_COLUMNS, ConfigType.LIST, "", None, Importance.MEDIUM,
             "Columns (after transform.sql) whose values form the record key, a JSON object of those columns; "
             "empty: records have no key.", _OUTPUT, 2)
