@@ -17,6 +17,8 @@ disabled rows stay schemaless JSON, Spark's ``to_json`` of the row, as before.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from typing import Any
 
 from connect_runtime.api import (
@@ -52,6 +54,46 @@ _PRIMITIVES = {
 }
 #: Leading bytes BigInteger.toByteArray leaves out: 00 before a byte below 0x80, FF before one above.
 _REDUNDANT_SIGN_BYTES = "^(?:00)+(?=[0-7])|^(?:FF)+(?=[89A-F])"
+
+
+#: A top-level type of a ``source.schema`` column with no Connect equivalent (nested types are outside it).
+_REFUSED_DDL_TYPE = re.compile(r"\b(INTERVAL|VARIANT|VOID|GEOMETRY|GEOGRAPHY|TIME)\b", re.IGNORECASE)
+_DDL_COLUMN = re.compile(r"\s*(`(?:[^`]|``)*`|[^\s:`]+)\s*:?\s*(.*)", re.DOTALL)
+
+
+def ddl_refusals(ddl: str, columns: set[str] | None = None) -> list[str]:
+    """What a worker can tell without a JVM: the columns of the Spark DDL ``ddl`` (only those in
+    ``columns``, if given) whose own type has no Connect schema, one message each. Types nested in
+    arrays, maps and structs, and types that files or ``transform.sql`` produce, are checked by the
+    application (:func:`row_schema`), which fails the task naming the column."""
+    problems = []
+    for column in _top_level(re.sub(r"'(?:[^'\\]|\\.)*'", "''", ddl)):
+        match = _DDL_COLUMN.fullmatch(column)
+        if match is None or not match.group(2).strip():
+            continue
+        name = match.group(1)
+        name = name[1:-1].replace("``", "`") if name.startswith("`") else name
+        own_type = _REFUSED_DDL_TYPE.search(re.sub(r"<.*>", "", match.group(2), flags=re.DOTALL))
+        if own_type is not None and (columns is None or name in columns):
+            problems.append(f"Column {name} has Spark type {own_type.group(1).upper()}, which has no Kafka Connect "
+                            "schema: cast it in transform.sql, or set the converter's schemas.enable=false")
+    return problems
+
+
+def _top_level(ddl: str) -> Iterator[str]:
+    """The comma-separated parts of ``ddl`` outside ``<>``, ``()`` and backticks."""
+    depth, quoted, start = 0, False, 0
+    for index, char in enumerate(ddl):
+        if char == "`":
+            quoted = not quoted
+        elif not quoted and char in "<(":
+            depth += 1
+        elif not quoted and char in ">)":
+            depth -= 1
+        elif not quoted and depth == 0 and char == ",":
+            yield ddl[start:index]
+            start = index + 1
+    yield ddl[start:]
 
 
 def row_schema(row_type: Any) -> Schema:
