@@ -230,7 +230,9 @@ class Driver:
         union = functools.reduce(DataFrame.union, frames)
         plan = DeliveryPlan(self.delivery, settings.topic, settings.slots, settings.transaction_rows,
                             settings.transaction_bytes, dict(offsets_start),
-                            [SlotPlan(s, dict(work[s]["files"]), dict(work[s]["committed"])) for s in slots])
+                            [SlotPlan(s, dict(work[s]["files"]), dict(work[s]["committed"])) for s in slots],
+                            escape_keys=bool(settings.key_columns) and _with_schema(self.delivery.key_converter),
+                            escape_values=_with_schema(self.delivery.value_converter))
         started = time.monotonic()
         reported = {r["slot"]: r.asDict() for r in union.mapInArrow(deliver(plan), SUMMARY_SCHEMA).collect()}
 
@@ -344,11 +346,16 @@ def _json_bytes(frame: Any, names: list[str], converter: tuple[str, Mapping[str,
 
     columns = [F.col(f"`{c}`") for c in names]
     settings = converter[1]
-    if str(settings.get("schemas.enable", "true")).strip().lower() == "true":
+    if _with_schema(converter):
         row_type = StructType([frame.schema[c] for c in names])
         numeric = str(settings.get("decimal.format", "BASE64")).strip().upper() == "NUMERIC"
         return envelope_json(columns, row_type, numeric).cast("binary")
     return F.to_json(F.struct(*columns), {"ignoreNullFields": "false"}).cast("binary")
+
+
+def _with_schema(converter: tuple[str, Mapping[str, str]]) -> bool:
+    """Whether the JsonConverter writes records with their schema (``schemas.enable``, true by default)."""
+    return str(converter[1].get("schemas.enable", "true")).strip().lower() == "true"
 
 
 def _check_converters(delivery: Any) -> None:

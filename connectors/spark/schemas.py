@@ -8,8 +8,9 @@ that writes each value in Connect's form. Spark's own ``to_json`` already writes
 strings, bytes (base64), arrays, string-keyed maps and structs with Jackson as Connect does, so a row
 of only those goes through it whole; Decimal (base64 of the unscaled two's complement bytes, or a
 number with ``decimal.format=NUMERIC``), Date (days), Timestamp (milliseconds) and maps with
-non-string keys (arrays of ``[key, value]``) are written by expressions of their own. Executors never
-run Python per row.
+non-string keys (arrays of ``[key, value]``) are written by expressions of their own. Executors run
+Python only for the rare rows with a character beyond U+FFFF, which Jackson escapes as a surrogate
+pair and Spark does not (``delivery.escape_supplementary``).
 
 Columns whose Spark type has no Connect equivalent are refused, naming the column; with schemas
 disabled rows stay schemaless JSON, Spark's ``to_json`` of the row, as before.
