@@ -3,7 +3,7 @@
 When the key or value converter asks for schemas (``JsonConverter`` with ``schemas.enable=true``), the
 driver maps the row's Spark schema to a Connect schema once (:func:`row_schema`; the table in
 docs/spark.md) and builds the record bytes inside the JVM as Java's ``JsonConverter`` writes a Struct
-of that schema: the envelope with :func:`schema_json`, and :func:`payload_json`, a Spark expression
+of that schema: the envelope with :func:`schema_json`, and :func:`_payload_json`, a Spark expression
 that writes each value in Connect's form. Spark's own ``to_json`` already writes numbers, booleans,
 strings, bytes (base64), arrays, string-keyed maps and structs with Jackson as Connect does, so a row
 of only those goes through it whole; Decimal (base64 of the unscaled two's complement bytes, or a
@@ -196,7 +196,7 @@ def _row_payload(columns: list[Any], row_type: Any, numeric_decimals: bool) -> A
     parts: list[Any] = [F.lit("{")]
     for index, (column, field) in enumerate(zip(columns, row_type.fields, strict=True)):
         key = json_dumps_compact(field.name).decode("utf-8")
-        parts += [F.lit(("," if index else "") + key + ":"), payload_json(column, field.dataType, numeric_decimals)]
+        parts += [F.lit(("," if index else "") + key + ":"), _payload_json(column, field.dataType, numeric_decimals)]
     parts.append(F.lit("}"))
     return F.concat(*parts)
 
@@ -218,7 +218,7 @@ def _rewritten(data_type: Any, numeric_decimals: bool) -> bool:
     return False
 
 
-def payload_json(column: Any, data_type: Any, numeric_decimals: bool) -> Any:
+def _payload_json(column: Any, data_type: Any, numeric_decimals: bool) -> Any:
     """A Spark string expression: the JSON text ``JsonConverter.convertToJson`` writes for the values of
     ``column`` (of Spark type ``data_type``) under the schema :func:`row_schema` gives it; ``null`` for
     a null."""
@@ -235,25 +235,28 @@ def payload_json(column: Any, data_type: Any, numeric_decimals: bool) -> Any:
         written = F.unix_millis(column).cast("string")
     elif name == "timestamp_ntz":
         # The wall-clock time read as UTC; microseconds rounded down to milliseconds, as for TIMESTAMP.
+        if not hasattr(F, "timestamp_diff"):
+            raise DataException("TIMESTAMP_NTZ columns get a Connect schema with PySpark 4 or later: cast them to "
+                                "TIMESTAMP in transform.sql")
         micros = F.timestamp_diff("MICROSECOND", F.lit("1970-01-01 00:00:00").cast("timestamp_ntz"), column)
         whole_millis = (micros - F.pmod(micros, F.lit(1000))).cast("decimal(20,0)") / 1000
         written = whole_millis.cast("long").cast("string")
     elif name == "decimal":
         written = F.concat(F.lit('"'), F.base64(F.unhex(_unscaled_hex(column))), F.lit('"'))
     elif name == "array":
-        elements = F.transform(column, lambda e: payload_json(e, data_type.elementType, numeric_decimals))
+        elements = F.transform(column, lambda e: _payload_json(e, data_type.elementType, numeric_decimals))
         written = F.concat(F.lit("["), F.array_join(elements, ","), F.lit("]"))
     elif name == "map":
         entries = F.map_entries(column)
         if data_type.keyType.typeName() in ("string", "char", "varchar"):
             pairs = F.transform(entries, lambda e: F.concat(
-                payload_json(e["key"], data_type.keyType, numeric_decimals), F.lit(":"),
-                payload_json(e["value"], data_type.valueType, numeric_decimals)))
+                _payload_json(e["key"], data_type.keyType, numeric_decimals), F.lit(":"),
+                _payload_json(e["value"], data_type.valueType, numeric_decimals)))
             written = F.concat(F.lit("{"), F.array_join(pairs, ","), F.lit("}"))
         else:
             pairs = F.transform(entries, lambda e: F.concat(
-                F.lit("["), payload_json(e["key"], data_type.keyType, numeric_decimals), F.lit(","),
-                payload_json(e["value"], data_type.valueType, numeric_decimals), F.lit("]")))
+                F.lit("["), _payload_json(e["key"], data_type.keyType, numeric_decimals), F.lit(","),
+                _payload_json(e["value"], data_type.valueType, numeric_decimals), F.lit("]")))
             written = F.concat(F.lit("["), F.array_join(pairs, ","), F.lit("]"))
     else:  # struct
         fields = [column.getField(f.name) for f in data_type.fields]
