@@ -11,6 +11,14 @@ _ = Whitelist()
 # Public plugin API (connect_runtime.api): plugins call these or read these, the runtime implements them.
 _.request_task_reconfiguration  # ConnectorContext: a connector asks for new task configs
 _.to_connect_header  # HeaderConverter: Java's toConnectHeader, for sink-side plugins
+# Values: Java's public conversions, for plugins (the runtime itself parses and prints).
+_.convert_to_list
+_.convert_to_map
+_.convert_to_struct
+_.convert_to_date
+_.convert_to_time
+_.convert_to_timestamp
+_.convert_to_decimal
 _.to_connect_schema_and_value  # JsonConverter: Java's toConnectData, for consumers of schema'd records
 _.client_type  # ConnectorClientConfigRequest: what an override policy reads
 _.SOURCE  # ConnectorType: what REST extensions compare with (built from the plugin's type by value)

@@ -21,16 +21,23 @@ from __future__ import annotations
 import base64
 import datetime
 import decimal
+import functools
+import hashlib
 import json
+import math
 import os
 import re
 import shutil
+import struct
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from connect_runtime.api.data import Schema, SchemaBuilder, SchemaType, Struct
+from connect_runtime.api import Header, SourceRecord, header_schema
+from connect_runtime.api.data import Date, Schema, SchemaBuilder, SchemaType, Struct, Time, Timestamp, validate_value
+from connect_runtime.api.errors import DataException
+from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.testing.local_kafka import KAFKA_VERSION, default_cache_dir, ensure_maven_jars
 
 HARNESS_SOURCE = Path(__file__).parent / "java" / "ConnectDataHarness.java"
@@ -40,10 +47,12 @@ DEPENDENCIES: tuple[tuple[str, str, str], ...] = (
     ("org.apache.kafka", "connect-api", KAFKA_VERSION),
     ("org.apache.kafka", "connect-json", KAFKA_VERSION),
     ("org.apache.kafka", "connect-transforms", KAFKA_VERSION),
+    ("org.apache.kafka", "connect-runtime", KAFKA_VERSION),  # ByteArrayConverter lives there
 )
-"""The harness's classpath: Connect's data classes, its JSON converter and its transforms."""
+"""The harness's classpath: Connect's data classes, its converters and its transforms."""
 
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+DAY_MS = 86_400_000
 
 JAVA_CLASSES: Mapping[str, str] = {
     "java.lang.Byte": "int",
@@ -88,6 +97,31 @@ DELIBERATE_DIFFERENCES: Mapping[str, str] = {
                                      "are unequal; Python's bytes are values and compare by content.",
     "dates Python represents": "Dates and timestamps outside years 1..9999 have no datetime: the corpus "
                                "stays inside them.",
+    "floats printed by JDK 17": "The harness runs on JDK 17, whose Double.toString and Float.toString print "
+                                "some values with more digits than the shortest that round-trips (1.0E23 as "
+                                "9.999999999999999E22). Ours prints the shortest, as JDK 19+ does: where the "
+                                "texts differ only in such numbers, Java's with more digits and both parsing "
+                                "to the same double (the same float for a FLOAT32), it is not a difference.",
+    "bytes as text": "Java's StringConverter writes a byte[] as its identity ([B@1b6d3586), which no one can "
+                     "read; ours decodes the bytes as UTF-8. Java's text holding \"[B@\" is not compared.",
+    "dates as text": "StringConverter writes java.util.Date.toString(), in the JVM's time zone; ours prints "
+                     "as a JVM in UTC does, and the harness's JVM runs in UTC.",
+    "argument errors": "Java's IllegalArgumentException is Python's ValueError (same message); the "
+                       "canonical form names both ValueError.",
+    "a record in a message": "Messages that print a whole record (TimestampRouter's \"Timestamp missing on "
+                             "record: ...\") show Java's toString of its objects, identity hashes of byte "
+                             "arrays included; those messages are compared up to the record "
+                             "(MESSAGES_COMPARED_BY_PREFIX).",
+    "string timestamps without a format": "TimestampConverter given a string timestamp and no format fails in "
+                                          "Java with a NullPointerException, ours with a DataException saying "
+                                          "the format is required: the corpus configures a format wherever a "
+                                          "string may come in.",
+    "map classes": "The harness builds maps as java.util.LinkedHashMap (to keep their order for the converters' "
+                   "bytes); Kafka Connect's converters give java.util.HashMap, which our messages name, so the two "
+                   "names are one in compared messages.",
+    "equal bytes map keys": "A Java map keyed by byte[] holds two equal arrays as two keys (identity); a "
+                            "Python dict keeps one: records with such a map are left out of the "
+                            "transforms' comparisons.",
 }
 """The known, deliberate differences between Java's data classes and ours, by the name the tests use
 for them, each with why."""
@@ -178,9 +212,214 @@ def value_from(enc: Any, context: Schema | None) -> object:
     raise ValueError(f"unknown value tag {tag}")
 
 
+def describe_schema(schema: Schema) -> dict[str, Any]:
+    """The description of ``schema``, as the Java side's ``describe`` prints one."""
+    d: dict[str, Any] = {"type": schema.type.name, "optional": schema.is_optional}
+    for attr in ("name", "version", "doc"):
+        if getattr(schema, attr) is not None:
+            d[attr] = getattr(schema, attr)
+    if schema.parameters is not None:
+        d["parameters"] = dict(schema.parameters)
+    if schema.type is SchemaType.STRUCT:
+        d["fields"] = [{"name": f.name, "schema": describe_schema(f.schema)} for f in schema.fields]
+    # Values.parse_string builds arrays and maps without element schemas when their elements have none in common.
+    if schema.type is SchemaType.MAP:
+        d["key"] = None if schema.key_schema is None else describe_schema(schema.key_schema)
+    if schema.type in (SchemaType.MAP, SchemaType.ARRAY):
+        d["value"] = None if schema.value_schema is None else describe_schema(schema.value_schema)
+    if schema.default_value is not None:
+        d["default"] = encode_value(schema.default_value, schema)
+    return d
+
+
+_TAGS = {SchemaType.INT8: "int8", SchemaType.INT16: "int16", SchemaType.INT32: "int32", SchemaType.INT64: "int64",
+         SchemaType.FLOAT32: "float32", SchemaType.FLOAT64: "float64", SchemaType.BOOLEAN: "boolean",
+         SchemaType.STRING: "string", SchemaType.BYTES: "bytes"}
+
+
+def encode_value(value: object, schema: Schema | None) -> Any:
+    """The value encoding of ``value`` (the inverse of :func:`value_from`), tagged by ``schema`` where
+    there is one and the value fits it, by the Python class where not (as Java's ``encode`` tags by
+    the value's class: in an array Values.parseString typed STRING, a parsed 1 stays a Byte). A
+    temporal value is tagged as Java's ``java.util.Date``: by the schema's logical name, else a
+    timestamp."""
+    if value is None:
+        return None
+    if isinstance(value, datetime.date | datetime.time):
+        return _encode_temporal(value, None if schema is None else schema.name)
+    if isinstance(value, Struct):
+        return {"struct": {f.name: encode_value(value.get_without_default(f.name), f.schema)
+                           for f in value.schema.fields}}
+    if isinstance(value, decimal.Decimal):
+        return {"decimal": format(value, "f")}
+    if isinstance(value, bytes | bytearray | memoryview):
+        return {"bytes": base64.b64encode(bytes(value)).decode()}
+    if isinstance(value, list | tuple):
+        inner = schema.value_schema if schema is not None else None
+        return {"array": [encode_value(v, inner) for v in value]}
+    if isinstance(value, Mapping):
+        ks, vs = (schema.key_schema, schema.value_schema) if schema is not None else (None, None)
+        return {"map": [[encode_value(k, ks), encode_value(v, vs)] for k, v in value.items()]}
+    if isinstance(value, float) and not math.isfinite(value):  # as Java's side writes them
+        tag = _TAGS[schema.type] if schema is not None and schema.type in _TAGS else "float64"
+        return {tag: "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
+    if schema is not None and schema.type in _TAGS:
+        try:
+            validate_value(schema, value)
+        except DataException:
+            schema = None  # tagged by its class, as Java tags the value it kept
+        else:
+            return {_TAGS[schema.type]: value}
+    if isinstance(value, bool):
+        return {"boolean": value}
+    if isinstance(value, int):
+        return {"int64": value}
+    if isinstance(value, float):
+        return {"float64": value}
+    if isinstance(value, str):
+        return {"string": value}
+    raise ValueError(f"cannot encode {type(value)}")
+
+
+def _encode_temporal(value: datetime.date | datetime.time, name: str | None) -> dict[str, int]:
+    if isinstance(value, datetime.datetime):
+        millis = Timestamp.from_logical(Timestamp.SCHEMA, value)
+    elif isinstance(value, datetime.date):
+        millis = Date.from_logical(Date.SCHEMA, value) * DAY_MS
+    else:
+        millis = Time.from_logical(Time.SCHEMA, value)
+    if name == Date.LOGICAL_NAME:
+        return {"date": millis // DAY_MS}
+    return {"time" if name == Time.LOGICAL_NAME else "timestamp": millis}
+
+
+def record_from(desc: Mapping[str, Any]) -> SourceRecord:
+    """Our :class:`SourceRecord` of a record description (``R`` in the Java file)."""
+    key_schema = schema_from(desc["key_schema"]) if desc.get("key_schema") is not None else None
+    value_schema = schema_from(desc["value_schema"]) if desc.get("value_schema") is not None else None
+    headers = []
+    for h in desc.get("headers", ()):
+        schema = schema_from(h["schema"]) if h.get("schema") is not None else None
+        headers.append(Header(h["key"], value_from(h.get("value"), schema), schema))
+    return SourceRecord(None, None, desc.get("topic", "t"), desc.get("partition"),
+                        value_from(desc.get("key"), key_schema), value_from(desc.get("value"), value_schema),
+                        headers, desc.get("timestamp"), key_schema=key_schema, value_schema=value_schema)
+
+
+def describe_record(record: SourceRecord) -> dict[str, Any]:
+    """The description of ``record``, as the Java side's ``describe`` prints one."""
+    return {
+        "topic": record.topic,
+        "partition": record.kafka_partition,
+        "key_schema": None if record.key_schema is None else describe_schema(record.key_schema),
+        "key": encode_value(record.key, record.key_schema),
+        "value_schema": None if record.value_schema is None else describe_schema(record.value_schema),
+        "value": encode_value(record.value, record.value_schema),
+        "timestamp": record.timestamp,
+        "headers": [{"key": h[0], "schema": None if header_schema(h) is None else describe_schema(header_schema(h)),
+                     "value": encode_value(h[1], header_schema(h))} for h in record.headers or ()],
+    }
+
+
+MESSAGES_COMPARED_BY_PREFIX = ("Timestamp missing on record: ",)
+"""Error messages compared only up to the record they print (see "a record in a message" in
+:data:`DELIBERATE_DIFFERENCES`)."""
+
+
+def _canonical(node: Any) -> Any:
+    """A value encoding in comparable form: integer and float widths come from the schemas (compared
+    on their own), so tags fold to one per kind (a schemaless Java Integer and our int are equal); a
+    FLOAT32 is rounded to single precision; map entries are sorted (Java's HashMap has no order)."""
+    if isinstance(node, list):
+        return [_canonical(x) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, x in node.items():
+        if key in ("int8", "int16", "int32", "int64"):
+            out["int"] = x
+        elif key == "float32" and isinstance(x, float):
+            out["float"] = struct.unpack("f", struct.pack("f", x))[0]
+        elif key in ("float32", "float64"):
+            out["float"] = x
+        elif key == "message" and isinstance(x, str) and x.startswith(MESSAGES_COMPARED_BY_PREFIX):
+            out[key] = next(p for p in MESSAGES_COMPARED_BY_PREFIX if x.startswith(p))
+        elif key == "message" and isinstance(x, str):
+            out[key] = x.replace("java.util.LinkedHashMap", "java.util.HashMap")
+        elif key == "error" and x == "IllegalArgumentException":
+            out[key] = "ValueError"
+        elif key == "map":
+            pairs = [_canonical(pair) for pair in x]
+            out["map"] = sorted(pairs, key=lambda pair: json.dumps(pair, sort_keys=True))
+        else:
+            out[key] = _canonical(x)
+    return out
+
+
+def canonical(answer: Any) -> str:
+    """``answer`` (a Java or a Python answer) as a string two equal answers share."""
+    return json.dumps(_canonical(answer), sort_keys=True)
+
+
+@functools.cache
+def _registry() -> PluginRegistry:
+    return PluginRegistry()
+
+
+def plugin_differences(harness: JavaDataHarness, cases: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Every ``transform`` or ``predicate`` case whose answers differ, each shown by its first record
+    that differs: the plugin, the record, then Java's answer and ours."""
+    ours = {"transform": python_transform, "predicate": python_predicate}
+    found = []
+    for case, java in zip(cases, harness.run(cases), strict=True):
+        python = ours[case["op"]](case)
+        field = "records" if case["op"] == "transform" else "results"
+        for i, (j, p) in enumerate(zip(java[field], python[field], strict=True)):
+            if canonical(j) != canonical(p):
+                found.append(f"{case['class']} {json.dumps(case.get('config', {}))}, record {i}:\n"
+                             f"  input:  {json.dumps(case['records'][i])}\n"
+                             f"  java:   {canonical(j)}\n  python: {canonical(p)}")
+                break
+    return found
+
+
+def python_transform(case: Mapping[str, Any]) -> dict[str, Any]:
+    """Our answer to a ``transform`` case: the built-in transform of that Java class name, configured
+    once, applied to each record in turn."""
+    transform = _registry().resolve(case["class"])()
+    transform.configure(dict(case.get("config", {})))
+    results: list[Any] = []
+    try:
+        for desc in case["records"]:
+            try:
+                result = transform.apply(record_from(desc))
+            except Exception as e:  # the answer is the exception, as on the Java side
+                results.append({"error": type(e).__name__, "message": str(e)})
+            else:
+                results.append(None if result is None else describe_record(result))
+    finally:
+        transform.close()
+    return {"records": results}
+
+
+def python_predicate(case: Mapping[str, Any]) -> dict[str, Any]:
+    """Our answer to a ``predicate`` case."""
+    predicate = _registry().resolve(case["class"])()
+    predicate.configure(dict(case.get("config", {})))
+    results: list[Any] = []
+    for desc in case["records"]:
+        try:
+            results.append(predicate.test(record_from(desc)))
+        except Exception as e:  # the answer is the exception, as on the Java side
+            results.append({"error": type(e).__name__, "message": str(e)})
+    return {"results": results}
+
+
 def harness_cache_dir() -> Path:
-    """Where the harness's jars and compiled class live: next to the broker's, keyed by version."""
-    return default_cache_dir().parent / f"kafka-connect-data-harness-{KAFKA_VERSION}"
+    """Where the harness's jars and compiled class live: next to the broker's, keyed by version and by
+    :data:`DEPENDENCIES` (a cache fetched for another list is never reused)."""
+    digest = hashlib.sha256(repr(DEPENDENCIES).encode()).hexdigest()[:8]
+    return default_cache_dir().parent / f"kafka-connect-data-harness-{KAFKA_VERSION}-{digest}"
 
 
 class JavaDataHarness:
@@ -199,8 +438,10 @@ class JavaDataHarness:
         if compiled.returncode != 0:
             raise RuntimeError(f"javac could not compile {HARNESS_SOURCE.name}:\n{compiled.stdout}{compiled.stderr}")
         self._stderr = (workdir / "harness-stderr.log").open("wb")
-        self._proc = subprocess.Popen([java, "-Xmx512m", "-cp", classpath, MAIN_CLASS], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=self._stderr)
+        # UTC: StringConverter writes java.util.Date.toString() and Values formats and parses dates, both in
+        # the JVM's time zone; ours are Java's in UTC.
+        self._proc = subprocess.Popen([java, "-Xmx512m", "-Duser.timezone=UTC", "-cp", classpath, MAIN_CLASS],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr)
 
     def run(self, cases: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Java's answers to ``cases``, in order (the whole batch is written by a thread while the

@@ -31,6 +31,7 @@ from connect_runtime.api.data import (
     Struct,
     Time,
     Timestamp,
+    Values,
     validate_value,
 )
 from connect_runtime.api.delegated_delivery import DelegatedDelivery
@@ -41,7 +42,7 @@ from connect_runtime.api.override_policy import (
     ConnectorClientConfigOverridePolicy,
     ConnectorClientConfigRequest,
 )
-from connect_runtime.api.record import RecordMetadata, SourceRecord
+from connect_runtime.api.record import Header, RecordMetadata, SourceRecord, header_schema
 from connect_runtime.api.rest_extension import (
     ConnectClusterDetails,
     ConnectClusterState,
@@ -87,6 +88,7 @@ __all__ = [
     "DelegatedDelivery",
     "ExactlyOnceSupport",
     "Field",
+    "Header",
     "HeaderConverter",
     "Importance",
     "OffsetStorageReader",
@@ -111,8 +113,10 @@ __all__ = [
     "TransactionContext",
     "Transformation",
     "ValidString",
+    "Values",
     "Width",
     "freeze_partition",
+    "header_schema",
     "non_empty_string",
     "runtime_version",
     "validate_value",

@@ -50,8 +50,9 @@ class HeaderConverter(ABC):
 
     The worker's ``header.converter`` (default ``org.apache.kafka.connect.storage.SimpleHeaderConverter``)
     or the connector's own ``header.converter`` converts every header a source task or a transform puts
-    on a record; ``header.converter.*`` settings configure it. A header value is a schemaless Python
-    value (str, bytes, bool, int, float, Decimal, dict, list or None).
+    on a record; ``header.converter.*`` settings configure it. A header value is a Python value (str,
+    bytes, bool, int, float, Decimal, dict, list, Struct, date/time or None), with its schema when the
+    header has one.
 
     A class can be both a :class:`Converter` and a :class:`HeaderConverter`, as the built-in
     ``JsonConverter``, ``StringConverter`` and ``ByteArrayConverter`` are (their header form is their
@@ -71,8 +72,15 @@ class HeaderConverter(ABC):
         return converter_config_def()
 
     @abstractmethod
-    def from_connect_header(self, topic: str, header_key: str, value: Any) -> bytes | None:
-        """Serialize the value of header ``header_key`` on a record for ``topic`` (None may stay None)."""
+    def from_connect_header(self, topic: str, header_key: str, value: Any, *,
+                            schema: Schema | None = None) -> bytes | None:
+        """Serialize the value of header ``header_key`` on a record for ``topic`` (None may stay None).
+
+        The runtime passes ``schema`` (by keyword) only for a header that carries one (a
+        :class:`~connect_runtime.api.record.Header` with a schema); for the others it calls
+        ``from_connect_header(topic, header_key, value)``, so a converter that takes no ``schema``
+        argument keeps working for them.
+        """
 
     @abstractmethod
     def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> Any:

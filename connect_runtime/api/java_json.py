@@ -43,6 +43,7 @@ from typing import Any, Final
 
 import orjson
 
+from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import DataException
 
 __all__ = [
@@ -153,11 +154,17 @@ def java_float_to_string(value: float) -> str:
     return _java_shortest(value, text, _is_float32)
 
 
+# Half a unit in the last place above the largest float: a double below it rounds to that float.
+_FLOAT32_MAX: Final = 3.4028234663852886e38
+_FLOAT32_OVERFLOW: Final = (2 - 2**-24) * 2.0**127
+
+
 def _to_float32(value: float) -> float:
+    """``value`` rounded to the nearest float, as Java's ``(float)`` cast."""
     try:
         result: float = struct.unpack("<f", struct.pack("<f", value))[0]
-    except OverflowError:  # beyond float32's range: Java's (float) cast gives infinity
-        return math.copysign(math.inf, value)
+    except OverflowError:  # beyond the largest float: it, or infinity past the rounding boundary
+        return math.copysign(_FLOAT32_MAX if abs(value) < _FLOAT32_OVERFLOW else math.inf, value)
     return result
 
 
@@ -258,6 +265,9 @@ def _encode(value: Any, out: list[str]) -> None:
         _encode_all("[", value, _encode, "]", out)
     elif isinstance(value, bytes | bytearray | memoryview):
         out.append('"' + base64.b64encode(value).decode("ascii") + '"')
+    elif isinstance(value, Struct):
+        # Java's schemaless convertToJson knows a Struct's type, then finds no schema to match it.
+        raise DataException("Mismatching schema.")
     else:
         raise DataException(
             f"Python class {type(value).__module__}.{type(value).__qualname__} "

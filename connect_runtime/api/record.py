@@ -4,15 +4,36 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from connect_runtime.api.data.schema import Schema
 
 #: A source partition or source offset: string keys, primitive values (str, int, float, bool, None).
 SourceMap = Mapping[str, Any]
-#: Record headers as (key, value) pairs. A value is schemaless data (str, bytes, bool, int, float,
-#: Decimal, dict, list or None) that the connector's header converter turns into bytes.
-Headers = Sequence[tuple[str, Any]]
+
+
+class Header(NamedTuple):
+    """A record header with the schema of its value (Java's ``Header``: key, schema, value).
+
+    A plain ``(key, value)`` pair is a header without a schema; this 3-tuple adds one, which the
+    header converter receives (None: schemaless, as a pair). Read any header as ``header[0]``
+    (key), ``header[1]`` (value) and :func:`header_schema`.
+    """
+
+    key: str
+    value: Any
+    schema: Schema | None = None
+
+
+#: Record headers: ``(key, value)`` pairs, or :class:`Header` 3-tuples ``(key, value, schema)``. A
+#: value is data (str, bytes, bool, int, float, Decimal, dict, list, Struct, date/time or None) that
+#: the connector's header converter turns into bytes.
+Headers = Sequence[tuple[str, Any] | tuple[str, Any, Schema | None]]
+
+
+def header_schema(header: tuple[str, Any] | tuple[str, Any, Schema | None]) -> Schema | None:
+    """The schema of a header: its third element, None for a ``(key, value)`` pair."""
+    return header[2] if len(header) > 2 else None
 
 
 @dataclass(slots=True)
@@ -31,6 +52,8 @@ class SourceRecord:
     the header converter (``header.converter``, by default ``SimpleHeaderConverter``: strings as UTF-8,
     other values as Kafka's ``Values.convertToString`` prints them, bytes in base64; a connector that
     wants raw bytes sets ``header.converter=org.apache.kafka.connect.converters.ByteArrayConverter``).
+    A header is a ``(key, value)`` pair, or a :class:`Header` ``(key, value, schema)`` whose schema
+    the header converter receives, as Java's ``headers().add(key, value, schema)``.
 
     ``key_schema`` and ``value_schema`` (None: schemaless) describe ``key`` and ``value`` with Kafka
     Connect's data model; the converters receive them, so ``JsonConverter`` with ``schemas.enable=true``

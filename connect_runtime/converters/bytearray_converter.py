@@ -7,6 +7,7 @@ from typing import Any
 
 from connect_runtime.api.converter import Converter, HeaderConverter
 from connect_runtime.api.data.schema import Schema, SchemaType
+from connect_runtime.api.data.schema_and_value import SchemaAndValue
 from connect_runtime.api.errors import DataException
 from connect_runtime.version import runtime_version
 
@@ -38,13 +39,19 @@ class ByteArrayConverter(Converter, HeaderConverter):
             return bytes(value)
         raise DataException(f"ByteArrayConverter is not compatible with objects of type {type(value)}")
 
+    def to_connect_schema_and_value(self, topic: str, data: bytes | None) -> SchemaAndValue:
+        """Java's ``toConnectData``: :meth:`to_connect_data`'s value with the schema Java gives it,
+        ``OPTIONAL_BYTES_SCHEMA``."""
+        return SchemaAndValue(Schema.OPTIONAL_BYTES_SCHEMA, self.to_connect_data(topic, data))
+
     def to_connect_data(self, topic: str, data: bytes | None) -> bytes | None:
         """Return the bytes as read (None for a tombstone)."""
         return data
 
-    def from_connect_header(self, topic: str, header_key: str, value: Any) -> bytes | None:
+    def from_connect_header(self, topic: str, header_key: str, value: Any, *,
+                            schema: Schema | None = None) -> bytes | None:
         """A header value is written as a record value is (Java's ``fromConnectHeader``)."""
-        return self.from_connect_data(topic, value)
+        return self.from_connect_data(topic, value, schema=schema)
 
     def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> Any:
         """A header value is read as a record value is (Java's ``toConnectHeader``)."""

@@ -11,8 +11,9 @@ import base64
 import binascii
 import datetime as _dt
 import decimal
+import json
 import math
-import struct
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -25,7 +26,13 @@ from connect_runtime.api.data.schema_and_value import SchemaAndValue
 from connect_runtime.api.data.schema_builder import SchemaBuilder
 from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import ConfigException, DataException
-from connect_runtime.api.java_json import fast_json_body, json_dumps_compact, json_loads, json_loads_decimal
+from connect_runtime.api.java_json import (
+    _to_float32,
+    fast_json_body,
+    json_dumps_compact,
+    json_loads,
+    json_loads_decimal,
+)
 from connect_runtime.converters.json_schema_encoding import LruCache, SchemaEncoder
 from connect_runtime.version import runtime_version
 
@@ -140,9 +147,10 @@ class JsonConverter(Converter, HeaderConverter):
             return b'{"schema":null,"payload":' + body + b"}"
         return body
 
-    def from_connect_header(self, topic: str, header_key: str, value: Any) -> bytes | None:
+    def from_connect_header(self, topic: str, header_key: str, value: Any, *,
+                            schema: Schema | None = None) -> bytes | None:
         """A header value is written as a record value is (Java's ``fromConnectHeader``)."""
-        return self.from_connect_data(topic, value)
+        return self.from_connect_data(topic, value, schema=schema)
 
     def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> Any:
         """A header value is read as a record value is (Java's ``toConnectHeader``)."""
@@ -162,18 +170,18 @@ class JsonConverter(Converter, HeaderConverter):
         node = _parse(data)
         _check_envelope(node)
         if node["schema"] is None:
-            return SchemaAndValue(None, node["payload"])
+            return SchemaAndValue(None, _schemaless(node["payload"], data))
         node = json_loads_decimal(data)
-        schema_key = orjson.dumps(node["schema"], default=str)
+        schema_key = _schema_key(node["schema"])
         parsed = self._read_schemas.get(schema_key)
         if parsed is None:
-            plain_schema = _parse_schema(node["schema"])
+            plain_schema = _parse_schema(node["schema"], self._replace_null_with_default, structs=True)
             assert plain_schema is not None
             parsed = (plain_schema, _as_connect_schema(plain_schema))
             self._read_schemas.put(schema_key, parsed)
         plain_schema, schema = parsed
-        return SchemaAndValue(schema, _as_connect_value(
-            schema, _to_connect(plain_schema, node["payload"], self._replace_null_with_default)))
+        return SchemaAndValue(schema, _to_connect(plain_schema, node["payload"], self._replace_null_with_default,
+                                                  structs=True))
 
     def to_connect_data(self, topic: str, data: bytes | None) -> Any:
         """Parse JSON bytes; with schemas enabled, unwrap (and apply) the envelope's schema."""
@@ -181,15 +189,24 @@ class JsonConverter(Converter, HeaderConverter):
             return None
         node = _parse(data)
         if not self._schemas_enabled:
-            return node
+            return _schemaless(node, data)
         _check_envelope(node)
         schema = node["schema"]
         if schema is None:
-            return node["payload"]
+            return _schemaless(node["payload"], data)
         # Java parses floats as BigDecimal here (USE_BIG_DECIMAL_FOR_FLOATS): re-read exactly so
         # NUMERIC decimals keep every digit; float fields are turned back into floats below.
         node = json_loads_decimal(data)
-        return _to_connect(_parse_schema(node["schema"]), node["payload"], self._replace_null_with_default)
+        replace_null = self._replace_null_with_default
+        return _to_connect(_parse_schema(node["schema"], replace_null), node["payload"], replace_null)
+
+
+def _schema_key(schema_node: Any) -> bytes:
+    """The read-schema cache's key: the schema's JSON text (its Decimals as their text)."""
+    try:
+        return orjson.dumps(schema_node, default=str)
+    except TypeError:  # an integer beyond 64 bits (a NUMERIC decimal default, say)
+        return json.dumps(schema_node, default=str, separators=(",", ":")).encode()
 
 
 def _parse(data: bytes) -> Any:
@@ -197,7 +214,8 @@ def _parse(data: bytes) -> Any:
         return json_loads(data)
     except ValueError as exc:
         raise DataException(
-            f"Converting byte[] to Kafka Connect data failed due to serialization error: {exc}"
+            # Java's message ends here too; what the parser said is the cause.
+            "Converting byte[] to Kafka Connect data failed due to serialization error: "
         ) from exc
 
 
@@ -221,8 +239,8 @@ _TYPES: Final = frozenset((*_PRIMITIVE_TYPES, "array", "map", "struct"))
 class _Schema:
     """The parts of a Connect schema (``JsonConverter.asConnectSchema``) conversion needs."""
 
-    __slots__ = ("default", "doc", "fields", "items", "keys", "name", "optional", "parameters", "type", "values",
-                 "version")
+    __slots__ = ("connect", "default", "doc", "fields", "items", "keys", "name", "optional", "parameters", "type",
+                 "values", "version")
 
     def __init__(self, type_: str) -> None:
         self.type = type_
@@ -236,6 +254,7 @@ class _Schema:
         self.keys: _Schema | None = None
         self.values: _Schema | None = None
         self.fields: list[tuple[str, _Schema]] = []
+        self.connect: Schema | None = None  # the Schema built from this one, once built
 
 
 def _node_type(value: Any) -> str:
@@ -253,7 +272,10 @@ def _node_type(value: Any) -> str:
     return "OBJECT"
 
 
-def _parse_schema(node: Any) -> _Schema | None:
+def _parse_schema(node: Any, replace_null: bool, structs: bool = False) -> _Schema | None:
+    """Java's ``asConnectSchema`` checks and parts. A default is read as a payload is (a null in it takes
+    its schema's default only with ``replace_null``); with ``structs`` it holds Structs (the
+    schemas of what it holds built first), else dicts."""
     if node is None:
         return None
     type_node = node.get("type") if isinstance(node, dict) else None
@@ -266,14 +288,14 @@ def _parse_schema(node: Any) -> _Schema | None:
         items = node.get("items")
         if items is None:
             raise DataException("Array schema did not specify the element type")
-        schema.items = _parse_schema(items)
+        schema.items = _parse_schema(items, replace_null, structs)
     elif type_node == "map":
         if "keys" not in node:
             raise DataException("Map schema did not specify the key type")
         if "values" not in node:
             raise DataException("Map schema did not specify the value type")
-        schema.keys = _parse_schema(node["keys"])
-        schema.values = _parse_schema(node["values"])
+        schema.keys = _parse_schema(node["keys"], replace_null, structs)
+        schema.values = _parse_schema(node["values"], replace_null, structs)
     elif type_node == "struct":
         fields = node.get("fields")
         if not isinstance(fields, list):
@@ -282,7 +304,7 @@ def _parse_schema(node: Any) -> _Schema | None:
             field_name = field.get("field") if isinstance(field, dict) else None
             if not isinstance(field_name, str):
                 raise DataException("Struct schema's field name not specified properly")
-            field_schema = _parse_schema(field)
+            field_schema = _parse_schema(field, replace_null, structs)
             assert field_schema is not None
             schema.fields.append((field_name, field_schema))
     schema.optional = node.get("optional") is True
@@ -302,7 +324,9 @@ def _parse_schema(node: Any) -> _Schema | None:
                 raise DataException("Schema parameters must have string values.")
             schema.parameters[key] = param
     if node.get("default") is not None:
-        schema.default = _to_connect(schema, node["default"])
+        if structs:
+            _as_connect_schema(schema)  # the schema without its default, for the Structs the default may hold
+        schema.default = _to_connect(schema, node["default"], replace_null, structs)
     return schema
 
 
@@ -325,17 +349,18 @@ def _java_integral(value: Any, bits: int) -> int:
 def _java_floating(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | decimal.Decimal):
         return 0.0
-    return float(value)
+    return float(value) + 0.0  # Java reads fractions as BigDecimals, which have no -0: -0.0 reads as 0.0
 
 
-def _to_connect(schema: _Schema | None, value: Any, replace_null: bool = True) -> Any:
+def _to_connect(schema: _Schema | None, value: Any, replace_null: bool = True, structs: bool = False) -> Any:
     """``JsonConverter.convertToConnect`` for a parsed payload (floats may be Decimals); a null takes
-    its schema's default only when ``replace_null`` (``replace.null.with.default``)."""
+    its schema's default only when ``replace_null`` (``replace.null.with.default``). With ``structs``
+    (the schema built, :func:`_as_connect_schema`) a struct becomes a :class:`Struct`, else a dict."""
     if schema is None:
         return _plain(value)
     if value is None:
         if schema.default is not None and replace_null:
-            return schema.default
+            return schema.connect.default_value if structs and schema.connect is not None else schema.default
         if schema.optional:
             return None
         raise DataException(f"Invalid null value for required {schema.type.upper()} field")
@@ -350,7 +375,7 @@ def _to_connect(schema: _Schema | None, value: Any, replace_null: bool = True) -
         if isinstance(value, bool) or not isinstance(value, int):
             raise _logical_type_error("Time", "integer", value)
         if not 0 <= value < 86_400_000:
-            raise DataException("Time values must be between 0 and 86400000 (milliseconds in a day)")
+            raise DataException("Time values must use number of milliseconds greater than 0 and less than 86400000")
         return (_dt.datetime.min + _dt.timedelta(milliseconds=value)).time()
     if logical == _TIMESTAMP_NAME:
         if isinstance(value, bool) or not isinstance(value, int):
@@ -368,7 +393,7 @@ def _to_connect(schema: _Schema | None, value: Any, replace_null: bool = True) -
     if kind == "int64":
         return _java_integral(value, 64)
     if kind == "float":
-        return struct.unpack("<f", struct.pack("<f", _java_floating(value)))[0]
+        return _to_float32(_java_floating(value))
     if kind == "double":
         return _java_floating(value)
     if kind == "string":
@@ -385,7 +410,7 @@ def _to_connect(schema: _Schema | None, value: Any, replace_null: bool = True) -
         if isinstance(value, dict):
             value = list(value.values())
         elements = value if isinstance(value, list) else []
-        return [_to_connect(schema.items, element, replace_null) for element in elements]
+        return [_to_connect(schema.items, element, replace_null, structs) for element in elements]
     if kind == "map":
         if schema.keys is not None and schema.keys.type != "string":
             if not isinstance(value, list):
@@ -401,9 +426,9 @@ def _to_connect(schema: _Schema | None, value: Any, replace_null: bool = True) -
                     )
                 if len(entry) != 2:
                     raise DataException(f"Found invalid map entry, expected length 2 but found :{len(entry)}")
-                key = _to_connect(schema.keys, entry[0], replace_null)
+                key = _to_connect(schema.keys, entry[0], replace_null, structs)
                 try:
-                    result[key] = _to_connect(schema.values, entry[1], replace_null)
+                    result[key] = _to_connect(schema.values, entry[1], replace_null, structs)
                 except TypeError as exc:  # unhashable key (a list or dict)
                     raise DataException(f"Unhashable map key of type {type(key).__name__}") from exc
             return result
@@ -411,10 +436,16 @@ def _to_connect(schema: _Schema | None, value: Any, replace_null: bool = True) -
             raise DataException(
                 "Maps with string fields should be encoded as JSON objects, but found " + _node_type(value)
             )
-        return {key: _to_connect(schema.values, item, replace_null) for key, item in value.items()}
+        return {key: _to_connect(schema.values, item, replace_null, structs) for key, item in value.items()}
     # struct
     if not isinstance(value, dict):
         raise DataException(f"Structs should be encoded as JSON objects, but found {_node_type(value)}")
+    if structs and schema.connect is not None:
+        # Java's Struct.put checks each value as it goes; a Struct is also what a map key can be.
+        result_struct = Struct(schema.connect)
+        for (name, field), connect_field in zip(schema.fields, schema.connect.fields, strict=True):
+            result_struct.put(connect_field, _to_connect(field, value.get(name), replace_null, structs))
+        return result_struct
     return {name: _to_connect(field, value.get(name), replace_null) for name, field in schema.fields}
 
 
@@ -443,10 +474,24 @@ def _logical_type_error(logical: str, expected: str, value: Any) -> DataExceptio
     )
 
 
+# What a schemaless value may hold that Java reads otherwise: a negative zero, an integer beyond 64 bits.
+_UNLIKE_JAVA: Final = re.compile(rb"-0[.eE]|\d{19}")
+
+
+def _schemaless(node: Any, data: bytes) -> Any:
+    """A schemaless value as Java reads it (:func:`_plain`), walked only when its bytes may need it."""
+    return _plain(node) if _UNLIKE_JAVA.search(data) else node
+
+
 def _plain(value: Any) -> Any:
-    """Schemaless payload inside a schema'd envelope: Decimals (from the exact re-read) to floats."""
+    """A schemaless value as Java reads it: numbers with a fraction as doubles without -0 (through a
+    BigDecimal), integers as longs (``JsonNode.longValue()`` keeps the low 64 bits)."""
+    if isinstance(value, float):
+        return value + 0.0
     if isinstance(value, decimal.Decimal):
-        return float(value)
+        return float(value) + 0.0  # BigDecimal has no -0
+    if isinstance(value, int) and not -(2**63) <= value < 2**63:
+        return _wrap(value, 64)  # JsonNode.longValue()
     if isinstance(value, list):
         return [_plain(item) for item in value]
     if isinstance(value, dict):
@@ -462,7 +507,14 @@ _BUILDERS: Final = {
 
 
 def _as_connect_schema(parsed: _Schema) -> Schema:
-    """Java's ``asConnectSchema``, from a schema already checked by :func:`_parse_schema`."""
+    """Java's ``asConnectSchema``, from a schema already checked by :func:`_parse_schema`; each parsed
+    schema keeps the one built from it (``connect``)."""
+    built = _build_connect_schema(parsed)
+    parsed.connect = built
+    return built
+
+
+def _build_connect_schema(parsed: _Schema) -> Schema:
     if parsed.type == "array":
         assert parsed.items is not None
         builder = SchemaBuilder.array(_as_connect_schema(parsed.items))
@@ -501,8 +553,8 @@ def _as_connect_schema_without_default(parsed: _Schema) -> Schema:
 
 def _as_connect_value(schema: Schema, value: Any) -> Any:
     """A value :func:`_to_connect` returned, with structs (at any depth) as :class:`Struct`."""
-    if value is None:
-        return None
+    if value is None or isinstance(value, Struct):
+        return value
     kind = schema.type
     if kind is SchemaType.STRUCT:
         struct = Struct(schema)

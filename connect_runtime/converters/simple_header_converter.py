@@ -1,94 +1,57 @@
-"""Kafka Connect's ``SimpleHeaderConverter``: header values as text (``Values.convertToString``).
+"""Kafka Connect's ``SimpleHeaderConverter``: header values as text, through Java's ``Values``.
 
-What Java writes for a schemaless value (``Values.append``), as UTF-8:
-
-* a string as it is; booleans ``true``/``false``; integers in decimal; floats as ``Double.toString``
-  (``1.0``, ``1.0E10``, ``NaN``); a ``Decimal`` as ``BigDecimal.toString``;
-* bytes as standard base64 (padded);
-* a list as ``[a,b]`` and a map as ``{k:v,...}`` with no spaces, their elements *embedded*: strings
-  and base64 bytes in double quotes (``\\`` and ``"`` backslash-escaped, nothing else), None as
-  ``null``;
-* None (the whole value) as a null header value.
+Writing is ``Values.convert_to_string`` in UTF-8 (a string as it is, numbers and booleans as Java
+prints them, bytes in base64, arrays ``[a,b]`` and maps ``{k:v}`` with strings quoted inside, temporal
+values as ISO text; a header's schema says a float's width); reading is ``Values.parse_string``,
+which infers the schema back (``42`` is an INT8, ``[1,2]`` an array of INT8).
 """
 
 from __future__ import annotations
 
-import base64
-import decimal
-from collections.abc import Mapping
+import logging
 from typing import Any
 
 from connect_runtime.api.config_def import ConfigDef
 from connect_runtime.api.converter import HeaderConverter
-from connect_runtime.api.errors import DataException
-from connect_runtime.api.java_json import java_double_to_string
+from connect_runtime.api.data import Schema, SchemaAndValue, Values
 from connect_runtime.version import runtime_version
 
 __all__ = ["SimpleHeaderConverter", "values_to_string"]
 
-
-def values_to_string(value: Any) -> str | None:
-    """Kafka's ``Values.convertToString(null, value)`` for a schemaless value (None for None)."""
-    if value is None:
-        return None
-    if type(value) is str:
-        return value
-    out: list[str] = []
-    _append(out, value, False)
-    return "".join(out)
+log = logging.getLogger(__name__)
 
 
-def _escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"')
+def values_to_string(value: Any, schema: Schema | None = None) -> str | None:
+    """Kafka's ``Values.convertToString(schema, value)`` (None for None)."""
+    return Values.convert_to_string(schema, value)
 
 
-def _append(out: list[str], value: Any, embedded: bool) -> None:
-    if value is None:
-        out.append("null")
-    elif value is True or value is False:
-        out.append("true" if value else "false")
-    elif isinstance(value, int):
-        out.append(int.__repr__(value))
-    elif isinstance(value, float):
-        out.append(java_double_to_string(value))
-    elif isinstance(value, decimal.Decimal):
-        if not value.is_finite():
-            raise DataException(f"Failed to serialize unexpected value type decimal.Decimal: {value}")
-        out.append(str(value))  # Python's to-sci-string is BigDecimal.toString's format
-    elif isinstance(value, str):
-        out.append(f'"{_escape(value)}"' if embedded else value)
-    elif isinstance(value, bytes | bytearray | memoryview):
-        encoded = base64.b64encode(value).decode("ascii")
-        out.append(f'"{encoded}"' if embedded else encoded)
-    elif isinstance(value, list | tuple):
-        out.append("[")
-        for i, item in enumerate(value):
-            if i:
-                out.append(",")
-            _append(out, item, True)
-        out.append("]")
-    elif isinstance(value, Mapping):
-        out.append("{")
-        for i, (key, item) in enumerate(value.items()):
-            if i:
-                out.append(",")
-            _append(out, key, True)
-            out.append(":")
-            _append(out, item, True)
-        out.append("}")
-    else:
-        kind = type(value)
-        raise DataException(f"Failed to serialize unexpected value type {kind.__module__}.{kind.__qualname__}: "
-                            f"{value!r}")
+def _decode_utf8_as_java(raw: bytes) -> str:
+    """``new String(raw, UTF_8)``: malformed input becomes U+FFFD as with Python's "replace", except
+    where Java's decoder takes more bytes as one malformed sequence: a three-byte lead (not ``E0``)
+    and a continuation byte Python refuses after it (``ED A0``, an encoded surrogate) are one
+    sequence, with the next continuation byte too."""
+    parts: list[str] = []
+    start = 0
+    while True:
+        try:
+            parts.append(raw[start:].decode("utf-8"))
+            return "".join(parts)
+        except UnicodeDecodeError as e:
+            bad = start + e.start
+            parts.append(raw[start:bad].decode("utf-8"))
+            parts.append("\ufffd")
+            length = e.end - e.start
+            if 0xE1 <= raw[bad] <= 0xEF and bad + 1 < len(raw) and raw[bad + 1] & 0xC0 == 0x80:
+                length = 3 if bad + 2 < len(raw) and raw[bad + 2] & 0xC0 == 0x80 else 2
+            start = bad + length
 
 
 class SimpleHeaderConverter(HeaderConverter):
     """Kafka Connect's ``org.apache.kafka.connect.storage.SimpleHeaderConverter`` (the worker's default
-    ``header.converter``): writes a header value as its text form (see :func:`values_to_string`) in
-    UTF-8, None as a null header value. It has no settings.
-
-    Reading (``to_connect_header``) returns the text as a str: this runtime only writes records, so it
-    does not infer types from header text as Java's ``Values.parseString`` does.
+    ``header.converter``): writes a header value as its text form (``Values.convert_to_string``) in
+    UTF-8, None as a null header value, and reads text back with ``Values.parse_string``. It has no
+    settings.
     """
 
     def version(self) -> str:
@@ -99,19 +62,32 @@ class SimpleHeaderConverter(HeaderConverter):
         """No settings (Java's is an empty ConfigDef)."""
         return ConfigDef()
 
-    def from_connect_header(self, topic: str, header_key: str, value: Any) -> bytes | None:
+    def from_connect_header(self, topic: str, header_key: str, value: Any, *,
+                            schema: Schema | None = None) -> bytes | None:
         """The value's text form as UTF-8; None stays None."""
         if type(value) is str:  # the common case first
             return value.encode("utf-8", "replace")
-        text = values_to_string(value)
+        text = Values.convert_to_string(schema, value)
         # Java's String.getBytes(UTF_8) writes "?" for a lone surrogate, as "replace" does.
         return None if text is None else text.encode("utf-8", "replace")
 
-    def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> str | None:
-        """The header text (None for a null header value)."""
+    def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> Any:
+        """The value the header text stands for (``Values.parse_string``; None for a null value)."""
+        return self.to_connect_header_schema_and_value(topic, header_key, data).value
+
+    def to_connect_header_schema_and_value(self, topic: str, header_key: str,
+                                           data: bytes | None) -> SchemaAndValue:
+        """Java's ``toConnectHeader``: the schema inferred from the text with its value.
+
+        Bytes that are not UTF-8 are decoded with replacement characters, as Java's ``String`` does;
+        text the parser fails on is kept as BYTES, the raw value (as Java).
+        """
         if data is None:
-            return None
+            return SchemaAndValue.NULL
+        raw = bytes(data)
         try:
-            return bytes(data).decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise DataException(f"Failed to deserialize value for header '{header_key}' on topic '{topic}'") from e
+            return Values.parse_string(_decode_utf8_as_java(raw))
+        except Exception:  # as Java's catch of Throwable: the raw bytes rather than no record
+            log.warning("Failed to deserialize value for header '%s' on topic '%s', so using byte array",
+                        header_key, topic, exc_info=True)
+            return SchemaAndValue(Schema.BYTES_SCHEMA, raw)

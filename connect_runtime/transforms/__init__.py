@@ -5,8 +5,14 @@ Kafka counterparts.
 (``org.apache.kafka.connect.transforms.Cast$Value``) to the class implementing it here, so connector
 configs written for a Java cluster work unchanged; the plugin registry also makes each answer to its
 simple name (``RegexRouter``, ``InsertField$Value``) and its Python qualified name. All work on
-schemaless data (keys and values are plain Python values); each module's docstring says where
-behaviour differs from Java.
+schemaless data (keys and values are plain Python values); ``ReplaceField``, ``InsertField``,
+``MaskField``, ``ValueToKey``, ``ExtractField``, ``HoistField``, ``Cast``, ``Flatten``,
+``TimestampConverter`` and ``SetSchemaMetadata`` also on records with schemas (Structs, and for
+``Cast`` and ``TimestampConverter`` whole primitive and logical values), as Java's do. Each module's
+docstring says where behaviour differs from Java.
+
+``HeaderFrom`` takes Structs with their schemas too, and gives each header its field's schema;
+``InsertHeader`` gives its literal the schema ``Values.parse_string`` infers.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ Supported letters: ``G y M L d D E u a H k K h m s S z Z X`` and quoted text (``
 Patterns with the week-based letters ``Y w W F`` are refused (:class:`PatternError`), as is any
 letter Java itself rejects. Parsing is lenient as Java's default: out-of-range numbers roll over
 (month 13 is January of the next year), text after the match is ignored, a two-digit year (``yy``)
-is placed within 80 years before and 20 after now. Dates use the proleptic Gregorian calendar and
-the years 1 to 9999 (Java switches to the Julian calendar before 1582-10-15).
+is placed within 80 years before and 20 after now. Dates are in the years 1 to 9999 and, as Java's
+default ``GregorianCalendar`` has them, in the Julian calendar before 1582-10-15 (so the instant
+Python calls 1582-10-14 is written 1582-10-04; a parsed date before the cutover is a Julian one).
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ _MONTHS = ["January", "February", "March", "April", "May", "June", "July", "Augu
            "November", "December"]
 _DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+#: 1582-10-15T00:00Z, the first Gregorian day of Java's default calendar
+_CUTOVER_MS = -12_219_292_800_000
+_MS_PER_DAY = 86_400_000
+#: the Julian day number of 1970-01-01
+_EPOCH_JDN = 2_440_588
 
 
 class PatternError(ValueError):
@@ -106,7 +112,8 @@ class SimpleDateFormat:
             dt = _EPOCH + datetime.timedelta(milliseconds=millis)
         except OverflowError:
             raise ValueError(f"timestamp {millis} is outside the years 1 to 9999") from None
-        return "".join(t if isinstance(t, str) else _format_field(t, dt) for t in self._tokens)
+        date = _julian_date(millis // _MS_PER_DAY) if millis < _CUTOVER_MS else _CalendarDate.of(dt.date())
+        return "".join(t if isinstance(t, str) else _format_field(t, dt, date) for t in self._tokens)
 
     # -- parsing ------------------------------------------------------------------------------------
     def _build_regex(self) -> tuple[re.Pattern[str], list[_Field]]:
@@ -186,30 +193,79 @@ class SimpleDateFormat:
             hour = hour % 12 if hour_kind == "h" else hour
             if pm:
                 hour += 12
+        months = year * 12 + (month - 1)
+        first_year, first_month = months // 12, months % 12 + 1
+        days = day_of_year - 1 if day_of_year is not None and not date_given else day - 1
+        time_ms = (((hour * 60 + minute - offset_minutes) * 60) + second) * 1000 + millis
         try:
-            months = year * 12 + (month - 1)
-            base = datetime.datetime(months // 12, months % 12 + 1, 1, tzinfo=datetime.UTC)
-            days = day_of_year - 1 if day_of_year is not None and not date_given else day - 1
-            dt = base + datetime.timedelta(days=days, hours=hour, minutes=minute - offset_minutes, seconds=second,
-                                           milliseconds=millis)
+            base = datetime.datetime(first_year, first_month, 1, tzinfo=datetime.UTC)
+            dt = base + datetime.timedelta(days=days, milliseconds=time_ms)
         except (ValueError, OverflowError):
             raise ValueError(f"Unparseable date: \"{text}\"") from None
         delta = dt - _EPOCH
-        return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+        result = (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+        if result < _CUTOVER_MS:
+            # before the cutover the fields name a Julian date
+            julian_days = _julian_day_number(first_year, first_month, 1) - _EPOCH_JDN + days
+            result = julian_days * _MS_PER_DAY + time_ms
+            if result < _FIRST_MS:
+                raise ValueError(f"Unparseable date: \"{text}\"")
+        return result
 
 
-def _format_field(field: _Field, dt: datetime.datetime) -> str:
+@dataclass(frozen=True, slots=True)
+class _CalendarDate:
+    """A day as a calendar names it: year, month, day of month and day of year."""
+
+    year: int
+    month: int
+    day: int
+    day_of_year: int
+
+    @staticmethod
+    def of(date: datetime.date) -> _CalendarDate:
+        day_of_year = date.timetuple().tm_yday
+        if date.year == 1582:  # Java's 1582 lacks the ten days the cutover skipped
+            day_of_year -= 10
+        return _CalendarDate(date.year, date.month, date.day, day_of_year)
+
+
+def _julian_day_number(year: int, month: int, day: int) -> int:
+    """The Julian day number of a date of the Julian calendar."""
+    a = (14 - month) // 12
+    y = year + 4800 - a
+    m = month + 12 * a - 3
+    return day + (153 * m + 2) // 5 + 365 * y + y // 4 - 32083
+
+
+def _julian_date(epoch_day: int) -> _CalendarDate:
+    """The Julian calendar's date of a day counted from 1970-01-01."""
+    c = epoch_day + _EPOCH_JDN + 32082
+    d = (4 * c + 3) // 1461
+    e = c - (1461 * d) // 4
+    m = (5 * e + 2) // 153
+    day = e - (153 * m + 2) // 5 + 1
+    month = m + 3 - 12 * (m // 10)
+    year = d - 4800 + m // 10
+    return _CalendarDate(year, month, day, epoch_day + _EPOCH_JDN - _julian_day_number(year, 1, 1) + 1)
+
+
+#: the first instant formatted or parsed: 0001-01-01T00:00Z (Gregorian), as ``datetime`` has it
+_FIRST_MS = (datetime.datetime(1, 1, 1, tzinfo=datetime.UTC) - _EPOCH) // datetime.timedelta(milliseconds=1)
+
+
+def _format_field(field: _Field, dt: datetime.datetime, date: _CalendarDate) -> str:
     letter, count = field.letter, field.count
     if letter == "G":
         return "AD"
     if letter == "y":
-        return f"{dt.year % 100:02d}" if count == 2 else str(dt.year).zfill(count)
+        return f"{date.year % 100:02d}" if count == 2 else str(date.year).zfill(count)
     if letter in "ML":
         if count >= 4:
-            return _MONTHS[dt.month - 1]
+            return _MONTHS[date.month - 1]
         if count == 3:
-            return _MONTHS[dt.month - 1][:3]
-        return str(dt.month).zfill(count)
+            return _MONTHS[date.month - 1][:3]
+        return str(date.month).zfill(count)
     if letter == "E":
         name = _DAYS[dt.weekday()]
         return name if count >= 4 else name[:3]
@@ -222,8 +278,8 @@ def _format_field(field: _Field, dt: datetime.datetime) -> str:
     if letter == "X":
         return "Z"
     number = {
-        "d": dt.day,
-        "D": dt.timetuple().tm_yday,
+        "d": date.day,
+        "D": date.day_of_year,
         "u": dt.isoweekday(),
         "H": dt.hour,
         "k": dt.hour or 24,

@@ -10,7 +10,9 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import decimal
+import functools
 import re
+from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Any, ClassVar
@@ -25,6 +27,7 @@ from connect_runtime.api import (
     SourceRecord,
     Transformation,
 )
+from connect_runtime.api.data import Field, Schema, SchemaBuilder, SchemaType, Struct
 from connect_runtime.version import runtime_version
 
 #: Java's Long range: schemaless integers are Longs in Kafka Connect.
@@ -57,6 +60,8 @@ def java_type_name(value: object) -> str:
         return "java.math.BigDecimal"
     if isinstance(value, datetime.datetime | datetime.date | datetime.time):
         return "java.util.Date"
+    if isinstance(value, Struct):
+        return "org.apache.kafka.connect.data.Struct"
     cls = type(value)
     return f"{cls.__module__}.{cls.__qualname__}"
 
@@ -77,6 +82,53 @@ def require_map(value: object, purpose: str) -> dict[str, Any]:
         raise DataException(
             f"Only Map objects supported in absence of schema for [{purpose}], found: {null_safe_class_name(value)}")
     return value
+
+
+def require_schema(schema: Schema | None, purpose: str) -> Schema:
+    """``schema``, or the reference's DataException when a record has none."""
+    if schema is None:
+        raise DataException(f"Schema required for [{purpose}]")
+    return schema
+
+
+def require_struct(value: object, purpose: str) -> Struct:
+    """``value`` if it is a Struct, else the reference's DataException."""
+    if not isinstance(value, Struct):
+        raise DataException(f"Only Struct objects supported for [{purpose}], found: {null_safe_class_name(value)}")
+    return value
+
+
+def require_struct_or_null(value: object, purpose: str) -> Struct | None:
+    """None for None, else :func:`require_struct`."""
+    return None if value is None else require_struct(value, purpose)
+
+
+def copy_schema_basics(source: Schema, builder: SchemaBuilder | None = None) -> SchemaBuilder:
+    """``builder`` (by default a new one of ``source``'s type) with ``source``'s name, version, doc and
+    parameters: the reference's ``SchemaUtil.copySchemaBasics``. Like it, a new builder for a MAP has no
+    key and value schemas; an ARRAY's keeps its value schema."""
+    if builder is None:
+        if source.type is SchemaType.ARRAY:
+            assert source.value_schema is not None
+            builder = SchemaBuilder.array(source.value_schema)
+        else:
+            builder = SchemaBuilder(source.type)
+    if source.name is not None:
+        builder.name(source.name)
+    if source.version is not None:
+        builder.version(source.version)
+    if source.doc is not None:
+        builder.doc(source.doc)
+    if source.parameters is not None:
+        builder.parameters(source.parameters)
+    return builder
+
+
+def schema_update_cache(build: Callable[[Schema], Schema]) -> Callable[[Schema], Schema]:
+    """``build`` memoised for the 16 most recently used schemas, as the reference's transforms keep
+    their updated schemas (``SynchronizedCache(LRUCache(16))``, keyed by schema equality): records
+    with equal schemas then share one updated schema object."""
+    return functools.lru_cache(maxsize=16)(build)
 
 
 def require_map_or_null(value: object, purpose: str) -> dict[str, Any] | None:
@@ -174,6 +226,34 @@ class SingleFieldPath:
                 return None
         assert current is not None
         return current.get(self.steps[-1])
+
+    def field_from(self, schema: Schema) -> Field | None:
+        """The field at this path in a STRUCT schema, or None where a step is missing (a step into a
+        schema that is not a STRUCT is the schema's DataException)."""
+        current = schema
+        for step in self.steps[:-1]:
+            field = current.field(step)
+            if field is None:
+                return None
+            current = field.schema
+        return current.field(self.steps[-1])
+
+    def struct_value_from(self, value: Struct, with_default: bool) -> object:
+        """The value at this path in a Struct (its field's default for a null when ``with_default``),
+        or None where a step is missing or null."""
+        current: Struct | None = value
+        for step in self.steps[:-1]:
+            assert current is not None
+            if current.schema.field(step) is None:
+                return None
+            current = require_struct_or_null(current.get(step), "nested field access")
+            if current is None:
+                return None
+        assert current is not None
+        last = self.steps[-1]
+        if current.schema.field(last) is None:
+            return None
+        return current.get(last) if with_default else current.get_without_default(last)
 
 
 def _incomplete_backtick(path: str, at: int) -> ConfigException:
@@ -280,3 +360,80 @@ class BuiltinPredicate(Predicate):
 
     def version(self) -> str:
         return runtime_version()
+
+
+def operand_schema(record: SourceRecord, key: bool) -> Schema | None:
+    """The schema of the record's key (``key`` True) or value; None for schemaless data."""
+    return record.key_schema if key else record.value_schema
+
+
+def with_schema_and_operand(record: SourceRecord, key: bool, schema: Schema | None, new: Any) -> SourceRecord:
+    """A copy of ``record`` with its key (``key`` True) or value and that one's schema replaced, as the
+    reference's ``newRecord(record, updatedSchema, updatedValue)``."""
+    if key:
+        return dataclasses.replace(record, key=new, key_schema=schema)
+    return dataclasses.replace(record, value=new, value_schema=schema)
+
+
+_JAVA_CLASS_OF_SCHEMA_TYPE = {
+    SchemaType.INT8: "java.lang.Byte", SchemaType.INT16: "java.lang.Short", SchemaType.INT32: "java.lang.Integer",
+    SchemaType.INT64: "java.lang.Long", SchemaType.FLOAT32: "java.lang.Float", SchemaType.FLOAT64: "java.lang.Double",
+}
+
+
+def java_type_name_in(value: object, schema: Schema | None) -> str:
+    """The Java class name of ``value`` where ``schema`` describes it, or ``null``: a schema'd number
+    has the boxed class of its schema's width (an INT32 is a ``java.lang.Integer``), where schemaless
+    numbers are Longs and Doubles (:func:`java_type_name`)."""
+    if value is None:
+        return "null"
+    if schema is not None and isinstance(value, int | float) and not isinstance(value, bool):
+        return _JAVA_CLASS_OF_SCHEMA_TYPE.get(schema.type, java_type_name(value))
+    return java_type_name(value)
+
+
+def require_struct_in(value: object, schema: Schema | None, purpose: str) -> Struct:
+    """:func:`require_struct`, naming a schema'd operand's class as Java would (:func:`java_type_name_in`)."""
+    if not isinstance(value, Struct):
+        raise DataException(f"Only Struct objects supported for [{purpose}], found: {java_type_name_in(value, schema)}")
+    return value
+
+
+def struct_operand(record: SourceRecord, key: bool, purpose: str) -> Struct:
+    """The record's schema'd key (``key`` True) or value, which must be a Struct (:func:`require_struct_in`)."""
+    return require_struct_in(operand(record, key), operand_schema(record, key), purpose)
+
+
+def field_reader(value: Struct, replace_null_with_default: bool) -> Callable[[str | Field], object]:
+    """How the transforms read ``value``'s fields under ``replace.null.with.default``: a null field
+    as its schema's default (``Struct.get``), or as null (``get_without_default``)."""
+    return value.get if replace_null_with_default else value.get_without_default
+
+
+class MapOrStructTransformation(BuiltinTransformation):
+    """Base of the ``$Key``/``$Value`` transforms that rebuild a map or a Struct operand, as the
+    reference's do: a null operand passes unchanged, schemaless data must be a map, schema'd data a
+    Struct (else the reference's DataException naming ``PURPOSE``)."""
+
+    PURPOSE: ClassVar[str]
+
+    @property
+    @abstractmethod
+    def _key(self) -> bool:
+        """True on the key, False on the value."""
+
+    def apply(self, record: SourceRecord) -> SourceRecord | None:
+        value = operand(record, self._key)
+        if value is None:
+            return record
+        if operand_schema(record, self._key) is None:
+            return self._apply_schemaless(record, require_map(value, self.PURPOSE))
+        return self._apply_with_schema(record, struct_operand(record, self._key, self.PURPOSE))
+
+    @abstractmethod
+    def _apply_schemaless(self, record: SourceRecord, value: dict[str, Any]) -> SourceRecord:
+        """``record`` with its map operand ``value`` transformed."""
+
+    @abstractmethod
+    def _apply_with_schema(self, record: SourceRecord, value: Struct) -> SourceRecord:
+        """``record`` with its Struct operand ``value`` transformed, and its schema with it."""

@@ -1,7 +1,9 @@
-"""HoistField: wrap the key or value in a map with a single field.
+"""HoistField: wrap the key or value in a map, or a Struct, with a single field.
 
-Java's ``HoistField$Key`` / ``$Value`` on schemaless data: the operand, whatever it is (null
-included), becomes ``{field: operand}``. No differences from Java for schemaless data.
+Java's ``HoistField$Key`` / ``$Value``. Schemaless: the operand, whatever it is (null included),
+becomes ``{field: operand}``. With a schema: a Struct of a new, unnamed STRUCT schema whose one field
+``field`` has the operand's schema (one per distinct schema, cached as Java caches it); a null
+operand of a required schema is the Struct's validation error, as in Java. No differences from Java.
 """
 
 from __future__ import annotations
@@ -11,7 +13,15 @@ from typing import Any
 
 from connect_runtime.api import ConfigDef, ConfigType, Importance, SourceRecord
 from connect_runtime.api.config_def import NO_DEFAULT
-from connect_runtime.transforms._util import BuiltinTransformation, operand, with_operand
+from connect_runtime.api.data import Schema, SchemaBuilder, Struct
+from connect_runtime.transforms._util import (
+    BuiltinTransformation,
+    operand,
+    operand_schema,
+    schema_update_cache,
+    with_operand,
+    with_schema_and_operand,
+)
 
 FIELD = "field"
 
@@ -27,12 +37,22 @@ class HoistField(BuiltinTransformation):
 
     def __init__(self) -> None:
         self._field = ""
+        self._updated_schema = schema_update_cache(self._make_updated_schema)
 
     def configure(self, configs: Mapping[str, Any]) -> None:
         self._field = self.CONFIG_DEF.parse(configs)[FIELD]
+        self._updated_schema = schema_update_cache(self._make_updated_schema)
 
     def apply(self, record: SourceRecord) -> SourceRecord | None:
-        return with_operand(record, self._KEY, {self._field: operand(record, self._KEY)})
+        schema = operand_schema(record, self._KEY)
+        if schema is None:
+            return with_operand(record, self._KEY, {self._field: operand(record, self._KEY)})
+        updated_schema = self._updated_schema(schema)
+        updated = Struct(updated_schema).put(self._field, operand(record, self._KEY))
+        return with_schema_and_operand(record, self._KEY, updated_schema, updated)
+
+    def _make_updated_schema(self, schema: Schema) -> Schema:
+        return SchemaBuilder.struct().field(self._field, schema).build()
 
 
 class HoistFieldKey(HoistField):

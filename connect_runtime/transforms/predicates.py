@@ -79,7 +79,7 @@ class HasHeaderKey(BuiltinPredicate):
         if not headers:
             return False
         name = self._name
-        return any(key == name for key, _ in headers)
+        return any(header[0] == name for header in headers)
 
     def __repr__(self) -> str:
         return f"HasHeaderKey{{name='{self._name}'}}"

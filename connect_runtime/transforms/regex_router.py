@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -53,5 +54,4 @@ class RegexRouter(BuiltinTransformation):
         if regex.fullmatch(topic) is None:
             return record
         new_topic = regex.sub(self._replace, topic, count=1)
-        return SourceRecord(record.source_partition, record.source_offset, new_topic, record.kafka_partition,
-                            record.key, record.value, record.headers, record.timestamp)
+        return dataclasses.replace(record, topic=new_topic)

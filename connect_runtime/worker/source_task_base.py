@@ -439,7 +439,17 @@ class WorkerSourceTask(ABC):
     def _convert_headers(self, topic: str, headers: Headers) -> list[tuple[str, str | bytes | None]]:
         """The record's headers with their values converted by the header converter."""
         convert = self._header_converter.from_connect_header
-        return [(key, convert(topic, key, value)) for key, value in headers]
+        converted: list[tuple[str, str | bytes | None]] = []
+        for header in headers:
+            if len(header) == 2:
+                key, value = header
+                converted.append((key, convert(topic, key, value)))
+            else:
+                # A schema is passed only when there is one: header converters without a schema argument keep working.
+                key, value, schema = header
+                converted.append((key, convert(topic, key, value) if schema is None
+                                  else convert(topic, key, value, schema=schema)))
+        return converted
 
     def _first_record_to(self, topic: str) -> None:
         """The task's first record to ``topic``: make sure the topic exists (KIP-158), once per task."""

@@ -1,7 +1,8 @@
-"""Header converters on a real broker: record headers (from the task and from InsertHeader) land in
-Kafka as Java's bytes with the worker's default SimpleHeaderConverter, as JSON with the connector's
-``header.converter=JsonConverter``; a header the converter rejects goes through errors.tolerance; a
-header.converter that is no header converter is refused."""
+"""Header converters on a real broker: record headers (from the task, one with a FLOAT32 schema the
+converters write as a Java Float, and from InsertHeader) land in Kafka as Java's bytes with the
+worker's default SimpleHeaderConverter, as JSON with the connector's ``header.converter=JsonConverter``;
+a header the converter rejects goes through errors.tolerance; a header.converter that is no header
+converter is refused."""
 
 from __future__ import annotations
 
@@ -58,10 +59,12 @@ def test_headers_are_converted_by_the_header_converter(kafka_bootstrap: str, con
         # Java's SimpleHeaderConverter (Values.convertToString, UTF-8): bytes as base64, null as null.
         assert _headers(kafka_bootstrap, simple_topic, 3) == [[
             ("text", "h\u00e9llo".encode()), ("int", b"42"), ("float", b"1.5"), ("bool", b"true"),
-            ("bytes", b"AP8="), ("map", b'{"a":[1,"x"]}'), ("null", None), ("lit", b"1")]] * 3
+            ("bytes", b"AP8="), ("map", b'{"a":[1,"x"]}'), ("null", None), ("float32", b"0.33333334"),
+            ("lit", b"1")]] * 3
         assert _headers(kafka_bootstrap, json_topic, 3) == [[
             ("text", '"h\u00e9llo"'.encode()), ("int", b"42"), ("float", b"1.5"), ("bool", b"true"),
-            ("bytes", b'"AP8="'), ("map", b'{"a":[1,"x"]}'), ("null", None), ("lit", b"1")]] * 3
+            ("bytes", b'"AP8="'), ("map", b'{"a":[1,"x"]}'), ("null", None), ("float32", b"0.33333334"),
+            ("lit", b"1")]] * 3
 
         # ByteArrayConverter rejects the str header: skipped under errors.tolerance=all, fatal under none.
         raw = {"connector.class": SOURCE, "count": "3", "header.converter": J + "converters.ByteArrayConverter"}

@@ -22,6 +22,22 @@
  *     date_|time_|timestamp_to_logical {value: int} -> {"result": epoch millis}
  *     json_from_connect {config, topic, schema, value} -> {"result": base64 of the bytes}
  *     json_to_connect {config, topic, bytes: base64} -> {"schema": S, "value": V}
+ *     values_parse {text} -> {"schema": S, "value": V, "string": Values.convertToString of them}
+ *     values_to_string {schema?, value} -> {"result": Values.convertToString}
+ *     values_convert {to: boolean|byte|...|decimal, schema?, value, scale?} -> {"result": V} (Values.convertTo*)
+ *     header_from_connect {topic, key, schema?, value} -> {"result": SimpleHeaderConverter's bytes, base64}
+ *     header_to_connect {topic, key, bytes: base64} -> {"schema": S, "value": V} (SimpleHeaderConverter)
+ *   an ARRAY or MAP schema S may have a null "key" or "value" (Values.parseString makes such schemas).
+ *     converter_from_connect {class, is_key, config, topic, schema, value, read_back?} -> {"result": base64 or
+ *       null} and, with read_back, {"read": {"schema": S, "value": V}} or {"read_error", "read_message"}: Java's
+ *       own bytes through toConnectData of the same converter instance
+ *     converter_to_connect {class, is_key, config, topic, bytes: base64 or null} -> {"schema": S, "value": V}
+ *     (the converter of a class, key flag and config is made once and kept, schema caches and all)
+ *     transform {class, config, records: [R]} -> {"records": [R | null | error]}: one transform instance
+ *       (so its schema caches see every record of the case), each record's result or its exception;
+ *       R is {"topic", "partition", "key_schema": S, "key": V, "value_schema": S, "value": V,
+ *       "timestamp", "headers": [{"key", "schema": S, "value": V}]} (absent means null)
+ *     predicate {class, config, records: [R]} -> {"results": [bool | error]}
  *   any exception -> {"error": simple class name, "message": its message}.
  */
 
@@ -53,7 +69,15 @@ import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.data.Time;
 import org.apache.kafka.connect.data.Timestamp;
+import org.apache.kafka.connect.data.Values;
+import org.apache.kafka.connect.header.ConnectHeaders;
+import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.storage.Converter;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.storage.SimpleHeaderConverter;
+import org.apache.kafka.connect.transforms.Transformation;
+import org.apache.kafka.connect.transforms.predicates.Predicate;
 
 public final class ConnectDataHarness {
     private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -136,9 +160,225 @@ public final class ConnectDataHarness {
                 r.set("value", encode(sv.value(), sv.schema()));
                 return r;
             }
+            case "values_parse":
+                return valuesParse(c);
+            case "values_to_string":
+                return valuesToString(c);
+            case "values_convert":
+                return valuesConvert(c);
+            case "header_from_connect":
+                return headerFromConnect(c);
+            case "header_to_connect":
+                return headerToConnect(c);
+            case "converter_from_connect":
+                return converterFromConnect(c);
+            case "converter_to_connect": {
+                byte[] bytes = c.hasNonNull("bytes") ? Base64.getDecoder().decode(c.get("bytes").asText()) : null;
+                return readResult(keptConverter(c).toConnectData(c.path("topic").asText("t"), bytes));
+            }
+            case "transform":
+                r.set("records", transform(c));
+                return r;
+            case "predicate":
+                r.set("results", predicate(c));
+                return r;
             default:
                 throw new IllegalArgumentException("unknown op " + op);
         }
+    }
+
+    /** Values.parseString {text} -> {"schema": S, "value": V, "string": convertToString of the result}. */
+    static ObjectNode valuesParse(JsonNode c) {
+        SchemaAndValue sv = Values.parseString(c.get("text").isNull() ? null : c.get("text").asText());
+        if (sv == null) sv = new SchemaAndValue(null, null);  // parseString("null") is null
+        ObjectNode r = readResult(sv);
+        r.put("string", Values.convertToString(sv.schema(), sv.value()));
+        return r;
+    }
+
+    /** Values.convertToString {schema?, value} -> {"result": string or null}. */
+    static ObjectNode valuesToString(JsonNode c) {
+        Schema schema = c.hasNonNull("schema") ? schema(c.get("schema")) : null;
+        ObjectNode r = NODES.objectNode();
+        r.put("result", Values.convertToString(schema, value(c.get("value"), schema)));
+        return r;
+    }
+
+    /** Values.convertTo{to} {to, schema?, value, scale?} -> {"result": V}, V tagged by the result's class. */
+    static ObjectNode valuesConvert(JsonNode c) {
+        Schema schema = c.hasNonNull("schema") ? schema(c.get("schema")) : null;
+        Object value = value(c.get("value"), schema);
+        String to = c.get("to").asText();
+        Object result;
+        Schema resultSchema = null;
+        switch (to) {
+            case "boolean": result = Values.convertToBoolean(schema, value); break;
+            case "byte": result = Values.convertToByte(schema, value); break;
+            case "short": result = Values.convertToShort(schema, value); break;
+            case "integer": result = Values.convertToInteger(schema, value); break;
+            case "long": result = Values.convertToLong(schema, value); break;
+            case "float": result = Values.convertToFloat(schema, value); break;
+            case "double": result = Values.convertToDouble(schema, value); break;
+            case "string": result = Values.convertToString(schema, value); break;
+            case "list": result = Values.convertToList(schema, value); break;
+            case "map": result = Values.convertToMap(schema, value); break;
+            case "date": result = Values.convertToDate(schema, value); resultSchema = Date.SCHEMA; break;
+            case "time": result = Values.convertToTime(schema, value); resultSchema = Time.SCHEMA; break;
+            case "timestamp": result = Values.convertToTimestamp(schema, value); resultSchema = Timestamp.SCHEMA; break;
+            case "decimal": result = Values.convertToDecimal(schema, value, c.get("scale").asInt()); break;
+            default: throw new IllegalArgumentException("unknown conversion " + to);
+        }
+        ObjectNode r = NODES.objectNode();
+        r.set("result", encode(result, resultSchema));
+        return r;
+    }
+
+    /** SimpleHeaderConverter.fromConnectHeader {topic, key, schema?, value} -> {"result": base64 or null}. */
+    static ObjectNode headerFromConnect(JsonNode c) throws Exception {
+        Schema schema = c.hasNonNull("schema") ? schema(c.get("schema")) : null;
+        try (SimpleHeaderConverter converter = new SimpleHeaderConverter()) {
+            byte[] bytes = converter.fromConnectHeader(c.path("topic").asText("t"), c.path("key").asText("h"),
+                    schema, value(c.get("value"), schema));
+            ObjectNode r = NODES.objectNode();
+            r.put("result", bytes == null ? null : Base64.getEncoder().encodeToString(bytes));
+            return r;
+        }
+    }
+
+    /** SimpleHeaderConverter.toConnectHeader {topic, key, bytes: base64 or null} -> {"schema": S, "value": V}. */
+    static ObjectNode headerToConnect(JsonNode c) throws Exception {
+        byte[] bytes = c.hasNonNull("bytes") ? Base64.getDecoder().decode(c.get("bytes").asText()) : null;
+        try (SimpleHeaderConverter converter = new SimpleHeaderConverter()) {
+            SchemaAndValue sv = converter.toConnectHeader(c.path("topic").asText("t"), c.path("key").asText("h"),
+                    bytes);
+            return readResult(sv == null ? new SchemaAndValue(null, null) : sv);
+        }
+    }
+
+    private static final Map<String, Converter> CONVERTERS = new HashMap<>();
+
+    /** The converter a case names (class, key or value, config), made and configured on first use. */
+    private static Converter keptConverter(JsonNode c) throws Exception {
+        String key = c.get("class").asText() + "|" + c.path("is_key").asBoolean(false) + "|" + c.path("config");
+        Converter converter = CONVERTERS.get(key);
+        if (converter == null) {
+            converter = (Converter) Class.forName(c.get("class").asText()).getDeclaredConstructor().newInstance();
+            converter.configure(stringConfig(c), c.path("is_key").asBoolean(false));
+            CONVERTERS.put(key, converter);
+        }
+        return converter;
+    }
+
+    private static ObjectNode converterFromConnect(JsonNode c) throws Exception {
+        ObjectNode r = NODES.objectNode();
+        Schema schema = c.hasNonNull("schema") ? schema(c.get("schema")) : null;
+        Converter converter = keptConverter(c);
+        String topic = c.path("topic").asText("t");
+        byte[] bytes = converter.fromConnectData(topic, schema, value(c.get("value"), schema));
+        r.put("result", bytes == null ? null : Base64.getEncoder().encodeToString(bytes));
+        if (c.path("read_back").asBoolean(false)) {
+            try {
+                r.set("read", readResult(converter.toConnectData(topic, bytes)));
+            } catch (Throwable e) {
+                r.put("read_error", e.getClass().getSimpleName());
+                r.put("read_message", e.getMessage());
+            }
+        }
+        return r;
+    }
+
+    private static ObjectNode readResult(SchemaAndValue sv) {
+        ObjectNode r = NODES.objectNode();
+        r.set("schema", sv.schema() == null ? NODES.nullNode() : describe(sv.schema()));
+        r.set("value", encode(sv.value(), sv.schema()));
+        return r;
+    }
+
+    private static Map<String, String> stringConfig(JsonNode c) {
+        Map<String, String> config = new HashMap<>();
+        Iterator<Map.Entry<String, JsonNode>> it = c.path("config").fields();
+        while (it.hasNext()) {
+            Map.Entry<String, JsonNode> e = it.next();
+            config.put(e.getKey(), e.getValue().asText());
+        }
+        return config;
+    }
+
+    private static ObjectNode error(Throwable e) {
+        ObjectNode d = NODES.objectNode();
+        d.put("error", e.getClass().getSimpleName());
+        d.put("message", e.getMessage());
+        return d;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static ArrayNode transform(JsonNode c) throws Exception {
+        Transformation<SourceRecord> t = (Transformation<SourceRecord>) Class.forName(c.get("class").asText())
+                .getDeclaredConstructor().newInstance();
+        t.configure(stringConfig(c));
+        ArrayNode out = NODES.arrayNode();
+        try {
+            for (JsonNode rd : c.get("records")) {
+                try {
+                    SourceRecord result = t.apply(record(rd));
+                    out.add(result == null ? NODES.nullNode() : describe(result));
+                } catch (Exception e) {
+                    out.add(error(e));
+                }
+            }
+        } finally {
+            t.close();
+        }
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static ArrayNode predicate(JsonNode c) throws Exception {
+        Predicate<SourceRecord> p = (Predicate<SourceRecord>) Class.forName(c.get("class").asText())
+                .getDeclaredConstructor().newInstance();
+        p.configure(stringConfig(c));
+        ArrayNode out = NODES.arrayNode();
+        for (JsonNode rd : c.get("records")) {
+            try {
+                out.add(p.test(record(rd)));
+            } catch (Exception e) {
+                out.add(error(e));
+            }
+        }
+        return out;
+    }
+
+    static SourceRecord record(JsonNode d) {
+        Schema keySchema = d.hasNonNull("key_schema") ? schema(d.get("key_schema")) : null;
+        Schema valueSchema = d.hasNonNull("value_schema") ? schema(d.get("value_schema")) : null;
+        ConnectHeaders headers = new ConnectHeaders();
+        for (JsonNode h : d.path("headers")) {
+            Schema hs = h.hasNonNull("schema") ? schema(h.get("schema")) : null;
+            headers.add(h.get("key").asText(), value(h.get("value"), hs), hs);
+        }
+        Integer partition = d.hasNonNull("partition") ? d.get("partition").asInt() : null;
+        Long timestamp = d.hasNonNull("timestamp") ? d.get("timestamp").asLong() : null;
+        return new SourceRecord(null, null, d.path("topic").asText("t"), partition, keySchema,
+                value(d.get("key"), keySchema), valueSchema, value(d.get("value"), valueSchema), timestamp, headers);
+    }
+
+    static ObjectNode describe(SourceRecord r) {
+        ObjectNode d = NODES.objectNode();
+        d.put("topic", r.topic());
+        if (r.kafkaPartition() == null) d.putNull("partition"); else d.put("partition", r.kafkaPartition());
+        d.set("key_schema", r.keySchema() == null ? NODES.nullNode() : describe(r.keySchema()));
+        d.set("key", encode(r.key(), r.keySchema()));
+        d.set("value_schema", r.valueSchema() == null ? NODES.nullNode() : describe(r.valueSchema()));
+        d.set("value", encode(r.value(), r.valueSchema()));
+        if (r.timestamp() == null) d.putNull("timestamp"); else d.put("timestamp", r.timestamp());
+        ArrayNode headers = d.putArray("headers");
+        for (Header h : r.headers()) {
+            ObjectNode hd = headers.addObject();
+            hd.put("key", h.key());
+            hd.set("schema", h.schema() == null ? NODES.nullNode() : describe(h.schema()));
+            hd.set("value", encode(h.value(), h.schema()));
+        }
+        return d;
     }
 
     private static JsonConverter converter(JsonNode c) {
@@ -252,8 +492,11 @@ public final class ConnectDataHarness {
                 fd.set("schema", describe(f.schema()));
             }
         }
-        if (s.type() == Schema.Type.MAP) d.set("key", describe(s.keySchema()));
-        if (s.type() == Schema.Type.MAP || s.type() == Schema.Type.ARRAY) d.set("value", describe(s.valueSchema()));
+        // Values.parseString builds arrays and maps without element schemas when their elements have none in common.
+        if (s.type() == Schema.Type.MAP)
+            d.set("key", s.keySchema() == null ? NODES.nullNode() : describe(s.keySchema()));
+        if (s.type() == Schema.Type.MAP || s.type() == Schema.Type.ARRAY)
+            d.set("value", s.valueSchema() == null ? NODES.nullNode() : describe(s.valueSchema()));
         if (s.defaultValue() != null) d.set("default", encode(s.defaultValue(), s));
         return d;
     }

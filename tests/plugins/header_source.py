@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from connect_runtime.api import ConfigType, Importance, SourceRecord
+from connect_runtime.api import ConfigType, Header, Importance, Schema, SourceRecord
 from connect_runtime.testing.sequence_source import SequenceSourceConnector, SequenceSourceTask, sequence_config_def
 
-#: Every record's headers: one of each kind of schemaless value.
-HEADERS: list[tuple[str, Any]] = [
+#: Every record's headers: one of each kind of schemaless value, and one with a schema.
+HEADERS: list[tuple[str, Any] | tuple[str, Any, Schema | None]] = [
     ("text", "h\u00e9llo"), ("int", 42), ("float", 1.5), ("bool", True), ("bytes", b"\x00\xff"),
-    ("map", {"a": [1, "x"]}), ("null", None),
+    ("map", {"a": [1, "x"]}), ("null", None), Header("float32", 1 / 3, Schema.FLOAT32_SCHEMA),
 ]
 
 CONFIG_DEF = sequence_config_def().define("count", ConfigType.INT, 5, importance=Importance.MEDIUM,

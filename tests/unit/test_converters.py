@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import datetime
+import decimal
 from typing import Any
 
 import pytest
 
 from connect_runtime.api.converter import Converter
+from connect_runtime.api.data import (
+    Date,
+    Decimal,
+    Schema,
+    SchemaAndValue,
+    SchemaBuilder,
+    Struct,
+    Time,
+    Timestamp,
+)
 from connect_runtime.api.errors import ConfigException, DataException
 from connect_runtime.converters import (
     BUILTIN_CONVERTERS,
@@ -42,6 +54,43 @@ def string_converter(**configs: Any) -> StringConverter:
 )
 def test_string_converter_writes_java_to_string(value: Any, expected: bytes) -> None:
     assert string_converter().from_connect_data("t", value) == expected
+
+
+_POINT = (SchemaBuilder.struct().field("x", Schema.FLOAT32_SCHEMA).field("d", Decimal.schema(2))
+          .field("when", Timestamp.builder().optional().build())
+          .field("tags", SchemaBuilder.array(Schema.STRING_SCHEMA).build()).build())
+
+
+@pytest.mark.parametrize(
+    ("value", "schema", "expected"),
+    [
+        (1.100000023841858, Schema.FLOAT32_SCHEMA, b"1.1"),  # the float 1.1f: Float.toString, not the double's
+        (1.1, Schema.FLOAT64_SCHEMA, b"1.1"),
+        (decimal.Decimal("1.2E+3"), Decimal.schema(-2), b"1.2E+3"),  # BigDecimal.toString
+        (decimal.Decimal("-0.00"), Decimal.schema(2), b"0.00"),  # BigDecimal has no -0
+        (datetime.date(1970, 1, 1), Date.SCHEMA, b"Thu Jan 01 00:00:00 UTC 1970"),  # java.util.Date, in UTC
+        (datetime.date(1582, 10, 14), Date.SCHEMA, b"Thu Oct 04 00:00:00 UTC 1582"),  # the Julian calendar before
+        (datetime.date(114, 1, 4), Date.SCHEMA, b"Thu Jan 05 00:00:00 UTC 114"),  # the cutover; years unpadded
+        (datetime.time(13, 5, 7, 999_000), Time.SCHEMA, b"Thu Jan 01 13:05:07 UTC 1970"),
+        (datetime.datetime(2024, 2, 29, 23, 59, 59, tzinfo=datetime.UTC), Timestamp.SCHEMA,
+         b"Thu Feb 29 23:59:59 UTC 2024"),
+        (Struct(_POINT).put("x", 0.10000000149011612).put("d", decimal.Decimal("3.50")).put("tags", ["a", "b"]),
+         _POINT, b"Struct{x=0.1,d=3.50,tags=[a, b]}"),  # Struct.toString: the fields set, no spaces
+        ({1: [0.10000000149011612]},
+         SchemaBuilder.map(Schema.INT8_SCHEMA, SchemaBuilder.array(Schema.FLOAT32_SCHEMA).build()).build(),
+         b"{1=[0.1]}"),
+    ],
+)
+def test_string_converter_writes_the_java_class_a_schema_stands_for(value: Any, schema: Schema,
+                                                                   expected: bytes) -> None:
+    assert string_converter().from_connect_data("t", value, schema=schema) == expected
+
+
+def test_string_and_byte_array_converters_read_with_javas_schemas() -> None:
+    assert string_converter().to_connect_schema_and_value("t", b"x") == SchemaAndValue(
+        Schema.OPTIONAL_STRING_SCHEMA, "x")
+    assert ByteArrayConverter().to_connect_schema_and_value("t", None) == SchemaAndValue(
+        Schema.OPTIONAL_BYTES_SCHEMA, None)
 
 
 def test_string_converter_none_and_parsing() -> None:

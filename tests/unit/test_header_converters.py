@@ -4,17 +4,26 @@ converters as header converters, and how header.converter is validated and liste
 from __future__ import annotations
 
 import decimal
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from connect_runtime.api import ConfigException, DataException, HeaderConverter
+from connect_runtime.api import (
+    ConfigException,
+    DataException,
+    Header,
+    HeaderConverter,
+    Schema,
+    SchemaAndValue,
+    SchemaBuilder,
+)
 from connect_runtime.cluster.framework_config import check_worker_converters
 from connect_runtime.cluster.validation import ConnectorValidator
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.converters import ByteArrayConverter, JsonConverter, SimpleHeaderConverter, StringConverter
 from connect_runtime.plugins.registry import PluginRegistry
-from connect_runtime.transforms.insert_header import parse_literal
+from connect_runtime.worker.source_task_base import WorkerSourceTask
 
 SIMPLE = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
 WORKER = {"bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c",
@@ -130,12 +139,47 @@ def test_worker_start_up_refuses_a_header_converter_that_is_not_one() -> None:
                                  "Class class VerifiableSource does not implement the HeaderConverter interface")
 
 
-@pytest.mark.parametrize(("literal", "value"), [
-    ("true", True), ("false", False), ("null", None), ("42", 42), ("-7", -7), ("+3", 3), ("1.0", 1),
-    ("1E3", 1000), ("1.50", "1.50"), ("x", "x"), ("[1,2]", "[1,2]"), ("2024-01-01", "2024-01-01"), ("", ""),
-])
-def test_insert_header_parses_literals_as_java_does(literal: str, value: Any) -> None:
-    assert parse_literal(literal) == value and type(parse_literal(literal)) is type(value)
+def test_simple_header_converter_reads_header_text_as_javas_values_parse_string() -> None:
+    conv = SimpleHeaderConverter()
+    assert conv.to_connect_header_schema_and_value("t", "h", b"42") == SchemaAndValue(Schema.INT8_SCHEMA, 42)
+    assert conv.to_connect_header("t", "h", b"[1,300]") == [1, 300]
+    assert conv.to_connect_header("t", "h", b"true") is True and conv.to_connect_header("t", "h", b"x y") == "x y"
+    # not UTF-8: replacement characters, as Java's String; an encoded surrogate is one of them
+    assert conv.to_connect_header("t", "h", b"a\xed\xa0\x80b\xff") == "a\ufffdb\ufffd"
+
+
+def test_simple_header_converter_writes_a_float_as_its_schema_says() -> None:
+    conv = SimpleHeaderConverter()
+    assert conv.from_connect_header("t", "h", 0.1, schema=Schema.FLOAT32_SCHEMA) == b"0.1"
+    assert conv.from_connect_header("t", "h", 0.10000000149011612) == b"0.10000000149011612"  # a double
+    assert conv.from_connect_header("t", "h", [0.5, 1.1], schema=SchemaBuilder.array(
+        Schema.FLOAT32_SCHEMA).build()) == b"[0.5,1.1]"
+
+
+class _Recording(HeaderConverter):
+    """A header converter that takes no schema argument, as plugins written before header schemas."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any]] = []
+
+    def from_connect_header(self, topic: str, header_key: str, value: Any) -> bytes | None:  # type: ignore[override]
+        self.calls.append((header_key, value))
+        return b"x"
+
+    def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> Any:
+        return data
+
+
+def test_the_task_passes_a_header_schema_only_when_the_header_has_one() -> None:
+    task = SimpleNamespace(_header_converter=SimpleHeaderConverter())
+    headers = [("plain", 0.1), Header("typed", 0.1, Schema.FLOAT32_SCHEMA), Header("none", 0.1)]
+    assert WorkerSourceTask._convert_headers(task, "t", headers) == [  # type: ignore[arg-type]
+        ("plain", b"0.1"), ("typed", b"0.1"), ("none", b"0.1")]
+    old_style = _Recording()
+    task = SimpleNamespace(_header_converter=old_style)
+    assert WorkerSourceTask._convert_headers(task, "t", [("a", 1), Header("b", 2)]) == [  # type: ignore[arg-type]
+        ("a", b"x"), ("b", b"x")]
+    assert old_style.calls == [("a", 1), ("b", 2)]
 
 
 def test_validation_checks_the_header_converters_own_settings() -> None:

@@ -256,3 +256,94 @@ def test_reading_a_null_takes_the_default_only_with_replace_null_with_default() 
     assert keep_null.to_connect_data(TOPIC, data) is None
     with pytest.raises(DataException, match="Invalid null value for required INT32 field"):
         keep_null.to_connect_data(TOPIC, b'{"schema":{"type":"int32","default":5},"payload":null}')
+
+
+def test_read_schema_cache_is_bounded_by_schemas_cache_size() -> None:
+    """The other direction of ``schemas.cache.size``: at most that many read schemas are kept, the
+    least recently used evicted first (Java's ``toConnectSchemaCache``)."""
+    conv = converter(**{"schemas.cache.size": "2"})
+    texts = [b'{"type":"int32","name":"%s"}' % name for name in (b"a", b"b", b"a", b"c")]
+    for text in texts:
+        conv.to_connect_schema_and_value(TOPIC, b'{"schema":' + text + b',"payload":1}')
+    kept = conv._read_schemas.keys()  # least recently used first
+    assert kept == [b'{"type":"int32","name":"a"}', b'{"type":"int32","name":"c"}']
+
+
+def test_reading_never_gives_a_negative_zero() -> None:
+    """Java reads every JSON fraction through a BigDecimal, which has no -0."""
+    envelopes = converter()
+    for data in (b'{"schema":{"type":"double"},"payload":-0.0}', b'{"schema":{"type":"float"},"payload":-0.0}'):
+        assert str(envelopes.to_connect_data(TOPIC, data)) == "0.0"
+        assert str(envelopes.to_connect_schema_and_value(TOPIC, data).value) == "0.0"
+    assert [str(x) for x in envelopes.to_connect_data(TOPIC, b'{"schema":null,"payload":[-0.0,-0e5]}')] == [
+        "0.0", "0.0"]
+    assert str(converter(**{"schemas.enable": "false"}).to_connect_data(TOPIC, b"-0.0")) == "0.0"
+
+
+def test_schemaless_integers_read_as_java_longs() -> None:
+    """``JsonNode.longValue()`` keeps the low 64 bits of a larger integer."""
+    assert converter(**{"schemas.enable": "false"}).to_connect_data(TOPIC, b"[18446744073709551617,-1]") == [1, -1]
+    assert converter().to_connect_data(TOPIC, b'{"schema":null,"payload":9223372036854775808}') == -(2**63)
+
+
+def test_map_with_struct_keys_reads_back_with_struct_keys() -> None:
+    key = SchemaBuilder.struct().field("k", Schema.INT32_SCHEMA).build()
+    schema = SchemaBuilder.map(key, Schema.STRING_SCHEMA).default_value({Struct(key).put("k", 2): "d"}).build()
+    value = {Struct(key).put("k", 1): "v"}
+    conv = converter()
+    data = conv.from_connect_data(TOPIC, value, schema=schema)
+    assert data == (b'{"schema":{"type":"map","keys":{"type":"struct","fields":[{"type":"int32","optional":false,'
+                    b'"field":"k"}],"optional":false},"values":{"type":"string","optional":false},"optional":false,'
+                    b'"default":[[{"k":2},"d"]]},"payload":[[{"k":1},"v"]]}')
+    assert conv.to_connect_schema_and_value(TOPIC, data) == SchemaAndValue(schema, value)
+
+
+def test_a_schema_default_is_read_with_replace_null_with_default() -> None:
+    """A null inside a default takes its own schema's default only with ``replace.null.with.default``,
+    as Java reads defaults with the converter's config."""
+    data = (b'{"schema":{"type":"array","items":{"type":"int32","optional":true,"default":7},'
+            b'"optional":true,"default":[null]},"payload":null}')
+    assert converter().to_connect_data(TOPIC, data) == [7]
+    assert converter(**{"replace.null.with.default": "false"}).to_connect_data(TOPIC, data) is None
+    keep_null = converter(**{"replace.null.with.default": "false"}).to_connect_schema_and_value(TOPIC, data)
+    assert keep_null.schema.default_value == [None]
+
+
+def test_a_numeric_decimal_default_beyond_64_bits_reads_back() -> None:
+    schema = Decimal.builder(0).default_value(decimal.Decimal(2**70)).build()
+    conv = converter(**{"decimal.format": "NUMERIC"})
+    data = conv.from_connect_data(TOPIC, decimal.Decimal(1), schema=schema)
+    assert conv.to_connect_schema_and_value(TOPIC, data) == SchemaAndValue(schema, decimal.Decimal(1))
+
+
+def test_unparsable_bytes_are_refused_with_javas_message() -> None:
+    """Java's message stops at the colon; what the parser said is the cause."""
+    for config in ({}, {"schemas.enable": "false"}):
+        with pytest.raises(DataException) as refused:
+            converter(**config).to_connect_data(TOPIC, b"{")
+        assert str(refused.value) == "Converting byte[] to Kafka Connect data failed due to serialization error: "
+        assert refused.value.__cause__ is not None
+
+
+def test_reading_time_out_of_the_day_is_refused_with_javas_message() -> None:
+    with pytest.raises(DataException, match=r"^Time values must use number of milliseconds greater than 0 and less "
+                                            r"than 86400000$"):
+        converter().to_connect_data(TOPIC, b'{"schema":{"type":"int32","name":"%s"},"payload":86400001}'
+                                    % Time.LOGICAL_NAME.encode())
+
+
+def test_reading_a_float_beyond_floats_range_gives_infinity_or_the_largest_float() -> None:
+    """Java's ``(float)`` cast: infinity beyond the rounding boundary, the largest float below it."""
+    conv = converter()
+    assert conv.to_connect_data(TOPIC, b'{"schema":{"type":"float"},"payload":1e39}') == float("inf")
+    assert conv.to_connect_data(TOPIC, b'{"schema":{"type":"float"},"payload":-3.4028235e38}') == (
+        -3.4028234663852886e38)
+
+
+def test_a_struct_without_a_schema_is_a_mismatching_schema() -> None:
+    """Java's schemaless ``convertToJson`` finds a Struct's type, then no schema to match."""
+    struct = Struct(SchemaBuilder.struct().build())
+    for config in ({}, {"schemas.enable": "false"}):
+        for value in (struct, [struct], {"k": struct}):
+            with pytest.raises(DataException, match=r"^Mismatching schema\.$"):
+                converter(**config).from_connect_data(TOPIC, value)

@@ -52,6 +52,10 @@ def test_schemas_example_runs() -> None:
     runpy.run_path(str(EXAMPLES / "schemas.py"))
 
 
+def test_header_schemas_example_runs() -> None:
+    runpy.run_path(str(EXAMPLES / "header_schemas.py"))
+
+
 def test_packaging_example_names_the_example_connector() -> None:
     example_tests()  # puts the plugins directory on sys.path
     project = tomllib.loads((EXAMPLES / "pyproject-example.toml").read_text())

@@ -5,6 +5,7 @@ from connect_runtime.api.data.schema import Field, Schema, SchemaType
 from connect_runtime.api.data.schema_and_value import SchemaAndValue
 from connect_runtime.api.data.schema_builder import SchemaBuilder, SchemaBuilderException
 from connect_runtime.api.data.struct import Struct, validate_value
+from connect_runtime.api.data.values import Values
 
 __all__ = [
     "Date",
@@ -18,5 +19,6 @@ __all__ = [
     "Struct",
     "Time",
     "Timestamp",
+    "Values",
     "validate_value",
 ]

@@ -57,3 +57,14 @@ def test_parse_failure() -> None:
 def test_refused_patterns(pattern: str, message: str) -> None:
     with pytest.raises(PatternError, match=message):
         SimpleDateFormat(pattern)
+
+
+def test_dates_before_the_gregorian_cutover_are_julian_as_java() -> None:
+    fmt = SimpleDateFormat("yyyy-MM-dd D EEE")
+    cutover = -12_219_292_800_000  # 1582-10-15T00:00Z
+    assert fmt.format(cutover) == "1582-10-15 278 Fri"
+    assert fmt.format(cutover - 1) == "1582-10-04 277 Thu"
+    assert fmt.format(-62_135_596_800_000) == "0001-01-03 3 Mon"  # Gregorian 0001-01-01
+    day = SimpleDateFormat("yyyy-MM-dd")
+    assert day.parse("1582-10-04") == cutover - 86_400_000
+    assert day.parse("1000-02-29") == day.parse("1000-03-01") - 86_400_000  # a Julian leap year
