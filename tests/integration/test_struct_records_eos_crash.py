@@ -1,12 +1,13 @@
 """Records with schemas are delivered exactly once under worker SIGKILLs: a plugin-defined connector
-emits Structs, a plugin-defined transform changes each Struct and its schema, and what lands in Kafka
-(JsonConverter, ``schemas.enable=true``) reads back, with ``to_connect_schema_and_value``, as the
-transformed Structs, every number once."""
+emits Structs, a plugin-defined transform changes each Struct and its schema, RegexRouter renames the
+topic (keeping the schemas), and what lands in Kafka (JsonConverter, ``schemas.enable=true``) reads
+back, with ``to_connect_schema_and_value``, as the transformed Structs, every number once."""
 
 from __future__ import annotations
 
 import datetime
 import decimal
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,15 +31,18 @@ def _records_in(bootstrap: str, topic: str) -> int:
 
 def test_structs_through_a_transform_chain_are_exactly_once_under_sigkill(
         kafka_bootstrap: str, worker_factory: Callable[..., WorkerProcess]) -> None:
-    topic = new_topic(kafka_bootstrap, partitions=2)
+    written = new_topic(kafka_bootstrap, f"structs-{uuid.uuid4().hex[:8]}-in", partitions=2)
+    topic = new_topic(kafka_bootstrap, written.removesuffix("-in") + "-out", partitions=2)
     worker = worker_factory(eos="enabled", extra=plugin_path(PLUGINS_DIR))
     worker.wait_ready()
     with ConnectClient(worker.url) as client:
         client.create_connector(CONNECTOR, {
-            "connector.class": "struct_source.StructSourceConnector", "topic": topic, "tasks.max": "2",
+            "connector.class": "struct_source.StructSourceConnector", "topic": written, "tasks.max": "2",
             "key.converter": JSON_CONVERTER, "key.converter.schemas.enable": "true",
             "value.converter": JSON_CONVERTER, "value.converter.schemas.enable": "true",
-            "transforms": "double", "transforms.double.type": "struct_source.AddDoubled"})
+            "transforms": "double,route", "transforms.double.type": "struct_source.AddDoubled",
+            "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
+            "transforms.route.regex": "(.*)-in", "transforms.route.replacement": "$1-out"})
         client.wait_running(CONNECTOR, 2)
         for kill in range(1, 4):
             # Each kill mid-stream, once 300 more records arrived since the last one.
@@ -69,6 +73,7 @@ def test_structs_through_a_transform_chain_are_exactly_once_under_sigkill(
         assert struct.get("at") == datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC) + \
             datetime.timedelta(milliseconds=seqno)
         pairs.append((task, seqno))
+    assert _records_in(kafka_bootstrap, written) == 0  # every record was routed
     report = check_sequences(pairs)
     assert report.exactly_once, report.summary()
     assert set(report.counts) == {0, 1}
