@@ -9,7 +9,7 @@ Scenarios (``scenarios`` in the output; each with records/s and the CPU cores it
   (``throughput=-1``, schemaless JsonConverter) writing to a 1-partition topic, with
   ``transaction.boundary=--boundary`` (``poll``: one transaction per poll of 1000 records; ``interval``:
   commit at the end of the first poll after ``--interval-ms``) and ``complete.record.data`` false
-  (``simple``: the bare seqno) or true (``complete``: a map {name, task, topic, time_ms, seqno}). A window
+  (``simple``: the bare seqno) or true (``complete``: a Struct {name, task, topic, time_ms, seqno}). A window
   starts and ends at a commit seen on the data topic: its last stable offset (LSO) moves. Each transaction
   there is its records plus one commit marker, so between two LSOs records = delta seqno (of the last
   record before each LSO) and transactions = delta LSO - records. Interleaved with it, the *baseline*: in
@@ -660,7 +660,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="transaction.boundary.interval.ms with --boundary interval (1000)")
     parser.add_argument("--record-data", choices=(*RECORD_DATA, "both"), default="both",
                         help="VerifiableSource values of the one-task exactly-once runs: simple (the bare "
-                             "seqno), complete (complete.record.data=true: a map {name, task, topic, time_ms, "
+                             "seqno), complete (complete.record.data=true: a Struct {name, task, topic, time_ms, "
                              "seqno}) or both (both)")
     parser.add_argument("--tasks", type=int, default=os.cpu_count() or 1,
                         help="tasks in one worker for the scaling run (simple records, exactly once); 0 or 1 "

@@ -10,8 +10,9 @@ from __future__ import annotations
 import base64
 import datetime
 import decimal
+import math
 from collections.abc import Mapping
-from typing import Final, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 from connect_runtime.api.data.logical_types import Date, Decimal, Time, Timestamp
 from connect_runtime.api.data.schema import _INT_RANGES, Schema, SchemaType
@@ -71,12 +72,26 @@ class SchemaEncoder:
 
     def __init__(self, cache_size: int, numeric_decimals: bool, replace_null_with_default: bool) -> None:
         self._cache: LruCache[Schema, str] = LruCache(cache_size)
+        # Fast writers per schema (see _Plan), kept only when schema texts are cached at all.
+        self._plans: dict[Schema, _Plan | None] = {}
+        self._plans_enabled = cache_size > 0
+        self._plans_limit = max(cache_size, 1)
         self._numeric_decimals = numeric_decimals
         self._replace_null_with_default = replace_null_with_default
 
     def envelope(self, schema: Schema, value: object) -> bytes:
         """``{"schema":...,"payload":...}``, as Java's ``convertToJsonWithEnvelope``."""
         try:
+            plan: _Plan | None = self._plans.get(schema, _NO_PLAN) if self._plans_enabled else None
+            if plan is _NO_PLAN:
+                plan = self._plan(schema)
+            if plan is not None:
+                text = plan.write(value, schema)
+                if text is not None:
+                    prefix = plan.envelope_prefix
+                    if prefix is None:
+                        prefix = plan.envelope_prefix = '{"schema":' + self.schema_json(schema) + ',"payload":'
+                    return (prefix + text + "}").encode("utf-8")
             out = ['{"schema":', self.schema_json(schema), ',"payload":']
             self._value(schema, value, out)
         except RecursionError as exc:
@@ -88,10 +103,27 @@ class SchemaEncoder:
         """The value alone, as Java's ``convertToJsonWithoutEnvelope``."""
         out: list[str] = []
         try:
+            plan: _Plan | None = self._plans.get(schema, _NO_PLAN) if self._plans_enabled else None
+            if plan is _NO_PLAN:
+                plan = self._plan(schema)
+            if plan is not None:
+                text = plan.write(value, schema)
+                if text is not None:
+                    return text.encode("utf-8")
             self._value(schema, value, out)
         except RecursionError as exc:
             raise _too_deep() from exc
         return "".join(out).encode("utf-8")
+
+    def _plan(self, schema: Schema) -> _Plan | None:
+        """The fast writer of ``schema`` (None when it has none), remembered like schema texts."""
+        # the schema's text only when an envelope needs it: writing a default may fail, as in Java,
+        # and without an envelope Java never writes it
+        plan = _Plan.of(schema)
+        if len(self._plans) >= self._plans_limit:
+            self._plans.clear()
+        self._plans[schema] = plan
+        return plan
 
     def schema_json(self, schema: Schema) -> str:
         """Java's ``asJsonSchema`` as compact JSON text, from the cache when the schema was seen."""
@@ -259,6 +291,78 @@ class SchemaEncoder:
         else:
             return False
         return True
+
+
+_NO_PLAN: Final[Any] = object()
+
+
+class _Plan:
+    """The per-record fast writer of a plain schema (an unnamed INT*, FLOAT64, BOOLEAN or STRING) or
+    of a struct whose fields all are plain: the common records, written without the general walk.
+    :meth:`write` returns None for anything else (a null, another class, an int out of range, a
+    non-finite float, a struct of an equal but not identical schema) and the general path, which
+    holds every rule and message, writes it instead."""
+
+    __slots__ = ("_fields", "_schema", "envelope_prefix")
+
+    def __init__(self, schema: Schema,
+                 fields: tuple[tuple[str, int, type, tuple[int, int] | None], ...] | None) -> None:
+        self._schema = schema
+        self.envelope_prefix: str | None = None  # '{"schema":<text>,"payload":', once an envelope is written
+        self._fields = fields
+
+    @staticmethod
+    def of(schema: Schema) -> _Plan | None:
+        if schema._plain_class is not None:
+            return _Plan(schema, None)
+        if schema.type is not SchemaType.STRUCT or (schema.name is not None and schema.name.startswith(_LOGICAL)):
+            return None
+        fields = []
+        for index, field in enumerate(schema.fields):
+            plain = field.schema._plain_class
+            if plain is None:
+                return None
+            fields.append(((',' if index else '{') + _quote(field.name) + ":", field.index, plain,
+                           field.schema._plain_range))
+        return _Plan(schema, tuple(fields))
+
+    def write(self, value: object, schema: Schema) -> str | None:
+        """The payload text of ``value`` for ``schema`` (equal to the plan's), or None."""
+        fields = self._fields
+        if fields is None:
+            return _plain_text(value, self._schema._plain_class, self._schema._plain_range)
+        if value.__class__ is not Struct or value.schema is not schema:
+            return None
+        values = value._values
+        out = []
+        for prefix, index, plain, bounds in fields:
+            text = _plain_text(values[index], plain, bounds)
+            if text is None:
+                return None
+            out.append(prefix)
+            out.append(text)
+        out.append("}" if fields else "{}")
+        return "".join(out)
+
+
+_LOGICAL: Final = "org.apache.kafka.connect.data."
+
+
+def _plain_text(value: object, plain: type | None, bounds: tuple[int, int] | None) -> str | None:
+    """Jackson's text of a plain value of exactly the class ``plain``, or None (see :class:`_Plan`)."""
+    if value.__class__ is not plain:
+        return None
+    if plain is int:
+        if bounds is not None and not bounds[0] <= value <= bounds[1]:  # type: ignore[operator]
+            return None
+        return int.__repr__(value)
+    if plain is str:
+        return _quote(value)  # type: ignore[arg-type]
+    if plain is bool:
+        return "true" if value else "false"
+    if math.isfinite(value):  # type: ignore[arg-type]
+        return java_double_to_string(value)  # type: ignore[arg-type]
+    return None
 
 
 def _child(schema: Schema | None) -> Schema:

@@ -311,6 +311,7 @@ class WorkerSourceTask(ABC):
         checked_topic: str | None = None  # the last topic object that passed the forbidden-topic test
         ready_topic: str | None = None  # the last topic object known to exist and be active or pending
         last_key: Any = _NO_KEY  # the last key object whose bytes are cached (only immutable ones)
+        last_key_schema: Any = None  # and the schema it was converted with (schemas are immutable)
         last_key_bytes: bytes | None = None
         last_partition = self._last_partition
         last_partition_key = self._last_partition_key
@@ -357,7 +358,7 @@ class WorkerSourceTask(ABC):
                 rec_key = transformed.key
                 # A schema is passed only when there is one: converters without a schema argument keep working.
                 key_schema = transformed.key_schema if key_takes_schema else None
-                if rec_key is last_key and key_schema is None:
+                if rec_key is last_key and key_schema is last_key_schema:
                     key = last_key_bytes
                 else:
                     try:
@@ -374,8 +375,8 @@ class WorkerSourceTask(ABC):
                             ready_topic = None
                             continue
                     else:
-                        if cache_keys and key_schema is None and type(rec_key) in _IMMUTABLE_KEYS:
-                            last_key, last_key_bytes = rec_key, key
+                        if cache_keys and type(rec_key) in _IMMUTABLE_KEYS:
+                            last_key, last_key_schema, last_key_bytes = rec_key, key_schema, key
                 value_schema = transformed.value_schema if value_takes_schema else None
                 try:
                     value = (value_conv(topic, transformed.value) if value_schema is None

@@ -7,7 +7,7 @@ import glob
 import importlib.util
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
@@ -22,6 +22,7 @@ from connect_runtime.api import (
     ValidString,
     non_empty_string,
 )
+from connectors.spark.schemas import ddl_refusals
 from connectors.spark.sql_check import check_transform_sql
 
 SPARK_MASTER = "spark.master"
@@ -97,7 +98,8 @@ CONFIG_DEF = (
             "size has not changed for one interval, so that half-written rows are never read.", _SOURCE, 6)
     .define(TOPIC, ConfigType.STRING, NO_DEFAULT, non_empty_string, Importance.HIGH,
             "The topic every row is written to. The value is the row as a JSON object, as JsonConverter "
-            "writes it.", _OUTPUT, 1)
+            "writes it; with value.converter.schemas.enable=true (JsonConverter's default) a Struct with the "
+            "Connect schema mapped from the row's Spark schema (docs/spark.md).", _OUTPUT, 1)
     .define(KEY_COLUMNS, ConfigType.LIST, "", None, Importance.MEDIUM,
             "Columns (after transform.sql) whose values form the record key, a JSON object of those columns; "
             "empty: records have no key.", _OUTPUT, 2)
@@ -245,6 +247,7 @@ def validate_extra(props: Mapping[str, str], values: dict[str, ConfigValue]) -> 
         if converter and converter.strip() not in JSON_CONVERTERS:
             error(name, f"SparkSource writes rows as JSON: {name} must be "
                         "org.apache.kafka.connect.json.JsonConverter")
+    _check_schema_types(props, error)
     boundary = props.get("transaction.boundary")
     if boundary and boundary.strip().lower() != "poll":
         error("transaction.boundary", "SparkSource delivers from Spark executors, in transactions bounded by "
@@ -264,3 +267,27 @@ def validate_extra(props: Mapping[str, str], values: dict[str, ConfigValue]) -> 
     if any(k.startswith("topic.creation.") for k in props):
         error("topic.creation.groups", "SparkSource does not create topics: create the topic before the "
                                        "connector")
+
+
+def _schemas_enabled(props: Mapping[str, str], kind: str) -> bool:
+    """Whether the connector's own ``<kind>.converter`` asks for schemas (unknown, so False, when the
+    connector leaves the converter to the worker)."""
+    return bool(props.get(f"{kind}.converter", "").strip()) and \
+        str(props.get(f"{kind}.converter.schemas.enable", "true")).strip().lower() == "true"
+
+
+def _check_schema_types(props: Mapping[str, str], error: Callable[[str, str], None]) -> None:
+    """Columns of ``source.schema`` that cannot get a Connect schema, when a converter asks for schemas
+    and no ``transform.sql`` may cast them (the application checks every case again)."""
+    ddl = props.get(SOURCE_SCHEMA, "")
+    if not ddl or not ddl.strip() or props.get(TRANSFORM_SQL, "").strip():
+        return
+    keys = {c.strip() for c in props.get(KEY_COLUMNS, "").split(",") if c.strip()}
+    if _schemas_enabled(props, "value"):
+        problems = ddl_refusals(ddl)
+    elif _schemas_enabled(props, "key") and keys:
+        problems = ddl_refusals(ddl, keys)
+    else:
+        return
+    for problem in problems:
+        error(SOURCE_SCHEMA, problem)

@@ -24,6 +24,7 @@ import contextlib
 import itertools
 import json
 import logging
+import re
 import signal
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -74,6 +75,10 @@ class DeliveryPlan:
     offsets_start: dict[int, int]
     #: One per Spark partition, in partition order.
     slots: list[SlotPlan]
+    #: Keys / values are JsonConverter envelopes with a schema: characters outside the Basic Multilingual
+    #: Plane get Jackson's surrogate-pair escapes, which Spark's to_json does not write.
+    escape_keys: bool = False
+    escape_values: bool = False
 
 
 #: Fenced by a newer producer with the slot's transactional id.
@@ -241,6 +246,10 @@ class SlotDeliverer:
             keys_col = batch.column(KEY)
             values = batch.column(VALUE).to_pylist()
             keys = keys_col.to_pylist() if keys_col.null_count < len(keys_col) else None
+            if plan.escape_values and _has_supplementary(batch.column(VALUE)):
+                values = [escape_supplementary(v) for v in values]
+            if keys is not None and plan.escape_keys and _has_supplementary(keys_col):
+                keys = [escape_supplementary(k) for k in keys]
             lengths = pc.binary_length(batch.column(VALUE))
             if keys is not None:
                 lengths = pc.add(lengths, pc.fill_null(pc.binary_length(keys_col), 0))
@@ -326,6 +335,30 @@ class SlotDeliverer:
             err = kafka_error(e)
             logger.info("Could not abort slot %d's transaction (%s); it is aborted when the next deliverer "
                         "starts or after transaction.timeout.ms", self._slot.slot, err)
+
+
+#: The lead bytes of 4-byte UTF-8 sequences: the characters beyond U+FFFF.
+_SUPPLEMENTARY_LEAD = re.compile(rb"[\xf0-\xf4]")
+_SUPPLEMENTARY = re.compile("[\U00010000-\U0010FFFF]")
+
+
+def _has_supplementary(column: Any) -> bool:
+    """Whether a binary Arrow column may hold such a character: one scan of its data buffer."""
+    data = column.buffers()[2]
+    return data is not None and _SUPPLEMENTARY_LEAD.search(memoryview(data)) is not None
+
+
+def _surrogate_pair(match: re.Match[str]) -> str:
+    code = ord(match.group()) - 0x10000
+    return f"\\u{0xD800 + (code >> 10):04X}\\u{0xDC00 + (code & 0x3FF):04X}"
+
+
+def escape_supplementary(json_bytes: bytes | None) -> bytes | None:
+    """JSON text with each character beyond U+FFFF written as Jackson writes it to bytes, an escaped
+    surrogate pair (``\\uD83D\\uDE00``); such characters only occur inside JSON strings."""
+    if json_bytes is None or _SUPPLEMENTARY_LEAD.search(json_bytes) is None:
+        return json_bytes
+    return _SUPPLEMENTARY.sub(_surrogate_pair, json_bytes.decode("utf-8")).encode("utf-8")
 
 
 def _check_not_shrunk(uri: str, rows: int, committed: int) -> None:

@@ -32,6 +32,7 @@ from connect_runtime.api.kafka_clients import is_transient_code
 from connectors.spark.config import JSON_CONVERTERS, SparkSourceSettings
 from connectors.spark.delivery import KEY, PATH, SUMMARY_SCHEMA, VALUE, DeliveryPlan, SlotDeliverer, SlotPlan, deliver
 from connectors.spark.positions import PositionReader, canonical_uri, slot_of
+from connectors.spark.schemas import envelope_json
 
 # pyspark is imported where it is used: the worker imports this module (for its constants) whether or
 # not the spark extra is installed, and only the driver needs it.
@@ -229,7 +230,9 @@ class Driver:
         union = functools.reduce(DataFrame.union, frames)
         plan = DeliveryPlan(self.delivery, settings.topic, settings.slots, settings.transaction_rows,
                             settings.transaction_bytes, dict(offsets_start),
-                            [SlotPlan(s, dict(work[s]["files"]), dict(work[s]["committed"])) for s in slots])
+                            [SlotPlan(s, dict(work[s]["files"]), dict(work[s]["committed"])) for s in slots],
+                            escape_keys=bool(settings.key_columns) and _with_schema(self.delivery.key_converter),
+                            escape_values=_with_schema(self.delivery.value_converter))
         started = time.monotonic()
         reported = {r["slot"]: r.asDict() for r in union.mapInArrow(deliver(plan), SUMMARY_SCHEMA).collect()}
 
@@ -290,8 +293,8 @@ class Driver:
         missing = [c for c in settings.key_columns if c not in out.columns]
         if missing:
             raise ValueError(f"key.columns {', '.join(missing)} not among the columns {', '.join(out.columns)}")
-        value = _json_bytes(F.struct(*[F.col(f"`{c}`") for c in out.columns]), self.delivery.value_converter)
-        key = (_json_bytes(F.struct(*[F.col(f"`{c}`") for c in settings.key_columns]), self.delivery.key_converter)
+        value = _json_bytes(out, out.columns, self.delivery.value_converter)
+        key = (_json_bytes(out, settings.key_columns, self.delivery.key_converter)
                if settings.key_columns else F.lit(None).cast("binary"))
         framed = out.select(key.alias(KEY), value.alias(VALUE), F.input_file_name().alias(PATH))
         _check_row_wise(framed)
@@ -331,16 +334,28 @@ class Driver:
         return checked.drop(CORRUPT, ROW)
 
 
-def _json_bytes(struct: Any, converter: tuple[str, Mapping[str, str]]) -> Any:
-    """JsonConverter's bytes for a schemaless map, computed in the JVM: Spark's to_json and Kafka's
-    JsonConverter both write with Jackson (same number and string forms); nulls are kept as Connect
-    keeps them. schemas.enable=true wraps the map as JsonConverter wraps schemaless data."""
-    from pyspark.sql import functions as F
+def _json_bytes(frame: Any, names: list[str], converter: tuple[str, Mapping[str, str]]) -> Any:
+    """JsonConverter's bytes of a row of the columns ``names`` of ``frame``, computed in the JVM.
 
-    body = F.to_json(struct, {"ignoreNullFields": "false"})
-    if str(converter[1].get("schemas.enable", "true")).strip().lower() == "true":
-        body = F.concat(F.lit('{"schema":null,"payload":'), body, F.lit("}"))
-    return body.cast("binary")
+    With ``schemas.enable=true`` (JsonConverter's default) the row is a Struct of the Connect schema its
+    Spark schema maps to (connectors/spark/schemas.py), written as Java's JsonConverter writes one.
+    Otherwise it is a schemaless map: Spark's to_json and Kafka's JsonConverter both write with Jackson
+    (same number and string forms); nulls are kept as Connect keeps them."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StructType
+
+    columns = [F.col(f"`{c}`") for c in names]
+    settings = converter[1]
+    if _with_schema(converter):
+        row_type = StructType([frame.schema[c] for c in names])
+        numeric = str(settings.get("decimal.format", "BASE64")).strip().upper() == "NUMERIC"
+        return envelope_json(columns, row_type, numeric).cast("binary")
+    return F.to_json(F.struct(*columns), {"ignoreNullFields": "false"}).cast("binary")
+
+
+def _with_schema(converter: tuple[str, Mapping[str, str]]) -> bool:
+    """Whether the JsonConverter writes records with their schema (``schemas.enable``, true by default)."""
+    return str(converter[1].get("schemas.enable", "true")).strip().lower() == "true"
 
 
 def _check_converters(delivery: Any) -> None:

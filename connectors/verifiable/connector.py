@@ -13,9 +13,12 @@ from connect_runtime.api import (
     ConfigType,
     ExactlyOnceSupport,
     Importance,
+    Schema,
+    SchemaBuilder,
     SourceConnector,
     SourceRecord,
     SourceTask,
+    Struct,
 )
 
 VERSION = "0.1.0"
@@ -29,6 +32,21 @@ JAVA_TASK_ID = "id"
 JAVA_CONNECTOR_CLASS = "org.apache.kafka.connect.tools.VerifiableSourceConnector"
 _MAX_BATCH = 1000
 
+#: Java's key schema: the task id.
+KEY_SCHEMA = Schema.INT32_SCHEMA
+#: Java's value schema of simple records: the seqno.
+SIMPLE_VALUE_SCHEMA = Schema.INT64_SCHEMA
+#: Java's value schema with ``complete.record.data=true`` (unnamed, every field required).
+COMPLETE_VALUE_SCHEMA = (
+    SchemaBuilder.struct()
+    .field("name", Schema.STRING_SCHEMA)
+    .field("task", Schema.INT32_SCHEMA)
+    .field("topic", Schema.STRING_SCHEMA)
+    .field("time_ms", Schema.INT64_SCHEMA)
+    .field("seqno", Schema.INT64_SCHEMA)
+    .build()
+)
+
 CONFIG_DEF = (
     ConfigDef()
     .define(TOPIC, ConfigType.STRING, NO_DEFAULT, importance=Importance.HIGH,
@@ -36,7 +54,7 @@ CONFIG_DEF = (
     .define(THROUGHPUT, ConfigType.LONG, -1, importance=Importance.MEDIUM,
             documentation="Records per second per task; negative means unlimited.")
     .define(COMPLETE_RECORD_DATA, ConfigType.BOOLEAN, False, importance=Importance.LOW,
-            documentation="Write a map {name, task, topic, time_ms, seqno} as the value instead of the "
+            documentation="Write a struct {name, task, topic, time_ms, seqno} as the value instead of the "
                           "bare sequence number.")
 )
 
@@ -74,7 +92,12 @@ class VerifiableSourceConnector(SourceConnector):
 
 
 class VerifiableSourceTask(SourceTask):
-    """One sequence per task; throttled to ``throughput`` records/s when positive."""
+    """One sequence per task; throttled to ``throughput`` records/s when positive.
+
+    Records carry Java's schemas: the key (the task id) ``INT32``, the value ``INT64`` (the seqno) or,
+    with ``complete.record.data=true``, a :class:`Struct` of :data:`COMPLETE_VALUE_SCHEMA`, so one
+    connector config writes the same bytes here as on Java's worker (``time_ms`` aside).
+    """
 
     def __init__(self) -> None:
         self._stop = threading.Event()
@@ -116,10 +139,15 @@ class VerifiableSourceTask(SourceTask):
         partition, topic, key = self._partition, self._topic, self._task_id
         if self._complete:
             now_ms = int(time.time() * 1000)
+            name = self._name
             return [SourceRecord(partition, {"seqno": s}, topic, None, key,
-                                 {"name": self._name, "task": key, "topic": topic, "time_ms": now_ms, "seqno": s})
+                                 Struct(COMPLETE_VALUE_SCHEMA).put("name", name).put("task", key).put("topic", topic)
+                                 .put("time_ms", now_ms).put("seqno", s),
+                                 key_schema=KEY_SCHEMA, value_schema=COMPLETE_VALUE_SCHEMA)
                     for s in range(start, start + count)]
-        return [SourceRecord(partition, {"seqno": s}, topic, None, key, s) for s in range(start, start + count)]
+        return [SourceRecord(partition, {"seqno": s}, topic, None, key, s,
+                             key_schema=KEY_SCHEMA, value_schema=SIMPLE_VALUE_SCHEMA)
+                for s in range(start, start + count)]
 
     def stop(self) -> None:
         self._stop.set()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from connect_runtime.api import DataException, Schema, SchemaBuilder, Struct
+from connect_runtime.api.data import validate_value
 
 SCHEMA = (
     SchemaBuilder.struct()
@@ -85,3 +86,30 @@ def test_repr_is_javas_to_string() -> None:
     nested = SchemaBuilder.struct().field("n", SCHEMA).field("m", Schema.OPTIONAL_STRING_SCHEMA).build()
     inner = Struct(SCHEMA).put("a", 1).put("b", "y")
     assert repr(Struct(nested).put("n", inner).put("m", "z")) == "Struct{n=Struct{a=1,b=y},m=z}"
+
+
+def test_put_takes_a_plain_value_fast_with_the_same_verdict_as_validate_value() -> None:
+    """``put`` accepts a value of exactly a plain schema's class (and range) without the full rules;
+    every value must still get the verdict and message ``validate_value`` gives."""
+    plain = [Schema.INT8_SCHEMA, Schema.INT16_SCHEMA, Schema.INT32_SCHEMA, Schema.INT64_SCHEMA,
+             Schema.FLOAT64_SCHEMA, Schema.BOOLEAN_SCHEMA, Schema.STRING_SCHEMA, Schema.OPTIONAL_INT8_SCHEMA,
+             SchemaBuilder.int32().name("named").build()]
+    values: list[object] = [0, 127, 128, -129, 2**15, 2**31, -(2**63) - 1, 2**63, True, False, 1.5, float("nan"),
+                            "s", "", None, b"x", [1]]
+    builder = SchemaBuilder.struct()
+    for index, schema in enumerate(plain):
+        builder.field(f"f{index}", schema)
+    struct_schema = builder.build()
+    for index, schema in enumerate(plain):
+        for value in values:
+            try:
+                validate_value(schema, value, f"f{index}")
+                expected = None
+            except DataException as e:
+                expected = str(e)
+            try:
+                Struct(struct_schema).put(f"f{index}", value)
+                got = None
+            except DataException as e:
+                got = str(e)
+            assert got == expected, (schema, value)

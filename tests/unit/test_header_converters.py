@@ -171,12 +171,12 @@ class _Recording(HeaderConverter):
 
 
 def test_the_task_passes_a_header_schema_only_when_the_header_has_one() -> None:
-    task = SimpleNamespace(_header_converter=SimpleHeaderConverter())
+    task = SimpleNamespace(_header_converter=SimpleHeaderConverter(), _header_takes_schema=True)
     headers = [("plain", 0.1), Header("typed", 0.1, Schema.FLOAT32_SCHEMA), Header("none", 0.1)]
     assert WorkerSourceTask._convert_headers(task, "t", headers) == [  # type: ignore[arg-type]
         ("plain", b"0.1"), ("typed", b"0.1"), ("none", b"0.1")]
     old_style = _Recording()
-    task = SimpleNamespace(_header_converter=old_style)
+    task = SimpleNamespace(_header_converter=old_style, _header_takes_schema=True)
     assert WorkerSourceTask._convert_headers(task, "t", [("a", 1), Header("b", 2)]) == [  # type: ignore[arg-type]
         ("a", b"x"), ("b", b"x")]
     assert old_style.calls == [("a", 1), ("b", 2)]

@@ -453,3 +453,72 @@ def test_nesting_deeper_than_python_follows_is_a_data_exception() -> None:
         value, value._values[0] = Struct(schema), value  # put would validate it all, again recursively
     with pytest.raises(DataException, match="nested too deeply"):
         converter().from_connect_data(TOPIC, value, schema=schema)
+
+
+def test_the_fast_writer_of_plain_schemas_writes_what_the_general_walk_writes() -> None:
+    """Plain schemas and structs of plain fields take a per-schema fast writer (cached with the
+    schema texts); with ``schemas.cache.size=0`` every value takes the general walk. Both must give
+    the same bytes, and anything the fast writer does not take (nulls, other classes, ints out of
+    range, non-finite floats) must fall back to the general rules and messages."""
+    import contextlib
+    import random
+
+    rng = random.Random(7)
+    fast, general = JsonConverter(), JsonConverter()
+    fast.configure({"schemas.enable": "true"}, False)
+    general.configure({"schemas.enable": "true", "schemas.cache.size": "0"}, False)
+    kinds = [(Schema.INT8_SCHEMA, lambda: rng.choice([0, 127, -128, 300, True])),
+             (Schema.INT64_SCHEMA, lambda: rng.choice([2**63 - 1, -(2**63), 2**63, 5, None, 1.5])),
+             (Schema.OPTIONAL_INT32_SCHEMA, lambda: rng.choice([None, 7, 2**31])),
+             (Schema.FLOAT64_SCHEMA, lambda: rng.choice([0.1, -0.0, float("nan"), float("inf"), 1e300, 3])),
+             (Schema.STRING_SCHEMA, lambda: rng.choice(["", "é\u0000\"\\😀", None, 5])),
+             (Schema.BOOLEAN_SCHEMA, lambda: rng.choice([True, False, 1]))]
+    row = SchemaBuilder.struct().name("Row")
+    for index, (schema, _) in enumerate(kinds):
+        row.field(f"f{index}", schema)
+    row_schema = row.build()
+    twin = SchemaBuilder.struct().name("Row")
+    for index, (schema, _) in enumerate(kinds):
+        twin.field(f"f{index}", schema)
+    twin_schema = twin.build()
+
+    def both(schema: Schema, value: object) -> None:
+        outcomes = []
+        for conv in (fast, general):
+            try:
+                outcomes.append(conv.from_connect_data("t", value, schema=schema))
+            except DataException as e:
+                outcomes.append(f"DataException: {e}")
+        assert outcomes[0] == outcomes[1], (schema, value)
+
+    for _ in range(300):
+        for schema, draw in kinds:
+            both(schema, draw())
+        struct = Struct(row_schema)
+        for index, (_, draw) in enumerate(kinds):
+            with contextlib.suppress(DataException):  # an invalid value leaves the field unset
+                struct.put(f"f{index}", draw())
+        both(row_schema, struct)
+        both(twin_schema, struct)  # an equal schema that is another object
+
+
+@pytest.mark.parametrize("plain", [False, True])
+def test_without_the_envelope_a_schemas_default_is_never_written(plain: bool) -> None:
+    # A struct default whose field falls back on its own default cannot be written with
+    # replace.null.with.default=false (Java fails too, in asJsonSchema); without the envelope Java never
+    # writes the schema, so the value alone must still be written.
+    inner = SchemaBuilder.struct().field("x", SchemaBuilder.float64().default_value(1.5).build()).optional().build()
+    if plain:
+        schema = (SchemaBuilder.struct().field("n", Schema.INT32_SCHEMA).optional()
+                  .default_value(Struct(SchemaBuilder.struct().field("n", Schema.INT32_SCHEMA).optional().build())
+                                 .put("n", 1)).build())
+        value: object = Struct(schema).put("n", 2)
+        expected = b'{"n":2}'
+    else:
+        schema = SchemaBuilder.map(Schema.STRING_SCHEMA, inner).optional().default_value({"a": Struct(inner)}).build()
+        value, expected = {}, b"{}"
+    conv = converter(**{"schemas.enable": "false", "replace.null.with.default": "false"})
+    assert conv.from_connect_data(TOPIC, value, schema=schema) == expected
+    if not plain:
+        with pytest.raises(DataException, match="null value for field that is required"):
+            converter(**{"replace.null.with.default": "false"}).from_connect_data(TOPIC, value, schema=schema)

@@ -89,3 +89,21 @@ def test_a_header_with_a_schema_is_still_a_key_value_pair() -> None:
     assert header_schema(header) is Schema.STRING_SCHEMA and header_schema(("env", "prod")) is None
     assert header != Header("env", "prod") and header == Header("env", "prod", Schema.STRING_SCHEMA)
     assert pickle.loads(pickle.dumps(header)) == header
+
+
+def test_an_immutable_key_with_the_same_schema_object_is_converted_once() -> None:
+    keys = _json_with_schemas()
+    convert = keys.from_connect_data
+    calls: list[object] = []
+
+    def counting(topic: str, value: Any, *, schema: Schema | None = None) -> bytes | None:
+        calls.append(value)
+        return convert(topic, value, schema=schema)
+
+    keys.from_connect_data = counting  # type: ignore[method-assign]
+    task, producer = _task(keys, _json_with_schemas())
+    task._send_batch([SourceRecord({"p": 0}, {"o": n}, "t", key=7, value=None, key_schema=Schema.INT32_SCHEMA)
+                      for n in range(3)])
+    expected = b'{"schema":{"type":"int32","optional":false},"payload":7}'
+    assert [key for key, _ in producer.sent_to("t")] == [expected] * 3
+    assert calls == [7]

@@ -187,3 +187,26 @@ def test_the_example_in_docs_spark_md_validates(tmp_path: Path) -> None:
     own = {k for k in config if not k.startswith(("source.options.", "spark.conf."))}
     assert own - {"connector.class", "tasks.max", "value.converter", "value.converter.schemas.enable"} <= {
         cv.name for cv in values}
+
+
+def test_validation_refuses_source_schema_columns_with_no_connect_type(tmp_path: Path) -> None:
+    (tmp_path / "a.csv").write_text("id\n1\n")
+    ddl = ("id BIGINT, `took` INTERVAL DAY TO SECOND COMMENT 'a TIME', doc VARIANT, at TIME(6), "
+           "ok STRUCT<time: TIMESTAMP, gap: INTERVAL YEAR>, stamp TIMESTAMP_NTZ")
+    props = {**BASE, "source.path": str(tmp_path / "*.csv"), "source.schema": ddl,
+             "value.converter": "org.apache.kafka.connect.json.JsonConverter"}
+
+    def errors(changes: dict[str, str]) -> list[str]:
+        values = {cv.name: cv for cv in SparkSourceConnector().validate({**props, **changes})}
+        return values["source.schema"].errors
+
+    assert errors({}) == [
+        f"Column {name} has Spark type {kind}, which has no Kafka Connect schema: cast it in transform.sql, or set "
+        "the converter's schemas.enable=false" for name, kind in (("took", "INTERVAL"), ("doc", "VARIANT"),
+                                                                  ("at", "TIME"))]
+    # Schemaless rows take any type; transform.sql may cast; the worker's own converter is not known here.
+    assert errors({"value.converter.schemas.enable": "false"}) == []
+    assert errors({"transform.sql": "SELECT id FROM source"}) == []
+    assert errors({"value.converter": ""}) == []
+    key_only = {"value.converter.schemas.enable": "false", "key.converter": "JsonConverter", "key.columns": "id,doc"}
+    assert [e.split(" has ")[0] for e in errors(key_only)] == ["Column doc"]

@@ -69,6 +69,11 @@ class SchemaType(enum.Enum):
         return self not in (SchemaType.ARRAY, SchemaType.MAP, SchemaType.STRUCT)
 
 
+_PLAIN_CLASSES: dict[SchemaType, type] = {
+    SchemaType.INT8: int, SchemaType.INT16: int, SchemaType.INT32: int, SchemaType.INT64: int,
+    SchemaType.FLOAT64: float, SchemaType.BOOLEAN: bool, SchemaType.STRING: str,
+}
+
 _INT_RANGES: dict[SchemaType, tuple[int, int]] = {
     SchemaType.INT8: (-(2**7), 2**7 - 1),
     SchemaType.INT16: (-(2**15), 2**15 - 1),
@@ -139,6 +144,8 @@ class Schema:
 
     Type: ClassVar[type[SchemaType]] = SchemaType
 
+    _plain_class: type | None
+
     INT8_SCHEMA: ClassVar[Schema]
     INT16_SCHEMA: ClassVar[Schema]
     INT32_SCHEMA: ClassVar[Schema]
@@ -187,6 +194,11 @@ class Schema:
         self._key_schema = key_schema
         self._value_schema = value_schema
         self._hash: int | None = None
+        # The one Python class a valid value of a plain (unnamed INT*, FLOAT64, BOOLEAN or STRING)
+        # schema has, and an int schema's range: the per-record fast paths of Struct.put and the
+        # JSON writer test these first and leave everything else to the full rules.
+        self._plain_class = _PLAIN_CLASSES.get(type) if name is None else None
+        self._plain_range: tuple[int, int] | None = _INT_RANGES.get(type)
 
     @property
     def type(self) -> SchemaType:

@@ -57,8 +57,17 @@ class Struct:
 
     def put(self, field: str | Field, value: object) -> Struct:
         """Set a field after validating ``value`` against its schema; returns ``self`` for chaining."""
-        found = self._lookup(field)
-        validate_value(found.schema, value, found.name)
+        found = self._schema._fields_by_name.get(field) if field.__class__ is str else None
+        if found is None:
+            found = self._lookup(field)
+        schema = found.schema
+        # Fast path: a plain value of exactly its schema's class (and range) is valid as it is.
+        if value.__class__ is schema._plain_class:
+            bounds = schema._plain_range
+            if bounds is None or bounds[0] <= value <= bounds[1]:  # type: ignore[operator]
+                self._values[found.index] = value
+                return self
+        validate_value(schema, value, found.name)
         self._values[found.index] = value
         return self
 
