@@ -85,13 +85,11 @@ class SchemaEncoder:
             plan: _Plan | None = self._plans.get(schema, _NO_PLAN) if self._plans_enabled else None
             if plan is _NO_PLAN:
                 plan = self._plan(schema)
-            if plan is not None:
-                text = plan.write(value, schema)
-                if text is not None:
-                    prefix = plan.envelope_prefix
-                    if prefix is None:
-                        prefix = plan.envelope_prefix = '{"schema":' + self.schema_json(schema) + ',"payload":'
-                    return (prefix + text + "}").encode("utf-8")
+            if plan is not None and (text := plan.write(value, schema)) is not None:
+                prefix = plan.envelope_prefix
+                if prefix is None:
+                    prefix = plan.envelope_prefix = '{"schema":' + self.schema_json(schema) + ',"payload":'
+                return (prefix + text + "}").encode("utf-8")
             out = ['{"schema":', self.schema_json(schema), ',"payload":']
             self._value(schema, value, out)
         except RecursionError as exc:
@@ -106,10 +104,8 @@ class SchemaEncoder:
             plan: _Plan | None = self._plans.get(schema, _NO_PLAN) if self._plans_enabled else None
             if plan is _NO_PLAN:
                 plan = self._plan(schema)
-            if plan is not None:
-                text = plan.write(value, schema)
-                if text is not None:
-                    return text.encode("utf-8")
+            if plan is not None and (text := plan.write(value, schema)) is not None:
+                return text.encode("utf-8")
             self._value(schema, value, out)
         except RecursionError as exc:
             raise _too_deep() from exc
