@@ -171,17 +171,20 @@ class JsonConverter(Converter, HeaderConverter):
         _check_envelope(node)
         if node["schema"] is None:
             return SchemaAndValue(None, _schemaless(node["payload"], data))
-        node = json_loads_decimal(data)
-        schema_key = _schema_key(node["schema"])
-        parsed = self._read_schemas.get(schema_key)
-        if parsed is None:
-            plain_schema = _parse_schema(node["schema"], self._replace_null_with_default, structs=True)
-            assert plain_schema is not None
-            parsed = (plain_schema, _as_connect_schema(plain_schema))
-            self._read_schemas.put(schema_key, parsed)
-        plain_schema, schema = parsed
-        return SchemaAndValue(schema, _to_connect(plain_schema, node["payload"], self._replace_null_with_default,
-                                                  structs=True))
+        try:
+            node = json_loads_decimal(data)
+            schema_key = _schema_key(node["schema"])
+            parsed = self._read_schemas.get(schema_key)
+            if parsed is None:
+                plain_schema = _parse_schema(node["schema"], self._replace_null_with_default, structs=True)
+                assert plain_schema is not None
+                parsed = (plain_schema, _as_connect_schema(plain_schema))
+                self._read_schemas.put(schema_key, parsed)
+            plain_schema, schema = parsed
+            return SchemaAndValue(schema, _to_connect(plain_schema, node["payload"], self._replace_null_with_default,
+                                                      structs=True))
+        except RecursionError as exc:
+            raise _too_deep_to_read() from exc
 
     def to_connect_data(self, topic: str, data: bytes | None) -> Any:
         """Parse JSON bytes; with schemas enabled, unwrap (and apply) the envelope's schema."""
@@ -196,9 +199,12 @@ class JsonConverter(Converter, HeaderConverter):
             return _schemaless(node["payload"], data)
         # Java parses floats as BigDecimal here (USE_BIG_DECIMAL_FOR_FLOATS): re-read exactly so
         # NUMERIC decimals keep every digit; float fields are turned back into floats below.
-        node = json_loads_decimal(data)
-        replace_null = self._replace_null_with_default
-        return _to_connect(_parse_schema(node["schema"], replace_null), node["payload"], replace_null)
+        try:
+            node = json_loads_decimal(data)
+            replace_null = self._replace_null_with_default
+            return _to_connect(_parse_schema(node["schema"], replace_null), node["payload"], replace_null)
+        except RecursionError as exc:
+            raise _too_deep_to_read() from exc
 
 
 def _schema_key(schema_node: Any) -> bytes:
@@ -209,9 +215,16 @@ def _schema_key(schema_node: Any) -> bytes:
         return json.dumps(schema_node, default=str, separators=(",", ":")).encode()
 
 
+def _too_deep_to_read() -> DataException:
+    # Python's stack holds about 200 levels of schemas and values (docs/plugins.md); Jackson's limit is 1000
+    return DataException("Converting byte[] to Kafka Connect data failed: schema or value nested too deeply")
+
+
 def _parse(data: bytes) -> Any:
     try:
         return json_loads(data)
+    except RecursionError as exc:
+        raise _too_deep_to_read() from exc
     except ValueError as exc:
         raise DataException(
             # Java's message ends here too; what the parser said is the cause.

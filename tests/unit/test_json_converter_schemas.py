@@ -522,3 +522,19 @@ def test_without_the_envelope_a_schemas_default_is_never_written(plain: bool) ->
     if not plain:
         with pytest.raises(DataException, match="null value for field that is required"):
             converter(**{"replace.null.with.default": "false"}).from_connect_data(TOPIC, value, schema=schema)
+
+
+_DEEP = 3000
+
+
+@pytest.mark.parametrize("data", [
+    b"[" * _DEEP + b"]" * _DEEP,
+    b'{"schema":' + b'{"type":"array","items":' * _DEEP + b'{"type":"int8"}' + b"}" * _DEEP + b',"payload":[]}',
+    b'{"schema":{"type":"array","items":{"type":"int8"}},"payload":' + b"[" * _DEEP + b"]" * _DEEP + b"}",
+], ids=["schemaless", "deep schema", "deep payload"])
+@pytest.mark.parametrize("enabled", ["true", "false"])
+def test_reading_nesting_deeper_than_python_follows_is_a_data_exception(data: bytes, enabled: str) -> None:
+    conv = converter(**{"schemas.enable": enabled})
+    for read in (conv.to_connect_data, conv.to_connect_schema_and_value):
+        with pytest.raises(DataException, match="nested too deeply"):
+            read(TOPIC, data)
