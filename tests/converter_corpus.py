@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 from hypothesis import strategies as st
 
 from connect_runtime.api.data import Date, Decimal, Time, Timestamp
-from connect_runtime.api.java_json import _to_float32
+from connect_runtime.api.java_json import to_float32
 
 DECIMAL, DATE, TIME, TIMESTAMP = (Decimal.LOGICAL_NAME, Date.LOGICAL_NAME, Time.LOGICAL_NAME,
                                   Timestamp.LOGICAL_NAME)
@@ -233,13 +233,17 @@ def value(src: Source, desc: dict[str, Any], key: bool = False, nullable: bool =
         return {"timestamp": src.integer(MIN_MS, MAX_MS)}
     if kind in INT_RANGES:
         return {kind.lower(): src.integer(*INT_RANGES[kind])}
+    if kind == "FLOAT32" and not key and src.chance(16):
+        # A double beyond float range, or one rounding to the largest float: Java casts it to float first
+        return {"float32": src.pick(BEYOND_FLOAT32)}
     if kind in ("FLOAT32", "FLOAT64"):
         number = src.floating(32 if kind == "FLOAT32" else 64, allow_nan=not key)
         return float_enc(kind.lower(), number + 0.0 if key else number)  # + 0.0: -0.0 becomes 0.0
     if kind == "BOOLEAN":
         return {"boolean": src.chance(2)}
     if kind == "STRING":
-        return {"string": src.text()}
+        # a "null" key beside a null one: two entries, one JSON key
+        return {"string": "null" if key and src.chance(4) else src.text()}
     if kind == "BYTES":
         return {"bytes": base64.b64encode(src.binary()).decode()}
     if kind == "ARRAY":
@@ -287,8 +291,34 @@ def schema_and_value(src: Source) -> tuple[dict[str, Any] | None, Any]:
         return {"type": "ARRAY", "value": inner}, {"array": [value(src, inner), wrong_value(src, inner)]}
     if roll == 2:
         return None, schemaless_value(src)
+    if roll == 3:
+        return out_of_range_int(src)
     desc = schema(src)
     return desc, value(src, desc)
+
+
+def out_of_range_int(src: Source) -> tuple[dict[str, Any], Any]:
+    """An int beyond its INT8/16/32 schema's range, alone or inside an array or a map, where no ``Struct.put``
+    checks it: Java's value must be the wider boxed class that holds it (DELIBERATE_DIFFERENCES["out of
+    range"]), which Java's converters refuse by its class and ours by the range."""
+    kind = src.pick(("INT8", "INT16", "INT32"))
+    wider = _WIDER[kind]
+    low, high = INT_RANGES[kind]
+    bad = {wider.lower(): src.pick((high + 1, low - 1, *INT_RANGES[wider]))}
+    desc: dict[str, Any] = {"type": kind, "optional": src.chance(2)}
+    shape = src.integer(0, 2)
+    if shape == 0:
+        return desc, bad
+    if shape == 1:
+        return {"type": "ARRAY", "value": desc}, {"array": [value(src, desc), bad]}
+    return ({"type": "MAP", "key": {"type": "STRING"}, "value": desc},
+            {"map": [[{"string": "k"}, bad]]})
+
+
+_WIDER = {"INT8": "INT16", "INT16": "INT32", "INT32": "INT64"}
+#: FLOAT32 values as doubles: beyond the float range (infinite as a float), and just below the
+#: rounding boundary (the largest float).
+BEYOND_FLOAT32 = (1e39, -1e300, 3.5e38, -3.4028235677973366e38, 1.7976931348623157e308)
 
 
 def schemaless_value(src: Source, depth: int = 0) -> Any:
@@ -351,4 +381,4 @@ def random_cases(count: int, seed: int) -> list[dict[str, Any]]:
 
 def float32(value: float) -> float:
     """``value`` rounded to a 32-bit float, as Java's ``(float)`` cast."""
-    return _to_float32(value)
+    return to_float32(value)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import base64
 import decimal
+import fractions
 import json
 import math
 import re
@@ -43,7 +44,6 @@ from typing import Any, Final
 
 import orjson
 
-from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import DataException
 
 __all__ = [
@@ -144,12 +144,12 @@ def java_double_to_string(value: float) -> str:
 def java_float_to_string(value: float) -> str:
     """Format ``value`` rounded to a 32-bit float as Java's ``Float.toString`` (JDK 19+): the
     shortest digits that round-trip as a float, in :func:`java_double_to_string`'s notation."""
-    value = _to_float32(value)
+    value = to_float32(value)
     if value != value or value in (math.inf, -math.inf) or value == 0.0:
         return java_double_to_string(value)
     for precision in range(1, 10):
         text = f"{value:.{precision - 1}e}"
-        if _to_float32(float(text)) == value:
+        if to_float32(float(text)) == value:
             break
     return _java_shortest(value, text, _is_float32)
 
@@ -159,8 +159,9 @@ _FLOAT32_MAX: Final = 3.4028234663852886e38
 _FLOAT32_OVERFLOW: Final = (2 - 2**-24) * 2.0**127
 
 
-def _to_float32(value: float) -> float:
-    """``value`` rounded to the nearest float, as Java's ``(float)`` cast."""
+def to_float32(value: float) -> float:
+    """``value`` rounded to the nearest float, as Java's ``(float)`` cast of a double (ties to even;
+    from half a unit above the largest float on, an infinity). The runtime's one such rounding."""
     try:
         result: float = struct.unpack("<f", struct.pack("<f", value))[0]
     except OverflowError:  # beyond the largest float: it, or infinity past the rounding boundary
@@ -168,12 +169,35 @@ def _to_float32(value: float) -> float:
     return result
 
 
+def exact_to_float32(value: int | decimal.Decimal) -> float:
+    """``value`` rounded once to the nearest float (ties to even), as Java's ``(float)`` of a long,
+    ``BigDecimal.floatValue()`` and ``Float.parseFloat`` do: through a double it could round twice."""
+    if isinstance(value, decimal.Decimal):
+        if not value.is_finite():
+            return float(value)
+        if value.is_zero() or value.adjusted() < -46:  # below half the smallest float
+            return -0.0 if value.is_signed() else 0.0
+        if value.adjusted() > 39:  # beyond the largest float
+            return -math.inf if value.is_signed() else math.inf
+    exact = fractions.Fraction(value)
+    if exact == 0:
+        return 0.0
+    magnitude = abs(exact)
+    exponent = magnitude.numerator.bit_length() - magnitude.denominator.bit_length()
+    if magnitude < fractions.Fraction(2) ** exponent:
+        exponent -= 1
+    quantum = fractions.Fraction(2) ** (max(exponent, -126) - 23)  # 24 significant bits, fewer if subnormal
+    rounded = round(magnitude / quantum) * quantum  # round() on a Fraction ties to even
+    result = math.inf if rounded >= 2**128 else float(rounded)
+    return -result if exact < 0 else result
+
+
 def _is_double(candidate: float, value: float) -> bool:
     return candidate == value
 
 
 def _is_float32(candidate: float, value: float) -> bool:
-    return _to_float32(candidate) == value
+    return to_float32(candidate) == value
 
 
 def _java_shortest(value: float, text: str, round_trips: Callable[[float, float], bool]) -> str:
@@ -265,14 +289,21 @@ def _encode(value: Any, out: list[str]) -> None:
         _encode_all("[", value, _encode, "]", out)
     elif isinstance(value, bytes | bytearray | memoryview):
         out.append('"' + base64.b64encode(value).decode("ascii") + '"')
-    elif isinstance(value, Struct):
-        # Java's schemaless convertToJson knows a Struct's type, then finds no schema to match it.
-        raise DataException("Mismatching schema.")
     else:
-        raise DataException(
-            f"Python class {type(value).__module__}.{type(value).__qualname__} "
-            "does not have corresponding schema type."
-        )
+        raise _no_schema_type(value)
+
+
+def _no_schema_type(value: Any) -> DataException:
+    # Imported here, on this error path only: the data model's Values imports this codec, so a
+    # module-level import back into the data model would make the two load in one order only.
+    from connect_runtime.api.data.struct import Struct
+
+    if isinstance(value, Struct):
+        # Java's schemaless convertToJson knows a Struct's type, then finds no schema to match it.
+        return DataException("Mismatching schema.")
+    return DataException(
+        f"Python class {type(value).__module__}.{type(value).__qualname__} does not have corresponding schema type."
+    )
 
 
 def _encode_all(start: str, items: Iterable[Any], encode: Callable[[Any, list[str]], None], end: str,

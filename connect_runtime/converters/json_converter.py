@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import datetime as _dt
 import decimal
 import json
 import math
@@ -21,17 +20,18 @@ import orjson
 
 from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, ValidString, Width
 from connect_runtime.api.converter import Converter, HeaderConverter, converter_config_def
+from connect_runtime.api.data.logical_types import Date, Time, Timestamp
 from connect_runtime.api.data.schema import Schema, SchemaType
 from connect_runtime.api.data.schema_and_value import SchemaAndValue
 from connect_runtime.api.data.schema_builder import SchemaBuilder
 from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import ConfigException, DataException
 from connect_runtime.api.java_json import (
-    _to_float32,
     fast_json_body,
     json_dumps_compact,
     json_loads,
     json_loads_decimal,
+    to_float32,
 )
 from connect_runtime.converters.json_schema_encoding import LruCache, SchemaEncoder
 from connect_runtime.version import runtime_version
@@ -171,17 +171,20 @@ class JsonConverter(Converter, HeaderConverter):
         _check_envelope(node)
         if node["schema"] is None:
             return SchemaAndValue(None, _schemaless(node["payload"], data))
-        node = json_loads_decimal(data)
-        schema_key = _schema_key(node["schema"])
-        parsed = self._read_schemas.get(schema_key)
-        if parsed is None:
-            plain_schema = _parse_schema(node["schema"], self._replace_null_with_default, structs=True)
-            assert plain_schema is not None
-            parsed = (plain_schema, _as_connect_schema(plain_schema))
-            self._read_schemas.put(schema_key, parsed)
-        plain_schema, schema = parsed
-        return SchemaAndValue(schema, _to_connect(plain_schema, node["payload"], self._replace_null_with_default,
-                                                  structs=True))
+        try:
+            node = json_loads_decimal(data)
+            schema_key = _schema_key(node["schema"])
+            parsed = self._read_schemas.get(schema_key)
+            if parsed is None:
+                plain_schema = _parse_schema(node["schema"], self._replace_null_with_default, structs=True)
+                assert plain_schema is not None
+                parsed = (plain_schema, _as_connect_schema(plain_schema))
+                self._read_schemas.put(schema_key, parsed)
+            plain_schema, schema = parsed
+            return SchemaAndValue(schema, _to_connect(plain_schema, node["payload"], self._replace_null_with_default,
+                                                      structs=True))
+        except RecursionError as exc:
+            raise _too_deep_to_read() from exc
 
     def to_connect_data(self, topic: str, data: bytes | None) -> Any:
         """Parse JSON bytes; with schemas enabled, unwrap (and apply) the envelope's schema."""
@@ -196,9 +199,12 @@ class JsonConverter(Converter, HeaderConverter):
             return _schemaless(node["payload"], data)
         # Java parses floats as BigDecimal here (USE_BIG_DECIMAL_FOR_FLOATS): re-read exactly so
         # NUMERIC decimals keep every digit; float fields are turned back into floats below.
-        node = json_loads_decimal(data)
-        replace_null = self._replace_null_with_default
-        return _to_connect(_parse_schema(node["schema"], replace_null), node["payload"], replace_null)
+        try:
+            node = json_loads_decimal(data)
+            replace_null = self._replace_null_with_default
+            return _to_connect(_parse_schema(node["schema"], replace_null), node["payload"], replace_null)
+        except RecursionError as exc:
+            raise _too_deep_to_read() from exc
 
 
 def _schema_key(schema_node: Any) -> bytes:
@@ -209,9 +215,16 @@ def _schema_key(schema_node: Any) -> bytes:
         return json.dumps(schema_node, default=str, separators=(",", ":")).encode()
 
 
+def _too_deep_to_read() -> DataException:
+    # Python's stack holds about 200 levels of schemas and values (docs/plugins.md); Jackson's limit is 1000
+    return DataException("Converting byte[] to Kafka Connect data failed: schema or value nested too deeply")
+
+
 def _parse(data: bytes) -> Any:
     try:
         return json_loads(data)
+    except RecursionError as exc:
+        raise _too_deep_to_read() from exc
     except ValueError as exc:
         raise DataException(
             # Java's message ends here too; what the parser said is the cause.
@@ -230,8 +243,6 @@ _DECIMAL_NAME: Final = "org.apache.kafka.connect.data.Decimal"
 _DATE_NAME: Final = "org.apache.kafka.connect.data.Date"
 _TIME_NAME: Final = "org.apache.kafka.connect.data.Time"
 _TIMESTAMP_NAME: Final = "org.apache.kafka.connect.data.Timestamp"
-_EPOCH_DATE: Final = _dt.date(1970, 1, 1)
-_EPOCH: Final = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
 _PRIMITIVE_TYPES: Final = ("boolean", "int8", "int16", "int32", "int64", "float", "double", "bytes", "string")
 _TYPES: Final = frozenset((*_PRIMITIVE_TYPES, "array", "map", "struct"))
 
@@ -370,17 +381,15 @@ def _to_connect(schema: _Schema | None, value: Any, replace_null: bool = True, s
     if logical == _DATE_NAME:
         if isinstance(value, bool) or not isinstance(value, int):
             raise _logical_type_error("Date", "integer", value)
-        return _EPOCH_DATE + _dt.timedelta(days=value)
+        return Date.to_logical(Date.SCHEMA, value)
     if logical == _TIME_NAME:
         if isinstance(value, bool) or not isinstance(value, int):
             raise _logical_type_error("Time", "integer", value)
-        if not 0 <= value < 86_400_000:
-            raise DataException("Time values must use number of milliseconds greater than 0 and less than 86400000")
-        return (_dt.datetime.min + _dt.timedelta(milliseconds=value)).time()
+        return Time.to_logical(Time.SCHEMA, value)
     if logical == _TIMESTAMP_NAME:
         if isinstance(value, bool) or not isinstance(value, int):
             raise _logical_type_error("Timestamp", "integral", value)
-        return _EPOCH + _dt.timedelta(milliseconds=value)
+        return Timestamp.to_logical(Timestamp.SCHEMA, value)
     kind = schema.type
     if kind == "boolean":
         return value is True
@@ -393,7 +402,7 @@ def _to_connect(schema: _Schema | None, value: Any, replace_null: bool = True, s
     if kind == "int64":
         return _java_integral(value, 64)
     if kind == "float":
-        return _to_float32(_java_floating(value))
+        return to_float32(_java_floating(value))
     if kind == "double":
         return _java_floating(value)
     if kind == "string":

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Final, Generic, TypeVar
 
 from connect_runtime.api.data.logical_types import Date, Decimal, Time, Timestamp
-from connect_runtime.api.data.schema import Schema, SchemaType
+from connect_runtime.api.data.schema import _INT_RANGES, Schema, SchemaType
 from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import DataException
 from connect_runtime.api.java_json import _quote, java_double_to_string, java_float_to_string
@@ -27,6 +27,7 @@ _TYPE_NAMES: Final = {
     SchemaType.STRING: "string", SchemaType.BYTES: "bytes", SchemaType.ARRAY: "array", SchemaType.MAP: "map",
     SchemaType.STRUCT: "struct",
 }
+_NON_FINITE: Final = frozenset(("NaN", "Infinity", "-Infinity"))
 _PYTHON_CLASS: Final = {
     SchemaType.INT8: int, SchemaType.INT16: int, SchemaType.INT32: int, SchemaType.INT64: int,
     SchemaType.FLOAT32: float, SchemaType.FLOAT64: float, SchemaType.BOOLEAN: bool, SchemaType.STRING: str,
@@ -80,34 +81,41 @@ class SchemaEncoder:
 
     def envelope(self, schema: Schema, value: object) -> bytes:
         """``{"schema":...,"payload":...}``, as Java's ``convertToJsonWithEnvelope``."""
-        plan: _Plan | None = self._plans.get(schema, _NO_PLAN) if self._plans_enabled else None
-        if plan is _NO_PLAN:
-            plan = self._plan(schema)
-        if plan is not None:
-            text = plan.write(value, schema)
-            if text is not None:
-                return (plan.envelope_prefix + text + "}").encode("utf-8")
-        out = ['{"schema":', self.schema_json(schema), ',"payload":']
-        self._value(schema, value, out)
+        try:
+            plan: _Plan | None = self._plans.get(schema, _NO_PLAN) if self._plans_enabled else None
+            if plan is _NO_PLAN:
+                plan = self._plan(schema)
+            if plan is not None and (text := plan.write(value, schema)) is not None:
+                prefix = plan.envelope_prefix
+                if prefix is None:
+                    prefix = plan.envelope_prefix = '{"schema":' + self.schema_json(schema) + ',"payload":'
+                return (prefix + text + "}").encode("utf-8")
+            out = ['{"schema":', self.schema_json(schema), ',"payload":']
+            self._value(schema, value, out)
+        except RecursionError as exc:
+            raise _too_deep() from exc
         out.append("}")
         return "".join(out).encode("utf-8")
 
     def payload(self, schema: Schema, value: object) -> bytes:
         """The value alone, as Java's ``convertToJsonWithoutEnvelope``."""
-        plan: _Plan | None = self._plans.get(schema, _NO_PLAN) if self._plans_enabled else None
-        if plan is _NO_PLAN:
-            plan = self._plan(schema)
-        if plan is not None:
-            text = plan.write(value, schema)
-            if text is not None:
-                return text.encode("utf-8")
         out: list[str] = []
-        self._value(schema, value, out)
+        try:
+            plan: _Plan | None = self._plans.get(schema, _NO_PLAN) if self._plans_enabled else None
+            if plan is _NO_PLAN:
+                plan = self._plan(schema)
+            if plan is not None and (text := plan.write(value, schema)) is not None:
+                return text.encode("utf-8")
+            self._value(schema, value, out)
+        except RecursionError as exc:
+            raise _too_deep() from exc
         return "".join(out).encode("utf-8")
 
     def _plan(self, schema: Schema) -> _Plan | None:
         """The fast writer of ``schema`` (None when it has none), remembered like schema texts."""
-        plan = _Plan.of(schema, '{"schema":' + self.schema_json(schema) + ',"payload":')
+        # the schema's text only when an envelope needs it: writing a default may fail, as in Java,
+        # and without an envelope Java never writes it
+        plan = _Plan.of(schema)
         if len(self._plans) >= self._plans_limit:
             self._plans.clear()
         self._plans[schema] = plan
@@ -179,12 +187,17 @@ class SchemaEncoder:
             if kind is SchemaType.FLOAT64 or kind is SchemaType.FLOAT32:
                 number = float(value)  # type: ignore[arg-type]
                 text = java_double_to_string(number) if kind is SchemaType.FLOAT64 else java_float_to_string(number)
-                out.append(text if math.isfinite(number) else f'"{text}"')
+                # judged on the text: a double beyond float range is an infinity once a float
+                out.append(f'"{text}"' if text in _NON_FINITE else text)
             elif kind is SchemaType.BOOLEAN:
                 out.append("true" if value else "false")
             elif kind is SchemaType.STRING:
                 out.append(_quote(value))  # type: ignore[arg-type]
             else:
+                # Java's boxed class is the range check; Python's int needs one, even outside a Struct
+                low, high = _INT_RANGES[kind]
+                if not low <= value <= high:  # type: ignore[operator]
+                    raise _invalid_type(schema, value)
                 out.append(int.__repr__(value))
         elif kind is SchemaType.BYTES:
             if not isinstance(value, bytes | bytearray | memoryview):
@@ -221,35 +234,46 @@ class SchemaEncoder:
         key_schema = _child(schema.key_schema)
         value_schema = _child(schema.value_schema)
         # Java: an object when the keys are strings, else an array of [key, value] pairs.
-        object_mode = key_schema.type is SchemaType.STRING
-        out.append("{" if object_mode else "[")
+        if key_schema.type is SchemaType.STRING:
+            # ObjectNode.set(mapKey.asText(), ...) into a LinkedHashMap: a null key's text is "null", and
+            # a key text seen before keeps its first position and takes the last value.
+            entries: dict[str, list[str]] = {}
+            for key, item in value.items():
+                key_out: list[str] = []
+                self._value(key_schema, key, key_out)
+                item_out: list[str] = []
+                self._value(value_schema, item, item_out)
+                entries['"null"' if key_out == ["null"] else key_out[0]] = item_out
+            out.append("{")
+            out.append(",".join(key_text + ":" + "".join(item_out) for key_text, item_out in entries.items()))
+            out.append("}")
+            return
+        out.append("[")
         for index, (key, item) in enumerate(value.items()):
             if index:
                 out.append(",")
-            key_out: list[str] = []
-            self._value(key_schema, key, key_out)
-            if object_mode:
-                # ObjectNode.set(mapKey.asText(), ...): a null key node's text is "null".
-                out.append('"null"' if key_out == ["null"] else key_out[0])
-                out.append(":")
-            else:
-                out += ["[", *key_out, ","]
+            out.append("[")
+            self._value(key_schema, key, out)
+            out.append(",")
             self._value(value_schema, item, out)
-            if not object_mode:
-                out.append("]")
-        out.append("}" if object_mode else "]")
+            out.append("]")
+        out.append("]")
 
     def _logical(self, schema: Schema, name: str, value: object, out: list[str]) -> bool:
         if name == Decimal.LOGICAL_NAME:
             if not isinstance(value, decimal.Decimal):
                 raise DataException(f"Invalid type for Decimal, expected BigDecimal but was {type(value)}")
+            if not value.is_finite():
+                raise DataException(f"Decimal value {value} is not finite")
             if self._numeric_decimals:
                 # BigDecimal.toString: Python's str(Decimal) is the same notation; Java has no -0.
                 out.append(str(value.copy_abs() if value.is_zero() else value))
             else:
                 out.append('"' + base64.b64encode(Decimal.from_logical(schema, value)).decode("ascii") + '"')
         elif name == Date.LOGICAL_NAME:
-            if not isinstance(value, datetime.date) or isinstance(value, datetime.datetime):
+            # a datetime is a date, as Java's Date values are java.util.Dates: from_logical takes it at
+            # midnight UTC and refuses other times with Java's message, as validate_value lets it in
+            if not isinstance(value, datetime.date):
                 raise DataException(f"Invalid type for Date, expected Date but was {type(value)}")
             out.append(str(Date.from_logical(schema, value)))
         elif name == Time.LOGICAL_NAME:
@@ -277,16 +301,16 @@ class _Plan:
 
     __slots__ = ("_fields", "_schema", "envelope_prefix")
 
-    def __init__(self, schema: Schema, envelope_prefix: str,
+    def __init__(self, schema: Schema,
                  fields: tuple[tuple[str, int, type, tuple[int, int] | None], ...] | None) -> None:
         self._schema = schema
-        self.envelope_prefix = envelope_prefix
+        self.envelope_prefix: str | None = None  # '{"schema":<text>,"payload":', once an envelope is written
         self._fields = fields
 
     @staticmethod
-    def of(schema: Schema, envelope_prefix: str) -> _Plan | None:
+    def of(schema: Schema) -> _Plan | None:
         if schema._plain_class is not None:
-            return _Plan(schema, envelope_prefix, None)
+            return _Plan(schema, None)
         if schema.type is not SchemaType.STRUCT or (schema.name is not None and schema.name.startswith(_LOGICAL)):
             return None
         fields = []
@@ -296,7 +320,7 @@ class _Plan:
                 return None
             fields.append(((',' if index else '{') + _quote(field.name) + ":", field.index, plain,
                            field.schema._plain_range))
-        return _Plan(schema, envelope_prefix, tuple(fields))
+        return _Plan(schema, tuple(fields))
 
     def write(self, value: object, schema: Schema) -> str | None:
         """The payload text of ``value`` for ``schema`` (equal to the plan's), or None."""
@@ -345,3 +369,9 @@ def _child(schema: Schema | None) -> Schema:
 
 def _invalid_type(schema: Schema, value: object) -> DataException:
     return DataException(f"Invalid type for {schema.type}: {type(value)}")
+
+
+def _too_deep() -> DataException:
+    # Schemas and values are walked recursively: Python's stack holds about 200 levels of nesting
+    # where Jackson allows 1000 (docs/plugins.md).
+    return DataException("Schema or value is nested too deeply to convert to JSON")

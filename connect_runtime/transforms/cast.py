@@ -35,10 +35,8 @@ from __future__ import annotations
 
 import base64
 import decimal
-import fractions
 import math
 import re
-import struct
 from collections.abc import Mapping
 from typing import Any
 
@@ -52,7 +50,13 @@ from connect_runtime.api import (
 )
 from connect_runtime.api.config_def import NO_DEFAULT
 from connect_runtime.api.data import Date, Schema, SchemaBuilder, SchemaType, Struct, Time, Timestamp, Values
-from connect_runtime.api.java_json import java_double_to_string, java_float_to_string
+from connect_runtime.api.data.schema import parse_java_int
+from connect_runtime.api.java_json import (
+    exact_to_float32,
+    java_double_to_string,
+    java_float_to_string,
+    to_float32,
+)
 from connect_runtime.transforms._util import (
     LONG_MAX,
     LONG_MIN,
@@ -80,7 +84,6 @@ _ALL_TYPES = ("INT8", "INT16", "INT32", "INT64", "FLOAT32", "FLOAT64", "BOOLEAN"
 _INPUT_TYPES = ("INT8", "INT16", "INT32", "INT64", "FLOAT32", "FLOAT64", "BOOLEAN", "STRING", "BYTES")
 _OUTPUT_TYPES = ("INT8", "INT16", "INT32", "INT64", "FLOAT32", "FLOAT64", "BOOLEAN", "STRING")
 _BITS = {"INT8": 8, "INT16": 16, "INT32": 32, "INT64": 64}
-_JAVA_INT = re.compile(r"[+-]?[0-9]+")
 _JAVA_FLOAT = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
 
 
@@ -152,14 +155,6 @@ def _double_to_int(value: float, bits: int) -> int:
     return max(lo, min(hi, int(value)))
 
 
-def _to_float32(value: float) -> float:
-    """``Double.floatValue()``: round to single precision; beyond its range, an infinity."""
-    try:
-        return float(struct.unpack("f", struct.pack("f", value))[0])
-    except OverflowError:
-        return math.copysign(math.inf, value)
-
-
 #: what Java's ``String.trim`` (and so ``Double.parseDouble``) strips: every code point up to U+0020
 _JAVA_TRIMMED = "".join(map(chr, range(0x21)))
 
@@ -173,29 +168,6 @@ def _java_float_text(text: str) -> str:
     if stripped[-1] in "fFdD" and not stripped.endswith("Infinity"):
         stripped = stripped[:-1]
     return stripped
-
-
-def _exact_to_float32(value: int | decimal.Decimal) -> float:
-    """``value`` rounded once to single precision (nearest, ties to even), as Java's ``(float)`` of a
-    long, ``BigDecimal.floatValue()`` and ``Float.parseFloat`` do; through a double it could round twice."""
-    if isinstance(value, decimal.Decimal):
-        if not value.is_finite():
-            return float(value)
-        if value.is_zero() or value.adjusted() < -46:  # below half the smallest float
-            return 0.0 if not value.is_signed() else -0.0
-        if value.adjusted() > 39:  # beyond the largest float
-            return -math.inf if value.is_signed() else math.inf
-    exact = fractions.Fraction(value)
-    if exact == 0:
-        return 0.0
-    magnitude = abs(exact)
-    exponent = magnitude.numerator.bit_length() - magnitude.denominator.bit_length()
-    if magnitude < fractions.Fraction(2) ** exponent:
-        exponent -= 1
-    quantum = fractions.Fraction(2) ** (max(exponent, -126) - 23)  # 24 significant bits, fewer if subnormal
-    rounded = round(magnitude / quantum) * quantum  # round() on a Fraction ties to even
-    result = math.inf if rounded >= 2**128 else float(rounded)
-    return -result if exact < 0 else result
 
 
 def _out_of_range(value: Any) -> DataException:
@@ -219,12 +191,10 @@ def _cast_to_integer(value: Any, target: str) -> int:
         # BigDecimal's intValue()/longValue(): the low bits of the integer part
         return _wrap(int(value), bits)
     if isinstance(value, str):
-        if not _JAVA_INT.fullmatch(value):
-            raise _out_of_range(value)
-        number = int(value)
-        if _wrap(number, bits) != number:
-            raise _out_of_range(value)
-        return number
+        try:
+            return parse_java_int(value, SchemaType[target])
+        except ValueError:
+            raise _out_of_range(value) from None
     raise _unexpected(value)
 
 
@@ -233,17 +203,17 @@ def _cast_to_float(value: Any, target: str) -> float:
     if isinstance(value, bool):
         return 1.0 if value else 0.0
     if isinstance(value, float):
-        return _to_float32(value) if single else value
+        return to_float32(value) if single else value
     if isinstance(value, int | decimal.Decimal):
-        return _exact_to_float32(value) if single else float(value)
+        return exact_to_float32(value) if single else float(value)
     if isinstance(value, str):
         try:
             text = _java_float_text(value)
         except ValueError:
             raise _out_of_range(value) from None
         if single and not text.endswith(("NaN", "Infinity")):
-            return _exact_to_float32(decimal.Decimal(text))
-        return _to_float32(float(text)) if single else float(text)
+            return exact_to_float32(decimal.Decimal(text))
+        return to_float32(float(text)) if single else float(text)
     raise _unexpected(value)
 
 
@@ -325,7 +295,7 @@ def cast_value_with_schema(schema: Schema, value: Any, target: str) -> Any:
     single = schema.type is SchemaType.FLOAT32
     if single and isinstance(value, float):
         # a FLOAT32 holds a single-precision value (Java's Float), whatever the Python float carries
-        value = _to_float32(value)
+        value = to_float32(value)
     return _cast_to(value, target, single)
 
 

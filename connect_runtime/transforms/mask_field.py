@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import datetime
 import decimal
-import math
-import struct
 from collections.abc import Mapping
 from typing import Any
 
 from connect_runtime.api import ConfigDef, ConfigType, DataException, Importance, SourceRecord
 from connect_runtime.api.config_def import NO_DEFAULT
 from connect_runtime.api.data import Schema, SchemaType, Struct
+from connect_runtime.api.java_json import to_float32
 from connect_runtime.transforms._util import (
     REPLACE_NULL_WITH_DEFAULT_CONFIG,
     BuiltinTransformation,
@@ -104,10 +103,7 @@ def _java_narrowed(value: Any, schema: Schema) -> Any:
         half = 1 << (bits - 1)
         return (value + half) % (1 << bits) - half
     if schema.type is SchemaType.FLOAT32 and isinstance(value, float):
-        try:
-            return float(struct.unpack("f", struct.pack("f", value))[0])
-        except OverflowError:  # beyond single precision's range: Java's (float) cast gives infinity
-            return math.copysign(math.inf, value)
+        return to_float32(value)
     return value
 
 

@@ -381,6 +381,21 @@ EDGE_CASES: list[dict[str, Any]] = [
       for case in with_each_json_config({"type": "FLOAT64"}, {"float64": x})],
     *[case for x in ("NaN", "-Infinity", -0.0, 1.401298464324817e-45, 3.4028234663852886e38, 1.100000023841858)
       for case in with_each_json_config({"type": "FLOAT32"}, {"float32": x})],
+    # FLOAT32 values as doubles beyond float range: Java casts them to float, and writes "Infinity"
+    *[case for x in (1e39, -1e300, 3.5e38, -3.4028235677973366e38)
+      for case in with_each_json_config({"type": "FLOAT32"}, {"float32": x})],
+    *with_each_json_config({"type": "ARRAY", "value": {"type": "FLOAT32"}},
+                           {"array": [{"float32": 3.5e38}, {"float32": -1e300}]}),
+    *with_each_json_config({"type": "FLOAT32", "default": {"float32": 1e39}}, None),
+    # a null key and a "null" key: one JSON key, first position, last value
+    *with_each_json_config({"type": "MAP", "key": {"type": "STRING", "optional": True}, "value": {"type": "INT32"}},
+                           {"map": [[None, {"int32": 1}], [{"string": "a"}, {"int32": 3}],
+                                    [{"string": "null"}, {"int32": 2}]]}),
+    # ints beyond their schema's range outside a Struct (Java's value is the wider class holding it)
+    *with_each_json_config({"type": "INT8"}, {"int16": 300}),
+    *with_each_json_config({"type": "ARRAY", "value": {"type": "INT32"}}, {"array": [{"int64": 2**40}]}),
+    *with_each_json_config({"type": "MAP", "key": {"type": "INT16"}, "value": {"type": "STRING"}},
+                           {"map": [[{"int32": -(2**15) - 1}, {"string": "x"}]]}),
     # integer limits, bytes
     *[from_case({"type": kind}, {kind.lower(): n}) for kind, n in (
         ("INT8", -128), ("INT8", 127), ("INT16", -(2**15)), ("INT32", 2**31 - 1), ("INT64", -(2**63)),

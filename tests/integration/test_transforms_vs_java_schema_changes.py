@@ -186,6 +186,9 @@ def test_cast_edge_cases_as_java(java_data: JavaDataHarness) -> None:
         record(None, {"int64": -(2**53 + 2**29 + 1)}),
         record(STR, {"string": "1e-46"}),
         record(STR, {"string": "-3.4028236e38"}),
+        # parseInt reads any script's decimal digits (BMP only), parseDouble ASCII digits only
+        *[record(STR, {"string": text}) for text in ("\u0661\u0662", "-\uff11\uff12", "\U0001d7d9", "\u0968" * 12)],
+        record(struct(("s", STR)), {"struct": {"s": {"string": "\u0661\u0662"}}}),
     ]
     assert_no_differences(java_data, hand_cases([
         (T + "Cast$Value", {"spec": "float32"}),
@@ -197,6 +200,9 @@ def test_cast_edge_cases_as_java(java_data: JavaDataHarness) -> None:
         (T + "Cast$Value", {"spec": "string"}),
         (T + "Cast$Value", {"spec": "float64"}),
         (T + "Cast$Value", {"spec": "boolean"}),
+        (T + "Cast$Value", {"spec": "int8"}),
+        (T + "Cast$Value", {"spec": "int64"}),
+        (T + "Cast$Value", {"spec": "s:int16"}),
     ], records), 0)
 
 

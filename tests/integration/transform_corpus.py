@@ -16,6 +16,10 @@ from java_data_harness import JavaDataHarness, plugin_differences
 from test_data_model_vs_java import Corpus
 
 SCHEMALESS_LEAVES = ("int64", "float64", "string", "boolean")
+# Integers in digits of other scripts (Arabic-Indic, Devanagari, full-width; a mathematical digit outside
+# the BMP, which Java's parseInt refuses), for Cast's string parsing.
+DIGIT_TEXTS = ("\u0661\u0662", "-\u0967\u0968\u0969", "\uff19\uff19\uff19", "+\u0665", "12",
+               "\U0001d7d9", "\u0661" * 20, "\u0661 2")
 
 
 def representable(node: Any) -> bool:
@@ -38,6 +42,12 @@ class RecordCorpus(Corpus):
         super().__init__(seed)
         self.rng = random.Random(seed)
         self.header_schemas = header_schemas
+
+    def text(self, most: int = 8) -> str:
+        """Now and then an integer in another script's digits, else any text."""
+        if self.rng.random() < 0.1:
+            return self.rng.choice(DIGIT_TEXTS)
+        return super().text(most)
 
     def wrong(self, desc: dict[str, Any], in_key: bool) -> tuple[Any, str]:
         """Never a wrong default: a record's schemas are valid (the data model's corpus tests the rest)."""

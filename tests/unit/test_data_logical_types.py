@@ -140,3 +140,16 @@ def test_timestamp_conversions_at_their_limits() -> None:
         Timestamp.to_logical(Timestamp.SCHEMA, 2**63 - 1)
     with pytest.raises(DataException, match=r"^Requested conversion of Timestamp object but the schema does not match"):
         Timestamp.to_logical(Schema.INT64_SCHEMA, 0)
+
+
+@pytest.mark.parametrize(("scale", "parsed"), [("5", 5), ("-3", -3), ("+2", 2), ("\u0661\u0662", 12)])
+def test_decimal_scale_is_read_as_javas_parse_int(scale: str, parsed: int) -> None:
+    schema = SchemaBuilder.bytes().name(Decimal.LOGICAL_NAME).parameter("scale", scale).build()
+    assert Decimal.to_logical(schema, b"\x01").as_tuple().exponent == -parsed
+
+
+@pytest.mark.parametrize("scale", [" 5", "5 ", "1_0", "", "2147483648", "\U0001d7d3"])
+def test_decimal_scales_javas_parse_int_refuses_are_refused(scale: str) -> None:
+    schema = SchemaBuilder.bytes().name(Decimal.LOGICAL_NAME).parameter("scale", scale).build()
+    with pytest.raises(DataException, match=r"^Invalid scale parameter found in Decimal schema: $"):
+        Decimal.to_logical(schema, b"\x01")

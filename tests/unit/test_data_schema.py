@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import inspect
 
 import pytest
 
+import connect_runtime.api.data as data
 from connect_runtime.api import (
     DataException,
     Date,
@@ -212,3 +214,60 @@ def test_invalid_values_give_javas_messages(schema: Schema, value: object, messa
 def test_field_name_in_the_message() -> None:
     with pytest.raises(DataException, match=r'^Invalid value: null used for required field: "x", schema type: STRING$'):
         validate_value(Schema.STRING_SCHEMA, None, "x")
+
+
+@pytest.mark.parametrize(("build", "message"), [
+    (lambda: SchemaBuilder.struct().field("x", None), r"^fieldSchema for field x cannot be null\.$"),
+    (lambda: SchemaBuilder.array(None), r"^valueSchema cannot be null\.$"),
+    (lambda: SchemaBuilder.map(None, Schema.STRING_SCHEMA), r"^keySchema cannot be null\.$"),
+    (lambda: SchemaBuilder.map(Schema.STRING_SCHEMA, None), r"^valueSchema cannot be null\.$"),
+])
+def test_builder_refuses_missing_child_schemas_with_javas_messages(build: object, message: str) -> None:
+    with pytest.raises(SchemaBuilderException, match=message):
+        build()  # type: ignore[operator]
+
+
+def test_empty_parameters_are_ignored_even_after_some_were_set() -> None:
+    # Java's parameters(Map) returns early on an empty map, so no schema carries an empty one
+    assert SchemaBuilder.string().parameters({}).build() == Schema.STRING_SCHEMA
+    assert SchemaBuilder.string().parameter("a", "b").parameters({}).build().parameters == {"a": "b"}
+
+
+@pytest.mark.parametrize(("a", "b", "equal"), [
+    (0.0, -0.0, False), (float("nan"), float("nan"), True), (1.5, 1.5, True), (-0.0, -0.0, True),
+])
+def test_float_defaults_compare_as_javas_double_equals(a: float, b: float, equal: bool) -> None:
+    first = SchemaBuilder.float64().default_value(a).build()
+    second = SchemaBuilder.float64().default_value(b).build()
+    assert (first == second) is equal
+    if equal:
+        assert hash(first) == hash(second)
+    struct_schema = SchemaBuilder.struct().field("f", Schema.FLOAT32_SCHEMA).build()
+    assert (Struct(struct_schema).put("f", a) == Struct(struct_schema).put("f", b)) is equal
+
+
+@pytest.mark.parametrize("value", ["NaN", "-sNaN", "Infinity", "-Infinity"])
+def test_non_finite_decimals_are_invalid_with_javas_wording(value: str) -> None:
+    schema = Decimal.schema(2)
+    expected = (rf'^Invalid Python object for schema "org.apache.kafka.connect.data.Decimal" with type BYTES: '
+                rf"<class 'decimal.Decimal'> {value} is not finite for field: \"d\"$")
+    with pytest.raises(DataException, match=expected):
+        validate_value(schema, decimal.Decimal(value), "d")
+    with pytest.raises(DataException, match="is not finite"):
+        Struct(SchemaBuilder.struct().field("d", schema).build()).put("d", decimal.Decimal(value))
+
+
+def test_every_public_member_of_the_data_model_is_documented() -> None:
+    undocumented = []
+    for name in data.__all__:
+        cls = getattr(data, name)
+        for owner in getattr(cls, "__mro__", ()):
+            if not owner.__module__.startswith("connect_runtime.api"):
+                continue
+            for attr, member in vars(owner).items():
+                if isinstance(member, staticmethod | classmethod):
+                    member = member.__func__
+                public = not attr.startswith("_") and (isinstance(member, property) or inspect.isfunction(member))
+                if public and not (member.__doc__ or "").strip():
+                    undocumented.append(f"{name}.{attr}")
+    assert not undocumented

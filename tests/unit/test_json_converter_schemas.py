@@ -349,6 +349,112 @@ def test_a_struct_without_a_schema_is_a_mismatching_schema() -> None:
                 converter(**config).from_connect_data(TOPIC, value)
 
 
+@pytest.mark.parametrize(("value", "payload"), [(1e39, '"Infinity"'), (-1e300, '"-Infinity"'),
+                                                (3.5e38, '"Infinity"'), (3.4028235e38, "3.4028235E38")])
+def test_float32_beyond_float_range_is_written_as_javas_quoted_infinity(value: float, payload: str) -> None:
+    conv = converter()
+    assert conv.from_connect_data(TOPIC, value, schema=Schema.FLOAT32_SCHEMA) == (
+        b'{"schema":{"type":"float","optional":false},"payload":' + payload.encode() + b"}")
+    array = SchemaBuilder.array(Schema.FLOAT32_SCHEMA).build()
+    assert conv.from_connect_data(TOPIC, [value], schema=array).endswith(b'"payload":[' + payload.encode() + b"]}")
+
+
+@pytest.mark.parametrize("value", ["NaN", "sNaN", "Infinity", "-Infinity"])
+@pytest.mark.parametrize("decimal_format", ["BASE64", "NUMERIC"])
+def test_non_finite_decimals_are_refused(value: str, decimal_format: str) -> None:
+    conv = converter(**{"decimal.format": decimal_format})
+    with pytest.raises(DataException, match="is not finite"):
+        conv.from_connect_data(TOPIC, decimal.Decimal(value), schema=Decimal.schema(2))
+
+
+@pytest.mark.parametrize(("schema", "value"), [
+    (Schema.INT8_SCHEMA, 300), (Schema.INT8_SCHEMA, -129), (Schema.INT16_SCHEMA, 2**15),
+    (Schema.INT32_SCHEMA, -(2**31) - 1), (Schema.INT64_SCHEMA, 2**63),
+    (SchemaBuilder.array(Schema.INT32_SCHEMA).build(), [1, 2**40]),
+    (SchemaBuilder.map(Schema.INT8_SCHEMA, Schema.STRING_SCHEMA).build(), {128: "x"}),
+])
+def test_ints_outside_their_schemas_range_are_refused_outside_structs_too(schema: Schema, value: object) -> None:
+    with pytest.raises(DataException, match=r"Invalid type for INT(8|16|32|64): <class 'int'>"):
+        converter().from_connect_data(TOPIC, value, schema=schema)
+
+
+def test_ints_put_into_a_struct_without_put_are_range_checked() -> None:
+    schema = SchemaBuilder.struct().field("n", Schema.INT8_SCHEMA).build()
+    struct = Struct(schema)
+    struct._values[0] = 300  # a plugin filling the slots directly skips put's check
+    with pytest.raises(DataException, match="Invalid type for INT8"):
+        converter().from_connect_data(TOPIC, struct, schema=schema)
+
+
+@pytest.mark.parametrize("limit", [-(2**63), 2**63 - 1])
+def test_ints_at_their_limits_are_written(limit: int) -> None:
+    assert converter().from_connect_data(TOPIC, limit, schema=Schema.INT64_SCHEMA).endswith(
+        f'"payload":{limit}}}'.encode())
+
+
+def test_time_date_and_timestamp_read_back_equal_what_was_written() -> None:
+    schema = (SchemaBuilder.struct().field("t", Time.SCHEMA).field("d", Date.SCHEMA).field("ts", Timestamp.SCHEMA)
+              .field("dt", Time.builder().optional().default_value(datetime.time(1, 2, tzinfo=datetime.UTC)).build())
+              .build())
+    struct = (Struct(schema).put("t", datetime.time(13, 14, 15, 16000, tzinfo=datetime.UTC))
+              .put("d", datetime.date(1969, 7, 20)).put("ts", datetime.datetime(2001, 2, 3, tzinfo=datetime.UTC))
+              .put("dt", datetime.time(0, 0, 1, tzinfo=datetime.UTC)))
+    conv = converter()
+    back = conv.to_connect_schema_and_value(TOPIC, conv.from_connect_data(TOPIC, struct, schema=schema))
+    assert back == SchemaAndValue(schema, struct)
+    assert conv.to_connect_data(TOPIC, conv.from_connect_data(TOPIC, struct.get("t"), schema=Time.SCHEMA)) == (
+        Time.to_logical(Time.SCHEMA, 47_655_016))
+
+
+@pytest.mark.parametrize(("schema", "payload"), [
+    (Timestamp.SCHEMA, "253402300800000"), (Timestamp.SCHEMA, "-62135596800001"),
+    (Date.SCHEMA, "3000000"), (Date.SCHEMA, "-800000"),
+])
+def test_dates_python_cannot_hold_are_a_data_exception(schema: Schema, payload: str) -> None:
+    conv = converter()
+    envelope = (conv.from_connect_data(TOPIC, None, schema=SchemaBuilder(schema.type).name(schema.name or "")
+                                       .version(1).optional().build())
+                .replace(b'"optional":true', b'"optional":false').replace(b'"payload":null', b'"payload":' +
+                                                                          payload.encode()))
+    with pytest.raises(DataException, match="outside the dates Python represents"):
+        conv.to_connect_data(TOPIC, envelope)
+
+
+def test_a_midnight_datetime_in_a_date_field_is_written_as_struct_validation_accepts_it() -> None:
+    schema = SchemaBuilder.struct().field("d", Date.SCHEMA).build()
+    midnight = Struct(schema).put("d", datetime.datetime(1970, 1, 3, tzinfo=datetime.UTC))
+    midnight.validate()
+    assert converter().from_connect_data(TOPIC, midnight, schema=schema).endswith(b'"payload":{"d":2}}')
+    noon = Struct(schema).put("d", datetime.datetime(1970, 1, 3, 12, tzinfo=datetime.UTC))
+    noon.validate()  # as Java's Struct, which takes any java.util.Date
+    with pytest.raises(DataException, match="Date type should not have any time fields set to non-zero values"):
+        converter().from_connect_data(TOPIC, noon, schema=schema)
+
+
+def test_a_null_key_and_a_null_text_key_are_one_json_key_first_position_last_value() -> None:
+    schema = SchemaBuilder.map(Schema.OPTIONAL_STRING_SCHEMA, Schema.INT32_SCHEMA).build()
+    assert converter().from_connect_data(TOPIC, {None: 1, "a": 3, "null": 2}, schema=schema).endswith(
+        b'"payload":{"null":2,"a":3}}')
+
+
+def test_float_defaults_that_java_tells_apart_are_not_shared_by_the_schema_cache() -> None:
+    conv = converter()
+    positive = SchemaBuilder.float64().default_value(0.0).build()
+    negative = SchemaBuilder.float64().default_value(-0.0).build()
+    assert b'"default":0.0' in conv.from_connect_data(TOPIC, 1.0, schema=positive)
+    assert b'"default":-0.0' in conv.from_connect_data(TOPIC, 1.0, schema=negative)
+
+
+def test_nesting_deeper_than_python_follows_is_a_data_exception() -> None:
+    schema = Schema.INT8_SCHEMA
+    value: object = 1
+    for _ in range(2000):
+        schema = SchemaBuilder.struct().field("inner", schema).build()
+        value, value._values[0] = Struct(schema), value  # put would validate it all, again recursively
+    with pytest.raises(DataException, match="nested too deeply"):
+        converter().from_connect_data(TOPIC, value, schema=schema)
+
+
 def test_the_fast_writer_of_plain_schemas_writes_what_the_general_walk_writes() -> None:
     """Plain schemas and structs of plain fields take a per-schema fast writer (cached with the
     schema texts); with ``schemas.cache.size=0`` every value takes the general walk. Both must give
@@ -394,3 +500,41 @@ def test_the_fast_writer_of_plain_schemas_writes_what_the_general_walk_writes() 
                 struct.put(f"f{index}", draw())
         both(row_schema, struct)
         both(twin_schema, struct)  # an equal schema that is another object
+
+
+@pytest.mark.parametrize("plain", [False, True])
+def test_without_the_envelope_a_schemas_default_is_never_written(plain: bool) -> None:
+    # A struct default whose field falls back on its own default cannot be written with
+    # replace.null.with.default=false (Java fails too, in asJsonSchema); without the envelope Java never
+    # writes the schema, so the value alone must still be written.
+    inner = SchemaBuilder.struct().field("x", SchemaBuilder.float64().default_value(1.5).build()).optional().build()
+    if plain:
+        schema = (SchemaBuilder.struct().field("n", Schema.INT32_SCHEMA).optional()
+                  .default_value(Struct(SchemaBuilder.struct().field("n", Schema.INT32_SCHEMA).optional().build())
+                                 .put("n", 1)).build())
+        value: object = Struct(schema).put("n", 2)
+        expected = b'{"n":2}'
+    else:
+        schema = SchemaBuilder.map(Schema.STRING_SCHEMA, inner).optional().default_value({"a": Struct(inner)}).build()
+        value, expected = {}, b"{}"
+    conv = converter(**{"schemas.enable": "false", "replace.null.with.default": "false"})
+    assert conv.from_connect_data(TOPIC, value, schema=schema) == expected
+    if not plain:
+        with pytest.raises(DataException, match="null value for field that is required"):
+            converter(**{"replace.null.with.default": "false"}).from_connect_data(TOPIC, value, schema=schema)
+
+
+_DEEP = 3000
+
+
+@pytest.mark.parametrize("data", [
+    b"[" * _DEEP + b"]" * _DEEP,
+    b'{"schema":' + b'{"type":"array","items":' * _DEEP + b'{"type":"int8"}' + b"}" * _DEEP + b',"payload":[]}',
+    b'{"schema":{"type":"array","items":{"type":"int8"}},"payload":' + b"[" * _DEEP + b"]" * _DEEP + b"}",
+], ids=["schemaless", "deep schema", "deep payload"])
+@pytest.mark.parametrize("enabled", ["true", "false"])
+def test_reading_nesting_deeper_than_python_follows_is_a_data_exception(data: bytes, enabled: str) -> None:
+    conv = converter(**{"schemas.enable": enabled})
+    for read in (conv.to_connect_data, conv.to_connect_schema_and_value):
+        with pytest.raises(DataException, match="nested too deeply"):
+            read(TOPIC, data)

@@ -152,3 +152,11 @@ def test_infer_schema() -> None:
     assert Values.infer_schema({"a": True}) == SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.BOOLEAN_SCHEMA).build()
     assert Values.infer_schema([1, "a"]) is None and Values.infer_schema([]) is None
     assert Values.infer_schema(decimal.Decimal(1)) is None and Values.infer_schema([None]) is None
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("3.4028235677973366e38", SchemaAndValue(Schema.FLOAT32_SCHEMA, 3.4028234663852886e38)),  # rounds down to MAX
+    ("3.4028235677973367e38", SchemaAndValue(Schema.FLOAT64_SCHEMA, 3.4028235677973367e38)),  # rounds up: infinite
+])
+def test_parse_string_rounds_once_to_float32_at_the_top_of_its_range(text: str, expected: SchemaAndValue) -> None:
+    assert Values.parse_string(text) == expected

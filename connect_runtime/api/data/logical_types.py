@@ -11,6 +11,11 @@ Each is a named schema over a primitive type; a ``Struct`` holds the Python valu
   UTC); microseconds below a millisecond are dropped, as Java holds milliseconds.
 - ``Timestamp``: INT64, milliseconds since the epoch <-> ``datetime.datetime``, aware in UTC (naive
   taken as UTC); microseconds below a millisecond are dropped (rounded towards the past).
+
+A naive ``datetime`` or ``time`` is read as UTC, never as local time: ``datetime.now()`` on a host
+outside UTC gives a value off by the host's offset, so plugins should pass aware values. Python's
+dates hold years 1..9999 only: ``to_logical`` of a Date or Timestamp outside them raises
+``DataException`` where Java returns a ``java.util.Date``.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from connect_runtime.api.data.schema import (
     TIMESTAMP_LOGICAL_NAME,
     Schema,
     SchemaType,
+    parse_java_int,
 )
 from connect_runtime.api.data.schema_builder import SchemaBuilder
 from connect_runtime.api.errors import DataException
@@ -44,10 +50,12 @@ class Decimal:
 
     @staticmethod
     def builder(scale: int) -> SchemaBuilder:
+        """A builder of the Decimal schema with ``scale`` digits after the point (negative: zeros before it)."""
         return SchemaBuilder.bytes().name(DECIMAL_LOGICAL_NAME).parameter("scale", str(scale)).version(1)
 
     @staticmethod
     def schema(scale: int) -> Schema:
+        """The Decimal schema with ``scale`` (required; ``builder(scale).optional()`` for optional)."""
         return Decimal.builder(scale).build()
 
     @staticmethod
@@ -81,7 +89,7 @@ class Decimal:
         if scale is None:
             raise DataException("Invalid Decimal schema: scale parameter not found.")
         try:
-            return int(scale)
+            return parse_java_int(scale)
         except ValueError as e:
             raise DataException("Invalid scale parameter found in Decimal schema: ") from e
 
@@ -118,6 +126,7 @@ class _TemporalType(Generic[T]):
 
     @classmethod
     def builder(cls) -> SchemaBuilder:
+        """A builder of this type's schema, to make it optional or give it a default before ``build()``."""
         return SchemaBuilder(cls._PRIMITIVE).name(cls.LOGICAL_NAME).version(1)
 
     @classmethod
@@ -142,7 +151,10 @@ class _TemporalType(Generic[T]):
 
 
 class Date(_TemporalType[datetime.date]):
-    """A date without time of day, as days since the epoch (INT32)."""
+    """A date without time of day, as days since the epoch (INT32), years 1..9999 only.
+
+    A ``datetime`` is taken at midnight UTC only; a naive one is read as UTC, not local time.
+    """
 
     LOGICAL_NAME = DATE_LOGICAL_NAME
     _PRIMITIVE = SchemaType.INT32
@@ -162,7 +174,8 @@ class Date(_TemporalType[datetime.date]):
 
 
 class Time(_TemporalType[datetime.time]):
-    """A time of day without date, as milliseconds since midnight UTC (INT32).
+    """A time of day without date, as milliseconds since midnight UTC (INT32); a naive ``time`` is
+    read as UTC, not local time.
 
     An offset that moves a time out of the UTC day is refused; ``86400000`` is refused as
     ``datetime.time`` has no 24:00 (Java accepts it).
@@ -187,7 +200,11 @@ class Time(_TemporalType[datetime.time]):
 
 
 class Timestamp(_TemporalType[datetime.datetime]):
-    """An instant, as milliseconds since the epoch (INT64)."""
+    """An instant, as milliseconds since the epoch (INT64), years 1..9999 only.
+
+    A naive ``datetime`` is read as UTC, not local time: pass aware values
+    (``datetime.now(datetime.UTC)``, not ``datetime.now()``).
+    """
 
     LOGICAL_NAME = TIMESTAMP_LOGICAL_NAME
     _PRIMITIVE = SchemaType.INT64

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import decimal
 import enum
+import math
+import re
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import ClassVar
@@ -79,6 +81,21 @@ _INT_RANGES: dict[SchemaType, tuple[int, int]] = {
     SchemaType.INT64: (-(2**63), 2**63 - 1),
 }
 
+# Java's Character.digit reads any Unicode decimal digit, one UTF-16 unit each (so none beyond the BMP).
+_JAVA_INT_TEXT = re.compile(r"[+-]?(?:(?![\U00010000-\U0010ffff])\d)+")
+
+
+def parse_java_int(text: str, type: SchemaType = SchemaType.INT32) -> int:
+    """``text`` read as Java's ``Byte/Short/Integer/Long.parseXxx`` read it: an optional sign and decimal
+    digits (any script's), no spaces or underscores, within ``type``'s range; ``ValueError`` otherwise."""
+    if not _JAVA_INT_TEXT.fullmatch(text):
+        raise ValueError(f"For input string: \"{text}\"")
+    number = int(text)
+    low, high = _INT_RANGES[type]
+    if not low <= number <= high:
+        raise ValueError(f"Value out of range. Value:\"{text}\"")
+    return number
+
 
 class Field:
     """A field of a struct schema: its name, its position among the fields and its schema."""
@@ -92,14 +109,17 @@ class Field:
 
     @property
     def name(self) -> str:
+        """The field's name, unique within its struct schema."""
         return self._name
 
     @property
     def index(self) -> int:
+        """The field's position among its struct schema's fields, from 0."""
         return self._index
 
     @property
     def schema(self) -> Schema:
+        """The schema of the field's values."""
         return self._schema
 
     def __eq__(self, other: object) -> bool:
@@ -182,6 +202,7 @@ class Schema:
 
     @property
     def type(self) -> SchemaType:
+        """The schema's type; a logical type's is its primitive (Decimal's is BYTES)."""
         return self._type
 
     @property
@@ -201,10 +222,12 @@ class Schema:
 
     @property
     def version(self) -> int | None:
+        """The schema's version, or ``None`` when unset."""
         return self._version
 
     @property
     def doc(self) -> str | None:
+        """The schema's documentation text, or ``None`` when unset."""
         return self._doc
 
     @property
@@ -227,12 +250,15 @@ class Schema:
 
     @property
     def key_schema(self) -> Schema | None:
+        """A MAP schema's key schema; raises ``DataException`` for other types."""
         if self._type is not SchemaType.MAP:
             raise DataException("Cannot look up key schema on non-map type")
         return self._key_schema
 
     @property
     def value_schema(self) -> Schema | None:
+        """An ARRAY schema's element schema or a MAP schema's value schema; raises ``DataException``
+        for other types."""
         if self._type not in (SchemaType.MAP, SchemaType.ARRAY):
             raise DataException("Cannot look up value schema on non-array and non-map type")
         return self._value_schema
@@ -272,7 +298,8 @@ def deep_equals(a: object, b: object) -> bool:
     """Java's ``Objects.deepEquals`` over Python values: bytes by content, containers element-wise.
 
     Unlike Python's ``==``, values of different Java types are never equal (``True`` vs ``1``,
-    ``1`` vs ``1.0``), and Decimals must also agree on their scale, as ``BigDecimal.equals`` does.
+    ``1`` vs ``1.0``), Decimals must also agree on their scale, as ``BigDecimal.equals`` does, and
+    floats compare as ``Double.equals`` does: NaN equals NaN, ``-0.0`` differs from ``0.0``.
     """
     if isinstance(a, bytes | bytearray) and isinstance(b, bytes | bytearray):
         return bytes(a) == bytes(b)
@@ -285,6 +312,10 @@ def deep_equals(a: object, b: object) -> bool:
             return False
         if isinstance(a, decimal.Decimal) and isinstance(b, decimal.Decimal):
             return a == b and a.as_tuple().exponent == b.as_tuple().exponent
+        if isinstance(a, float) and isinstance(b, float):
+            if a != a:
+                return b != b
+            return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
     return a == b
 
 
@@ -296,6 +327,8 @@ def deep_hash(value: object) -> int:
         return hash(("seq", *(deep_hash(v) for v in value)))
     if isinstance(value, Mapping):
         return hash(("map", frozenset((hash(k), deep_hash(v)) for k, v in value.items())))
+    if isinstance(value, float) and value != value:
+        return hash("NaN")  # Python hashes each NaN object apart; deep_equals holds them all equal
     return hash(value)
 
 

@@ -20,10 +20,12 @@ class SchemaAndValue:
 
     @property
     def schema(self) -> Schema | None:
+        """The value's schema; ``None`` for a schemaless value."""
         return self._schema
 
     @property
     def value(self) -> object:
+        """The value, of the Python type its schema takes (see :mod:`connect_runtime.api.data.schema`)."""
         return self._value
 
     def __eq__(self, other: object) -> bool:

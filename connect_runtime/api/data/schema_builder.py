@@ -41,63 +41,83 @@ class SchemaBuilder:
 
     @staticmethod
     def int8() -> SchemaBuilder:
+        """A builder for an INT8 (a Java ``byte``) schema."""
         return SchemaBuilder(SchemaType.INT8)
 
     @staticmethod
     def int16() -> SchemaBuilder:
+        """A builder for an INT16 (a Java ``short``) schema."""
         return SchemaBuilder(SchemaType.INT16)
 
     @staticmethod
     def int32() -> SchemaBuilder:
+        """A builder for an INT32 (a Java ``int``) schema."""
         return SchemaBuilder(SchemaType.INT32)
 
     @staticmethod
     def int64() -> SchemaBuilder:
+        """A builder for an INT64 (a Java ``long``) schema."""
         return SchemaBuilder(SchemaType.INT64)
 
     @staticmethod
     def float32() -> SchemaBuilder:
+        """A builder for a FLOAT32 (a Java ``float``) schema."""
         return SchemaBuilder(SchemaType.FLOAT32)
 
     @staticmethod
     def float64() -> SchemaBuilder:
+        """A builder for a FLOAT64 (a Java ``double``) schema."""
         return SchemaBuilder(SchemaType.FLOAT64)
 
     @staticmethod
     def bool() -> SchemaBuilder:
+        """A builder for a BOOLEAN schema."""
         return SchemaBuilder(SchemaType.BOOLEAN)
 
     @staticmethod
     def string() -> SchemaBuilder:
+        """A builder for a STRING schema."""
         return SchemaBuilder(SchemaType.STRING)
 
     @staticmethod
     def bytes() -> SchemaBuilder:
+        """A builder for a BYTES schema."""
         return SchemaBuilder(SchemaType.BYTES)
 
     @staticmethod
     def struct() -> SchemaBuilder:
+        """A builder for a STRUCT schema; add its fields with :meth:`field`."""
         return SchemaBuilder(SchemaType.STRUCT)
 
     @staticmethod
     def array(value_schema: Schema) -> SchemaBuilder:
+        """A builder for an ARRAY of ``value_schema`` elements."""
+        if value_schema is None:
+            raise SchemaBuilderException("valueSchema cannot be null.")
         builder = SchemaBuilder(SchemaType.ARRAY)
         builder._value_schema = value_schema
         return builder
 
     @staticmethod
     def map(key_schema: Schema, value_schema: Schema) -> SchemaBuilder:
+        """A builder for a MAP from ``key_schema`` keys to ``value_schema`` values."""
+        if key_schema is None:
+            raise SchemaBuilderException("keySchema cannot be null.")
+        if value_schema is None:
+            raise SchemaBuilderException("valueSchema cannot be null.")
         builder = SchemaBuilder(SchemaType.MAP)
         builder._key_schema = key_schema
         builder._value_schema = value_schema
         return builder
 
     def optional(self) -> SchemaBuilder:
+        """Make ``None`` a valid value."""
         _check_can_set("optional", self._optional, True)
         self._optional = True
         return self
 
     def required(self) -> SchemaBuilder:
+        """Make ``None`` an invalid value (the default)."""
         _check_can_set("optional", self._optional, False)
         self._optional = False
         return self
@@ -113,16 +133,19 @@ class SchemaBuilder:
         return self
 
     def name(self, name: str) -> SchemaBuilder:
+        """Name the schema (e.g. ``com.example.Order``); a logical type's name makes it that type."""
         _check_can_set("name", self._name, name)
         self._name = name
         return self
 
     def version(self, version: int) -> SchemaBuilder:
+        """Set the schema's version, for consumers telling revisions of one named schema apart."""
         _check_can_set("version", self._version, version)
         self._version = version
         return self
 
     def doc(self, doc: str) -> SchemaBuilder:
+        """Set the schema's documentation text."""
         _check_can_set("doc", self._doc, doc)
         self._doc = doc
         return self
@@ -135,7 +158,8 @@ class SchemaBuilder:
         return self
 
     def parameters(self, parameters: Mapping[str, str]) -> SchemaBuilder:
-        """Add these parameters; an empty mapping leaves the schema without parameters (``None``)."""
+        """Add these parameters; an empty mapping leaves the schema without parameters (``None``), as
+        Java's does, so no schema carries an empty parameter map."""
         if parameters:
             if self._parameters is None:
                 self._parameters = {}
@@ -148,6 +172,8 @@ class SchemaBuilder:
             raise SchemaBuilderException(f"Cannot create fields on type {self._type}")
         if not name:
             raise SchemaBuilderException("fieldName cannot be null.")
+        if schema is None:
+            raise SchemaBuilderException(f"fieldSchema for field {name} cannot be null.")
         if name in self._fields:
             raise SchemaBuilderException(f"Cannot create field because of field name duplication {name}")
         self._fields[name] = Field(name, len(self._fields), schema)

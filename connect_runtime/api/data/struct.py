@@ -42,6 +42,7 @@ class Struct:
 
     @property
     def schema(self) -> Schema:
+        """The STRUCT schema the values are checked against."""
         return self._schema
 
     def get(self, field: str | Field) -> object:
@@ -129,6 +130,12 @@ def _validate(schema: Schema, value: object, location: str) -> None:
                 f"Invalid Python object for schema{named} with type {schema.type}: {type(value)} {value} "
                 f"out of range [{low}, {high}] for {location}"
             )
+    elif isinstance(value, decimal.Decimal) and not value.is_finite():
+        # Java's BigDecimal has no NaN or infinity: no converter could write one
+        raise DataException(
+            f"Invalid Python object for schema{named} with type {schema.type}: {type(value)} {value} "
+            f"is not finite for {location}"
+        )
     elif isinstance(value, Struct):
         if value.schema != schema:
             raise DataException("Struct schemas do not match.")

@@ -38,9 +38,7 @@ import datetime
 import decimal
 import math
 import re
-import struct
 from collections.abc import Callable, Mapping
-from fractions import Fraction
 from typing import Any
 
 from connect_runtime.api.data.logical_types import Date, Decimal, Time, Timestamp
@@ -49,7 +47,7 @@ from connect_runtime.api.data.schema_and_value import SchemaAndValue
 from connect_runtime.api.data.schema_builder import SchemaBuilder
 from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import DataException
-from connect_runtime.api.java_json import java_double_to_string, java_float_to_string
+from connect_runtime.api.java_json import exact_to_float32, java_double_to_string, java_float_to_string, to_float32
 
 __all__ = ["Values"]
 
@@ -91,37 +89,6 @@ def _double_to_long(value: float) -> int:
     if value <= -(2.0**63):
         return -(2**63)
     return int(value)
-
-
-def _float32(value: float) -> float:
-    """Java's ``(float)`` cast of a double (round half to even; beyond the range, infinity)."""
-    try:
-        result: float = struct.unpack("<f", struct.pack("<f", value))[0]
-    except OverflowError:
-        return math.copysign(math.inf, value)
-    return result
-
-
-def _decimal_to_float32(value: decimal.Decimal) -> float:
-    """``BigDecimal.floatValue``: the float nearest the exact decimal (rounding through a double
-    could round twice, so a double that lands on a midpoint of two floats is decided exactly)."""
-    as_double = float(value)
-    result = _float32(as_double)
-    if result == as_double or not math.isfinite(result):
-        return result
-    bits = struct.unpack("<I", struct.pack("<f", result))[0]
-    step = 1 if abs(as_double) > abs(result) else -1
-    neighbour: float = struct.unpack("<f", struct.pack("<I", bits + step))[0]
-    # past the largest float the next step is infinity, which rounds as if it were 2**128
-    beyond = Fraction(neighbour) if math.isfinite(neighbour) else Fraction(int(math.copysign(2**128, neighbour)))
-    midpoint = (Fraction(result) + beyond) / 2
-    if Fraction(as_double) != midpoint:
-        return result
-    # the double is a tie between two floats; the exact value is not, unless it is the double itself
-    exact = Fraction(value)
-    if exact == midpoint:
-        return result
-    return neighbour if (exact > midpoint) == (neighbour > result) else result
 
 
 def _parse_big_decimal(text: str) -> decimal.Decimal:
@@ -487,7 +454,7 @@ def _parse_as_number(token: str) -> SchemaAndValue:
     if exact is not None:
         return exact
     scale = _scale(number)
-    as_float = _decimal_to_float32(number)
+    as_float = exact_to_float32(number)
     if math.isfinite(as_float) and scale != 0:
         return SchemaAndValue(Schema.FLOAT32_SCHEMA, as_float)
     as_double = float(number)
@@ -557,7 +524,7 @@ def _java_number(value: object, schema: Schema | None) -> int | float | decimal.
     """:func:`_number_of`, a float under a FLOAT32 schema narrowed to the Java ``Float`` it stands for."""
     number = _number_of(value)
     if isinstance(number, float) and schema is not None and schema.type is SchemaType.FLOAT32:
-        return _float32(number)
+        return to_float32(number)
     return number
 
 
@@ -863,7 +830,7 @@ class Values:
     @staticmethod
     def convert_to_float(schema: Schema | None, value: object) -> float | None:
         """A FLOAT32 (a float holding the 32-bit value), from a number or numeric text."""
-        return None if value is None else _float32(_as_double(value, schema))
+        return None if value is None else to_float32(_as_double(value, schema))
 
     @staticmethod
     def convert_to_double(schema: Schema | None, value: object) -> float | None:

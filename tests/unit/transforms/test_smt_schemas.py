@@ -156,3 +156,20 @@ def test_non_struct_values_are_named_by_their_schema(schema: Schema, value: obje
 def test_cast_to_float32_rounds_once_as_java(value: object) -> None:
     schema = Schema.INT64_SCHEMA if isinstance(value, int) else Schema.STRING_SCHEMA
     assert apply_value(configured(CastValue, spec="float32"), schema, value).value == float(2**53 + 2**30)
+
+
+@pytest.mark.parametrize(("text", "spec", "expected"), [
+    ("\u0661\u0662", "int8", 12), ("-\u0661\u0662", "int32", -12), ("\uff19\uff19", "int64", 99),
+    ("+\u0967", "int16", 1),
+])
+def test_cast_parses_integers_with_any_scripts_digits_as_javas_parse_int(text: str, spec: str, expected: int) -> None:
+    schema = SchemaBuilder.struct().field("s", Schema.STRING_SCHEMA).build()
+    out = apply_value(configured(CastValue, spec=f"s:{spec}"), schema, Struct(schema).put("s", text))
+    assert out.value.get("s") == expected
+    assert configured(CastValue, spec=spec).apply(SourceRecord(None, None, "t", 0, None, text)).value == expected  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("text", ["\U0001d7d9", " 1", "1_0", "\u0661\u0662\u0668", "", "+"])
+def test_cast_refuses_integer_text_javas_parse_int_refuses(text: str) -> None:
+    with pytest.raises(DataException, match="was out of range"):
+        configured(CastValue, spec="int8").apply(SourceRecord(None, None, "t", 0, None, text))
