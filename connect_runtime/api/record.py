@@ -17,16 +17,24 @@ class Header(tuple[str, Any]):
 
     It is a ``(key, value)`` pair like any other header, so code that unpacks headers as pairs keeps
     working, and it carries :attr:`schema`, which the header converter receives. A plain pair is a
-    header without a schema. Two headers are equal when key, value and schema are.
+    header without a schema. Two headers are equal when key, value and schema are, so a header with a
+    schema is not equal to the plain pair of its key and value. Immutable, like a tuple.
     """
 
-    schema: Schema | None
-    """The schema of :attr:`value` (None: schemaless)."""
+    _schema: Schema | None
 
     def __new__(cls, key: str, value: Any, schema: Schema | None = None) -> Header:
         header = super().__new__(cls, (key, value))
-        header.schema = schema
+        object.__setattr__(header, "_schema", schema)
         return header
+
+    @property
+    def schema(self) -> Schema | None:
+        """The schema of :attr:`value` (None: schemaless)."""
+        return self._schema
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Header is immutable: cannot set {name}")
 
     @property
     def key(self) -> str:
@@ -44,7 +52,7 @@ class Header(tuple[str, Any]):
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Header):
             return tuple.__eq__(self, other) and self.schema == other.schema
-        return tuple.__eq__(self, other)
+        return self.schema is None and tuple.__eq__(self, other)
 
     def __ne__(self, other: object) -> bool:
         return not self == other

@@ -30,7 +30,7 @@ from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from connect_runtime.api.converter import Converter, HeaderConverter
 from connect_runtime.api.delegated_delivery import DelegatedDelivery
-from connect_runtime.api.errors import ConnectException, RetriableException
+from connect_runtime.api.errors import ConnectException, DataException, RetriableException
 from connect_runtime.api.record import Header, Headers, RecordMetadata, SourceRecord
 from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.api.task import SourceTask, SourceTaskContext
@@ -86,12 +86,18 @@ class TaskCancelled(Exception):
 
 
 def takes_schema(convert: Callable[..., Any]) -> bool:
-    """Whether a converter method accepts the ``schema`` keyword (or any keyword)."""
+    """Whether a converter method accepts the ``schema`` keyword (or any keyword); True when its
+    signature cannot be read, as the converter API says it does."""
     try:
         parameters = inspect.signature(convert).parameters.values()
-    except (TypeError, ValueError):  # a builtin without a signature: call it as it was written
-        return False
-    return any(p.name == "schema" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+    except (TypeError, ValueError):
+        return True
+    for parameter in parameters:
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            return True
+        if parameter.name == "schema":
+            return parameter.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return False
 
 
 @dataclass(frozen=True)
@@ -137,6 +143,12 @@ class WorkerSourceTask(ABC):
         self._key_takes_schema = takes_schema(self._key_converter.from_connect_data)
         self._value_takes_schema = takes_schema(self._value_converter.from_connect_data)
         self._header_takes_schema = takes_schema(self._header_converter.from_connect_header)
+        for kind, converter, takes in (("key", self._key_converter, self._key_takes_schema),
+                                       ("value", self._value_converter, self._value_takes_schema),
+                                       ("header", self._header_converter, self._header_takes_schema)):
+            if not takes:
+                logger.info("Task %s: its %s converter %s takes no schema argument, so records' schemas are not "
+                            "passed to it", self.id, kind, type(converter).__name__)
         self._transformations = tuple(setup.transformations)
         self._applies = tuple(t.apply for t in self._transformations)  # bound once, called per record
         self._error_handler = setup.error_handler or RetryWithToleranceOperator(setup.task_id)
@@ -458,9 +470,13 @@ class WorkerSourceTask(ABC):
         converted: list[tuple[str, str | bytes | None]] = []
         takes_schema = self._header_takes_schema
         for header in headers:
-            key, value = header
+            try:
+                key, value = header
+            except ValueError:
+                raise DataException(f"A header is a (key, value) pair (Header(key, value, schema) gives it a schema), "
+                                    f"not {header!r}") from None
             # A schema is passed only when there is one, and only to converters that take it.
-            schema = header.schema if takes_schema and header.__class__ is Header else None
+            schema = header.schema if takes_schema and isinstance(header, Header) else None
             converted.append((key, convert(topic, key, value) if schema is None
                               else convert(topic, key, value, schema=schema)))
         return converted

@@ -231,8 +231,9 @@ class Driver:
         plan = DeliveryPlan(self.delivery, settings.topic, settings.slots, settings.transaction_rows,
                             settings.transaction_bytes, dict(offsets_start),
                             [SlotPlan(s, dict(work[s]["files"]), dict(work[s]["committed"])) for s in slots],
-                            escape_keys=bool(settings.key_columns) and _with_schema(self.delivery.key_converter),
-                            escape_values=_with_schema(self.delivery.value_converter))
+                            # Jackson writes a character beyond U+FFFF as an escaped surrogate pair, with
+                            # schemas or without; Spark's to_json writes it raw.
+                            escape_keys=bool(settings.key_columns), escape_values=True)
         started = time.monotonic()
         reported = {r["slot"]: r.asDict() for r in union.mapInArrow(deliver(plan), SUMMARY_SCHEMA).collect()}
 

@@ -58,7 +58,7 @@ _REDUNDANT_SIGN_BYTES = "^(?:00)+(?=[0-7])|^(?:FF)+(?=[89A-F])"
 
 
 #: A top-level type of a ``source.schema`` column with no Connect equivalent (nested types are outside it).
-_REFUSED_DDL_TYPE = re.compile(r"\b(INTERVAL|VARIANT|VOID|GEOMETRY|GEOGRAPHY|TIME)\b", re.IGNORECASE)
+_REFUSED_DDL_TYPE = re.compile(r"\b(INTERVAL|VARIANT|VOID|GEOMETRY|GEOGRAPHY|TIME)\b(?!\s+ZONE\b)", re.IGNORECASE)
 _DDL_COLUMN = re.compile(r"\s*(`(?:[^`]|``)*`|[^\s:`]+)\s*:?\s*(.*)", re.DOTALL)
 
 
@@ -122,6 +122,9 @@ def _schema(data_type: Any, optional: bool, column: str) -> Schema:
     if primitive is not None:
         builder = SchemaBuilder(primitive)
     elif name == "decimal":
+        if data_type.scale < 0:  # Spark's legacy negative scales: the unscaled value is not its digits
+            raise DataException(f"Column {column} has Spark type {data_type.simpleString()} with a negative scale, "
+                                "which Kafka Connect's Decimal does not write here: cast it in transform.sql")
         builder = Decimal.builder(data_type.scale)
     elif name == "date":
         builder = Date.builder()

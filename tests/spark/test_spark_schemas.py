@@ -91,6 +91,15 @@ def test_types_without_a_connect_equivalent_are_refused_naming_the_column(spark_
     assert f"which has no Kafka Connect schema ({why})" in str(refused.value)
 
 
+def test_a_negative_decimal_scale_is_refused_naming_the_column() -> None:
+    # Spark's legacy negative scales (spark.sql.legacy.allowNegativeScaleOfDecimal): 1200 in DECIMAL(5,-2)
+    # has the unscaled value 12, which the digits of its text do not give.
+    row = T.StructType([T.StructField("id", T.LongType()), T.StructField("hundreds", T.DecimalType(5, -2))])
+    with pytest.raises(DataException) as refused:
+        row_schema(row)
+    assert str(refused.value).startswith("Column hundreds has Spark type decimal(5,-2) with a negative scale")
+
+
 def test_duplicate_columns_are_refused_naming_the_column() -> None:
     row = T.StructType([T.StructField("id", T.LongType()), T.StructField("id", T.StringType())])
     with pytest.raises(DataException, match=r"^Column id: Cannot create field because of field name duplication id"):

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pickle
 from typing import Any
 
+import pytest
 from task_loop_setup import ScriptedTask, task_setup
 
-from connect_runtime.api import Header, SourceRecord, header_schema
+from connect_runtime.api import DataException, Header, SourceRecord, header_schema
 from connect_runtime.api.data import Schema, SchemaBuilder, Struct
 from connect_runtime.converters.json_converter import JsonConverter
 from connect_runtime.testing.fakes import FakeProducer
@@ -85,10 +86,37 @@ def test_converters_without_a_schema_argument_get_schema_d_records_without_their
 def test_a_header_with_a_schema_is_still_a_key_value_pair() -> None:
     header = Header("env", "prod", Schema.STRING_SCHEMA)
     key, value = header
-    assert (key, value) == ("env", "prod") == header and len(header) == 2
+    assert (key, value) == ("env", "prod") == tuple(header) and len(header) == 2
     assert header_schema(header) is Schema.STRING_SCHEMA and header_schema(("env", "prod")) is None
+    # Equal when key, value and schema are: a header with a schema is not its plain pair.
     assert header != Header("env", "prod") and header == Header("env", "prod", Schema.STRING_SCHEMA)
-    assert pickle.loads(pickle.dumps(header)) == header
+    assert header != ("env", "prod") and header != ("env", "prod") and Header("env", "prod") == ("env", "prod")
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        assert pickle.loads(pickle.dumps(header, protocol)) == header
+    with pytest.raises(AttributeError):
+        header.schema = None  # type: ignore[misc]
+    assert header.schema is Schema.STRING_SCHEMA
+
+
+def test_a_header_that_is_no_pair_is_refused_with_a_message_saying_so() -> None:
+    producer = FakeProducer()
+    task = ExactlyOnceWorkerSourceTask(task_setup(ScriptedTask(), producer=producer), fence=lambda: None,
+                                       verify_generation=lambda: None)
+    with pytest.raises(DataException, match=r"A header is a \(key, value\) pair"):
+        task._convert_headers("t", [("k", "v", Schema.STRING_SCHEMA)])  # type: ignore[list-item]
+
+
+def test_converters_whose_signature_cannot_be_read_get_the_schema() -> None:
+    import functools
+
+    from connect_runtime.worker.source_task_base import takes_schema
+
+    def positional_only(topic: str, value: object, schema: object = None, /) -> None: ...
+
+    assert takes_schema(max) is True  # no signature to read: the API says converters take schema=
+    assert takes_schema(positional_only) is False
+    assert takes_schema(functools.partial(JsonConverter().from_connect_data, "t")) is True
+    assert takes_schema(_ConverterWithoutSchemas().from_connect_data) is False
 
 
 def test_an_immutable_key_with_the_same_schema_object_is_converted_once() -> None:

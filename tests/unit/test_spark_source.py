@@ -192,7 +192,8 @@ def test_the_example_in_docs_spark_md_validates(tmp_path: Path) -> None:
 def test_validation_refuses_source_schema_columns_with_no_connect_type(tmp_path: Path) -> None:
     (tmp_path / "a.csv").write_text("id\n1\n")
     ddl = ("id BIGINT, `took` INTERVAL DAY TO SECOND COMMENT 'a TIME', doc VARIANT, at TIME(6), "
-           "ok STRUCT<time: TIMESTAMP, gap: INTERVAL YEAR>, stamp TIMESTAMP_NTZ")
+           "ok STRUCT<time: TIMESTAMP, gap: INTERVAL YEAR>, stamp TIMESTAMP_NTZ, wall TIMESTAMP WITHOUT TIME ZONE, "
+           "here TIMESTAMP WITH LOCAL TIME ZONE")
     props = {**BASE, "source.path": str(tmp_path / "*.csv"), "source.schema": ddl,
              "value.converter": "org.apache.kafka.connect.json.JsonConverter"}
 
