@@ -90,24 +90,24 @@ class SchemaBuilder:
         return SchemaBuilder(SchemaType.STRUCT)
 
     @staticmethod
-    def array(value_schema: Schema) -> SchemaBuilder:
+    def array(value_schema: Schema | SchemaBuilder) -> SchemaBuilder:
         """A builder for an ARRAY of ``value_schema`` elements."""
         if value_schema is None:
             raise SchemaBuilderException("valueSchema cannot be null.")
         builder = SchemaBuilder(SchemaType.ARRAY)
-        builder._value_schema = value_schema
+        builder._value_schema = _built(value_schema)
         return builder
 
     @staticmethod
-    def map(key_schema: Schema, value_schema: Schema) -> SchemaBuilder:
+    def map(key_schema: Schema | SchemaBuilder, value_schema: Schema | SchemaBuilder) -> SchemaBuilder:
         """A builder for a MAP from ``key_schema`` keys to ``value_schema`` values."""
         if key_schema is None:
             raise SchemaBuilderException("keySchema cannot be null.")
         if value_schema is None:
             raise SchemaBuilderException("valueSchema cannot be null.")
         builder = SchemaBuilder(SchemaType.MAP)
-        builder._key_schema = key_schema
-        builder._value_schema = value_schema
+        builder._key_schema = _built(key_schema)
+        builder._value_schema = _built(value_schema)
         return builder
 
     def optional(self) -> SchemaBuilder:
@@ -166,7 +166,7 @@ class SchemaBuilder:
             self._parameters.update(parameters)
         return self
 
-    def field(self, name: str, schema: Schema) -> SchemaBuilder:
+    def field(self, name: str, schema: Schema | SchemaBuilder) -> SchemaBuilder:
         """Append a field to a struct schema; names must be unique and non-empty."""
         if self._fields is None:
             raise SchemaBuilderException(f"Cannot create fields on type {self._type}")
@@ -176,7 +176,7 @@ class SchemaBuilder:
             raise SchemaBuilderException(f"fieldSchema for field {name} cannot be null.")
         if name in self._fields:
             raise SchemaBuilderException(f"Cannot create field because of field name duplication {name}")
-        self._fields[name] = Field(name, len(self._fields), schema)
+        self._fields[name] = Field(name, len(self._fields), _built(schema))
         return self
 
     def build(self) -> Schema:
@@ -198,3 +198,9 @@ class SchemaBuilder:
 def _check_can_set(field: str, current: object, value: object) -> None:
     if current is not None and current != value:
         raise SchemaBuilderException(f"Invalid SchemaBuilder call: {field} has already been set.")
+
+
+def _built(schema: Schema | SchemaBuilder) -> Schema:
+    """A schema given as its builder (Java's builders are schemas, so Java code passes them) is built
+    where it is used."""
+    return schema.build() if isinstance(schema, SchemaBuilder) else schema

@@ -80,3 +80,33 @@ def test_java_split_drops_trailing_empty_strings() -> None:
 ])
 def test_double_to_string_as_java(value: float, text: str) -> None:
     assert java_double_to_string(value) == text  # the one Double.toString, shared with the converters
+
+
+def test_new_record_keeps_every_field_it_does_not_replace() -> None:
+    import dataclasses
+
+    from connect_runtime.api import SourceRecord
+    from connect_runtime.transforms._util import new_record
+
+    names = [f.name for f in dataclasses.fields(SourceRecord)]
+    record = SourceRecord(**{name: object() for name in names})
+    assert all(getattr(new_record(record), name) is getattr(record, name) for name in names)
+    changed = new_record(record, topic="t2", key_schema=None)
+    assert changed.topic == "t2" and changed.key_schema is None
+    assert all(getattr(changed, name) is getattr(record, name) for name in names if name not in ("topic", "key_schema"))
+
+    @dataclasses.dataclass(slots=True)
+    class TracedRecord(SourceRecord):  # a plugin's record with a field of its own
+        trace: str = ""
+
+    traced = new_record(TracedRecord({"p": 0}, {"o": 1}, "t", trace="x"), value=5)
+    assert type(traced) is TracedRecord and traced.trace == "x" and traced.value == 5
+
+
+def test_a_schema_builder_given_for_a_schema_is_built() -> None:
+    from connect_runtime.api import Schema, SchemaBuilder, Struct
+
+    schema = SchemaBuilder.struct().field("a", SchemaBuilder.string().optional()).field(
+        "b", SchemaBuilder.array(SchemaBuilder.int32())).build()
+    assert schema.field("a").schema == Schema.OPTIONAL_STRING_SCHEMA  # type: ignore[union-attr]
+    Struct(schema).put("a", "x").put("b", [1])
