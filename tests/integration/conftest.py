@@ -79,3 +79,15 @@ def java_data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JavaDataHarn
     harness = JavaDataHarness(tmp_path_factory.mktemp("java-data-harness"))
     yield harness
     harness.close()
+
+
+#: More rounds of the transforms' generated corpora (other seeds), run under the ``slow`` marker.
+SLOW_CORPUS_ROUNDS = (1, 2, 3, 4)
+
+
+@pytest.fixture(params=[0, *(pytest.param(n, marks=pytest.mark.slow) for n in SLOW_CORPUS_ROUNDS)],
+                ids=lambda n: f"round{n}")
+def corpus_round(request: pytest.FixtureRequest) -> int:
+    """Which round of a generated differential corpus a test runs: round 0 (its own seed) always, and
+    rounds 1-4 (seed + 1000 x round) under the ``slow`` marker, which ``./dev test`` still runs."""
+    return int(request.param)

@@ -50,8 +50,8 @@ def cases(seed: int, plugins: list[tuple[str, dict[str, str]]]) -> list[dict[str
     return [{"op": "transform", "class": cls, "config": config, "records": records} for cls, config in plugins]
 
 
-def test_header_from_as_java(java_data: JavaDataHarness) -> None:
-    seed = 2430
+def test_header_from_as_java(java_data: JavaDataHarness, corpus_round: int) -> None:
+    seed = 2430 + 1000 * corpus_round
     plugins = []
     for side in ("Key", "Value"):
         for operation in ("move", "copy"):
@@ -63,9 +63,9 @@ def test_header_from_as_java(java_data: JavaDataHarness) -> None:
     assert_no_differences(java_data, cases(seed, plugins), seed)
 
 
-def test_header_from_schemaless_missing_field_as_java(java_data: JavaDataHarness) -> None:
+def test_header_from_schemaless_missing_field_as_java(java_data: JavaDataHarness, corpus_round: int) -> None:
     """A configured field a schemaless map lacks gives a null header on both sides."""
-    seed = 2431
+    seed = 2431 + 1000 * corpus_round
     corpus = RecordCorpus(seed)
     records = []
     for _ in range(50):
@@ -77,8 +77,8 @@ def test_header_from_schemaless_missing_field_as_java(java_data: JavaDataHarness
                                        "records": records} for op in ("move", "copy")], seed)
 
 
-def test_insert_header_literals_as_java(java_data: JavaDataHarness) -> None:
-    seed = 2432
+def test_insert_header_literals_as_java(java_data: JavaDataHarness, corpus_round: int) -> None:
+    seed = 2432 + 1000 * corpus_round
     literals = [t for t in EDGE_TEXTS if t is not None] + ["42", "x", "[1,2]", "{\"k\":1.5}", "2024-01-31"]
     corpus = RecordCorpus(seed, header_schemas=True)
     records = [corpus.record(FIELDS) for _ in range(5)]
@@ -87,8 +87,8 @@ def test_insert_header_literals_as_java(java_data: JavaDataHarness) -> None:
                                       for literal in literals], seed)
 
 
-def test_drop_headers_as_java(java_data: JavaDataHarness) -> None:
-    seed = 2433
+def test_drop_headers_as_java(java_data: JavaDataHarness, corpus_round: int) -> None:
+    seed = 2433 + 1000 * corpus_round
     assert_no_differences(java_data, cases(seed, [
         (f"{T}DropHeaders", {"headers": "h"}),
         (f"{T}DropHeaders", {"headers": "trace,é,absent"}),

@@ -20,8 +20,8 @@ T = "org.apache.kafka.connect.transforms."
 P = T + "predicates."
 
 
-def test_routers_keep_schemas_as_java(java_data: JavaDataHarness) -> None:
-    seed = 2411
+def test_routers_keep_schemas_as_java(java_data: JavaDataHarness, corpus_round: int) -> None:
+    seed = 2411 + 1000 * corpus_round
     assert_no_differences(java_data, cases(seed, [
         (T + "RegexRouter", {"regex": "(.*)\\.public\\.(.*)", "replacement": "$2"}),
         (T + "RegexRouter", {"regex": ".*", "replacement": "all"}),
@@ -30,8 +30,8 @@ def test_routers_keep_schemas_as_java(java_data: JavaDataHarness) -> None:
     ]), seed)
 
 
-def test_filter_and_predicates_as_java(java_data: JavaDataHarness) -> None:
-    seed = 2412
+def test_filter_and_predicates_as_java(java_data: JavaDataHarness, corpus_round: int) -> None:
+    seed = 2412 + 1000 * corpus_round
     assert_no_differences(java_data, cases(seed, [(T + "Filter", {})]), seed)
     assert_no_differences(java_data, cases(seed, [
         (P + "TopicNameMatches", {"pattern": "db\\..*"}),

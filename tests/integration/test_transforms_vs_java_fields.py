@@ -49,8 +49,8 @@ def _both(name: str, configs: list[dict[str, str]]) -> list[tuple[str, dict[str,
     return [(T + name + side, config) for config in configs for side in ("$Key", "$Value")]
 
 
-def test_replace_field_as_java(java_data: JavaDataHarness) -> None:
-    _check(java_data, 2441, _both("ReplaceField", [
+def test_replace_field_as_java(java_data: JavaDataHarness, corpus_round: int) -> None:
+    _check(java_data, 2441 + 1000 * corpus_round, _both("ReplaceField", [
         {},
         {"exclude": "a,id"},
         {"include": "a,b,nested"},
@@ -60,8 +60,8 @@ def test_replace_field_as_java(java_data: JavaDataHarness) -> None:
     ]))
 
 
-def test_insert_field_as_java(java_data: JavaDataHarness) -> None:
-    _check(java_data, 2442, _both("InsertField", [
+def test_insert_field_as_java(java_data: JavaDataHarness, corpus_round: int) -> None:
+    _check(java_data, 2442 + 1000 * corpus_round, _both("InsertField", [
         {"topic.field": "topic", "partition.field": "part!", "timestamp.field": "time?",
          "static.field": "origin", "static.value": "v"},
         {"topic.field": "topic!", "static.field": "origin!", "static.value": "v", "timestamp.field": "time!"},
@@ -71,8 +71,8 @@ def test_insert_field_as_java(java_data: JavaDataHarness) -> None:
     ]))
 
 
-def test_mask_field_as_java(java_data: JavaDataHarness) -> None:
-    _check(java_data, 2443, _both("MaskField", [
+def test_mask_field_as_java(java_data: JavaDataHarness, corpus_round: int) -> None:
+    _check(java_data, 2443 + 1000 * corpus_round, _both("MaskField", [
         {"fields": ",".join(FIELDS)},
         {"fields": "a,b,c,id,missing", "replace.null.with.default": "false"},
         {"fields": "a,b,c,id,ts", "replacement": "12"},
@@ -83,8 +83,8 @@ def test_mask_field_as_java(java_data: JavaDataHarness) -> None:
     ]))
 
 
-def test_value_to_key_as_java(java_data: JavaDataHarness) -> None:
-    _check(java_data, 2444, [
+def test_value_to_key_as_java(java_data: JavaDataHarness, corpus_round: int) -> None:
+    _check(java_data, 2444 + 1000 * corpus_round, [
         (T + "ValueToKey", {"fields": "a,b"}),
         (T + "ValueToKey", {"fields": "id"}),
         (T + "ValueToKey", {"fields": "id,ts", "replace.null.with.default": "false"}),
@@ -92,13 +92,13 @@ def test_value_to_key_as_java(java_data: JavaDataHarness) -> None:
     ])
 
 
-def test_extract_field_as_java(java_data: JavaDataHarness) -> None:
-    _check(java_data, 2445, _both("ExtractField", [
+def test_extract_field_as_java(java_data: JavaDataHarness, corpus_round: int) -> None:
+    _check(java_data, 2445 + 1000 * corpus_round, _both("ExtractField", [
         {"field": "a"},
         {"field": "id", "replace.null.with.default": "false"},
         {"field": "nested"},
     ]))
-    _check(java_data, 2446, _both("ExtractField", [
+    _check(java_data, 2446 + 1000 * corpus_round, _both("ExtractField", [
         {"field": "nested.a", "field.syntax.version": "V2"},
         {"field": "nested.b", "field.syntax.version": "v2", "replace.null.with.default": "false"},
         {"field": "nested.`x.y`", "field.syntax.version": "V2"},
@@ -106,8 +106,8 @@ def test_extract_field_as_java(java_data: JavaDataHarness) -> None:
     ]), NestedCorpus)
 
 
-def test_hoist_field_as_java(java_data: JavaDataHarness) -> None:
-    _check(java_data, 2447, _both("HoistField", [{"field": "wrapped"}, {"field": "a"}]))
+def test_hoist_field_as_java(java_data: JavaDataHarness, corpus_round: int) -> None:
+    _check(java_data, 2447 + 1000 * corpus_round, _both("HoistField", [{"field": "wrapped"}, {"field": "a"}]))
 
 
 def _record(schema: dict[str, Any] | None, value: Any, **more: Any) -> dict[str, Any]:

@@ -127,8 +127,8 @@ def dec(scale: int, **extra: Any) -> dict[str, Any]:
     return {"type": "BYTES", "name": DECIMAL, "version": 1, "parameters": {"scale": str(scale)}, **extra}
 
 
-def test_cast_fields_as_java(java_data: JavaDataHarness) -> None:
-    seed = 2441
+def test_cast_fields_as_java(java_data: JavaDataHarness, corpus_round: int) -> None:
+    seed = 2441 + 1000 * corpus_round
     assert_no_differences(java_data, cases(seed, [
         (T + "Cast$Value", {"spec": "a:int32,b:string"}),
         (T + "Cast$Value", {"spec": "a:float32,c:boolean,id:int8", "replace.null.with.default": "false"}),
@@ -137,8 +137,8 @@ def test_cast_fields_as_java(java_data: JavaDataHarness) -> None:
     ]), seed)
 
 
-def test_cast_whole_values_as_java(java_data: JavaDataHarness) -> None:
-    seed = 2445
+def test_cast_whole_values_as_java(java_data: JavaDataHarness, corpus_round: int) -> None:
+    seed = 2445 + 1000 * corpus_round
     assert_no_differences(java_data, schema_cases(seed, [
         (T + "Cast$Value", {"spec": "string"}),
         (T + "Cast$Key", {"spec": "int64"}),
@@ -206,8 +206,8 @@ def test_cast_edge_cases_as_java(java_data: JavaDataHarness) -> None:
     ], records), 0)
 
 
-def test_flatten_as_java(java_data: JavaDataHarness) -> None:
-    seed = 2442
+def test_flatten_as_java(java_data: JavaDataHarness, corpus_round: int) -> None:
+    seed = 2442 + 1000 * corpus_round
     assert_no_differences(java_data, cases(seed, [
         (T + "Flatten$Value", {}),
         (T + "Flatten$Key", {"delimiter": "_"}),
@@ -242,8 +242,8 @@ def test_flatten_edge_cases_as_java(java_data: JavaDataHarness) -> None:
                                                 records), 0)
 
 
-def test_timestamp_converter_as_java(java_data: JavaDataHarness) -> None:
-    seed = 2443
+def test_timestamp_converter_as_java(java_data: JavaDataHarness, corpus_round: int) -> None:
+    seed = 2443 + 1000 * corpus_round
     assert_no_differences(java_data, schema_cases(seed, [
         (T + "TimestampConverter$Value", {"target.type": "string", "format": TS_FORMAT}),
         (T + "TimestampConverter$Value", {"target.type": "unix", "format": TS_FORMAT, "unix.precision": "seconds"}),
@@ -305,8 +305,8 @@ def test_timestamp_converter_edge_cases_as_java(java_data: JavaDataHarness) -> N
     ], records), 0)
 
 
-def test_set_schema_metadata_as_java(java_data: JavaDataHarness) -> None:
-    seed = 2444
+def test_set_schema_metadata_as_java(java_data: JavaDataHarness, corpus_round: int) -> None:
+    seed = 2444 + 1000 * corpus_round
     assert_no_differences(java_data, cases(seed, [
         (T + "SetSchemaMetadata$Value", {"schema.name": "renamed", "schema.version": "7"}),
         (T + "SetSchemaMetadata$Key", {"schema.name": "com.example.Key"}),
