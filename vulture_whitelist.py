@@ -107,3 +107,20 @@ _.change_target_state
 
 # Console entry points ([project.scripts]).
 _.distributed_main
+
+# Metrics core (connect_runtime.metrics): the stats, used only by their unit tests until the worker records
+# into them and /metrics reads them (the wiring step that comes next).
+_.Avg
+_.Max
+_.Min
+_.Rate
+_.CumulativeCount
+_.Value
+_.Outcomes
+_.success_ratio
+_.failure_ratio
+_.DESTROYED  # TrackedState: Java's state set, reached when the wiring records deletions
+_.StateTracker
+_.change_state
+_.duration_ratio
+_.Sensor
