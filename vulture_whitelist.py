@@ -107,3 +107,38 @@ _.change_target_state
 
 # Console entry points ([project.scripts]).
 _.distributed_main
+
+# Metrics core (connect_runtime.metrics): the stats and the name table, used only by their unit tests until
+# the worker records into them and /metrics reads them (the wiring step that comes next).
+_.metric
+_.group_metrics
+_.Avg
+_.Max
+_.Min
+_.Rate
+_.CumulativeCount
+_.Value
+_.Outcomes
+_.success_ratio
+_.failure_ratio
+_.DESTROYED  # TrackedState: Java's state set, reached when the wiring records deletions
+_.StateTracker
+_.change_state
+_.duration_ratio
+_.Sensor
+_.CONNECTOR_GROUP  # the group names, for the recording code to name its group
+_.TASK_GROUP
+_.SOURCE_TASK_GROUP
+_.WORKER_GROUP
+_.WORKER_REBALANCE_GROUP
+_.TASK_ERROR_GROUP
+_.COORDINATOR_GROUP
+# StatKind: members looked up by name from the java_metrics.tsv table
+_.GAUGE
+_.CUMULATIVE_SUM
+_.AVG
+_.MAX
+_.MIN
+_.RATE
+_.FREQUENCY
+_.RATIO
