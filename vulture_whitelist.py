@@ -142,3 +142,8 @@ _.MIN
 _.RATE
 _.FREQUENCY
 _.RATIO
+_.HISTOGRAM
+_.RUNTIME_GROUP_PREFIX  # exporters name the runtime's own groups by it
+_.buckets
+_.gauge  # the metric-group API the worker, herder and task mirrors record through
+_.state_ratios

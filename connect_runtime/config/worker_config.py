@@ -65,6 +65,7 @@ from connect_runtime.config.worker_values import (
     parse_port,
     parse_response_headers_setting,
 )
+from connect_runtime.metrics.stats import MetricConfig
 
 __all__ = [
     "DEFAULT_HEADER_CONVERTER",
@@ -118,7 +119,8 @@ _KNOWN_PREFIXES = ("producer.", "consumer.", "admin.", "sasl.", "ssl.", "listene
 _NO_SYNC = ("this runtime has no resynchronisation step to time out: a worker reads the config topic "
             "continuously, and one that loses contact with the cluster for session.timeout.ms stops its tasks "
             "until it is back; remove it")
-_NO_METRICS = "this runtime records no Kafka metrics to sample (no JMX, no metric reporters); remove it"
+_INFO_METRICS = ("every Kafka Connect metric is recorded at INFO; the Java client metrics DEBUG and TRACE add do not "
+                 "exist in librdkafka; remove it")
 _NO_REST_PORT = "removed in Kafka Connect 3.0; set listeners (http://host:port) instead; remove it"
 
 
@@ -148,9 +150,7 @@ _REFUSED: Final[tuple[tuple[str, Callable[[str], bool], str], ...]] = (
                                            "rebalancing, signed internal requests); remove it"),
     ("worker.sync.timeout.ms", _is("3000"), _NO_SYNC),
     ("worker.unsync.backoff.ms", _is("300000"), _NO_SYNC),
-    ("metrics.sample.window.ms", _is("30000"), _NO_METRICS),
-    ("metrics.num.samples", _is("2"), _NO_METRICS),
-    ("metrics.recording.level", _is("INFO"), _NO_METRICS),
+    ("metrics.recording.level", _is("INFO"), _INFO_METRICS),
     ("rest.host.name", _never, _NO_REST_PORT),
     ("rest.port", _never, _NO_REST_PORT),
     ("producer.transactional.id", _never, "the runtime names its transactional producers itself "
@@ -362,6 +362,14 @@ class WorkerConfig(BaseModel):
         "one is a validation error (400 on create/update) and fails a connector stored with it, before "
         "the connector is asked for any task configs.")
 
+    # --- metrics ------------------------------------------------------------------------------
+    metrics_num_samples: PositiveInt = Field(
+        2, alias="metrics.num.samples",
+        description="The number of samples maintained to compute metrics.")
+    metrics_sample_window_ms: NonNegInt = Field(
+        30000, alias="metrics.sample.window.ms",
+        description="The window of time a metrics sample is computed over.")
+
     # --- converters and plugins --------------------------------------------------------------
     key_converter: NonEmptyStr = Field(
         DEFAULT_KEY_CONVERTER, alias="key.converter",
@@ -515,6 +523,11 @@ class WorkerConfig(BaseModel):
     def originals(self) -> dict[str, str]:
         """Every raw property the worker was given, known or not (a copy; may contain secrets)."""
         return dict(self._originals)
+
+    @property
+    def metric_config(self) -> MetricConfig:
+        """The windows of every windowed metric (``metrics.num.samples`` times ``metrics.sample.window.ms``)."""
+        return MetricConfig(samples=self.metrics_num_samples, window_ms=self.metrics_sample_window_ms)
 
     @property
     def exactly_once_source_enabled(self) -> bool:

@@ -28,6 +28,7 @@ class StatKind(enum.Enum):
     RATE = "rate"  # windowed sum per second; 0 when the window is empty
     FREQUENCY = "frequency"  # windowed share of successes or failures, a fraction 0..1
     RATIO = "ratio"  # share of the task's lifetime spent in one state (Java's StateTracker)
+    HISTOGRAM = "histogram"  # cumulative buckets, sum and count (the runtime's own metrics only)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +67,14 @@ def _load(table: str) -> tuple[MetricSpec, ...]:
 METRICS: tuple[MetricSpec, ...] = _load(resources.files(__package__).joinpath("java_metrics.tsv").read_text("utf-8"))
 """Every metric, in Java's registry order."""
 
-_BY_KEY = {(m.group, m.name, m.tags): m for m in METRICS}
+RUNTIME_METRICS: tuple[MetricSpec, ...] = _load(
+    resources.files(__package__).joinpath("runtime_metrics.tsv").read_text("utf-8"))
+"""What Java lacks for exactly-once, in groups named ``connect-runtime-*`` so that their exported names
+(``connect_runtime_*``) cannot be mistaken for Kafka's."""
+
+RUNTIME_GROUP_PREFIX = "connect-runtime-"
+
+_BY_KEY = {(m.group, m.name, m.tags): m for m in (*METRICS, *RUNTIME_METRICS)}
 
 
 def metric(group: str, name: str, tags: tuple[str, ...] = ()) -> MetricSpec:
@@ -79,5 +87,5 @@ def metric(group: str, name: str, tags: tuple[str, ...] = ()) -> MetricSpec:
 
 
 def group_metrics(group: str) -> tuple[MetricSpec, ...]:
-    """The metrics of one group, in Java's registry order."""
-    return tuple(m for m in METRICS if m.group == group)
+    """The metrics of one group, in the table's order."""
+    return tuple(m for m in (*METRICS, *RUNTIME_METRICS) if m.group == group)

@@ -11,9 +11,11 @@ no sleeping; :class:`Sensor` binds a set of stats to an injected clock.
 
 from __future__ import annotations
 
+import bisect
 import enum
 import math
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -314,6 +316,47 @@ class StateTracker:
         return in_state / total if total else 0.0
 
 
+@dataclass(frozen=True, slots=True)
+class HistogramValue:
+    """A histogram's state: cumulative counts per upper bound (the last bound is +Inf), sum and count."""
+
+    buckets: tuple[tuple[float, int], ...]
+    sum: float
+    count: int
+
+
+class Histogram:
+    """Cumulative bucket counts of every value recorded (never decays), for Prometheus histograms.
+
+    Not a Java stat: the runtime's own latency metrics use it, so that percentiles can be computed across
+    workers with ``histogram_quantile``.
+    """
+
+    def __init__(self, bounds: Sequence[float]) -> None:
+        if list(bounds) != sorted(set(bounds)) or not bounds:
+            raise ValueError(f"bounds must be increasing and not empty, got {list(bounds)}")
+        self._bounds = tuple(bounds)
+        self._counts = [0] * (len(self._bounds) + 1)
+        self._sum = 0.0
+
+    def record(self, value: float, now_ms: int) -> None:
+        self._counts[bisect.bisect_left(self._bounds, value)] += 1
+        self._sum += value
+
+    def measure(self, now_ms: int) -> float:
+        """The number of values recorded (the histogram's count)."""
+        return float(sum(self._counts))
+
+    def snapshot(self) -> HistogramValue:
+        """The cumulative buckets, sum and count."""
+        cumulative = []
+        running = 0
+        for bound, count in zip((*self._bounds, math.inf), self._counts, strict=True):
+            running += count
+            cumulative.append((bound, running))
+        return HistogramValue(tuple(cumulative), self._sum, running)
+
+
 class Stat(Protocol):
     """What a :class:`Sensor` records into: every stat above but :class:`Outcomes` and :class:`StateTracker`."""
 
@@ -323,19 +366,38 @@ class Stat(Protocol):
 
 
 class Sensor:
-    """Stats fed by the same events, read and recorded at the time of an injected clock (Java's ``Sensor``)."""
+    """Stats fed by the same events, read and recorded at the time of an injected clock (Java's ``Sensor``).
+
+    Thread-safe: one thread records while an exporter reads.
+    """
 
     def __init__(self, stats: Sequence[Stat], clock: Clock = wall_clock_ms) -> None:
         self._stats = tuple(stats)
         self._clock = clock
+        self._lock = threading.Lock()
 
     def record(self, value: float, at_ms: int | None = None) -> None:
         """Record one event; ``at_ms`` is when it happened if that was not now (an event reported later)."""
         now_ms = self._clock() if at_ms is None else at_ms
-        for stat in self._stats:
-            stat.record(value, now_ms)
+        with self._lock:
+            for stat in self._stats:
+                stat.record(value, now_ms)
 
     def measure(self) -> tuple[float, ...]:
         """Each stat's value now, in the order given."""
         now_ms = self._clock()
-        return tuple(stat.measure(now_ms) for stat in self._stats)
+        with self._lock:
+            return tuple(stat.measure(now_ms) for stat in self._stats)
+
+    def reader(self, stat: Stat) -> Callable[[int], float | HistogramValue]:
+        """A function reading one of this sensor's stats at a time, under the sensor's lock."""
+        if isinstance(stat, Histogram):
+            def read_histogram(now_ms: int) -> float | HistogramValue:
+                with self._lock:
+                    return stat.snapshot()
+            return read_histogram
+
+        def read(now_ms: int) -> float | HistogramValue:
+            with self._lock:
+                return stat.measure(now_ms)
+        return read

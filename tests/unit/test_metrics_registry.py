@@ -106,3 +106,10 @@ def test_group_metrics_keep_javas_order() -> None:
     assert [m.name for m in group_metrics(registry.CONNECTOR_GROUP)] == [
         "status", "connector-type", "connector-class", "connector-version",
     ]
+
+
+def test_the_runtimes_own_metrics_cannot_be_mistaken_for_kafkas() -> None:
+    """Metrics Java lacks live in ``connect-runtime-*`` groups only, and no name repeats one of Java's."""
+    assert registry.RUNTIME_METRICS
+    assert all(m.group.startswith(registry.RUNTIME_GROUP_PREFIX) for m in registry.RUNTIME_METRICS)
+    assert not any(m.group.startswith(registry.RUNTIME_GROUP_PREFIX) for m in METRICS)

@@ -403,9 +403,7 @@ def test_topic_settings() -> None:
     ("connect.protocol", "compatible", "always uses the sessioned protocol"),
     ("worker.sync.timeout.ms", "10000", "no resynchronisation step"),
     ("worker.unsync.backoff.ms", "1000", "no resynchronisation step"),
-    ("metrics.sample.window.ms", "10000", "records no Kafka metrics"),
-    ("metrics.num.samples", "5", "records no Kafka metrics"),
-    ("metrics.recording.level", "DEBUG", "records no Kafka metrics"),
+    ("metrics.recording.level", "DEBUG", "every Kafka Connect metric is recorded at INFO"),
     ("rest.host.name", "localhost", "set listeners"),
     ("rest.port", "8083", "set listeners"),
     ("producer.transactional.id", "mine", "names its transactional producers itself"),
@@ -425,6 +423,18 @@ def test_worker_settings_that_ask_for_nothing_are_accepted() -> None:
     WorkerConfig.from_properties({**REQUIRED, "connect.protocol": "Sessioned", "worker.sync.timeout.ms": "3000",
                                   "worker.unsync.backoff.ms": "300000", "metrics.sample.window.ms": "30000",
                                   "metrics.num.samples": "2", "metrics.recording.level": "info"})
+
+
+def test_metric_windows_are_honoured_and_bounded_as_javas() -> None:
+    """metrics.num.samples (at least 1) and metrics.sample.window.ms (at least 0) shape every windowed stat."""
+    config = WorkerConfig.from_properties({**REQUIRED, "metrics.num.samples": "3", "metrics.sample.window.ms": "5000"})
+    assert (config.metric_config.samples, config.metric_config.window_ms) == (3, 5000)
+    defaults = WorkerConfig.from_properties(REQUIRED).metric_config
+    assert (defaults.samples, defaults.window_ms) == (2, 30000)
+    for key, value in (("metrics.num.samples", "0"), ("metrics.sample.window.ms", "-1")):
+        with pytest.raises(WorkerConfigError) as raised:
+            WorkerConfig.from_properties({**REQUIRED, key: value})
+        assert raised.value.key == key
 
 
 def test_unknown_settings_are_named_in_one_warning(caplog: pytest.LogCaptureFixture) -> None:
