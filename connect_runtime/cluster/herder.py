@@ -68,6 +68,7 @@ from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import NotAssignedHttpError, NotFoundHttpError
 from connect_runtime.futures import deferred
 from connect_runtime.logging_util import RateLimitedLogger
+from connect_runtime.metrics.connect_metrics import ConnectMetrics
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage import formats
 from connect_runtime.storage.config_store import ClusterConfigState, KafkaConfigBackingStore, LeaderRecord
@@ -563,6 +564,9 @@ class DistributedHerder:
 
     def kafka_cluster_id(self) -> str:
         return self._cluster_id
+
+    def metrics(self) -> ConnectMetrics:
+        return self.worker.metrics
 
     def is_ready(self) -> bool:
         """Started, and a leader is known (as Java's worker is ready once it has joined the group)."""

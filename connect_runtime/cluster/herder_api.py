@@ -13,6 +13,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from connect_runtime.metrics.connect_metrics import ConnectMetrics
 from connect_runtime.types import ConnectorOffset, ConnectorOffsets, ConnectorTaskId, TargetState
 
 
@@ -161,6 +162,10 @@ class Herder(Protocol):
 
     def kafka_cluster_id(self) -> str:
         """The Kafka cluster id the worker is connected to."""
+        ...
+
+    def metrics(self) -> ConnectMetrics:
+        """This worker's live metric groups (``GET /metrics`` and the console read them)."""
         ...
 
     def is_ready(self) -> bool:

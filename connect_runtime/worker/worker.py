@@ -29,6 +29,7 @@ from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.config.worker_plugins import WorkerPlugins
 from connect_runtime.futures import completed, failed
+from connect_runtime.metrics.connect_metrics import ConnectMetrics
 from connect_runtime.plugins.registry import JAVA_CLASS_NAMES, PluginRegistry, java_class_name
 from connect_runtime.plugins.versions import check_requested_versions, converter_versions
 from connect_runtime.redaction import password_values, redactor
@@ -135,8 +136,11 @@ class Worker:
         task_runner: TaskRunnerFactory = TaskProcess,
         worker_plugins: WorkerPlugins | None = None,
         fencing: ZombieFencing | None = None,
+        metrics: ConnectMetrics | None = None,
     ) -> None:
         self.config = config
+        #: This worker's live metric groups (``GET /metrics`` reads them).
+        self.metrics = metrics or ConnectMetrics(config.metric_config)
         #: The config providers, override policy and peer TLS the composition root made from ``config``.
         self.worker_plugins = worker_plugins or WorkerPlugins.without_providers(config)
         self.worker_id = worker_id

@@ -25,6 +25,7 @@ from connect_runtime.errors import (
     NotLeaderHttpError,
 )
 from connect_runtime.loggers import Loggers
+from connect_runtime.metrics.connect_metrics import ConnectMetrics
 from connect_runtime.types import ConnectorOffset, ConnectorOffsets, ConnectorTaskId, TargetState
 from connect_runtime.worker.offsets_admin import completion_message, normalize_offsets
 
@@ -77,6 +78,7 @@ class FakeHerder:
     topic_tracking: bool = True
     topic_tracking_reset: bool = True
     loggers: Loggers = field(default_factory=Loggers)
+    connect_metrics: ConnectMetrics = field(default_factory=ConnectMetrics)
     cluster_levels: list[tuple[str, str]] = field(default_factory=list)
 
     # -- helpers -------------------------------------------------------------------------------
@@ -130,6 +132,9 @@ class FakeHerder:
     def kafka_cluster_id(self) -> str:
         self._sync()
         return self.cluster_id
+
+    def metrics(self) -> ConnectMetrics:
+        return self.connect_metrics
 
     def is_ready(self) -> bool:
         # Not _sync(): fail_next is meant for the request under test, not for the REST layer's
