@@ -147,3 +147,4 @@ _.RUNTIME_GROUP_PREFIX  # exporters name the runtime's own groups by it
 _.buckets
 _.gauge  # the metric-group API the worker, herder and task mirrors record through
 _.state_ratios
+_.CLIENT_METRICS  # exporters and the client-statistics code read it

@@ -74,7 +74,14 @@ RUNTIME_METRICS: tuple[MetricSpec, ...] = _load(
 
 RUNTIME_GROUP_PREFIX = "connect-runtime-"
 
-_BY_KEY = {(m.group, m.name, m.tags): m for m in (*METRICS, *RUNTIME_METRICS)}
+CLIENT_METRICS: tuple[MetricSpec, ...] = _load(
+    resources.files(__package__).joinpath("client_metrics.tsv").read_text("utf-8"))
+"""The few Java Kafka client metrics dashboards of Connect read (``producer-metrics``, ``consumer-metrics``,
+``admin-client-metrics``, keyed by ``client-id``), fed from librdkafka's statistics and the runtime's own
+timing of transactional calls."""
+
+_ALL = (*METRICS, *RUNTIME_METRICS, *CLIENT_METRICS)
+_BY_KEY = {(m.group, m.name, m.tags): m for m in _ALL}
 
 
 def metric(group: str, name: str, tags: tuple[str, ...] = ()) -> MetricSpec:
@@ -88,4 +95,4 @@ def metric(group: str, name: str, tags: tuple[str, ...] = ()) -> MetricSpec:
 
 def group_metrics(group: str) -> tuple[MetricSpec, ...]:
     """The metrics of one group, in the table's order."""
-    return tuple(m for m in (*METRICS, *RUNTIME_METRICS) if m.group == group)
+    return tuple(m for m in _ALL if m.group == group)
