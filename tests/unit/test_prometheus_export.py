@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import math
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 from prometheus_client.openmetrics.parser import text_string_to_metric_families as parse_openmetrics
@@ -13,7 +14,14 @@ from prometheus_client.parser import text_string_to_metric_families as parse_tex
 
 from connect_runtime.metrics.connect_metrics import ConnectMetrics
 from connect_runtime.metrics.prometheus import exposition, family_of
-from connect_runtime.metrics.registry import CLIENT_METRICS, METRICS, RUNTIME_METRICS, MetricSpec, StatKind
+from connect_runtime.metrics.registry import (
+    CLIENT_METRICS,
+    METRICS,
+    RUNTIME_GROUP_PREFIX,
+    RUNTIME_METRICS,
+    MetricSpec,
+    StatKind,
+)
 from connect_runtime.metrics.stats import CumulativeSum, Histogram, Max
 
 OPENMETRICS = "application/openmetrics-text; version=1.0.0"
@@ -227,3 +235,28 @@ def test_a_metric_reading_the_wrong_kind_of_value_is_left_out_and_logged_not_the
     assert "kafka_connect_worker_connector_count 1.0" in text.splitlines()
     assert "kafka_connect_worker_task_count " not in text
     assert "kafka_connect_worker_task_count" in caplog.text
+
+
+OPERATIONS_GUIDE = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
+TABLE_START, TABLE_END = "<!-- metrics-table: start -->\n", "<!-- metrics-table: end -->"
+
+
+def metrics_table() -> str:
+    """The Monitoring section's table of every exported family, generated from the metric tables."""
+    rows = ["| family | type | labels | Java metric (group, name) | meaning |", "|---|---|---|---|---|"]
+    for spec in ALL_SPECS:
+        family = family_of(spec)
+        java = "none: this runtime's" if spec.group.startswith(RUNTIME_GROUP_PREFIX) else \
+            f"`{spec.group}` `{spec.name}`"
+        labels = ", ".join(f"`{label}`" for label in family.labels) or "none"
+        kind = "untyped" if family.type == "unknown" else family.type
+        meaning = spec.description.replace("|", r"\|")
+        rows.append(f"| `{family.name}` | {kind} | {labels} | {java} | {meaning} |")
+    return "\n".join(rows) + "\n"
+
+
+def test_the_operations_guide_lists_every_exported_family() -> None:
+    text = OPERATIONS_GUIDE.read_text("utf-8")
+    documented = text[text.index(TABLE_START) + len(TABLE_START):text.index(TABLE_END)]
+    assert documented == metrics_table(), (
+        f"docs/operations.md's metric table is out of date; put this between its markers:\n{metrics_table()}")
