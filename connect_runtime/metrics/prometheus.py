@@ -154,6 +154,9 @@ def _add(metric: Metric, family: Family, reading: Reading) -> None:
             metric.add_metric(labels, float(value))
 
 
+_LEFT_OUT: set[str] = set()
+
+
 class ConnectMetricsCollector(Collector):
     """Reads a worker's :class:`ConnectMetrics` into Prometheus families at each collection."""
 
@@ -170,8 +173,11 @@ class ConnectMetricsCollector(Collector):
             try:
                 _add(metric, family, reading)
             except TypeError:
-                # One gauge reading the wrong kind of value must not take every other series down with it.
-                logger.exception("Metric %s %s left out of the scrape", family.name, dict(reading.tags))
+                # One gauge reading the wrong kind of value must not take every other series down with it;
+                # logged once, as every scrape would fail it again.
+                if family.name not in _LEFT_OUT:
+                    _LEFT_OUT.add(family.name)
+                    logger.exception("Metric %s %s left out of the scrape", family.name, dict(reading.tags))
         return [metric for metric in families.values() if metric.samples]
 
 
