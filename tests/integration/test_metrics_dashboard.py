@@ -239,14 +239,20 @@ def _rows(prometheus: Prometheus, panel: str) -> list[dict[str, str]]:
     return prometheus.results(query.promql, query.group_by)
 
 
-def test_the_status_tables_show_each_connector_and_task_in_its_state(prometheus: Prometheus) -> None:
+def test_the_connector_status_table_shows_each_connector_in_its_state(prometheus: Prometheus) -> None:
     connectors = {row["connector"]: row for row in _rows(prometheus, "Connector Status")}
     assert {name: connectors[name]["status"] for name in (RUNNING, PAUSED, FAILING_CONNECTOR)} == {
         RUNNING: "running", PAUSED: "paused", FAILING_CONNECTOR: "failed"}
     assert connectors[RUNNING]["connector_type"] == "source"
+
+
+def test_the_task_status_table_shows_each_task_in_its_state(prometheus: Prometheus) -> None:
     tasks = {(row["connector"], row["task"]): row["status"] for row in _rows(prometheus, "Connector Task Status")}
     assert tasks == {(RUNNING, "0"): "running", (RUNNING, "1"): "running", (PAUSED, "0"): "paused",
                      (FAILING_TASK, "0"): "failed"}
+
+
+def test_the_tasks_with_issues_table_names_the_paused_and_the_failing_connector(prometheus: Prometheus) -> None:
     assert [row["connector"] for row in _rows(prometheus, "Connector Tasks with Issues (A)")] == [PAUSED]
     assert [row["connector"] for row in _rows(prometheus, "Connector Tasks with Issues (B)")] == [FAILING_TASK]
 
