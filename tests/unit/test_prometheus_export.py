@@ -25,104 +25,108 @@ from connect_runtime.metrics.registry import (
 from connect_runtime.metrics.stats import CumulativeSum, Histogram, Max
 
 OPENMETRICS = "application/openmetrics-text; version=1.0.0"
-C, CT, CID = ("connector",), ("connector", "task"), ("clientid",)
 
-# (family as the text format 0.0.4 names it, type, labels). Connect's from Strimzi's rules for Kafka
-# Connect (kafka-connect-metrics.yaml) applied to Java's MBeans; the metrics those rules drop or fold
+# Family as the text format 0.0.4 names it, type, labels (- for none). Connect's from Strimzi's rules
+# for Kafka Connect (kafka-connect-metrics.yaml) applied to Java's MBeans; the metrics those rules drop or fold
 # together (the task offset-commit percentages and plugin strings, transaction-size-min, the -max and
 # -avg of source-record-active-count) under the same convention; then the runtime's and the clients'.
+EXPECTED_TABLE = """
+kafka_connect_connector_status                                    gauge     connector status
+kafka_connect_connector_connector_type                            gauge     connector connector_type
+kafka_connect_connector_connector_class                           gauge     connector connector_class
+kafka_connect_connector_connector_version                         gauge     connector connector_version
+kafka_connect_connector_task_status                               gauge     connector task status
+kafka_connect_connector_task_running_ratio                        gauge     connector task
+kafka_connect_connector_task_pause_ratio                          gauge     connector task
+kafka_connect_connector_task_offset_commit_max_time_ms            gauge     connector task
+kafka_connect_connector_task_offset_commit_avg_time_ms            gauge     connector task
+kafka_connect_connector_task_batch_size_max                       gauge     connector task
+kafka_connect_connector_task_batch_size_avg                       gauge     connector task
+kafka_connect_connector_task_offset_commit_failure_percentage     gauge     connector task
+kafka_connect_connector_task_offset_commit_success_percentage     gauge     connector task
+kafka_connect_connector_task_connector_class                      gauge     connector task connector_class
+kafka_connect_connector_task_connector_version                    gauge     connector task connector_version
+kafka_connect_connector_task_connector_type                       gauge     connector task connector_type
+kafka_connect_connector_task_task_class                           gauge     connector task task_class
+kafka_connect_connector_task_task_version                         gauge     connector task task_version
+kafka_connect_connector_task_key_converter_class                  gauge     connector task key_converter_class
+kafka_connect_connector_task_value_converter_class                gauge     connector task value_converter_class
+kafka_connect_connector_task_key_converter_version                gauge     connector task key_converter_version
+kafka_connect_connector_task_value_converter_version              gauge     connector task value_converter_version
+kafka_connect_connector_task_header_converter_class               gauge     connector task header_converter_class
+kafka_connect_connector_task_header_converter_version             gauge     connector task header_converter_version
+kafka_connect_source_task_source_record_poll_rate                 gauge     connector task
+kafka_connect_source_task_source_record_poll_total                counter   connector task
+kafka_connect_source_task_source_record_write_rate                gauge     connector task
+kafka_connect_source_task_source_record_write_total               counter   connector task
+kafka_connect_source_task_poll_batch_max_time_ms                  gauge     connector task
+kafka_connect_source_task_poll_batch_avg_time_ms                  gauge     connector task
+kafka_connect_source_task_source_record_active_count              gauge     connector task
+kafka_connect_source_task_source_record_active_count_max          gauge     connector task
+kafka_connect_source_task_source_record_active_count_avg          gauge     connector task
+kafka_connect_source_task_transaction_size_min                    gauge     connector task
+kafka_connect_source_task_transaction_size_max                    gauge     connector task
+kafka_connect_source_task_transaction_size_avg                    gauge     connector task
+kafka_connect_worker_connector_count                              gauge     -
+kafka_connect_worker_task_count                                   gauge     -
+kafka_connect_worker_connector_startup_attempts_total             counter   -
+kafka_connect_worker_connector_startup_success_total              counter   -
+kafka_connect_worker_connector_startup_success_percentage         gauge     -
+kafka_connect_worker_connector_startup_failure_total              counter   -
+kafka_connect_worker_connector_startup_failure_percentage         gauge     -
+kafka_connect_worker_task_startup_attempts_total                  counter   -
+kafka_connect_worker_task_startup_success_total                   counter   -
+kafka_connect_worker_task_startup_success_percentage              gauge     -
+kafka_connect_worker_task_startup_failure_total                   counter   -
+kafka_connect_worker_task_startup_failure_percentage              gauge     -
+kafka_connect_worker_connector_total_task_count                   gauge     connector
+kafka_connect_worker_connector_running_task_count                 gauge     connector
+kafka_connect_worker_connector_paused_task_count                  gauge     connector
+kafka_connect_worker_connector_failed_task_count                  gauge     connector
+kafka_connect_worker_connector_unassigned_task_count              gauge     connector
+kafka_connect_worker_connector_destroyed_task_count               gauge     connector
+kafka_connect_worker_connector_restarting_task_count              gauge     connector
+kafka_connect_worker_rebalance_connect_protocol                   untyped   connect_protocol
+kafka_connect_worker_rebalance_leader_name                        untyped   leader_name
+kafka_connect_worker_rebalance_epoch                              gauge     -
+kafka_connect_worker_rebalance_completed_rebalances_total         counter   -
+kafka_connect_worker_rebalance_rebalancing                        gauge     -
+kafka_connect_worker_rebalance_rebalance_max_time_ms              gauge     -
+kafka_connect_worker_rebalance_rebalance_avg_time_ms              gauge     -
+kafka_connect_worker_rebalance_time_since_last_rebalance_ms       gauge     -
+# Gauges, as Strimzi's rules match them: the names start with total-, none ends with -total.
+kafka_connect_task_error_total_record_failures                    gauge     connector task
+kafka_connect_task_error_total_record_errors                      gauge     connector task
+kafka_connect_task_error_total_records_skipped                    gauge     connector task
+kafka_connect_task_error_total_retries                            gauge     connector task
+kafka_connect_task_error_total_errors_logged                      gauge     connector task
+kafka_connect_task_error_deadletterqueue_produce_requests         gauge     connector task
+kafka_connect_task_error_deadletterqueue_produce_failures         gauge     connector task
+kafka_connect_task_error_last_error_timestamp                     gauge     connector task
+# Java's MBean carries client-id, so the generic client rule names it (the dedicated one never matches).
+kafka_connect_coordinator_assigned_connectors                     gauge     clientid
+kafka_connect_coordinator_assigned_tasks                          gauge     clientid
+connect_runtime_source_task_transactions_committed_total          counter   connector task
+connect_runtime_source_task_transactions_aborted_total            counter   connector task
+connect_runtime_source_task_transaction_open_age_seconds          gauge     connector task
+connect_runtime_source_task_transaction_commit_latency_seconds    histogram connector task
+connect_runtime_connector_fencing_rounds_total                    counter   connector
+connect_runtime_connector_fencing_duration_seconds                histogram connector
+kafka_producer_connection_count                                   gauge     clientid
+kafka_producer_outgoing_byte_total                                counter   clientid
+kafka_producer_txn_init_time_ns_total                             counter   clientid
+kafka_producer_txn_begin_time_ns_total                            counter   clientid
+kafka_producer_txn_send_offsets_time_ns_total                     counter   clientid
+kafka_producer_txn_commit_time_ns_total                           counter   clientid
+kafka_producer_txn_abort_time_ns_total                            counter   clientid
+kafka_consumer_connection_count                                   gauge     clientid
+kafka_consumer_incoming_byte_total                                counter   clientid
+kafka_admin_client_connection_count                               gauge     clientid
+"""
 EXPECTED: list[tuple[str, str, tuple[str, ...]]] = [
-    ("kafka_connect_connector_status", "gauge", (*C, "status")),
-    ("kafka_connect_connector_connector_type", "gauge", (*C, "connector_type")),
-    ("kafka_connect_connector_connector_class", "gauge", (*C, "connector_class")),
-    ("kafka_connect_connector_connector_version", "gauge", (*C, "connector_version")),
-    ("kafka_connect_connector_task_status", "gauge", (*CT, "status")),
-    ("kafka_connect_connector_task_running_ratio", "gauge", CT),
-    ("kafka_connect_connector_task_pause_ratio", "gauge", CT),
-    ("kafka_connect_connector_task_offset_commit_max_time_ms", "gauge", CT),
-    ("kafka_connect_connector_task_offset_commit_avg_time_ms", "gauge", CT),
-    ("kafka_connect_connector_task_batch_size_max", "gauge", CT),
-    ("kafka_connect_connector_task_batch_size_avg", "gauge", CT),
-    ("kafka_connect_connector_task_offset_commit_failure_percentage", "gauge", CT),
-    ("kafka_connect_connector_task_offset_commit_success_percentage", "gauge", CT),
-    ("kafka_connect_connector_task_connector_class", "gauge", (*CT, "connector_class")),
-    ("kafka_connect_connector_task_connector_version", "gauge", (*CT, "connector_version")),
-    ("kafka_connect_connector_task_connector_type", "gauge", (*CT, "connector_type")),
-    ("kafka_connect_connector_task_task_class", "gauge", (*CT, "task_class")),
-    ("kafka_connect_connector_task_task_version", "gauge", (*CT, "task_version")),
-    ("kafka_connect_connector_task_key_converter_class", "gauge", (*CT, "key_converter_class")),
-    ("kafka_connect_connector_task_value_converter_class", "gauge", (*CT, "value_converter_class")),
-    ("kafka_connect_connector_task_key_converter_version", "gauge", (*CT, "key_converter_version")),
-    ("kafka_connect_connector_task_value_converter_version", "gauge", (*CT, "value_converter_version")),
-    ("kafka_connect_connector_task_header_converter_class", "gauge", (*CT, "header_converter_class")),
-    ("kafka_connect_connector_task_header_converter_version", "gauge", (*CT, "header_converter_version")),
-    ("kafka_connect_source_task_source_record_poll_rate", "gauge", CT),
-    ("kafka_connect_source_task_source_record_poll_total", "counter", CT),
-    ("kafka_connect_source_task_source_record_write_rate", "gauge", CT),
-    ("kafka_connect_source_task_source_record_write_total", "counter", CT),
-    ("kafka_connect_source_task_poll_batch_max_time_ms", "gauge", CT),
-    ("kafka_connect_source_task_poll_batch_avg_time_ms", "gauge", CT),
-    ("kafka_connect_source_task_source_record_active_count", "gauge", CT),
-    ("kafka_connect_source_task_source_record_active_count_max", "gauge", CT),
-    ("kafka_connect_source_task_source_record_active_count_avg", "gauge", CT),
-    ("kafka_connect_source_task_transaction_size_min", "gauge", CT),
-    ("kafka_connect_source_task_transaction_size_max", "gauge", CT),
-    ("kafka_connect_source_task_transaction_size_avg", "gauge", CT),
-    ("kafka_connect_worker_connector_count", "gauge", ()),
-    ("kafka_connect_worker_task_count", "gauge", ()),
-    ("kafka_connect_worker_connector_startup_attempts_total", "counter", ()),
-    ("kafka_connect_worker_connector_startup_success_total", "counter", ()),
-    ("kafka_connect_worker_connector_startup_success_percentage", "gauge", ()),
-    ("kafka_connect_worker_connector_startup_failure_total", "counter", ()),
-    ("kafka_connect_worker_connector_startup_failure_percentage", "gauge", ()),
-    ("kafka_connect_worker_task_startup_attempts_total", "counter", ()),
-    ("kafka_connect_worker_task_startup_success_total", "counter", ()),
-    ("kafka_connect_worker_task_startup_success_percentage", "gauge", ()),
-    ("kafka_connect_worker_task_startup_failure_total", "counter", ()),
-    ("kafka_connect_worker_task_startup_failure_percentage", "gauge", ()),
-    ("kafka_connect_worker_connector_total_task_count", "gauge", C),
-    ("kafka_connect_worker_connector_running_task_count", "gauge", C),
-    ("kafka_connect_worker_connector_paused_task_count", "gauge", C),
-    ("kafka_connect_worker_connector_failed_task_count", "gauge", C),
-    ("kafka_connect_worker_connector_unassigned_task_count", "gauge", C),
-    ("kafka_connect_worker_connector_destroyed_task_count", "gauge", C),
-    ("kafka_connect_worker_connector_restarting_task_count", "gauge", C),
-    ("kafka_connect_worker_rebalance_connect_protocol", "untyped", ("connect_protocol",)),
-    ("kafka_connect_worker_rebalance_leader_name", "untyped", ("leader_name",)),
-    ("kafka_connect_worker_rebalance_epoch", "gauge", ()),
-    ("kafka_connect_worker_rebalance_completed_rebalances_total", "counter", ()),
-    ("kafka_connect_worker_rebalance_rebalancing", "gauge", ()),
-    ("kafka_connect_worker_rebalance_rebalance_max_time_ms", "gauge", ()),
-    ("kafka_connect_worker_rebalance_rebalance_avg_time_ms", "gauge", ()),
-    ("kafka_connect_worker_rebalance_time_since_last_rebalance_ms", "gauge", ()),
-    # Gauges, as Strimzi's rules match them: the names start with total-, none ends with -total.
-    ("kafka_connect_task_error_total_record_failures", "gauge", CT),
-    ("kafka_connect_task_error_total_record_errors", "gauge", CT),
-    ("kafka_connect_task_error_total_records_skipped", "gauge", CT),
-    ("kafka_connect_task_error_total_retries", "gauge", CT),
-    ("kafka_connect_task_error_total_errors_logged", "gauge", CT),
-    ("kafka_connect_task_error_deadletterqueue_produce_requests", "gauge", CT),
-    ("kafka_connect_task_error_deadletterqueue_produce_failures", "gauge", CT),
-    ("kafka_connect_task_error_last_error_timestamp", "gauge", CT),
-    # Java's MBean carries client-id, so the generic client rule names it (the dedicated one never matches).
-    ("kafka_connect_coordinator_assigned_connectors", "gauge", CID),
-    ("kafka_connect_coordinator_assigned_tasks", "gauge", CID),
-    ("connect_runtime_source_task_transactions_committed_total", "counter", CT),
-    ("connect_runtime_source_task_transactions_aborted_total", "counter", CT),
-    ("connect_runtime_source_task_transaction_open_age_seconds", "gauge", CT),
-    ("connect_runtime_source_task_transaction_commit_latency_seconds", "histogram", CT),
-    ("connect_runtime_connector_fencing_rounds_total", "counter", C),
-    ("connect_runtime_connector_fencing_duration_seconds", "histogram", C),
-    ("kafka_producer_connection_count", "gauge", CID),
-    ("kafka_producer_outgoing_byte_total", "counter", CID),
-    ("kafka_producer_txn_init_time_ns_total", "counter", CID),
-    ("kafka_producer_txn_begin_time_ns_total", "counter", CID),
-    ("kafka_producer_txn_send_offsets_time_ns_total", "counter", CID),
-    ("kafka_producer_txn_commit_time_ns_total", "counter", CID),
-    ("kafka_producer_txn_abort_time_ns_total", "counter", CID),
-    ("kafka_consumer_connection_count", "gauge", CID),
-    ("kafka_consumer_incoming_byte_total", "counter", CID),
-    ("kafka_admin_client_connection_count", "gauge", CID),
+    (name, kind, tuple(labels) if labels != ["-"] else ())
+    for line in EXPECTED_TABLE.splitlines() if line and not line.startswith("#")
+    for name, kind, *labels in [line.split()]
 ]
 
 ALL_SPECS = (*METRICS, *RUNTIME_METRICS, *CLIENT_METRICS)
