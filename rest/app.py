@@ -29,7 +29,7 @@ from rest.jersey_rules import JerseyRulesMiddleware
 from rest.models import ErrorMessage
 from rest.request_limits import RequestSizeLimitMiddleware
 from rest.response_headers import ResponseHeadersMiddleware
-from rest.routers import RestContext, connectors, internal, loggers, plugins, root
+from rest.routers import RestContext, connectors, internal, loggers, metrics, plugins, root
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
 
     ``request_timeout_s`` bounds every wait on the herder; past it the request fails with 500
     ``"Request timed out"`` (tests use a small value). ``regular`` / ``admin`` choose the endpoints
-    served (``admin``: ``/admin/*``), as a listener of ``listeners`` / ``admin.listeners`` serves them;
+    served (``admin``: ``/admin/*``, ``/metrics``), as a listener of ``listeners`` / ``admin.listeners`` serves them;
     the others answer 404. ``peer_tls`` is how requests are forwarded to workers advertised over https.
     ``extensions`` (configured REST extensions, see :mod:`rest.extensions`) register their middleware
     and routes here; ``allowed_origins`` and ``allowed_methods`` are ``access.control.allow.origin`` /
@@ -93,6 +93,7 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
         app.include_router(plugins.router)
     if admin:
         app.include_router(loggers.router)
+        app.include_router(metrics.router)
     # Extensions' middleware wraps the API (authentication before any resource runs); CORS wraps
     # them all, so a browser's preflight (never carrying credentials) is answered before them.
     register_extensions(app, herder, extensions, request_timeout_s)

@@ -6,7 +6,7 @@ not repeat them:
   (``/connectors/a%2Fb``) is refused with 400, as Jetty refuses such an ambiguous URI, instead of
   being read as another path; so is a ``Content-Type`` that is not a media type (``garbage``);
 - every Connect resource ``@Produces(application/json)``: a client whose ``Accept`` takes no JSON
-  gets 406 ``HTTP 406 Not Acceptable``;
+  gets 406 ``HTTP 406 Not Acceptable`` (``/metrics``, which answers Prometheus' text, is not refused);
 - ``HEAD`` is served wherever ``GET`` is (the same status and headers, no body), and ``OPTIONS`` on
   every path a resource serves answers 200 with the methods it allows (``Allow`` and, when the client
   accepts ``text/plain``, the same list as the body), as Jersey's generated handlers do;
@@ -42,6 +42,8 @@ _CONSUMED_MEDIA_TYPES = frozenset({"application/json", "application/*", "*/*"})
 _JSON = "application/json"
 #: Accept ranges under which Jersey's generated ``OPTIONS`` answer lists the methods as text.
 _PLAIN_TEXT_RANGES = frozenset({"text/plain", "text/*", "*/*"})
+#: Paths whose resources answer text, not JSON, and so negotiate their own ``Accept``.
+_TEXT_RESOURCES = frozenset({"/metrics"})
 UNSUPPORTED_MEDIA_TYPE = "HTTP 415 Unsupported Media Type"
 NOT_ACCEPTABLE = "HTTP 406 Not Acceptable"
 BAD_REQUEST = "HTTP 400 Bad Request"
@@ -157,7 +159,7 @@ class JerseyRulesMiddleware(HttpMiddleware):
                 return
         # 404/405 come first: only a request some resource serves is refused for its Accept.
         takes_json = method == "OPTIONS" or _accepts_json(_header(scope, b"accept"))
-        if not takes_json and _routes(scope, (scope["method"],)):
+        if not takes_json and scope["path"] not in _TEXT_RESOURCES and _routes(scope, (scope["method"],)):
             await routing_error_response(406, NOT_ACCEPTABLE)(scope, receive, send)
             return
         await self.app(scope, receive, send)

@@ -243,6 +243,11 @@ def test_a_request_no_resource_serves_gets_its_404_or_405_before_authentication(
     assert (refused.status_code, refused.headers["content-type"]) == (401, "text/plain")
 
 
+def test_metrics_need_credentials_as_every_resource(secured: TestClient) -> None:
+    assert secured.get("/metrics").status_code == 401
+    assert secured.get("/metrics", headers=basic("alice", "pw")).status_code == 200
+
+
 def test_requests_need_credentials_but_internal_ones_only_their_signature(secured: TestClient) -> None:
     refused = secured.get("/connectors")
     assert (refused.status_code, refused.text, refused.headers["content-type"]) == (
