@@ -22,6 +22,7 @@ from connect_runtime.metrics.client_stats import (
 )
 from connect_runtime.metrics.connect_metrics import ConnectMetrics
 from connect_runtime.metrics.stats import MetricConfig
+from connect_runtime.storage.config_writer import ConfigTopicWriter
 
 
 def _stats(name: str = "rdkafka#producer-1", tx: int = 100, rx: int = 50, states: tuple[str, ...] = ("UP",)) -> str:
@@ -122,3 +123,13 @@ def test_a_watched_client_reports_into_its_group_at_the_worker_s_interval() -> N
     conf["stats_cb"](_stats(rx=42))
     [reading] = [r for r in metrics.read() if r.spec.name == "incoming-byte-total"]
     assert (reading.spec.group, reading.tags, reading.value) == (CONSUMER_GROUP, (("client-id", "g-offsets"),), 42.0)
+
+
+def test_the_leader_s_producer_reads_no_connections_once_dropped() -> None:
+    collector = ClientStatsCollector()
+    writer = ConfigTopicWriter({"client.id": "g-configs"}, "configs", "connect-cluster-g", statistics=collector,
+                               statistics_interval_ms=1000)
+    collector(_stats(tx=70, states=("UP",)))
+    writer.poll()  # no producer yet (not leading): nothing to poll
+    writer.close()  # stepped down
+    assert (collector.connection_count(), collector.outgoing_bytes()) == (0, 70)
