@@ -33,6 +33,41 @@ export function configForm({ plugin, definitions, values = {}, name, submitLabel
   const fieldList = el("div");
   let sequence = 0;
 
+  const config = () => {
+    const result = { "connector.class": plugin };
+    for (const [key, { control }] of fields) {
+      if (control.value !== "") result[key] = control.value;
+    }
+    return result;
+  };
+
+  /** Validates with the worker; shows each error at its field; resolves to the error count. */
+  const validate = async () => {
+    const mine = ++sequence;
+    fill(status, "Validating…");
+    const result = await put(`${path("connector-plugins", plugin, "config", "validate")}`, config());
+    if (mine !== sequence) return null; // a newer edit is being validated
+    const others = [];
+    for (const { row, error } of fields.values()) { row.classList.remove("invalid"); fill(error); }
+    for (const { definition, value } of result.configs) {
+      const errors = value.errors || [];
+      if (!errors.length) continue;
+      const field = fields.get(definition.name);
+      if (field) {
+        field.row.classList.add("invalid");
+        fill(field.error, errors.join(" "));
+      } else {
+        others.push(el("li", {}, `${definition.name}: ${errors.join(" ")}`));
+      }
+    }
+    fill(general, others);
+    fill(status, result.error_count ? `${result.error_count} error(s)` : "Valid");
+    form.dataset.errors = String(result.error_count);
+    return result.error_count;
+  };
+  const validateSafely = () => validate().catch((e) => fill(status, el("span", { class: "error" }, e.message)));
+  const scheduleValidation = debounce(validateSafely, VALIDATE_DELAY_MS);
+
   const addField = (def, value) => {
     const control = input(def, value);
     const error = el("div", { class: "field-error", id: `error-${def.name}` });
@@ -72,41 +107,6 @@ export function configForm({ plugin, definitions, values = {}, name, submitLabel
     if (key && !fields.has(key)) addField({ name: key, type: "STRING", required: false, documentation: "" }, "");
     newKey.value = "";
   } }, "Add setting");
-
-  const config = () => {
-    const result = { "connector.class": plugin };
-    for (const [key, { control }] of fields) {
-      if (control.value !== "") result[key] = control.value;
-    }
-    return result;
-  };
-
-  /** Validates with the worker; shows each error at its field; resolves to the error count. */
-  const validate = async () => {
-    const mine = ++sequence;
-    fill(status, "Validating…");
-    const result = await put(`${path("connector-plugins", plugin, "config", "validate")}`, config());
-    if (mine !== sequence) return null; // a newer edit is being validated
-    const others = [];
-    for (const { row, error } of fields.values()) { row.classList.remove("invalid"); fill(error); }
-    for (const { definition, value } of result.configs) {
-      const errors = value.errors || [];
-      if (!errors.length) continue;
-      const field = fields.get(definition.name);
-      if (field) {
-        field.row.classList.add("invalid");
-        fill(field.error, errors.join(" "));
-      } else {
-        others.push(el("li", {}, `${definition.name}: ${errors.join(" ")}`));
-      }
-    }
-    fill(general, others);
-    fill(status, result.error_count ? `${result.error_count} error(s)` : "Valid");
-    form.dataset.errors = String(result.error_count);
-    return result.error_count;
-  };
-  const validateSafely = () => validate().catch((e) => fill(status, el("span", { class: "error" }, e.message)));
-  const scheduleValidation = debounce(validateSafely, VALIDATE_DELAY_MS);
 
   const submit = el("button", { type: "submit", class: "primary", id: "save-config" }, submitLabel);
   const form = el("form", { class: "config", id: "config-form", "data-errors": "" },

@@ -21,14 +21,14 @@ export async function render(main, name) {
   const configBox = el("div", { id: "config" });
   const stateBox = el("span", { id: "connector-state" });
 
-  const act = async (label, request) => {
+  const act = async (label, request, reloadOffsets = false) => {
     try {
       const answer = await request();
       notify(answer && typeof answer.message === "string" ? `${label}: ${answer.message}` : `${label}: requested.`);
     } catch (e) {
       notify(`${label} failed: ${e.message}`, true);
     }
-    await refresh();
+    await refresh(reloadOffsets);
   };
 
   const refreshStatus = async () => {
@@ -98,20 +98,20 @@ export async function render(main, name) {
         el("button", { type: "button", id: "offsets-alter", disabled: !stopped, onclick: () => {
           let body;
           try { body = JSON.parse(editor.value); } catch (e) { notify(`Not JSON: ${e.message}`, true); return; }
-          act("Alter offsets", () => patch(`${base}/offsets`, body));
+          act("Alter offsets", () => patch(`${base}/offsets`, body), true);
         } }, "Alter offsets"),
         el("button", { type: "button", id: "offsets-reset", class: "danger", disabled: !stopped, onclick: () => {
-          if (window.confirm(`Reset every offset of ${name}?`)) act("Reset offsets", () => del(`${base}/offsets`));
+          if (window.confirm(`Reset every offset of ${name}?`)) act("Reset offsets", () => del(`${base}/offsets`), true);
         } }, "Reset all offsets"),
         stopped ? el("button", { type: "button", onclick: () => act("Resume", () => put(`${base}/resume`)) }, "Resume") : null));
   };
 
-  const refresh = async () => {
+  const refresh = async (reloadOffsets = false) => {
     const before = state;
     await refreshStatus();
     await refreshTopics();
     // Not on every tick: the editor would lose what the user is typing.
-    if (before !== state) await refreshOffsets();
+    if (reloadOffsets || before !== state) await refreshOffsets();
   };
 
   const config = await get(`${base}/config`);

@@ -13,26 +13,36 @@ const BULK = {
   delete: { label: "Delete", run: (c) => del(path("connectors", c)), confirm: true },
 };
 
+const STATES = ["RUNNING", "PAUSED", "STOPPED", "FAILED", "RESTARTING", "UNASSIGNED"];
+const REFRESH_MS = 3000;
+
 function shortClass(cls) {
   return String(cls || "").split(".").pop();
 }
 
-export async function render(main) {
-  const all = Object.entries((await listConnectors()) || {}).map(([name, c]) => ({
+async function load() {
+  return Object.entries((await listConnectors()) || {}).map(([name, c]) => ({
     name,
     state: c.status?.connector?.state || "UNKNOWN",
     cls: c.info?.config?.["connector.class"] || "",
     type: c.info?.type || c.status?.type || "",
     tasks: c.status?.tasks || [],
   })).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+export async function render(main) {
+  let all = await load();
   const selected = new Set();
   const nameFilter = el("input", { type: "search", id: "filter-name", placeholder: "Name contains…" });
-  const states = [...new Set(all.map((c) => c.state))].sort();
   const stateFilter = el("select", { id: "filter-state" }, el("option", { value: "" }, "Any state"),
-    states.map((s) => el("option", { value: s }, s)));
-  const classes = [...new Set(all.map((c) => c.cls))].sort();
-  const classFilter = el("select", { id: "filter-class" }, el("option", { value: "" }, "Any class"),
-    classes.map((c) => el("option", { value: c }, shortClass(c))));
+    STATES.map((s) => el("option", { value: s }, s)));
+  const classFilter = el("select", { id: "filter-class" });
+  const drawClasses = () => {
+    const chosen = classFilter.value;
+    fill(classFilter, el("option", { value: "" }, "Any class"), [...new Set(all.map((c) => c.cls))].sort()
+      .map((c) => el("option", { value: c, selected: c === chosen }, shortClass(c))));
+  };
+  drawClasses();
   const body = el("tbody");
   const count = el("span", { class: "muted" });
   const selectAll = el("input", { type: "checkbox", id: "select-all", title: "Select every shown connector" });
@@ -68,12 +78,21 @@ export async function render(main) {
     const results = await Promise.allSettled(names.map((n) => BULK[action].run(n)));
     const failures = results.map((r, i) => [names[i], r]).filter(([, r]) => r.status === "rejected");
     selected.clear();
-    await render(main);
+    selectAll.checked = false;
+    await reload();
     notify(failures.length
       ? `${BULK[action].label}: ${failures.length} of ${names.length} failed: ` +
         failures.map(([n, r]) => `${n}: ${r.reason.message}`).join("; ")
       : `${BULK[action].label}: done for ${names.length} connector(s).`, failures.length > 0);
   };
+
+  const reload = async () => {
+    all = await load();
+    drawClasses();
+    draw();
+  };
+  // Actions take effect asynchronously (and other operators act too): keep the list current.
+  const timer = setInterval(() => reload().catch(() => {}), REFRESH_MS);
 
   selectAll.addEventListener("change", () => {
     for (const c of visible()) if (addressable(c.name)) selectAll.checked ? selected.add(c.name) : selected.delete(c.name);
@@ -90,4 +109,5 @@ export async function render(main) {
       el("a", { href: "#/create" }, "New connector…")),
     table([selectAll, "Name", "State", "Tasks", "Class", "Type"], body, { id: "connectors" }));
   draw();
+  return () => clearInterval(timer);
 }

@@ -40,7 +40,8 @@ export async function render(main) {
     const leader = sampler.latest("kafka_connect_worker_rebalance_leader_name");
     const epoch = sampler.latest("kafka_connect_worker_rebalance_epoch");
     const missing = sampler.status === "ok" ? "not reported" : "unknown (this listener serves no /metrics)";
-    fill(leaderBox, leader ? leader.labels.leader_name : missing);
+    // A string metric is a series of value 1 labelled with the string (Strimzi's rules).
+    fill(leaderBox, leader ? leader.labels.leader_name ?? Object.values(leader.labels)[0] ?? "" : missing);
     fill(generationBox, epoch && Number.isFinite(epoch.value) ? String(epoch.value) : missing);
   };
   showRebalance();
