@@ -6,6 +6,9 @@ import { get, path, put } from "../api.js";
 import { debounce, el, fill } from "../dom.js";
 
 const VALIDATE_DELAY_MS = 400;
+/** The groups of Kafka Connect's own connector settings (ConnectorConfig and its source additions). */
+const FRAMEWORK_GROUPS = new Set(["Common", "Transforms", "Predicates", "Error Handling", "Topic Creation",
+  "Exactly Once Support", "offsets.topic"]);
 
 /** The plugin's config definitions (GET /connector-plugins/{plugin}/config). */
 export function definitionsOf(plugin) {
@@ -31,6 +34,11 @@ export function configForm({ plugin, definitions, values = {}, name, submitLabel
   const general = el("ul", { class: "error", id: "form-errors" });
   const status = el("span", { class: "muted", id: "validation-status" });
   const fieldList = el("div");
+  // The worker's own keys (converters, transforms, errors, topic creation…) after the plugin's, folded.
+  const frameworkList = el("div");
+  const frameworkBox = el("details", { id: "framework-settings" },
+    el("summary", {}, "Framework settings: converters, transforms, error handling, topic creation, exactly-once"),
+    frameworkList);
   let sequence = 0;
 
   const config = () => {
@@ -54,6 +62,7 @@ export function configForm({ plugin, definitions, values = {}, name, submitLabel
       if (!errors.length) continue;
       const field = fields.get(definition.name);
       if (field) {
+        if (frameworkList.contains(field.row)) frameworkBox.open = true;
         field.row.classList.add("invalid");
         fill(field.error, errors.join(" "));
       } else {
@@ -68,7 +77,7 @@ export function configForm({ plugin, definitions, values = {}, name, submitLabel
   const validateSafely = () => validate().catch((e) => fill(status, el("span", { class: "error" }, e.message)));
   const scheduleValidation = debounce(validateSafely, VALIDATE_DELAY_MS);
 
-  const addField = (def, value) => {
+  const addField = (def, value, into = fieldList) => {
     const control = input(def, value);
     const error = el("div", { class: "field-error", id: `error-${def.name}` });
     const row = el("div", { class: "field", "data-field": def.name },
@@ -80,19 +89,23 @@ export function configForm({ plugin, definitions, values = {}, name, submitLabel
     control.addEventListener("input", scheduleValidation);
     control.addEventListener("change", scheduleValidation);
     fields.set(def.name, { row, control, error });
-    fieldList.append(row);
+    into.append(row);
   };
 
   const nameDef = { name: "name", type: "STRING", required: true, documentation: "The connector's unique name." };
   addField(nameDef, name ?? values.name ?? "");
   if (name !== undefined) fields.get("name").control.readOnly = true;
   const known = new Set(["name", "connector.class"]);
-  const tasksDef = { name: "tasks.max", type: "INT", required: false, default_value: "1",
-    documentation: "The most tasks the connector may run." };
-  for (const def of [tasksDef, ...definitions]) {
+  const tasksDef = definitions.find((d) => d.name === "tasks.max") || { name: "tasks.max", type: "INT",
+    required: false, default_value: "1", documentation: "The most tasks the connector may run." };
+  addField(tasksDef, values["tasks.max"]);
+  known.add("tasks.max");
+  for (const def of definitions) {
     if (known.has(def.name)) continue;
     known.add(def.name);
-    addField(def, values[def.name]);
+    const framework = FRAMEWORK_GROUPS.has(def.group);
+    addField(def, values[def.name], framework ? frameworkList : fieldList);
+    if (framework && values[def.name] !== undefined) frameworkBox.open = true;
   }
   for (const [key, value] of Object.entries(values)) {
     if (!known.has(key)) {
@@ -105,6 +118,8 @@ export function configForm({ plugin, definitions, values = {}, name, submitLabel
   const addButton = el("button", { type: "button", onclick: () => {
     const key = newKey.value.trim();
     if (key && !fields.has(key)) addField({ name: key, type: "STRING", required: false, documentation: "" }, "");
+    if (key && frameworkList.contains(fields.get(key).row)) frameworkBox.open = true;
+    if (key) fields.get(key).control.focus();
     newKey.value = "";
   } }, "Add setting");
 
@@ -112,7 +127,7 @@ export function configForm({ plugin, definitions, values = {}, name, submitLabel
   const form = el("form", { class: "config", id: "config-form", "data-errors": "" },
     el("p", { class: "hint" }, `Plugin ${plugin}. Every change is validated by the worker; `,
       "nothing is saved until it finds no error."),
-    general, fieldList,
+    general, fieldList, frameworkBox,
     el("div", { class: "toolbar" }, newKey, addButton),
     el("div", { class: "toolbar" }, submit, status));
   form.addEventListener("submit", async (event) => {
