@@ -128,6 +128,12 @@ def state_of(api: httpx.Client, name: str) -> str:
     return str(response.json()["connector"]["state"]) if response.status_code == 200 else ""
 
 
+def tasks_running(api: httpx.Client, name: str) -> bool:
+    status = api.get(f"/connectors/{name}/status").json()
+    return bool(status["connector"]["state"] == "RUNNING" and status["tasks"]
+                and all(t["state"] == "RUNNING" for t in status["tasks"]))
+
+
 def offsets_of(api: httpx.Client, name: str) -> list[dict[str, Any]]:
     return list(api.get(f"/connectors/{name}/offsets").json()["offsets"])
 
@@ -221,7 +227,7 @@ def test_connectors_list_filters_and_bulk_actions(page: Page, api: httpx.Client)
     page.check("#select-all")
     page.click("#bulk-resume")
     for name in names:
-        wait_until(lambda n=name: state_of(api, n) == "RUNNING", 60, message=f"{name} to resume")
+        wait_until(lambda n=name: tasks_running(api, n), 60, message=f"{name} and its task to resume")
     page.click("#nav a[href='#/overview']")
     expect(page.locator("#connector-states")).to_contain_text("RUNNING", timeout=WAIT_MS)
     shot(page, "overview")
