@@ -10,12 +10,15 @@ from pathlib import Path
 import pytest
 from fake_herder import FakeHerder
 from fastapi.testclient import TestClient
+from worker_stubs import MINIMAL_WORKER
 
+from connect_runtime.composition import compose_worker, rest_server_factory
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.plugins.registry import PluginRegistry
 from rest.app import create_app
 from rest.basic_auth import JAVA_CLASS_NAME
-from rest.extensions import load_rest_extensions
+from rest.extensions import ServiceWithExtensions, load_rest_extensions
+from rest.server import RestServers
 from rest.ui import CONTENT_SECURITY_POLICY
 
 STATIC = Path(__file__).parents[2] / "rest" / "ui" / "static"
@@ -70,11 +73,18 @@ def test_the_console_needs_no_credentials_but_the_api_does(tmp_path: Path) -> No
     assert client.get("/connectors", headers=good).status_code == 200
 
 
-def test_rest_ui_enable_and_admin_listeners() -> None:
-    assert TestClient(create_app(FakeHerder(), console=False)).get("/ui/").status_code == 404
-    # An admin listener serves /admin only: no console there.
-    assert TestClient(create_app(FakeHerder(), regular=False)).get("/ui/").status_code == 404
-    base = {"bootstrap.servers": "localhost:9092", "group.id": "g", "config.storage.topic": "c",
-            "offset.storage.topic": "o", "status.storage.topic": "s"}
-    assert WorkerConfig.from_properties(base).rest_ui_enable is True
-    assert WorkerConfig.from_properties({**base, "rest.ui.enable": "false"}).rest_ui_enable is False
+@pytest.mark.parametrize(("setting", "served"), [(None, True), ("true", True), ("false", False)])
+def test_rest_ui_enable_serves_the_console_on_the_regular_listeners_only(setting: str | None, served: bool) -> None:
+    props = {**MINIMAL_WORKER, "listeners": "http://127.0.0.1:18083", "admin.listeners": "http://127.0.0.1:18084"}
+    if setting is not None:
+        props["rest.ui.enable"] = setting
+    assert WorkerConfig.from_properties(props).rest_ui_enable is served
+    herder = FakeHerder()
+    herder.plugins = None  # type: ignore[attr-defined]  # no extensions configured: never consulted
+    service = rest_server_factory(compose_worker(props))(herder)  # type: ignore[arg-type]
+    assert isinstance(service, ServiceWithExtensions) and isinstance(service.server, RestServers)
+    regular, admin = (TestClient(server._app) for server in service.server.servers)  # built, never started
+    assert regular.get("/ui/").status_code == (200 if served else 404)
+    # The admin listener serves /admin only.
+    assert admin.get("/ui/").status_code == 404
+    assert admin.get("/admin/loggers").status_code == 200
