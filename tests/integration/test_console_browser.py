@@ -90,11 +90,19 @@ def dialogs() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def page(browser: Browser, worker: WorkerProcess, dialogs: list[str]) -> Iterator[Page]:
+def console_errors() -> list[str]:
+    """The errors the module's tab logged (a script error, a Content-Security-Policy refusal...)."""
+    return []
+
+
+@pytest.fixture(scope="module")
+def page(browser: Browser, worker: WorkerProcess, dialogs: list[str], console_errors: list[str]) -> Iterator[Page]:
     """One signed-in tab for the module; every dialog it would open is recorded (and dismissed)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     tab = context.new_page()
     tab.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    tab.on("pageerror", lambda e: console_errors.append(str(e)))
+    tab.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
     response = tab.goto(f"{worker.url}/ui")
     assert response is not None and response.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
     expect(tab).to_have_url(re.compile(r"/ui/$"))
@@ -233,7 +241,8 @@ def test_connectors_list_filters_and_bulk_actions(page: Page, api: httpx.Client)
     shot(page, "overview")
 
 
-def test_hostile_names_render_as_text(page: Page, api: httpx.Client, dialogs: list[str]) -> None:
+def test_hostile_names_render_as_text(page: Page, api: httpx.Client, dialogs: list[str],
+                                     console_errors: list[str]) -> None:
     for name in HOSTILE_NAMES:
         response = api.post("/connectors", json={"name": name, "config": {
             "connector.class": VERIFIABLE, "topic": f"hostile-{uuid.uuid4().hex[:6]}", "throughput": "1",
@@ -251,6 +260,9 @@ def test_hostile_names_render_as_text(page: Page, api: httpx.Client, dialogs: li
     expect(page.locator("#connector-state")).to_have_text(re.compile("RUNNING|UNASSIGNED"), timeout=WAIT_MS)
     assert page.locator("img").count() == 0
     assert dialogs == []
+    # Refused requests (the sign-in's wrong password, 404s) are logged as errors too; nothing else is.
+    unexpected = [e for e in console_errors if not e.startswith("Failed to load resource")]
+    assert unexpected == []
 
 
 def test_plugins_and_loggers(page: Page, api: httpx.Client) -> None:
