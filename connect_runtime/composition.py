@@ -206,7 +206,8 @@ def rest_server_factory(composed: ComposedWorker) -> RestServerFactory:
                                allowed_origins=config.access_control_allow_origin,
                                allowed_methods=config.access_control_allow_methods,
                                max_request_bytes=config.rest_request_max_bytes,
-                               response_headers=header_rules if listener.regular else ()),
+                               response_headers=header_rules if listener.regular else (),
+                               console=config.rest_ui_enable),
                     listener.host or "0.0.0.0", listener.port,
                     ssl_context=composed.rest_ssl_context(listener) if listener.https else None,
                     replaced_headers=replaced if listener.regular else ())

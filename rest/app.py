@@ -30,6 +30,7 @@ from rest.models import ErrorMessage
 from rest.request_limits import RequestSizeLimitMiddleware
 from rest.response_headers import ResponseHeadersMiddleware
 from rest.routers import RestContext, connectors, internal, loggers, metrics, plugins, root
+from rest.ui import ConsoleMiddleware
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +43,7 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
                extensions: Sequence[ConnectRestExtension] = (), allowed_origins: str = "",
                allowed_methods: str = "",
                max_request_bytes: int = DEFAULT_REST_REQUEST_MAX_BYTES,
-               response_headers: Sequence[ResponseHeaderRule] = ()) -> FastAPI:
+               response_headers: Sequence[ResponseHeaderRule] = (), console: bool = True) -> FastAPI:
     """Build the REST application for ``herder``.
 
     ``request_timeout_s`` bounds every wait on the herder; past it the request fails with 500
@@ -55,6 +56,8 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
     ``max_request_bytes`` bounds request bodies (the worker's ``rest.request.max.bytes``): a larger one
     is refused with 413. ``response_headers`` are the parsed ``response.http.headers.config`` rules, put
     on every response (:mod:`rest.response_headers`); the worker gives them to its regular listeners only.
+    ``console`` serves the operator console at ``/ui/`` (:mod:`rest.ui`; the worker's ``rest.ui.enable``)
+    when the app serves the regular endpoints.
     """
     if request_timeout_s <= 0:
         raise ValueError(f"request_timeout_s must be positive, got {request_timeout_s}")
@@ -97,6 +100,10 @@ def create_app(herder: Herder, request_timeout_s: float = DEFAULT_REQUEST_TIMEOU
     # Extensions' middleware wraps the API (authentication before any resource runs); CORS wraps
     # them all, so a browser's preflight (never carrying credentials) is answered before them.
     register_extensions(app, herder, extensions, request_timeout_s)
+    if console and regular:
+        # Outside the extensions: the console's files hold no data, and its sign-in form must load
+        # before any credentials exist (Basic authentication's 401 makes no browser prompt).
+        app.add_middleware(ConsoleMiddleware)
     if allowed_origins.strip():
         app.add_middleware(CrossOriginMiddleware, allowed_origins=allowed_origins,
                            allowed_methods=allowed_methods)

@@ -349,6 +349,11 @@ class WorkerConfig(BaseModel):
         description="Comma-separated names of connect_runtime.api.ConnectRestExtension classes, registered "
         "in the order specified (Kafka's BasicAuthSecurityRestExtension name gives the built-in Basic "
         "authentication).")
+    rest_ui_enable: Bool = Field(
+        True, alias="rest.ui.enable",
+        description="Serve the operator console at /ui/ on the regular listeners (its files hold no data "
+        "and are served without authentication; everything it shows comes from this REST API with the "
+        "user's credentials). false: /ui/ answers 404.")
     # Our own keys (Java has no such bounds): one request must not be able to take the worker down.
     rest_request_max_bytes: PositiveInt = Field(
         DEFAULT_REST_REQUEST_MAX_BYTES, alias="rest.request.max.bytes",
