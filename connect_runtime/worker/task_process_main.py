@@ -61,7 +61,8 @@ from connect_runtime.worker.exactly_once_source_task import (
 )
 from connect_runtime.worker.retry_with_tolerance import RetryWithToleranceOperator
 from connect_runtime.worker.source_task_base import TaskSetup, WorkerSourceTask
-from connect_runtime.worker.task_channel import TaskChannel
+from connect_runtime.worker.task_channel import ChannelClosed, TaskChannel
+from connect_runtime.worker.task_metrics import REPORT_INTERVAL_S, NullTaskMetrics, TaskMetrics
 from connect_runtime.worker.task_protocol import Lifecycle
 from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.topic_creation import TaskTopics
@@ -71,6 +72,9 @@ logger = logging.getLogger(__name__)
 
 #: Exit status of a task process whose worker is gone.
 ORPHANED_EXIT = 70
+#: Benchmarks only (bench/README.md): set to ``off`` in a worker's environment, its tasks record no metrics,
+#: so one run can compare throughput with and without them. Not a setting of the runtime.
+BENCH_METRICS_SWITCH = "CONNECT_RUNTIME_BENCH_TASK_METRICS"
 _PR_SET_PDEATHSIG = 1
 
 
@@ -193,6 +197,11 @@ def build_runner(spec: TaskSpec, channel: TaskChannel) -> WorkerSourceTask:
     config = SourceConnectorConfig.parse(spec.connector_config, topic_creation_enabled=spec.topic_creation_enable)
     transformations = build_transformation_chain(spec.connector_config, spec.plugins)
     try:
+        error_handler = RetryWithToleranceOperator(
+            task_id, retry_timeout_ms=config.errors_retry_timeout,
+            retry_max_delay_ms=config.errors_retry_delay_max_ms, tolerance=config.errors_tolerance,
+            log_errors=config.errors_log_enable, log_messages=config.errors_log_include_messages)
+        metrics = task_metrics(spec, error_handler)
         task = spec.task_class()
         key_conv = _converter(spec, spec.key_converter, True)
         value_conv = _converter(spec, spec.value_converter, False)
@@ -205,10 +214,7 @@ def build_runner(spec: TaskSpec, channel: TaskChannel) -> WorkerSourceTask:
             offset_store=_RemoteOffsetStore(channel, spec.offsets_topic, spec.has_connector_store),
             status=_RemoteStatus(channel, spec.active_topics), initial_state=spec.initial_state,
             delegated_delivery=spec.delegated_delivery,
-            error_handler=RetryWithToleranceOperator(
-                task_id, retry_timeout_ms=config.errors_retry_timeout,
-                retry_max_delay_ms=config.errors_retry_delay_max_ms, tolerance=config.errors_tolerance,
-                log_errors=config.errors_log_enable, log_messages=config.errors_log_include_messages),
+            error_handler=error_handler, metrics=metrics,
             topics=TaskTopics(config.name, config.topic_creation, lambda: admin_settings, spec.topic_creation_enable),
             header_converter=header_conv)
 
@@ -231,6 +237,26 @@ def build_runner(spec: TaskSpec, channel: TaskChannel) -> WorkerSourceTask:
         for built in transformations:
             close_quietly(built)
         raise
+
+
+def task_metrics(spec: TaskSpec, errors: RetryWithToleranceOperator) -> TaskMetrics:
+    """What the task's loop records into (nothing in a benchmark's metrics-off run)."""
+    if os.environ.get(BENCH_METRICS_SWITCH) == "off":
+        return NullTaskMetrics()
+    client_id = spec.producer_config.get("client.id")
+    return TaskMetrics(spec.task_id, spec.metric_config, exactly_once=spec.exactly_once,
+                       client_id=None if client_id is None else str(client_id), errors=errors)
+
+
+def _report_metrics(channel: TaskChannel, metrics: TaskMetrics, done: threading.Event) -> None:
+    """Send the worker what the task's metrics read, once a second until ``done``."""
+    while not done.wait(REPORT_INTERVAL_S):
+        try:
+            channel.notify(protocol.MetricsReported(metrics.report()))
+        except ChannelClosed:
+            return
+        except Exception:
+            logger.exception("Failed to report the metrics of the task")
 
 
 def _die_with_parent() -> None:
@@ -313,8 +339,13 @@ def main(sys_path: list[str], payload: bytes, conn: Connection) -> None:
         return
     channel.notify(protocol.TaskBuilt(plugin_version(built.task)))
     commands.built(built)
+    done = threading.Event()
+    threading.Thread(target=_report_metrics, args=(channel, built.metrics, done), name="task-metrics",
+                     daemon=True).start()
     built.start()
     while not built.join(3600.0):
         pass
+    done.set()
+    channel.notify(protocol.MetricsReported(built.metrics.report()))  # the last word on the task's metrics
     logging.shutdown()
     channel.notify(protocol.TaskClosed(built.failed))
