@@ -12,6 +12,7 @@ from worker_stubs import MINIMAL_WORKER, RecordingRunner, RecordingStatuses
 
 from connect_runtime.api import SourceRecord
 from connect_runtime.api.errors import DataException
+from connect_runtime.cluster.fencing import ZombieFencer
 from connect_runtime.config.connector_config import ToleranceType
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.metrics.connect_metrics import ConnectMetrics
@@ -289,3 +290,48 @@ def test_the_worker_opens_a_tasks_groups_when_it_builds_it_and_closes_them_when_
         "connectors.verifiable.connector.VerifiableSourceTask")
     worker.stop_tasks([TASK])
     assert not any(tags == TAGS for _, _, tags in _read(worker.metrics))
+
+
+# -- fencing rounds, on the worker that fences -----------------------------------------------------------
+class _State:
+    connector_configs = {"c": {"connector.class": "VerifiableSource"}}
+    pending_fencing = {"c"}
+    task_count_records = {"c": 3}
+    task_counts = {"c": 2}
+
+    def contains(self, connector: str) -> bool:
+        return connector == "c"
+
+    def task_config_generation(self, connector: str) -> int:
+        return 1
+
+
+class _Store:
+    def refresh(self) -> _State:
+        return _State()
+
+
+class _Leadership:
+    def require_leader(self) -> None: ...
+
+    def write(self, records: Any) -> None: ...
+
+
+def test_a_fencing_round_is_counted_with_its_duration_on_the_fencing_worker() -> None:
+    metrics = ConnectMetrics(CONFIG, Clock())
+    config = WorkerConfig.from_properties({**MINIMAL_WORKER, "exactly.once.source.support": "enabled"})
+    fencer = ZombieFencer(config, _Store(), _Leadership(), lambda props: True, lambda props: {},  # type: ignore[arg-type]
+                          lambda run: run(), metrics)
+    fenced: list[ConnectorTaskId] = []
+    fencer.fence_producer = lambda task, base: fenced.append(task)  # type: ignore[method-assign]
+    try:
+        fencer.fence("c")
+        fencer.fence("c")
+    finally:
+        fencer.close()
+    assert len(fenced) == 6  # the previous generation's three producers, twice
+    read = _read(metrics)
+    tags = (("connector", "c"),)
+    assert read[("connect-runtime-connector-metrics", "fencing-rounds-total", tags)] == 2
+    duration = read[("connect-runtime-connector-metrics", "fencing-duration-seconds", tags)]
+    assert isinstance(duration, HistogramValue) and duration.count == 2
