@@ -153,24 +153,26 @@ class TaskMetrics:
         return 0.0 if began is None else max(self._clock() - began, 0) / 1000.0
 
     # -- the task loop ------------------------------------------------------------------------------
+    # Values are recorded as floats, as Java's doubles (a Max of ints would read an int), and times in whole
+    # milliseconds, as Java records them.
     def polled(self, count: int, duration_ms: float) -> None:
         """``poll()`` returned a batch (possibly empty) of ``count`` records after ``duration_ms``."""
-        self._poll.record(count)
-        self._poll_time.record(int(duration_ms))
-        self._batch.record(count)
+        self._poll.record(float(count))
+        self._poll_time.record(float(int(duration_ms)))
+        self._batch.record(float(count))
         self._active += count
-        self._active_records.record(self._active)
+        self._active_records.record(float(self._active))
 
     def batch_done(self, batch: int, written: int) -> None:
         """The batch of ``batch`` records is handed on: ``written`` went to the producer, the rest were
         dropped or skipped."""
-        self._write.record(written)
+        self._write.record(float(written))
         self._active = max(0, self._active - batch)
-        self._active_records.record(self._active)
+        self._active_records.record(float(self._active))
 
     def commit_succeeded(self, duration_ms: float) -> None:
         """An offsets commit (a transaction commit under exactly-once, empty ones included) succeeded."""
-        self._commit_time.record(int(duration_ms))
+        self._commit_time.record(float(int(duration_ms)))
         self._commits.record(True, self._clock())
 
     def commit_failed(self) -> None:
@@ -185,7 +187,7 @@ class TaskMetrics:
         """A transaction of ``size`` records committed, its offsets written and committed in ``duration_ms``."""
         self._txn_began_ms = None
         self.committed += 1
-        self._txn_size.record(size)
+        self._txn_size.record(float(size))
         self._latency.record(duration_ms / 1000.0)
         self.commit_succeeded(duration_ms)
 

@@ -124,6 +124,7 @@ def test_transactions_sizes_counts_latency_age_and_producer_call_times() -> None
     assert read[("source-task-metrics", "transaction-size-min")] == 20
     assert read[("source-task-metrics", "transaction-size-max")] == 100
     assert read[("source-task-metrics", "transaction-size-avg")] == 60
+    assert all(isinstance(value, float) for _, _, value in metrics.report() if not isinstance(value, HistogramValue))
     runtime = "connect-runtime-source-task-metrics"
     assert read[(runtime, "transactions-committed-total")] == 2
     assert read[(runtime, "transactions-aborted-total")] == 1
