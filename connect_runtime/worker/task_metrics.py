@@ -43,7 +43,9 @@ from connect_runtime.metrics.stats import (
     Value,
     wall_clock_ms,
 )
+from connect_runtime.plugins.registry import java_class_name, listed_name, qualified_name
 from connect_runtime.types import ConnectorTaskId, TargetState
+from connect_runtime.worker.task_spec import TaskSpec
 
 RUNTIME_SOURCE_TASK_GROUP = "connect-runtime-source-task-metrics"
 PRODUCER_GROUP = "producer-metrics"
@@ -289,6 +291,13 @@ class TaskMetricsMirror:
             group_tags = (("client-id", client_id),) if group == PRODUCER_GROUP and client_id is not None else tags
             self._group(group, group_tags).gauge(name, self._reader(group, name))
 
+    @classmethod
+    def of(cls, metrics: ConnectMetrics, spec: TaskSpec) -> TaskMetricsMirror:
+        """The mirror of the task ``spec`` describes."""
+        client_id = spec.producer_config.get("client.id")
+        return cls(metrics, spec.task_id, spec.initial_state, exactly_once=spec.exactly_once,
+                   client_id=None if client_id is None else str(client_id), info=plugin_info(spec))
+
     def _group(self, name: str, tags: tuple[tuple[str, str], ...]) -> MetricGroup:
         group = self._groups.get(name)
         if group is None:
@@ -328,6 +337,24 @@ class TaskMetricsMirror:
             self._closed = True
         for group in self._groups.values():
             group.close()
+
+
+def plugin_info(spec: TaskSpec) -> dict[str, str]:
+    """The plugin strings of ``connector-task-metrics``, named as a Java worker names them: Kafka's class
+    names for our counterparts of Kafka's plugins (the versions are left out, but the task's own)."""
+    plugins = spec.plugins
+    return {
+        "connector-class": _class_name(plugins.connector_class(spec.connector_config["connector.class"])),
+        "connector-type": "source",
+        "task-class": _class_name(spec.task_class),
+        "key-converter-class": listed_name(plugins.converter(spec.key_converter[0])),
+        "value-converter-class": listed_name(plugins.converter(spec.value_converter[0])),
+        "header-converter-class": listed_name(plugins.header_converter(spec.header_converter[0])),
+    }
+
+
+def _class_name(cls: type) -> str:
+    return java_class_name(cls) or qualified_name(cls)
 
 
 def _constant(value: str) -> Callable[[], MetricValue | None]:

@@ -566,14 +566,7 @@ class Worker:
     def _open_task_metrics(self, spec: TaskSpec) -> TaskMetricsMirror:
         """The task's metric groups, open from now (all empty) until the task leaves this worker."""
         self._close_task_metrics(spec.task_id)
-        connector_class = spec.connector_config.get("connector.class", "")
-        info = {"connector-class": connector_class, "connector-type": "source",
-                "task-class": f"{spec.task_class.__module__}.{spec.task_class.__qualname__}",
-                "key-converter-class": spec.key_converter[0], "value-converter-class": spec.value_converter[0],
-                "header-converter-class": spec.header_converter[0]}
-        client_id = spec.producer_config.get("client.id")
-        mirror = TaskMetricsMirror(self.metrics, spec.task_id, spec.initial_state, exactly_once=spec.exactly_once,
-                                   client_id=None if client_id is None else str(client_id), info=info)
+        mirror = TaskMetricsMirror.of(self.metrics, spec)
         with self._lock:
             self._task_metrics[spec.task_id] = mirror
         return mirror

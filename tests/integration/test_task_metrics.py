@@ -105,7 +105,8 @@ def test_an_exactly_once_tasks_writes_transactions_and_commits_move(
     assert not math.isnan(read[("source-task-metrics", "poll-batch-avg-time-ms")])  # whole ms: often 0
     assert not math.isnan(read[("connector-task-metrics", "offset-commit-avg-time-ms")])
     assert read[("connector-task-metrics", "offset-commit-success-percentage")] == 1
-    assert read[("connector-task-metrics", "connector-class")] == "VerifiableSource"
+    assert read[("connector-task-metrics", "connector-class")] == (
+        "org.apache.kafka.connect.tools.VerifiableSourceConnector")
     assert read[("connector-task-metrics", "task-version")]
     latency = read[("connect-runtime-source-task-metrics", "transaction-commit-latency-seconds")]
     assert isinstance(latency, HistogramValue) and latency.count > 0 and latency.sum > 0

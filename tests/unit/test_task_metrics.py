@@ -21,6 +21,7 @@ from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.testing import wait_until
 from connect_runtime.testing.fakes import FakeProducer, FakeStatusListener
 from connect_runtime.types import ConnectorTaskId, TargetState
+from connect_runtime.worker import task_protocol as protocol
 from connect_runtime.worker.at_least_once_source_task import AtLeastOnceWorkerSourceTask, DeliveryErrors
 from connect_runtime.worker.exactly_once_source_task import (
     ConnectorBoundaryWorkerSourceTask,
@@ -34,6 +35,7 @@ from connect_runtime.worker.task_metrics import (
     TaskMetricsMirror,
     TaskMetricsReport,
 )
+from connect_runtime.worker.task_process import TaskProcess
 from connect_runtime.worker.worker import TASK_CLASS_CONFIG, Worker
 
 TASK = ConnectorTaskId("c", 0)
@@ -287,9 +289,44 @@ def test_the_worker_opens_a_tasks_groups_when_it_builds_it_and_closes_them_when_
     assert spec.metric_config == MetricConfig(samples=2, window_ms=5000)  # the task's windows are the worker's
     read = _read(worker.metrics)
     assert read[("task-error-metrics", "total-record-failures", TAGS)] == 0
-    assert read[("connector-task-metrics", "task-class", TAGS)] == (
-        "connectors.verifiable.connector.VerifiableSourceTask")
+    # Named as a Java worker names them: Kafka's names of our counterparts of Kafka's plugins.
+    assert read[("connector-task-metrics", "task-class", TAGS)] == "org.apache.kafka.connect.tools.VerifiableSourceTask"
+    assert read[("connector-task-metrics", "connector-class", TAGS)] == (
+        "org.apache.kafka.connect.tools.VerifiableSourceConnector")
+    assert read[("connector-task-metrics", "value-converter-class", TAGS)] == (
+        "org.apache.kafka.connect.json.JsonConverter")
     worker.stop_tasks([TASK])
+    assert not any(tags == TAGS for _, _, tags in _read(worker.metrics))
+
+
+class _UnstartedProcess(TaskProcess):
+    """The real task-process handle, without its process: the task's messages are handed to it directly."""
+
+    made: list[TaskProcess] = []
+
+    def start(self) -> None:
+        _UnstartedProcess.made.append(self)
+
+
+def test_the_task_process_handle_feeds_the_reports_and_the_lifecycle_to_the_mirror() -> None:
+    _UnstartedProcess.made = []
+    config = WorkerConfig.from_properties({**MINIMAL_WORKER, "exactly.once.source.support": "disabled"})
+    worker = Worker(config, "w1:8083", PluginRegistry(), None, RecordingStatuses(), lambda name: None,  # type: ignore[arg-type]
+                    task_runner=_UnstartedProcess)
+    connector = {"name": "c", "connector.class": "VerifiableSource", "tasks.max": "1", "topic": "t"}
+    task_props = {**connector, TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
+    assert worker.start_task(TASK, connector, task_props, TargetState.STARTED, verify_generation=lambda: None)
+    (process,) = _UnstartedProcess.made
+    process.task_built(protocol.TaskBuilt("7.0"))
+    process.status_changed(protocol.StatusChanged(TASK, protocol.Lifecycle.PAUSED))
+    process.metrics_reported(protocol.MetricsReported((("task-error-metrics", "total-record-failures", 3.0),)))
+    read = _read(worker.metrics)
+    assert read[("connector-task-metrics", "status", TAGS)] == "paused"
+    assert read[("connector-task-metrics", "task-version", TAGS)] == "7.0"
+    assert read[("task-error-metrics", "total-record-failures", TAGS)] == 3
+    process.task_failed(protocol.TaskFailed(TASK, "trace", False))
+    assert _read(worker.metrics)[("connector-task-metrics", "status", TAGS)] == "failed"  # kept while FAILED here
+    worker.stop_tasks([TASK])  # restarted, moved or deleted: gone
     assert not any(tags == TAGS for _, _, tags in _read(worker.metrics))
 
 
