@@ -210,6 +210,10 @@ class TaskMetrics:
         return tuple((r.spec.group, r.spec.name, r.value) for r in self._metrics.read())
 
 
+def _ignore(*args: object, **kwargs: object) -> None:
+    pass
+
+
 class NullTaskMetrics(TaskMetrics):
     """Records nothing: for tests of the loops, and the benchmark's metrics-off runs (never a user setting)."""
 
@@ -217,32 +221,9 @@ class NullTaskMetrics(TaskMetrics):
         self.exactly_once = False
         self.committed = self.aborted = 0
 
-    def polled(self, count: int, duration_ms: float) -> None:
-        pass
-
-    def batch_done(self, batch: int, written: int) -> None:
-        pass
-
-    def commit_succeeded(self, duration_ms: float) -> None:
-        pass
-
-    def commit_failed(self) -> None:
-        pass
-
-    def transaction_began(self) -> None:
-        pass
-
-    def transaction_committed(self, size: int, duration_ms: float) -> None:
-        pass
-
-    def transaction_aborted(self) -> None:
-        pass
-
-    def transaction_ended(self) -> None:
-        pass
-
-    def producer_call(self, call: str, duration_ns: int) -> None:
-        pass
+    polled = batch_done = commit_succeeded = commit_failed = staticmethod(_ignore)
+    transaction_began = transaction_committed = transaction_aborted = transaction_ended = staticmethod(_ignore)
+    producer_call = staticmethod(_ignore)
 
     def report(self) -> TaskMetricsReport:
         return ()

@@ -78,13 +78,19 @@ def _moved(value: Any) -> bool:
     return isinstance(value, float) and not math.isnan(value) and value > 0
 
 
+def _run_verifiable(client: ConnectClient, bootstrap: str, prefix: str, throughput: int) -> str:
+    """A running one-task VerifiableSource connector named ``<prefix>-<random>``: its name."""
+    name = f"{prefix}-{uuid.uuid4().hex[:6]}"
+    client.create_connector(name, {"connector.class": "VerifiableSource", "topic": new_topic(bootstrap),
+                                   "throughput": str(throughput), "tasks.max": "1"})
+    client.wait_running(name, 1)
+    return name
+
+
 def test_an_exactly_once_tasks_writes_transactions_and_commits_move(
         kafka_bootstrap: str, eos_worker: DistributedWorker, client: ConnectClient) -> None:
     metrics = _metrics(eos_worker)
-    name = f"eos-{uuid.uuid4().hex[:6]}"
-    client.create_connector(name, {"connector.class": "VerifiableSource", "topic": new_topic(kafka_bootstrap),
-                                   "throughput": "200", "tasks.max": "1"})
-    client.wait_running(name, 1)
+    name = _run_verifiable(client, kafka_bootstrap, "eos", 200)
     first: Read = wait_until(lambda: (r := _task(metrics, name)) and _moved(
         r[("source-task-metrics", "source-record-write-total")]) and r, 60, message="records written")
     assert first[("connector-task-metrics", "status")] == "running"
@@ -146,10 +152,7 @@ def test_a_failed_task_shows_failed_and_its_error_totals(
 def test_a_paused_tasks_pause_ratio_grows(
         kafka_bootstrap: str, eos_worker: DistributedWorker, client: ConnectClient) -> None:
     metrics = _metrics(eos_worker)
-    name = f"paused-{uuid.uuid4().hex[:6]}"
-    client.create_connector(name, {"connector.class": "VerifiableSource", "topic": new_topic(kafka_bootstrap),
-                                   "throughput": "50", "tasks.max": "1"})
-    client.wait_running(name, 1)
+    name = _run_verifiable(client, kafka_bootstrap, "paused", 50)
     assert client.request("PUT", f"/connectors/{name}/pause").status_code == 202
 
     def paused() -> float | None:
@@ -168,11 +171,8 @@ def test_a_paused_tasks_pause_ratio_grows(
 def test_an_at_least_once_task_has_no_transaction_series(kafka_bootstrap: str) -> None:
     with _in_process_worker(kafka_bootstrap, "disabled") as worker:
         metrics = _metrics(worker)
-        name = f"alos-{uuid.uuid4().hex[:6]}"
         with ConnectClient(worker.url) as alos:
-            alos.create_connector(name, {"connector.class": "VerifiableSource", "topic": new_topic(kafka_bootstrap),
-                                         "throughput": "200", "tasks.max": "1"})
-            alos.wait_running(name, 1)
+            name = _run_verifiable(alos, kafka_bootstrap, "alos", 200)
             read = wait_until(lambda: (r := _task(metrics, name)) and _moved(
                 r[("source-task-metrics", "source-record-write-total")]) and _moved(
                 r[("connector-task-metrics", "offset-commit-success-percentage")]) and r, 60,
