@@ -159,18 +159,20 @@ class TaskMetrics:
     # milliseconds, as Java records them.
     def polled(self, count: int, duration_ms: float) -> None:
         """``poll()`` returned a batch (possibly empty) of ``count`` records after ``duration_ms``."""
-        self._poll.record(float(count))
-        self._poll_time.record(float(int(duration_ms)))
-        self._batch.record(float(count))
+        now = self._clock()  # once for the batch's records
+        self._poll.record(float(count), now)
+        self._poll_time.record(float(int(duration_ms)), now)
+        self._batch.record(float(count), now)
         self._active += count
-        self._active_records.record(float(self._active))
+        self._active_records.record(float(self._active), now)
 
     def batch_done(self, batch: int, written: int) -> None:
         """The batch of ``batch`` records is handed on: ``written`` went to the producer, the rest were
         dropped or skipped."""
-        self._write.record(float(written))
+        now = self._clock()
+        self._write.record(float(written), now)
         self._active = max(0, self._active - batch)
-        self._active_records.record(float(self._active))
+        self._active_records.record(float(self._active), now)
 
     def commit_succeeded(self, duration_ms: float) -> None:
         """An offsets commit (a transaction commit under exactly-once, empty ones included) succeeded."""
