@@ -650,6 +650,15 @@ def run_runtime_only(bootstrap: str, workdir: Path, args: argparse.Namespace, ta
     }
 
 
+def cpu_us_per_record(windows: list[dict[str, Any]]) -> float | None:
+    """The worker's CPU time per record over ``windows`` (µs): steadier than records/s on a busy machine,
+    where another process's load changes a window's rate more than a few µs of work per batch do."""
+    records = sum(w["records"] for w in windows)
+    if not records or any(w["worker_cpu_cores"] is None for w in windows):
+        return None
+    return round(sum(w["worker_cpu_cores"] * w["elapsed_s"] for w in windows) / records * 1e6, 3)
+
+
 def run_metrics_overhead(bootstrap: str, workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
     """(e): one simple exactly-once task with task metrics and one without, in two workers, windows
     alternating ABBA so that a drift of the machine or the broker weighs on both alike."""
@@ -678,6 +687,7 @@ def run_metrics_overhead(bootstrap: str, workdir: Path, args: argparse.Namespace
         off.stop()
     rate_on = _mean([w["records_per_s"] for w in windows["on"]])
     rate_off = _mean([w["records_per_s"] for w in windows["off"]])
+    cpu_on, cpu_off = cpu_us_per_record(windows["on"]), cpu_us_per_record(windows["off"])
     return {
         "record_data": "simple",
         "with_metrics_records_per_s": round(rate_on, 1),
@@ -685,6 +695,9 @@ def run_metrics_overhead(bootstrap: str, workdir: Path, args: argparse.Namespace
         "with_metrics_cpu_cores": _mean_or_none([w["worker_cpu_cores"] for w in windows["on"]]),
         "without_metrics_cpu_cores": _mean_or_none([w["worker_cpu_cores"] for w in windows["off"]]),
         "overhead": round(1 - rate_on / rate_off, 4) if rate_off > 0 else None,
+        "with_metrics_cpu_us_per_record": cpu_on,
+        "without_metrics_cpu_us_per_record": cpu_off,
+        "cpu_overhead": round(cpu_on / cpu_off - 1, 4) if cpu_on is not None and cpu_off else None,
         "windows_with_metrics": windows["on"],
         "windows_without_metrics": windows["off"],
     }
@@ -743,6 +756,8 @@ def summary(results: dict[str, Any], tasks: int) -> dict[str, Any]:
         "ratio_to_baseline": one["ratio"] if one else None,
         "scaling": None, "scaling_target": None, "exactly_once_cost": None, "exactly_once_cost_target": 0.05,
         "metrics_overhead": results["metrics_overhead"]["overhead"] if "metrics_overhead" in results else None,
+        "metrics_cpu_overhead": (results["metrics_overhead"]["cpu_overhead"] if "metrics_overhead" in results
+                                 else None),
         "metrics_overhead_target": 0.02,
     }
     if many and simple and simple["runtime_records_per_s"] > 0:
