@@ -20,6 +20,8 @@ from connect_runtime.cluster.herder import DistributedHerder
 from connect_runtime.cluster.membership import Membership
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.config.worker_plugins import WorkerPlugins
+from connect_runtime.metrics.client_stats import ADMIN_GROUP, CONSUMER_GROUP, PRODUCER_GROUP, ClientMetrics
+from connect_runtime.metrics.connect_metrics import ConnectMetrics
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage.config_store import KafkaConfigBackingStore
 from connect_runtime.storage.config_writer import ConfigTopicWriter
@@ -88,26 +90,33 @@ class DistributedWorker:
         self.plugins = self._given_plugins or PluginRegistry(cfg.plugin_allowlist)
         check_worker_converters(cfg, self.plugins)
         errors = _ClientErrors()
-        admin = AdminClient(client_config({**cfg.internal_client_settings("admin", "shared-admin"),
-                                           "error_cb": errors}))
+        metrics = ConnectMetrics(cfg.metric_config)
+        client_metrics = ClientMetrics(metrics)
+        admin = AdminClient(client_config({**client_metrics.watch(ADMIN_GROUP, cfg.internal_client_settings(
+            "admin", "shared-admin")), "error_cb": errors}))
         cluster_id = _cluster_id(admin, errors, cfg.default_api_timeout_ms / 1000)
         self._create_topics(admin)
         producer_conf: dict[str, Any] = cfg.internal_client_settings("producer", "shared-producer")
         producer_conf.update({"enable.idempotence": True, "acks": "all"})
-        shared_producer = Producer(producer_config(producer_conf))
+        shared_producer = Producer(producer_config(client_metrics.watch(PRODUCER_GROUP, producer_conf)))
         worker_id = cfg.worker_id()
 
-        offset_store = KafkaOffsetBackingStore(cfg.offset_storage_topic,
-                                               cfg.internal_client_settings("consumer", "offsets"), admin,
+        def consumer(purpose: str) -> dict[str, Any]:
+            return client_metrics.watch(CONSUMER_GROUP, cfg.internal_client_settings("consumer", purpose))
+
+        offset_store = KafkaOffsetBackingStore(cfg.offset_storage_topic, consumer("offsets"), admin,
                                                shared_producer, on_fatal=self._reader_failed)
-        status_store = KafkaStatusBackingStore(cfg.status_storage_topic,
-                                               cfg.internal_client_settings("consumer", "statuses"), admin,
+        status_store = KafkaStatusBackingStore(cfg.status_storage_topic, consumer("statuses"), admin,
                                                shared_producer, on_fatal=self._reader_failed)
-        config_store = KafkaConfigBackingStore(cfg.config_storage_topic,
-                                               cfg.internal_client_settings("consumer", "configs"), admin,
+        config_store = KafkaConfigBackingStore(cfg.config_storage_topic, consumer("configs"), admin,
                                                on_fatal=self._reader_failed)
-        writer = ConfigTopicWriter({**producer_conf, "client.id": cfg.client_id_base + "configs"},
-                                   cfg.config_storage_topic, cfg.leader_transactional_id)
+        writer_id = cfg.client_id_base + "configs"
+        writer = ConfigTopicWriter({**producer_conf, "client.id": writer_id},
+                                   cfg.config_storage_topic, cfg.leader_transactional_id,
+                                   statistics=client_metrics.collector(PRODUCER_GROUP, writer_id),
+                                   statistics_interval_ms=client_metrics.interval_ms)
+        # The admin client and the leader's producer are polled only now and then by their users.
+        self._closers.append(client_metrics.poll([lambda: admin.poll(0), writer.poll]))
         topic_limit = max_message_bytes(admin, cfg.config_storage_topic)
         if topic_limit is not None:
             writer.limit_to(topic_limit)
@@ -117,7 +126,7 @@ class DistributedWorker:
                         lambda c: herder_ref[0].request_reconfiguration(c),
                         on_tasks_changed=lambda: herder_ref[0].on_tasks_changed(),
                         retry_task=lambda t, delay: herder_ref[0].schedule_task_retry(t, delay),
-                        worker_plugins=self._worker_plugins, fencing=_HerderFencing(herder_ref))
+                        worker_plugins=self._worker_plugins, fencing=_HerderFencing(herder_ref), metrics=metrics)
         # Tasks run in processes forked from a fork server: start it while the worker joins.
         threading.Thread(target=warm_up, name="task-process-warm-up", daemon=True).start()
         membership = Membership(cfg.session_timeout_ms)

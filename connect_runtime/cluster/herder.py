@@ -61,6 +61,7 @@ from connect_runtime.cluster.leadership import Leadership
 from connect_runtime.cluster.logger_levels import LoggerLevels
 from connect_runtime.cluster.membership import Membership
 from connect_runtime.cluster.offsets_requests import OffsetsRequests
+from connect_runtime.cluster.rebalance_metrics import RebalanceMetrics, coordinator_client_id
 from connect_runtime.cluster.restarts import owner_url, plan_restart, restarting
 from connect_runtime.cluster.task_configs import TaskConfigs
 from connect_runtime.cluster.validation import ConnectorValidator
@@ -139,6 +140,7 @@ class DistributedHerder:
         self._task_generations: dict[ConnectorTaskId, int] = {}
         self._needs_reconfig: set[str] = set()
         self._restarts_applied: int | None = None
+        self._rebalance = RebalanceMetrics(worker.metrics, coordinator_client_id(config.client_id, worker.worker_id))
         # Slow work never runs on the herder thread, so one slow plugin or fencing round cannot stall every
         # request: fencing rounds on the fencer's pool, plugin validation and offsets changes on this
         # one (a request may wait for a fencing round, never the reverse: the pools cannot starve).
@@ -271,6 +273,7 @@ class DistributedHerder:
         self._heartbeats.stop()
         self._heartbeats.leave()
         self.status_store.flush()
+        self._rebalance.close()
 
     def _drain_requests(self) -> None:
         while True:
@@ -360,18 +363,23 @@ class DistributedHerder:
                                     self.worker_id())
                 self._lost_contact = True
                 self._stop_everything()
+            self._rebalance.started()  # out of the group until it sees itself again
             return
         if self._lost_contact:
             self._lost_contact = False
             logger.info("Worker %s sees its heartbeats again; resuming its assignment", self.worker_id())
         if assignment is None:
+            self._rebalance.started()  # joined: waiting for a first assignment
             return
         leader = self._current_leader(state)
         if leader is None or assignment.leader != leader.worker_id:
             # Only the current leader's placement counts: a restarted worker must not start tasks from
             # an assignment of a leader that is gone (it could not even have them fenced).
+            self._rebalance.started()  # waiting for the next leader's assignment
             return
         mine = assignment.of(self.worker_id())
+        if assignment.generation != self._applied_generation:
+            self._rebalance.started()
         self.worker.generation = assignment.generation
         changed = False
         # Revocations first (and reported at once), so the leader can hand them over.
@@ -432,6 +440,7 @@ class DistributedHerder:
             changed = True
         if changed:
             self._heartbeat(force=True)
+        self._rebalance.completed(assignment.generation, assignment.leader_url, mine)
 
     def _retry_failed_tasks(self, state: ClusterConfigState) -> None:
         """Restart tasks whose transient-failure backoff is over, if they are still ours and current (a

@@ -16,6 +16,7 @@ from confluent_kafka import KafkaError, KafkaException, Producer
 from connect_runtime import clients
 from connect_runtime.api import kafka_clients
 from connect_runtime.api.errors import ConnectException
+from connect_runtime.metrics.client_stats import STATISTICS_INTERVAL_MS, ClientStatsCollector, with_statistics
 
 logger = logging.getLogger(__name__)
 
@@ -56,8 +57,11 @@ class ConfigTopicWriter:
     """Writes batches of config records, each batch in its own transaction."""
 
     def __init__(self, producer_config: Mapping[str, Any], topic: str, transactional_id: str,
-                 init_timeout_s: float = 60.0) -> None:
-        conf = dict(producer_config)
+                 init_timeout_s: float = 60.0, statistics: ClientStatsCollector | None = None,
+                 statistics_interval_ms: int = STATISTICS_INTERVAL_MS) -> None:
+        """``statistics`` collects each of its producers' librdkafka statistics (see :meth:`poll`)."""
+        conf = (with_statistics(producer_config, statistics, statistics_interval_ms) if statistics is not None
+                else dict(producer_config))
         conf.update({"transactional.id": transactional_id, "enable.idempotence": True, "acks": "all"})
         conf.setdefault("transaction.timeout.ms", 60000)
         self._conf = conf
@@ -68,6 +72,7 @@ class ConfigTopicWriter:
         self.limit_source = "the leader producer's message.max.bytes"
         self._init_timeout_s = init_timeout_s
         self._producer: Producer | None = None
+        self._statistics = statistics
 
     def initialize(self, timeout_s: float | None = None) -> None:
         """(Re)create the producer and initialise transactions: fences every older holder of the id
@@ -90,6 +95,12 @@ class ConfigTopicWriter:
     def batch_bytes(records: Sequence[tuple[str, bytes | None]]) -> int:
         """An upper bound of the size of ``records`` as one record batch on the wire."""
         return _BATCH_OVERHEAD + sum(_RECORD_OVERHEAD + len(k.encode()) + len(v or b"") for k, v in records)
+
+    def poll(self) -> None:
+        """Serve the producer's callbacks (its statistics): it is otherwise polled only while it writes."""
+        producer = self._producer
+        if producer is not None:
+            producer.poll(0)
 
     @property
     def initialized(self) -> bool:
@@ -119,6 +130,8 @@ class ConfigTopicWriter:
         re-creates it; its ``init_transactions`` also aborts the transaction if the abort failed. A
         fenced producer is only dropped: its successor already aborted what it had open."""
         self._producer = None
+        if self._statistics is not None:
+            self._statistics.closed()
         if not fenced:
             with contextlib.suppress(KafkaException):
                 producer.abort_transaction(5)
@@ -129,5 +142,7 @@ class ConfigTopicWriter:
     def close(self) -> None:
         """Drop the producer (a zombie's producer stays fenced; nothing to flush)."""
         producer, self._producer = self._producer, None
+        if self._statistics is not None:
+            self._statistics.closed()
         if producer is not None:
             producer.flush(1)

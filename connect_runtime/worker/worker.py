@@ -30,7 +30,7 @@ from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, Worke
 from connect_runtime.config.worker_plugins import WorkerPlugins
 from connect_runtime.futures import completed, failed
 from connect_runtime.metrics.connect_metrics import ConnectMetrics
-from connect_runtime.plugins.registry import JAVA_CLASS_NAMES, PluginRegistry, java_class_name
+from connect_runtime.plugins.registry import JAVA_CLASS_NAMES, PluginRegistry, java_class_name, qualified_name
 from connect_runtime.plugins.versions import check_requested_versions, converter_versions
 from connect_runtime.redaction import password_values, redactor
 from connect_runtime.storage.offset_backing_store import (
@@ -49,6 +49,7 @@ from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.task_status import TaskStatusListener
 from connect_runtime.worker.transformation_chain import build_transformation_chain, close_quietly
 from connect_runtime.worker.worker_connector import WorkerConnector
+from connect_runtime.worker.worker_metrics import ConnectorMetricsGroup, Startup, WorkerMetrics
 from connect_runtime.worker.zombie_fencing import ZombieFencing
 
 logger = logging.getLogger(__name__)
@@ -173,6 +174,9 @@ class Worker:
         self._transient_failures: dict[ConnectorTaskId, int] = {}
         # What the providers resolved for each running connector and task (to redact it from traces).
         self._resolved: dict[str | ConnectorTaskId, ResolvedConfig] = {}
+        self._worker_metrics = WorkerMetrics(self.metrics, self._connector_count, self._task_state)
+        # The start-up of each task instance created here, counted once (connectors keep theirs).
+        self._task_startups: dict[ConnectorTaskId, Startup] = {}
 
     @property
     def eos_enabled(self) -> bool:
@@ -190,6 +194,7 @@ class Worker:
         if name in self._connectors:
             self.stop_connector(name)
         wc = WorkerConnector(name, state, self.generation)
+        wc.startup = self._worker_metrics.connector_startup()
         with self._lock:
             previous = list(self._stopping_connectors.get(name, ()))
             self._connectors[name] = wc
@@ -209,6 +214,8 @@ class Worker:
             check_client_overrides(self.worker_plugins.override_policy, name, cls, config.originals)
             connector = cls()
             wc.connector = connector
+            wc.metrics = ConnectorMetricsGroup(self.metrics, name, connector,
+                                               java_class_name(cls) or qualified_name(cls), plugin_version(connector))
             self._hide_passwords(wc, enrich(connector.config_def(), config.originals, self.plugins.resolve),
                                  config.originals)
             check_requested_versions(config.originals, config.connector_class, connector, _refuse_version,
@@ -225,6 +232,8 @@ class Worker:
                     return False  # it raised an error through its context while starting
                 wc.started = True
             self._put_connector_status(wc, _state_name(wc.state))
+            if wc.started and self._is_current(wc) and wc.startup is not None:
+                wc.startup.succeeded()  # a first start; resuming a connector created paused is not one
             return True
         except Exception as e:
             logger.exception("Failed to start connector %s", name)
@@ -397,6 +406,8 @@ class Worker:
         if gave_up:
             logger.error("Connector %s did not stop within %d ms; leaving its thread behind", wc.name,
                          self.config.task_shutdown_graceful_timeout_ms)
+            # No longer this worker's: its metrics go with it, not when (if ever) its thread ends.
+            self._close_connector_metrics(wc)
         self._on_tasks_changed()
 
     def _shutdown_on_thread(self, wc: WorkerConnector) -> None:
@@ -415,6 +426,20 @@ class Worker:
             if wc.resolved is not None and self._resolved.get(wc.name) is wc.resolved:
                 self._forget_resolved(wc.name)
             redactor.unregister((id(self), wc, "passwords"))
+            self._close_connector_metrics(wc)
+
+    @staticmethod
+    def _close_connector_metrics(wc: WorkerConnector) -> None:
+        group, wc.metrics = wc.metrics, None
+        if group is not None:
+            group.close()
+
+    def _connector_count(self) -> int:
+        """Connector instances here, as Java's worker counts them: from instantiation until shut down
+        (a connector that could not be instantiated does not count, one that failed to start does)."""
+        with self._lock:
+            instances = [*self._connectors.values(), *(wc for ws in self._stopping_connectors.values() for wc in ws)]
+        return sum(1 for wc in instances if wc.metrics is not None)
 
     def is_connector_stopping(self, name: str) -> bool:
         """Whether only a stopping instance of ``name`` is left here (nothing to stop again)."""
@@ -486,6 +511,8 @@ class Worker:
         """
         if task_id in self._tasks or self.is_stopping(task_id):
             raise ConnectException(f"Task already exists in this worker: {task_id}")
+        self._worker_metrics.task_added(task_id)
+        self._task_startups[task_id] = self._worker_metrics.task_startup()
         self._failed_tasks.discard(task_id)
         self._forget_resolved(task_id)
         offsets: ConnectorOffsetBackingStore | None = None
@@ -501,6 +528,7 @@ class Worker:
             self._close_task_metrics(task_id)
             if offsets is not None:
                 offsets.stop()
+            self._worker_metrics.task_removed(task_id)  # as Java's: no runner, so not among its tasks
             self._failed_tasks.add(task_id)  # owned and FAILED until restarted or revoked
             self.on_failure(task_id, _trace(e))
             return False
@@ -632,6 +660,7 @@ class Worker:
         """Stop tasks (final commit) and wait up to ``task.shutdown.graceful.timeout.ms``; cancel stragglers."""
         runners = self._take_for_stop(ids)
         self._await_stop(runners, timeout_s)
+        self._tasks_gone(runners)
 
     def stop_tasks(self, ids: list[ConnectorTaskId]) -> None:
         """Stop tasks without waiting: they stop in parallel on a thread of their own, with one graceful
@@ -648,6 +677,8 @@ class Worker:
             try:
                 self._await_stop(runners, None)
             finally:
+                # Before they leave _stopping: until then no new instance of them can start.
+                self._tasks_gone(runners)
                 with self._lock:
                     for r in runners:
                         if self._stopping.get(r.id) is r:
@@ -685,6 +716,15 @@ class Worker:
             if r.join(1.0):
                 self._forget_resolved(r.id)
 
+    def _tasks_gone(self, runners: list[TaskProcess]) -> None:
+        for r in runners:
+            self._worker_metrics.task_removed(r.id)
+            self._task_startups.pop(r.id, None)
+
+    def _task_state(self, task: ConnectorTaskId) -> str | None:
+        status = self.status_store.get_task(task)
+        return status.state if status is not None else None
+
     def is_stopping(self, task: ConnectorTaskId) -> bool:
         """Whether an instance of ``task`` is still stopping (a new one must not start yet)."""
         with self._lock:
@@ -700,7 +740,7 @@ class Worker:
         return self._tasks.get(task_id)
 
     def stop(self) -> None:
-        """Stop every task (final commits) and connector."""
+        """Stop every task (final commits) and connector; their metrics go with them."""
         self.stop_and_await_tasks([*self._tasks, *self._failed_tasks])
         with self._lock:
             stopping = list(self._stopping.values())
@@ -715,13 +755,19 @@ class Worker:
         for wc in connectors:
             if not wc.join(max(deadline - time.monotonic(), 0.0)):
                 logger.error("Connector %s did not stop in time; leaving its thread behind", wc.name)
+                self._close_connector_metrics(wc)
+        self._worker_metrics.close()
 
     # -- status (TaskStatusListener) ------------------------------------------------------------
     def _put_connector_status(self, wc: WorkerConnector, state: str, trace: str | None = None) -> None:
         """Written only by the current instance, stamped with the generation it started in, and never over
         a newer generation's record of another worker (Java's putSafe)."""
+        if wc.metrics is not None:
+            wc.metrics.set_status(state)  # the instance's own state, current or not (as Java's)
         if not self._is_current(wc):
             return
+        if state == State.FAILED and wc.startup is not None:
+            wc.startup.failed()  # counted only if it never started
         trace = self._redact(wc.name, trace)
         version = plugin_version(wc.connector) if wc.connector is not None else None
         status = ConnectorStatus(wc.name, state, trace, self.worker_id, wc.generation, version)
@@ -738,6 +784,9 @@ class Worker:
         self.status_store.put_task(TaskStatus(task, state, trace, self.worker_id, generation, version), safe=safe)
 
     def on_startup(self, task: ConnectorTaskId) -> None:
+        startup = self._task_startups.get(task)
+        if startup is not None:
+            startup.succeeded()
         self._transient_failures.pop(task, None)
         self._put_task_status(task, State.RUNNING)
 
@@ -750,6 +799,9 @@ class Worker:
     # Failure and shutdown are written "safely" (as Java's putSafe): never over a status that another
     # worker wrote in a newer generation, i.e. the task's successor elsewhere.
     def on_failure(self, task: ConnectorTaskId, trace: str, transient: bool = False) -> None:
+        startup = self._task_startups.get(task)
+        if startup is not None:
+            startup.failed()  # counted only if it never reported RUNNING
         self._put_task_status(task, State.FAILED, trace, safe=True)
         if transient and self._retry_task is not None:
             # Kafka was unreachable (a broker restart, a leader election): the task is FAILED, truthfully,

@@ -27,6 +27,7 @@ from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.futures import deferred, failed
 from connect_runtime.storage.offset_backing_store import ConnectorOffsetBackingStore
 from connect_runtime.types import TargetState
+from connect_runtime.worker.worker_metrics import ConnectorMetricsGroup, Startup
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +59,10 @@ class WorkerConnector:
         """The config as stored: placeholders unresolved (task configs get them back)."""
         #: ``start()`` returned and ``stop()`` has not been called since.
         self.started = False
+        #: This instance's start-up, counted once in the worker's metrics.
+        self.startup: Startup | None = None
+        #: Its ``connector-metrics``: open from instantiation until it is shut down here.
+        self.metrics: ConnectorMetricsGroup | None = None
         self._failed = threading.Event()
         self._calls: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
         self._lock = threading.Lock()

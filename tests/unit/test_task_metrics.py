@@ -219,6 +219,13 @@ def test_an_at_least_once_flush_is_a_commit() -> None:
     assert read[("connector-task-metrics", "offset-commit-success-percentage")] == 1
 
 
+class _Statuses(RecordingStatuses):
+    """No task has a status yet (the worker's own per-connector task counts read it)."""
+
+    def get_task(self, task: ConnectorTaskId) -> None:
+        return None
+
+
 # -- the worker's mirror --------------------------------------------------------------------------------
 def _mirror(metrics: ConnectMetrics, exactly_once: bool = True,
             state: TargetState = TargetState.STARTED) -> TaskMetricsMirror:
@@ -284,7 +291,7 @@ def test_the_worker_opens_a_tasks_groups_when_it_builds_it_and_closes_them_when_
     RecordingRunner.specs = []
     config = WorkerConfig.from_properties({**MINIMAL_WORKER, "exactly.once.source.support": "disabled",
                                            "metrics.sample.window.ms": "5000"})
-    worker = Worker(config, "w1:8083", PluginRegistry(), None, RecordingStatuses(), lambda name: None,  # type: ignore[arg-type]
+    worker = Worker(config, "w1:8083", PluginRegistry(), None, _Statuses(), lambda name: None,  # type: ignore[arg-type]
                     task_runner=RecordingRunner)  # type: ignore[arg-type]
     connector = {"name": "c", "connector.class": "VerifiableSource", "tasks.max": "1", "topic": "t"}
     task_props = {**connector, TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
@@ -315,7 +322,7 @@ class _UnstartedProcess(TaskProcess):
 def test_the_task_process_handle_feeds_the_reports_and_the_lifecycle_to_the_mirror() -> None:
     _UnstartedProcess.made = []
     config = WorkerConfig.from_properties({**MINIMAL_WORKER, "exactly.once.source.support": "disabled"})
-    worker = Worker(config, "w1:8083", PluginRegistry(), None, RecordingStatuses(), lambda name: None,  # type: ignore[arg-type]
+    worker = Worker(config, "w1:8083", PluginRegistry(), None, _Statuses(), lambda name: None,  # type: ignore[arg-type]
                     task_runner=_UnstartedProcess)
     connector = {"name": "c", "connector.class": "VerifiableSource", "tasks.max": "1", "topic": "t"}
     task_props = {**connector, TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
