@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
+from connect_runtime.metrics.client_stats import ClientStatsCollector
 from connect_runtime.metrics.connect_metrics import ConnectMetrics, MetricGroup, MetricValue
 from connect_runtime.metrics.registry import SOURCE_TASK_GROUP, TASK_ERROR_GROUP, TASK_GROUP
 from connect_runtime.metrics.stats import (
@@ -94,7 +95,7 @@ class TaskMetrics:
 
     def __init__(self, task: ConnectorTaskId, config: MetricConfig | None = None, *, exactly_once: bool = False,
                  client_id: str | None = None, errors: ErrorCounts | None = None,
-                 clock: Clock = wall_clock_ms) -> None:
+                 client_stats: ClientStatsCollector | None = None, clock: Clock = wall_clock_ms) -> None:
         config = config or MetricConfig()
         self._clock = clock
         self._metrics = ConnectMetrics(config, clock)
@@ -130,10 +131,8 @@ class TaskMetrics:
             runtime.gauge("transaction-open-age-seconds", self._open_age_s)
             self._latency = runtime.sensor({"transaction-commit-latency-seconds":
                                             Histogram(COMMIT_LATENCY_BUCKETS_S)})
-            if client_id is not None:
-                producer = self._metrics.group(PRODUCER_GROUP, (("client-id", client_id),))
-                for call in _TXN_CALLS:
-                    producer.gauge(f"txn-{call}-time-ns-total", self._ns_reader(call))
+        if client_id is not None:
+            self._producer_gauges(self._metrics.group(PRODUCER_GROUP, (("client-id", client_id),)), client_stats)
 
     def _error_gauges(self, group: MetricGroup) -> None:
         errors = self._errors
@@ -146,6 +145,16 @@ class TaskMetrics:
         group.gauge("deadletterqueue-produce-requests", lambda: 0.0)
         group.gauge("deadletterqueue-produce-failures", lambda: 0.0)
         group.gauge("last-error-timestamp", lambda: float(errors.last_error_ms))
+
+    def _producer_gauges(self, group: MetricGroup, stats: ClientStatsCollector | None) -> None:
+        """The task producer's Java client metrics: its connections and bytes from librdkafka's statistics
+        (0 until the first), and under exactly-once the time spent in its transactional calls."""
+        if stats is not None:
+            group.gauge("connection-count", lambda: float(stats.connection_count()))
+            group.gauge("outgoing-byte-total", lambda: float(stats.outgoing_bytes()))
+        if self.exactly_once:
+            for call in _TXN_CALLS:
+                group.gauge(f"txn-{call}-time-ns-total", self._ns_reader(call))
 
     def _ns_reader(self, call: str) -> Callable[[], MetricValue]:
         return lambda: float(self._txn_ns[call])
@@ -255,7 +264,7 @@ class TaskMetricsMirror:
         self._metrics = metrics
         self.task = task
         blank = TaskMetrics(task, metrics.config, exactly_once=exactly_once, client_id=client_id,
-                            clock=metrics.clock)
+                            client_stats=ClientStatsCollector(), clock=metrics.clock)
         self._values: dict[tuple[str, str], MetricValue] = {(g, n): v for g, n, v in blank.report()}
         self._lock = threading.Lock()
         self._closed = False

@@ -44,6 +44,7 @@ from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.clients import is_transient, producer_config
 from connect_runtime.config.config_providers import ResolvedConfig
 from connect_runtime.config.connector_config import SourceConnectorConfig, TransactionBoundary
+from connect_runtime.metrics.client_stats import ClientStatsCollector, statistics_interval_ms, with_statistics
 from connect_runtime.redaction import redactor
 from connect_runtime.storage.offset_backing_store import OffsetEntries, produce_offsets
 from connect_runtime.types import ConnectorTaskId
@@ -201,7 +202,8 @@ def build_runner(spec: TaskSpec, channel: TaskChannel) -> WorkerSourceTask:
             task_id, retry_timeout_ms=config.errors_retry_timeout,
             retry_max_delay_ms=config.errors_retry_delay_max_ms, tolerance=config.errors_tolerance,
             log_errors=config.errors_log_enable, log_messages=config.errors_log_include_messages)
-        metrics = task_metrics(spec, error_handler)
+        stats = None if _metrics_off() else ClientStatsCollector()
+        metrics = task_metrics(spec, error_handler, stats)
         task = spec.task_class()
         key_conv = _converter(spec, spec.key_converter, True)
         value_conv = _converter(spec, spec.value_converter, False)
@@ -220,7 +222,7 @@ def build_runner(spec: TaskSpec, channel: TaskChannel) -> WorkerSourceTask:
 
         if spec.exactly_once:
             worker = _WorkerCalls(channel)
-            producer = Producer(producer_config(dict(spec.producer_config)))
+            producer = Producer(producer_config(_reporting(spec, dict(spec.producer_config), stats)))
             setup = TaskSetup(producer=producer, **setup_args)
             expiry_ms = transaction_timeout_ms(spec.producer_config)
             if spec.transaction_boundary is TransactionBoundary.CONNECTOR:
@@ -230,7 +232,8 @@ def build_runner(spec: TaskSpec, channel: TaskChannel) -> WorkerSourceTask:
                                                spec.transaction_boundary, spec.commit_interval_ms,
                                                producer_transaction_timeout_ms=expiry_ms)
         errors = DeliveryErrors()
-        producer = Producer(producer_config(at_least_once_producer_config(spec.producer_config, errors)))
+        producer = Producer(producer_config(
+            _reporting(spec, at_least_once_producer_config(spec.producer_config, errors), stats)))
         return AtLeastOnceWorkerSourceTask(TaskSetup(producer=producer, **setup_args), errors,
                                            spec.commit_interval_ms, spec.offset_flush_timeout_ms)
     except BaseException:
@@ -239,13 +242,24 @@ def build_runner(spec: TaskSpec, channel: TaskChannel) -> WorkerSourceTask:
         raise
 
 
-def task_metrics(spec: TaskSpec, errors: RetryWithToleranceOperator) -> TaskMetrics:
-    """What the task's loop records into (nothing in a benchmark's metrics-off run)."""
-    if os.environ.get(BENCH_METRICS_SWITCH) == "off":
+def _metrics_off() -> bool:
+    return os.environ.get(BENCH_METRICS_SWITCH) == "off"
+
+
+def task_metrics(spec: TaskSpec, errors: RetryWithToleranceOperator,
+                 stats: ClientStatsCollector | None) -> TaskMetrics:
+    """What the task's loop records into (nothing in a benchmark's metrics-off run); ``stats`` are its
+    producer's statistics."""
+    if _metrics_off():
         return NullTaskMetrics()
     client_id = spec.producer_config.get("client.id")
     return TaskMetrics(spec.task_id, spec.metric_config, exactly_once=spec.exactly_once,
-                       client_id=None if client_id is None else str(client_id), errors=errors)
+                       client_id=None if client_id is None else str(client_id), errors=errors, client_stats=stats)
+
+
+def _reporting(spec: TaskSpec, conf: dict[str, Any], stats: ClientStatsCollector | None) -> dict[str, Any]:
+    """The producer's settings, with its statistics going to ``stats`` (at the worker's client interval)."""
+    return conf if stats is None else with_statistics(conf, stats, statistics_interval_ms(spec.metric_config))
 
 
 def _report_metrics(channel: TaskChannel, metrics: TaskMetrics, done: threading.Event) -> None:

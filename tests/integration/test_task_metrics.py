@@ -9,22 +9,19 @@ import contextlib
 import math
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from in_process_worker import InProcessWorker
 
-from connect_runtime.composition import compose_worker, distributed_worker
 from connect_runtime.distributed import DistributedWorker
 from connect_runtime.metrics.connect_metrics import ConnectMetrics
 from connect_runtime.metrics.stats import HistogramValue
-from connect_runtime.testing.cluster import ConnectClient, plugin_path, wait_until, worker_properties
-from connect_runtime.testing.local_kafka import free_port
+from connect_runtime.testing.cluster import ConnectClient, wait_until
 from connect_runtime.testing.pytest_plugin import new_topic
 
 pytestmark = pytest.mark.kafka
 
-PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"
 POISON = "poison_source.PoisonSourceConnector"
 
 Read = dict[tuple[str, str], Any]
@@ -32,18 +29,10 @@ Read = dict[tuple[str, str], Any]
 
 @contextlib.contextmanager
 def _in_process_worker(bootstrap: str, eos: str) -> Iterator[DistributedWorker]:
-    group = f"task-metrics-{eos}-{uuid.uuid4().hex[:8]}"
-    props = {**worker_properties(bootstrap, group, f"http://127.0.0.1:{free_port()}", eos),
-             **plugin_path(PLUGINS_DIR), "metrics.sample.window.ms": "10000"}
-    composed = compose_worker(props)
-    worker = distributed_worker(composed)
-    try:
-        worker.start()
-        assert worker.wait_ready(60)
-        yield worker
-    finally:
-        worker.stop()
-        composed.close()
+    extra = {"exactly.once.source.support": eos, "metrics.sample.window.ms": "10000"}
+    with InProcessWorker(bootstrap, f"task-metrics-{eos}-{uuid.uuid4().hex[:8]}", extra) as worker:
+        assert worker.start().worker is not None
+        yield worker.worker
 
 
 @pytest.fixture(scope="module")
@@ -119,6 +108,10 @@ def test_an_exactly_once_tasks_writes_transactions_and_commits_move(
     producer = _producer(metrics, f"connector-producer-{name}-0")
     assert producer[("producer-metrics", "txn-init-time-ns-total")] > 0
     assert producer[("producer-metrics", "txn-commit-time-ns-total")] > 0
+    # librdkafka's statistics (every 5 s here: half the sample window) reach the worker with a report.
+    producer = wait_until(lambda: (p := _producer(metrics, f"connector-producer-{name}-0")) and _moved(
+        p[("producer-metrics", "outgoing-byte-total")]) and p, 30, message="the task producer's statistics")
+    assert producer[("producer-metrics", "connection-count")] >= 1
 
     # Deleted: the task leaves the worker, and so do its series.
     assert client.request("DELETE", f"/connectors/{name}").status_code == 204
@@ -178,4 +171,6 @@ def test_an_at_least_once_task_has_no_transaction_series(kafka_bootstrap: str) -
                 r[("connector-task-metrics", "offset-commit-success-percentage")]) and r, 60,
                 message="records written and offsets flushed")
         assert not [key for key in read if key[1].startswith("transaction")]
-        assert not _producer(metrics, f"connector-producer-{name}-0")
+        producer = _producer(metrics, f"connector-producer-{name}-0")
+        assert ("producer-metrics", "connection-count") in producer
+        assert not [key for key in producer if key[1].startswith("txn-")]

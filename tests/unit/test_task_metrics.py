@@ -3,6 +3,7 @@ it sends, and the worker's mirror that serves it (opened when the task is built,
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -15,6 +16,7 @@ from connect_runtime.api.errors import DataException
 from connect_runtime.cluster.fencing import ZombieFencer
 from connect_runtime.config.connector_config import ToleranceType
 from connect_runtime.config.worker_config import WorkerConfig
+from connect_runtime.metrics.client_stats import ClientStatsCollector
 from connect_runtime.metrics.connect_metrics import ConnectMetrics
 from connect_runtime.metrics.stats import HistogramValue, MetricConfig, TrackedState
 from connect_runtime.plugins.registry import PluginRegistry
@@ -106,10 +108,23 @@ def test_a_new_task_reads_empty_windows_as_nan_and_totals_as_zero() -> None:
 
 
 def test_at_least_once_has_no_transaction_series() -> None:
-    groups_names = values(TaskMetrics(TASK, CONFIG, clock=Clock(), client_id="p").report())
-    assert not any(name.startswith("transaction-") for _, name in groups_names)
+    groups_names = values(TaskMetrics(TASK, CONFIG, clock=Clock(), client_id="p",
+                                      client_stats=ClientStatsCollector()).report())
+    assert not any(name.startswith(("transaction", "txn-")) for _, name in groups_names)
     assert {group for group, _ in groups_names} == {"connector-task-metrics", "source-task-metrics",
-                                                     "task-error-metrics"}
+                                                     "task-error-metrics", "producer-metrics"}
+
+
+def test_the_task_producers_connections_and_bytes_come_from_its_statistics() -> None:
+    stats = ClientStatsCollector()
+    metrics = TaskMetrics(TASK, CONFIG, exactly_once=True, client_id="p", client_stats=stats, clock=Clock())
+    read = values(metrics.report())
+    assert (read[("producer-metrics", "connection-count")], read[("producer-metrics", "outgoing-byte-total")]) == (0, 0)
+    stats(json.dumps({"name": "p#producer-1", "client_id": "p", "tx_bytes": 5000, "rx_bytes": 70,
+                      "brokers": {"b1": {"state": "UP"}, "b2": {"state": "INIT"}}}))
+    read = values(metrics.report())
+    assert (read[("producer-metrics", "connection-count")], read[("producer-metrics", "outgoing-byte-total")]) == (
+        1, 5000)
 
 
 def test_transactions_sizes_counts_latency_age_and_producer_call_times() -> None:
@@ -249,8 +264,9 @@ def test_the_mirror_opens_every_group_at_once_with_empty_values() -> None:
     assert ("connector-task-metrics", "task-version", TAGS) not in read  # not built yet
     at_least_once = ConnectMetrics(CONFIG, Clock())
     _mirror(at_least_once, exactly_once=False)
-    assert not any(name.startswith("transaction") or group == "producer-metrics"
-                   for group, name, _ in _read(at_least_once))
+    read = _read(at_least_once)
+    assert not any(name.startswith(("transaction", "txn-")) for _, name, _ in read)
+    assert read[("producer-metrics", "connection-count", (("client-id", "connector-producer-c-0"),))] == 0
 
 
 def test_the_mirror_serves_the_latest_report_and_the_lifecycle_state() -> None:
