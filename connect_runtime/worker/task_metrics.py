@@ -209,7 +209,9 @@ class TaskMetrics:
         self.aborted += 1
 
     def transaction_ended(self) -> None:
-        """The open transaction is gone without a commit or an abort of ours (the task is failing)."""
+        """The task is failing and drops its producer: an open transaction is aborted with it."""
+        if self._txn_began_ms is not None:
+            self.aborted += 1
         self._txn_began_ms = None
 
     def producer_call(self, call: str, duration_ns: int) -> None:

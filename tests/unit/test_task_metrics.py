@@ -224,6 +224,20 @@ def test_a_connector_boundary_abort_is_counted_and_its_records_are_no_transactio
     assert read[("source-task-metrics", "transaction-size-max")] == 0  # zeroed by the abort
 
 
+def test_a_failing_tasks_open_transaction_counts_as_aborted() -> None:
+    metrics = TaskMetrics(TASK, CONFIG, exactly_once=True, client_id="p", clock=Clock())
+    events: list[str] = []
+    # A record to the task's own offsets topic fails the task mid-batch, its transaction open.
+    setup = task_setup(ScriptedTask([[_record(1), SourceRecord({"p": 0}, {"o": 2}, "offsets", value=2)]]),
+                       statuses=FakeStatusListener(events), producer=FakeProducer(events), metrics=metrics)
+    ExactlyOnceWorkerSourceTask(setup, fence=lambda: None, verify_generation=lambda: None)._run()
+    assert "FAILED" in events
+    read = values(metrics.report())
+    runtime = "connect-runtime-source-task-metrics"
+    assert (read[(runtime, "transactions-aborted-total")], read[(runtime, "transactions-committed-total")]) == (1, 0)
+    assert read[(runtime, "transaction-open-age-seconds")] == 0
+
+
 def test_an_at_least_once_flush_is_a_commit() -> None:
     metrics = TaskMetrics(TASK, CONFIG, clock=Clock())
     setup = task_setup(ScriptedTask(), producer=FakeProducer([]), metrics=metrics)
