@@ -17,8 +17,8 @@ What the worker knows better than the process stays with the worker: the task's 
 Deviations from Java, by design: ``source-record-write-*`` counts records when they are handed to the
 producer (Java counts them when the last record of the batch is acknowledged; with ``acks=all`` and
 failures failing the task, the totals are the same); under exactly-once an empty commit (nothing sent and
-no offsets) counts as a successful commit as in Java (P7 of the research notes) but not as a committed
-transaction nor in the commit-latency histogram.
+no offsets) counts as a successful commit as in Java but not as a committed transaction nor in the
+commit-latency histogram.
 """
 
 from __future__ import annotations
@@ -89,8 +89,9 @@ class TaskMetrics:
     """The metrics a task loop records, in the task's process (pure logic: the clock is injected).
 
     The loop calls one method per poll, batch, commit or abort, with counts it kept in ints; nothing here
-    is called per record. ``exactly_once`` adds the transaction metrics, and the transactional producer's
-    ``txn-*-time-ns-total`` under its ``client_id``.
+    is called per record. With a ``client_id``, the task producer's ``producer-metrics`` too: its
+    connections and bytes from ``client_stats`` (its librdkafka statistics), and under ``exactly_once``
+    (which also adds the transaction metrics) the time spent in its transactional calls.
     """
 
     def __init__(self, task: ConnectorTaskId, config: MetricConfig | None = None, *, exactly_once: bool = False,
