@@ -98,6 +98,7 @@ _.task_built
 _.task_build_failed
 _.task_closed
 _.offsets_mirrored
+_.metrics_reported
 _.start_offsets
 _.read_offsets_to_end
 _.get_offsets

@@ -24,6 +24,12 @@ Scenarios (``scenarios`` in the output; each with records/s and the CPU cores it
   worker running N one-task connectors, each to its own 1-partition topic (so each task's window is
   measured as above); records/s is the sum of the tasks' rates. ``summary.scaling`` = its rate / one task's
   (target 0.8 x N).
+* ``metrics_overhead`` (``--no-metrics-overhead`` skips it): the cost of task metrics. Two exactly-once workers
+  each run the one simple task; in one of them the task processes record no metrics (the bench-only switch
+  ``CONNECT_RUNTIME_BENCH_TASK_METRICS=off`` in its environment: bench/README.md). After one discarded window
+  each, their windows alternate (on, off, off, on, ...: ``--rounds`` each), the other worker's connector
+  paused. ``summary.metrics_overhead`` = 1 - rate with metrics / rate without (target <= 0.02);
+  ``summary.metrics_cpu_overhead`` = CPU time per record with metrics / without - 1.
 * ``at_least_once_simple`` (``--no-at-least-once`` skips it): the one simple task in a worker with
   ``exactly.once.source.support=disabled``; records = growth of the topic's high watermark over
   ``--seconds``. ``summary.exactly_once_cost`` = 1 - exactly-once rate / at-least-once rate (target <= 0.05).
@@ -41,6 +47,7 @@ run first (``--broker-warmup``).
     python bench/eos_throughput.py [--seconds 15] [--warmup 3] [--broker-warmup 60] [--rounds 2]
                                    [--boundary poll|interval] [--interval-ms 1000]
                                    [--record-data simple|complete|both] [--tasks N] [--no-at-least-once]
+                                   [--no-metrics-overhead]
                                    [--bootstrap HOST:PORT]
 """
 
@@ -70,6 +77,7 @@ from connect_runtime.storage import formats
 from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, wait_until
 from connect_runtime.testing.local_kafka import KAFKA_VERSION
 from connect_runtime.worker.exactly_once_source_task import eos_producer_config
+from connect_runtime.worker.task_process_main import BENCH_METRICS_SWITCH
 
 log = logging.getLogger("bench.eos_throughput")
 
@@ -96,7 +104,9 @@ NOTES = (
     "the runtime's measured mean with the interval boundary) with the same value bytes + 1 offset record; "
     "mean of the runs before, between (worker paused) and after the runtime windows. Runs are sequential, "
     "on a shared machine: check loadavg. tasks_in_one_worker: N one-task connectors in one worker, each to "
-    "its own topic, rates summed. at_least_once_simple: records = high-watermark growth over the window. "
+    "its own topic, rates summed. metrics_overhead: the one simple task in a worker whose task processes "
+    "record metrics and in one whose do not (CONNECT_RUNTIME_BENCH_TASK_METRICS=off), windows alternating "
+    "ABBA. at_least_once_simple: records = high-watermark growth over the window. "
     "cpu_cores: CPU time of the worker process tree (baseline: this process) / wall time."
 )
 
@@ -641,6 +651,65 @@ def run_runtime_only(bootstrap: str, workdir: Path, args: argparse.Namespace, ta
     }
 
 
+def cpu_us_per_record(windows: list[dict[str, Any]]) -> float | None:
+    """The worker's CPU time per record over ``windows`` (µs): steadier than records/s on a busy machine,
+    where another process's load changes a window's rate more than a few µs of work per batch do."""
+    records = sum(w["records"] for w in windows)
+    if not records or any(w["worker_cpu_cores"] is None for w in windows):
+        return None
+    return round(sum(w["worker_cpu_cores"] * w["elapsed_s"] for w in windows) / records * 1e6, 3)
+
+
+def run_metrics_overhead(bootstrap: str, workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """(e): one simple exactly-once task with task metrics and one without, in two workers, windows
+    alternating ABBA so that a drift of the machine or the broker weighs on both alike."""
+    def without_metrics(group: str) -> Worker:
+        return WorkerProcess(bootstrap, workdir / f"worker-{group}", group, eos="enabled",
+                             env={BENCH_METRICS_SWITCH: "off"})
+
+    # Topic names of the same length: the same record bytes either way.
+    on = RuntimeBench(bootstrap, workdir, args.boundary, args.interval_ms, "simple", topic_prefix="bench-mon")
+    off = RuntimeBench(bootstrap, workdir, args.boundary, args.interval_ms, "simple", worker=without_metrics,
+                       topic_prefix="bench-mof")
+    windows: dict[str, list[dict[str, Any]]] = {"on": [], "off": []}
+    try:
+        on.start()
+        on.pause()
+        off.start()
+        off.pause()
+        order = [("on", on), ("off", off)]
+        # One discarded window each first: a worker's first window runs slower (its task process, the new
+        # topic's partition and the broker's code paths warm up) and would weigh on whichever goes first.
+        for label, runtime in order:
+            log.info("metrics %s: warm-up window (discarded)", label)
+            runtime.measure(args.seconds, args.warmup)
+            runtime.pause()
+        for r in range(args.rounds):
+            for label, runtime in (order if r % 2 == 0 else order[::-1]):
+                log.info("metrics %s: window %d/%d", label, r + 1, args.rounds)
+                windows[label].append(runtime.measure(args.seconds, args.warmup))
+                runtime.pause()
+    finally:
+        on.stop()
+        off.stop()
+    rate_on = _mean([w["records_per_s"] for w in windows["on"]])
+    rate_off = _mean([w["records_per_s"] for w in windows["off"]])
+    cpu_on, cpu_off = cpu_us_per_record(windows["on"]), cpu_us_per_record(windows["off"])
+    return {
+        "record_data": "simple",
+        "with_metrics_records_per_s": round(rate_on, 1),
+        "without_metrics_records_per_s": round(rate_off, 1),
+        "with_metrics_cpu_cores": _mean_or_none([w["worker_cpu_cores"] for w in windows["on"]]),
+        "without_metrics_cpu_cores": _mean_or_none([w["worker_cpu_cores"] for w in windows["off"]]),
+        "overhead": round(1 - rate_on / rate_off, 4) if rate_off > 0 else None,
+        "with_metrics_cpu_us_per_record": cpu_on,
+        "without_metrics_cpu_us_per_record": cpu_off,
+        "cpu_overhead": round(cpu_on / cpu_off - 1, 4) if cpu_on is not None and cpu_off else None,
+        "windows_with_metrics": windows["on"],
+        "windows_without_metrics": windows["off"],
+    }
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -667,6 +736,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "skips it (the number of CPUs)")
     parser.add_argument("--at-least-once", action=argparse.BooleanOptionalAction, default=True,
                         help="also run the one simple task with exactly.once.source.support=disabled (yes)")
+    parser.add_argument("--metrics-overhead", action=argparse.BooleanOptionalAction, default=True,
+                        help="also compare the one simple exactly-once task with and without task metrics (yes)")
     add_bootstrap_argument(parser)
     return parser
 
@@ -691,6 +762,10 @@ def summary(results: dict[str, Any], tasks: int) -> dict[str, Any]:
                                             if "one_task_complete" in results else None),
         "ratio_to_baseline": one["ratio"] if one else None,
         "scaling": None, "scaling_target": None, "exactly_once_cost": None, "exactly_once_cost_target": 0.05,
+        "metrics_overhead": results["metrics_overhead"]["overhead"] if "metrics_overhead" in results else None,
+        "metrics_cpu_overhead": (results["metrics_overhead"]["cpu_overhead"] if "metrics_overhead" in results
+                                 else None),
+        "metrics_overhead_target": 0.02,
     }
     if many and simple and simple["runtime_records_per_s"] > 0:
         out["scaling"] = round(many["records_per_s"] / simple["runtime_records_per_s"], 2)
@@ -718,6 +793,8 @@ def main(argv: list[str] | None = None) -> int:
                 results[f"one_task_{rd}"] = run_one_task_eos(bootstrap, workdir, args, rd)
             if args.tasks > 1:
                 results["tasks_in_one_worker"] = run_runtime_only(bootstrap, workdir, args, args.tasks, True)
+            if args.metrics_overhead:
+                results["metrics_overhead"] = run_metrics_overhead(bootstrap, workdir, args)
             if args.at_least_once:
                 results["at_least_once_simple"] = run_runtime_only(bootstrap, workdir, args, 1, False)
         load_after = os.getloadavg()

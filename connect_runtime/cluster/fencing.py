@@ -32,9 +32,12 @@ from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import BadRequestHttpError, ConflictHttpError, NotFoundHttpError
+from connect_runtime.metrics.connect_metrics import ConnectMetrics
+from connect_runtime.metrics.stats import CumulativeCount, Histogram, Sensor
 from connect_runtime.storage import formats
 from connect_runtime.storage.config_store import KafkaConfigBackingStore
 from connect_runtime.types import ConnectorTaskId
+from connect_runtime.worker.task_metrics import COMMIT_LATENCY_BUCKETS_S
 from connect_runtime.worker.worker import Worker
 
 logger = logging.getLogger(__name__)
@@ -44,6 +47,8 @@ T = TypeVar("T")
 FENCE_FAILED = "Failed to perform zombie fencing for connector {}"
 FENCE_CONFLICT = "Fencing failed because new task configurations were generated for the connector"
 _PRODUCER_INIT_TIMEOUT_S = 60.0
+#: The runtime's own per-connector group: fencing rounds are ours, Java has no metric for them.
+FENCING_GROUP = "connect-runtime-connector-metrics"
 
 
 class ZombieFencer:
@@ -57,8 +62,13 @@ class ZombieFencer:
         is_source: Callable[[Mapping[str, str]], bool],
         producer_settings: Callable[[Mapping[str, str]], dict[str, Any]],
         on_herder: Callable[[Callable[[], None]], None],
+        metrics: ConnectMetrics | None = None,
     ) -> None:
         self._config = config
+        self._metrics = metrics
+        # Per connector, opened at its first round here: rounds run on the leader, so the series are the
+        # leader's (a worker that was leader keeps its counts, as cumulative counters do).
+        self._round_sensors: dict[str, Sensor] = {}
         self._config_store = config_store
         self._leadership = leadership
         self._is_source = is_source
@@ -101,13 +111,29 @@ class ZombieFencer:
         if previous is not None and not (previous == 1 and count == 1):
             ids = [ConnectorTaskId(connector, i) for i in range(previous)]
             base = self._producer_settings(state.connector_configs[connector])
+            started = time.monotonic()
             futures = [self._producers_pool.submit(self.fence_producer, t, base) for t in ids]
             try:
                 for f in futures:
                     f.result(_PRODUCER_INIT_TIMEOUT_S)
             except Exception as e:
                 raise ConnectException(FENCE_FAILED.format(connector) + f": {e}") from e
+            finally:
+                self._record_round(connector, time.monotonic() - started)
         self._on_herder(lambda: self._record_task_count(connector, generation, count))
+
+    def _record_round(self, connector: str, duration_s: float) -> None:
+        """A round fenced the producers of ``connector``'s previous generation (or failed to) in ``duration_s``."""
+        if self._metrics is None:
+            return
+        with self._lock:
+            sensor = self._round_sensors.get(connector)
+            if sensor is None:
+                group = self._metrics.group(FENCING_GROUP, (("connector", connector),))
+                sensor = self._round_sensors[connector] = group.sensor({
+                    "fencing-rounds-total": CumulativeCount(),
+                    "fencing-duration-seconds": Histogram(COMMIT_LATENCY_BUCKETS_S)})
+        sensor.record(duration_s)
 
     def _record_task_count(self, connector: str, generation: int, count: int) -> None:
         """After fencing (herder thread): the ``tasks-fencing`` record, unless the generation moved."""

@@ -145,7 +145,8 @@ class DistributedHerder:
         # request: fencing rounds on the fencer's pool, plugin validation and offsets changes on this
         # one (a request may wait for a fencing round, never the reverse: the pools cannot starve).
         self._fencer = ZombieFencer(config, config_store, self._leadership, self._is_source,
-                                    lambda props: fencing_producer_settings(worker, props), self._on_herder)
+                                    lambda props: fencing_producer_settings(worker, props), self._on_herder,
+                                    worker.metrics)
         #: The worker's ``ZombieFencing``: what its starting exactly-once tasks call.
         self.task_fencing = TaskFencing(config, self._leadership, self._fencer, self._internal, self._stopping)
         self._slow_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="herder-work")

@@ -99,6 +99,19 @@ class AtLeastOnceWorkerSourceTask(WorkerSourceTask):
         self._flush_offsets()
 
     def _flush_offsets(self) -> None:
+        started = monotonic_ms()
+        try:
+            committed = self._commit_offsets()
+        except BaseException:
+            self.metrics.commit_failed()
+            raise
+        if committed:
+            self.metrics.commit_succeeded(monotonic_ms() - started)
+        else:
+            self.metrics.commit_failed()
+
+    def _commit_offsets(self) -> bool:
+        """Flush the producer, then write the offsets of what it acknowledged; False if the flush timed out."""
         self._next_flush = monotonic_ms() + self._flush_interval_ms
         snapshot = dict(self.pending_offsets)
         # Every record handed to the producer before the snapshot must be acknowledged first.
@@ -108,7 +121,7 @@ class AtLeastOnceWorkerSourceTask(WorkerSourceTask):
         if remaining:
             logger.warning("Task %s: timed out flushing %d records; offsets will be committed later",
                            self.id, remaining)
-            return
+            return False
         if snapshot:
             entries = {k: formats.offset_value(v) for k, v in snapshot.items()}
             store = self._offset_store
@@ -118,6 +131,7 @@ class AtLeastOnceWorkerSourceTask(WorkerSourceTask):
                 if self.pending_offsets.get(k) is v:
                     del self.pending_offsets[k]
         self.report_committed()
+        return True
 
     def close_resources(self) -> None:
         self.producer.flush(self._flush_timeout_s)

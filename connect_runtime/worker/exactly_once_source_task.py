@@ -29,6 +29,7 @@ from connect_runtime.api.transaction import TransactionContext
 from connect_runtime.config.connector_config import TransactionBoundary
 from connect_runtime.storage import formats
 from connect_runtime.worker.source_task_base import TaskCancelled, TaskSetup, WorkerSourceTask
+from connect_runtime.worker.task_metrics import timed_ns
 from connect_runtime.worker.transaction_context import WorkerTransactionContext
 
 logger = logging.getLogger(__name__)
@@ -97,10 +98,13 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         if self._stopping:
             # Stopped while waiting for fencing: a replacement may already run; never fence it.
             raise TaskCancelled
+        calling = timed_ns()
         try:
             init_transactions(self.producer, self._timeout_s)
         except KafkaException as e:
             raise ConnectException(f"Failed to initialize the transactional producer of task {self.id}: {e}") from e
+        finally:
+            self.metrics.producer_call("init", timed_ns() - calling)
         logger.info("Task %s: transactions initialised; re-checking its task configuration", self.id)
         self._verify_generation()
         logger.info("Task %s: reading committed offsets from %s", self.id, self._offset_store.topic)
@@ -117,9 +121,15 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
 
     def begin_batch(self) -> None:
         if not self._txn_open:
-            self.producer.begin_transaction()
-            self._txn_open = True
-            self._txn_began = time.monotonic()
+            self._begin_transaction()
+
+    def _begin_transaction(self) -> None:
+        calling = timed_ns()
+        self.producer.begin_transaction()
+        self.metrics.producer_call("begin", timed_ns() - calling)
+        self._txn_open = True
+        self._txn_began = time.monotonic()
+        self.metrics.transaction_began()
 
     def batch_end(self, sent: int) -> None:
         self.txn_size += sent
@@ -139,7 +149,10 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
     def commit(self) -> None:
         """Write the pending offsets into the open transaction (opening one if needed) and commit it."""
         pending = self.pending_offsets
+        started = time.monotonic()
         if not self._txn_open and not pending:
+            # Java counts this "empty commit" as a successful one (not as a transaction).
+            self.metrics.commit_succeeded((time.monotonic() - started) * 1000.0)
             self.report_committed()
             return
         producer = self.producer
@@ -149,18 +162,22 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             # Tombstones reach the worker's global topic first, or a reset could resurface from there.
             store.write_tombstones_first(entries)
             if not self._txn_open:
-                producer.begin_transaction()  # e.g. the offsets-only transaction after an abort
-                self._txn_open = True
-                self._txn_began = time.monotonic()
+                self._begin_transaction()  # e.g. the offsets-only transaction after an abort
             topic = store.topic
             for key, value in entries.items():
                 producer.produce(topic, value, key)
-            commit_transaction(self.producer, self._timeout_s)
+            calling = timed_ns()
+            try:
+                commit_transaction(self.producer, self._timeout_s)
+            finally:
+                self.metrics.producer_call("commit", timed_ns() - calling)
         except Exception as e:
             self._txn_open = False
+            self.metrics.commit_failed()
             raise self._commit_failed(e) from e
         self._txn_open = False
         self._txn_began = None
+        self.metrics.transaction_committed(self.txn_size, (time.monotonic() - started) * 1000.0)
         self.txn_size = 0
         pending.clear()
         store.mirror(entries)
@@ -173,13 +190,17 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             logger.warning("Task %s: ignoring request by task to abort transaction as the current transaction "
                            "is empty", self.id)
             return
+        calling = timed_ns()
         try:
             self.producer.abort_transaction(self._timeout_s)
         except KafkaException as e:
             self._txn_open = False
             raise self._commit_failed(e) from e
+        finally:
+            self.metrics.producer_call("abort", timed_ns() - calling)
         self._txn_open = False
         self._txn_began = None
+        self.metrics.transaction_aborted()
         self.txn_size = 0
         self.abandon_uncommitted()
 
@@ -233,10 +254,13 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             return
         self._producer_closed = True
         producer = self.producer
+        self.metrics.transaction_ended()
         # Abort first: it writes the abort markers that let read_committed readers of the offsets
         # topic move past this transaction. A fenced producer cannot abort; its successor did already.
+        calling = timed_ns()
         with contextlib.suppress(KafkaException):
             producer.abort_transaction(5)
+        self.metrics.producer_call("abort", timed_ns() - calling)
         with contextlib.suppress(KafkaException, RuntimeError):
             producer.purge()
         # A fenced (fatal) producer raises here too; the error that failed the task is the one to report.

@@ -61,10 +61,20 @@ class RetryWithToleranceOperator:
         self._log_errors = log_errors
         self._log_messages = log_messages
         self._stop = threading.Event()
-        #: Operations that failed for good (the reference's total-record-failures).
+        # The reference's task-error-metrics, counted as its RetryWithToleranceOperator counts them (only
+        # on the failure path: a record that succeeds costs nothing). Read by the task's metrics report.
+        #: Failed attempts: each retriable error caught, plus the error a record finally failed with.
         self.failures = 0
+        #: Records whose processing failed (skipped or not).
+        self.errors = 0
         #: Records skipped because of a tolerated failure.
         self.skipped = 0
+        #: Backoffs before another attempt.
+        self.retries = 0
+        #: Failures logged (``errors.log.enable``).
+        self.logged = 0
+        #: When the last failure happened, in epoch ms (0: never).
+        self.last_error_ms = 0
 
     def trigger_stop(self) -> None:
         """The task is stopping: end any backoff now and retry no more."""
@@ -78,20 +88,31 @@ class RetryWithToleranceOperator:
         error) when the failure is not tolerated.
         """
         attempt = 1
-        if isinstance(error, RetriableException) and self._retry_timeout_ms != 0:
-            start = time.monotonic()
-            deadline = float("inf") if self._retry_timeout_ms < 0 else start + self._retry_timeout_ms / 1000.0
-            while isinstance(error, RetriableException) and time.monotonic() < deadline and not self._stop.is_set():
-                self._backoff(attempt, deadline)
-                if self._stop.is_set():
-                    break
-                attempt += 1
-                try:
-                    return operation(*args)
-                except Exception as e:
-                    error = e
+        if isinstance(error, RetriableException):
+            self.failures += 1
+            if self._retry_timeout_ms != 0:
+                start = time.monotonic()
+                deadline = float("inf") if self._retry_timeout_ms < 0 else start + self._retry_timeout_ms / 1000.0
+                while time.monotonic() < deadline and not self._stop.is_set():
+                    self._backoff(attempt, deadline)
+                    self.retries += 1
+                    if self._stop.is_set():
+                        break
+                    attempt += 1
+                    try:
+                        return operation(*args)
+                    except RetriableException as e:
+                        error = e
+                        self.failures += 1
+                    except Exception as e:
+                        error = e
+                        break
+        # As the reference: the error the record ends with counts once more, besides its retriable attempts.
         self.failures += 1
+        self.errors += 1
+        self.last_error_ms = time.time_ns() // 1_000_000
         if self._log_errors:
+            self.logged += 1
             self._report(stage, plugin, original, error)
         if self.tolerance is not ToleranceType.ALL:
             raise ConnectException("Tolerance exceeded in error handler") from error

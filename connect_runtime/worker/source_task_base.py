@@ -42,6 +42,7 @@ from connect_runtime.converters.simple_header_converter import SimpleHeaderConve
 from connect_runtime.storage import formats
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker.retry_with_tolerance import SKIP, RetryWithToleranceOperator, Stage
+from connect_runtime.worker.task_metrics import NullTaskMetrics, TaskMetrics
 from connect_runtime.worker.task_offset_store import TaskOffsetStore
 from connect_runtime.worker.task_status import TaskStatusListener
 from connect_runtime.worker.topic_creation import TaskTopics
@@ -126,6 +127,8 @@ class TaskSetup:
     header_converter: HeaderConverter | None = None
     #: Called last on the task's thread, once the task's code is done (the worker stops redacting its secrets).
     on_closed: Callable[[WorkerSourceTask], None] | None = None
+    #: Where the loop records its polls, batches and commits (None: nowhere).
+    metrics: TaskMetrics | None = None
 
 
 class WorkerSourceTask(ABC):
@@ -153,6 +156,7 @@ class WorkerSourceTask(ABC):
         self._applies = tuple(t.apply for t in self._transformations)  # bound once, called per record
         self._error_handler = setup.error_handler or RetryWithToleranceOperator(setup.task_id)
         self._on_closed = setup.on_closed
+        self.metrics = setup.metrics or NullTaskMetrics()
         self.producer = setup.producer
         self._offset_reader = setup.offset_reader
         self._offset_store = setup.offset_store
@@ -280,12 +284,17 @@ class WorkerSourceTask(ABC):
                     return
                 self.task.on_resume()
                 self._status.on_resume(self.id)
+            polling = time.monotonic()
             try:
                 records = self.task.poll()
             except RetriableException as e:
                 logger.warning("Task %s failed to poll records (will retry): %s", self.id, e)
                 continue
             sent = 0
+            # As Java: a None poll records nothing, an empty batch is a batch of 0.
+            batch = -1 if records is None else len(records)
+            if batch >= 0:
+                self.metrics.polled(batch, (time.monotonic() - polling) * 1000.0)
             if records:
                 try:
                     sent = self._send_batch(records)
@@ -294,6 +303,8 @@ class WorkerSourceTask(ABC):
             # Free the batch before the next poll: the next batch then reuses its memory while it is still in
             # the CPU caches, rather than needing a second batch-sized working set (bench/README.md).
             records = None
+            if batch >= 0:
+                self.metrics.batch_done(batch, sent)
             self.batch_end(sent)
 
     def _send_batch(self, records: Sequence[SourceRecord]) -> int:

@@ -26,11 +26,13 @@ from multiprocessing.context import BaseContext
 from typing import Any
 
 from connect_runtime.api.errors import ConnectException
+from connect_runtime.metrics.stats import TrackedState
 from connect_runtime.storage.offset_backing_store import ConnectorOffsetBackingStore, ConnectorOffsetReader
 from connect_runtime.types import TargetState
 from connect_runtime.worker import task_process_main
 from connect_runtime.worker import task_protocol as protocol
 from connect_runtime.worker.task_channel import ChannelClosed, TaskChannel
+from connect_runtime.worker.task_metrics import TaskMetricsMirror
 from connect_runtime.worker.task_protocol import Lifecycle
 from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.task_status import TaskStatusListener
@@ -78,7 +80,8 @@ class TaskProcess:
 
     def __init__(self, spec: TaskSpec, status: TaskStatusListener, fencing: ZombieFencing,
                  verify_generation: Callable[[], None], offsets: ConnectorOffsetBackingStore,
-                 on_closed: Callable[[TaskProcess], None] | None = None) -> None:
+                 on_closed: Callable[[TaskProcess], None] | None = None,
+                 metrics: TaskMetricsMirror | None = None) -> None:
         self.id = spec.task_id
         self._spec = spec
         self._status = status
@@ -87,6 +90,7 @@ class TaskProcess:
         self._offsets = offsets
         self._reader = ConnectorOffsetReader(spec.task_id.connector, offsets)
         self._on_closed = on_closed
+        self._metrics = metrics
         #: Whether the task failed (its FAILED status is written).
         self.failed = False
         #: What the task's ``version()`` returned, once the process has built it.
@@ -165,16 +169,24 @@ class TaskProcess:
         record = {Lifecycle.STARTED: status.on_startup, Lifecycle.PAUSED: status.on_pause,
                   Lifecycle.RESUMED: status.on_resume, Lifecycle.SHUT_DOWN: status.on_shutdown}[message.change]
         record(message.task)
+        self._state_changed(_TRACKED[message.change])
+
+    def _state_changed(self, state: TrackedState) -> None:
+        if self._metrics is not None:
+            self._metrics.change_state(state)
 
     def task_failed(self, message: protocol.TaskFailed) -> None:
         self.failed = True
         self._status.on_failure(message.task, message.trace, message.transient)
+        self._state_changed(TrackedState.FAILED)
 
     def topic_used(self, message: protocol.TopicUsed) -> None:
         self._status.on_topic_used(message.task, message.topic)
 
     def task_built(self, message: protocol.TaskBuilt) -> None:
         self.version = message.version
+        if self._metrics is not None:
+            self._metrics.built(message.version)
 
     def task_build_failed(self, message: protocol.TaskBuildFailed) -> None:
         # FAILED, as a task whose start() throws.
@@ -182,6 +194,7 @@ class TaskProcess:
         self.failed = True
         self._said_goodbye = True
         self._status.on_failure(self.id, message.trace, message.transient)
+        self._state_changed(TrackedState.FAILED)
 
     def task_closed(self, message: protocol.TaskClosed) -> None:
         self._said_goodbye = True
@@ -189,6 +202,10 @@ class TaskProcess:
 
     def offsets_mirrored(self, message: protocol.OffsetsMirrored) -> None:
         self._offsets.mirror(message.entries)
+
+    def metrics_reported(self, message: protocol.MetricsReported) -> None:
+        if self._metrics is not None:
+            self._metrics.reported(message.report)
 
     def fence_zombies(self, message: protocol.FenceZombies) -> None:
         self._fencing.fence_zombies(self.id.connector)
@@ -243,10 +260,16 @@ class TaskProcess:
             # It was being stopped (revoked, deleted): no FAILED over a successor's status, only the log.
             logger.error("%s while stopping", error)
             self._status.on_shutdown(self.id)
+            self._state_changed(TrackedState.UNASSIGNED)
             return
         logger.error("%s", error)
         self.failed = True
         self._status.on_failure(self.id, "".join(traceback.format_exception_only(error)))
+        self._state_changed(TrackedState.FAILED)
+
+
+_TRACKED = {Lifecycle.STARTED: TrackedState.RUNNING, Lifecycle.PAUSED: TrackedState.PAUSED,
+            Lifecycle.RESUMED: TrackedState.RUNNING, Lifecycle.SHUT_DOWN: TrackedState.UNASSIGNED}
 
 
 def describe_exit(exitcode: int | None) -> str:

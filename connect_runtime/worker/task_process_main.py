@@ -44,6 +44,7 @@ from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.clients import is_transient, producer_config
 from connect_runtime.config.config_providers import ResolvedConfig
 from connect_runtime.config.connector_config import SourceConnectorConfig, TransactionBoundary
+from connect_runtime.metrics.client_stats import ClientStatsCollector, statistics_interval_ms, with_statistics
 from connect_runtime.redaction import redactor
 from connect_runtime.storage.offset_backing_store import OffsetEntries, produce_offsets
 from connect_runtime.types import ConnectorTaskId
@@ -61,7 +62,8 @@ from connect_runtime.worker.exactly_once_source_task import (
 )
 from connect_runtime.worker.retry_with_tolerance import RetryWithToleranceOperator
 from connect_runtime.worker.source_task_base import TaskSetup, WorkerSourceTask
-from connect_runtime.worker.task_channel import TaskChannel
+from connect_runtime.worker.task_channel import ChannelClosed, TaskChannel
+from connect_runtime.worker.task_metrics import REPORT_INTERVAL_S, NullTaskMetrics, TaskMetrics
 from connect_runtime.worker.task_protocol import Lifecycle
 from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.topic_creation import TaskTopics
@@ -71,6 +73,9 @@ logger = logging.getLogger(__name__)
 
 #: Exit status of a task process whose worker is gone.
 ORPHANED_EXIT = 70
+#: Benchmarks only (bench/README.md): set to ``off`` in a worker's environment, its tasks record no metrics,
+#: so one run can compare throughput with and without them. Not a setting of the runtime.
+BENCH_METRICS_SWITCH = "CONNECT_RUNTIME_BENCH_TASK_METRICS"
 _PR_SET_PDEATHSIG = 1
 
 
@@ -193,6 +198,12 @@ def build_runner(spec: TaskSpec, channel: TaskChannel) -> WorkerSourceTask:
     config = SourceConnectorConfig.parse(spec.connector_config, topic_creation_enabled=spec.topic_creation_enable)
     transformations = build_transformation_chain(spec.connector_config, spec.plugins)
     try:
+        error_handler = RetryWithToleranceOperator(
+            task_id, retry_timeout_ms=config.errors_retry_timeout,
+            retry_max_delay_ms=config.errors_retry_delay_max_ms, tolerance=config.errors_tolerance,
+            log_errors=config.errors_log_enable, log_messages=config.errors_log_include_messages)
+        stats = None if _metrics_off() else ClientStatsCollector()
+        metrics = task_metrics(spec, error_handler, stats)
         task = spec.task_class()
         key_conv = _converter(spec, spec.key_converter, True)
         value_conv = _converter(spec, spec.value_converter, False)
@@ -205,16 +216,13 @@ def build_runner(spec: TaskSpec, channel: TaskChannel) -> WorkerSourceTask:
             offset_store=_RemoteOffsetStore(channel, spec.offsets_topic, spec.has_connector_store),
             status=_RemoteStatus(channel, spec.active_topics), initial_state=spec.initial_state,
             delegated_delivery=spec.delegated_delivery,
-            error_handler=RetryWithToleranceOperator(
-                task_id, retry_timeout_ms=config.errors_retry_timeout,
-                retry_max_delay_ms=config.errors_retry_delay_max_ms, tolerance=config.errors_tolerance,
-                log_errors=config.errors_log_enable, log_messages=config.errors_log_include_messages),
+            error_handler=error_handler, metrics=metrics,
             topics=TaskTopics(config.name, config.topic_creation, lambda: admin_settings, spec.topic_creation_enable),
             header_converter=header_conv)
 
         if spec.exactly_once:
             worker = _WorkerCalls(channel)
-            producer = Producer(producer_config(dict(spec.producer_config)))
+            producer = Producer(producer_config(_reporting(spec, dict(spec.producer_config), stats)))
             setup = TaskSetup(producer=producer, **setup_args)
             expiry_ms = transaction_timeout_ms(spec.producer_config)
             if spec.transaction_boundary is TransactionBoundary.CONNECTOR:
@@ -224,13 +232,45 @@ def build_runner(spec: TaskSpec, channel: TaskChannel) -> WorkerSourceTask:
                                                spec.transaction_boundary, spec.commit_interval_ms,
                                                producer_transaction_timeout_ms=expiry_ms)
         errors = DeliveryErrors()
-        producer = Producer(producer_config(at_least_once_producer_config(spec.producer_config, errors)))
+        producer = Producer(producer_config(
+            _reporting(spec, at_least_once_producer_config(spec.producer_config, errors), stats)))
         return AtLeastOnceWorkerSourceTask(TaskSetup(producer=producer, **setup_args), errors,
                                            spec.commit_interval_ms, spec.offset_flush_timeout_ms)
     except BaseException:
         for built in transformations:
             close_quietly(built)
         raise
+
+
+def _metrics_off() -> bool:
+    return os.environ.get(BENCH_METRICS_SWITCH) == "off"
+
+
+def task_metrics(spec: TaskSpec, errors: RetryWithToleranceOperator,
+                 stats: ClientStatsCollector | None) -> TaskMetrics:
+    """What the task's loop records into (nothing in a benchmark's metrics-off run); ``stats`` are its
+    producer's statistics."""
+    if _metrics_off():
+        return NullTaskMetrics()
+    client_id = spec.producer_config.get("client.id")
+    return TaskMetrics(spec.task_id, spec.metric_config, exactly_once=spec.exactly_once,
+                       client_id=None if client_id is None else str(client_id), errors=errors, client_stats=stats)
+
+
+def _reporting(spec: TaskSpec, conf: dict[str, Any], stats: ClientStatsCollector | None) -> dict[str, Any]:
+    """The producer's settings, with its statistics going to ``stats`` (at the worker's client interval)."""
+    return conf if stats is None else with_statistics(conf, stats, statistics_interval_ms(spec.metric_config))
+
+
+def _report_metrics(channel: TaskChannel, metrics: TaskMetrics, done: threading.Event) -> None:
+    """Send the worker what the task's metrics read, once a second until ``done``."""
+    while not done.wait(REPORT_INTERVAL_S):
+        try:
+            channel.notify(protocol.MetricsReported(metrics.report()))
+        except ChannelClosed:
+            return
+        except Exception:
+            logger.exception("Failed to report the metrics of the task")
 
 
 def _die_with_parent() -> None:
@@ -313,8 +353,13 @@ def main(sys_path: list[str], payload: bytes, conn: Connection) -> None:
         return
     channel.notify(protocol.TaskBuilt(plugin_version(built.task)))
     commands.built(built)
+    done = threading.Event()
+    threading.Thread(target=_report_metrics, args=(channel, built.metrics, done), name="task-metrics",
+                     daemon=True).start()
     built.start()
     while not built.join(3600.0):
         pass
+    done.set()
+    channel.notify(protocol.MetricsReported(built.metrics.report()))  # the last word on the task's metrics
     logging.shutdown()
     channel.notify(protocol.TaskClosed(built.failed))

@@ -9,7 +9,7 @@ or one sent the wrong way, is an :class:`UnknownMessage` error at once rather th
 Three shapes of message:
 
 - notifications from the task (:class:`Note`): statuses and topics first written, in the order the task
-  loop produces them, plus the process's own start-up result and goodbye;
+  loop produces them, plus the process's own start-up result and goodbye, and its metrics once a second;
 - commands from the worker (also :class:`Note`): stop, and target-state changes (pause / resume);
 - calls from the task (:class:`Call`), answered by the worker with a result or an error: what needs the
   cluster or the stores (fencing, the generation check, offsets reads and at-least-once writes).
@@ -29,6 +29,7 @@ from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.record import SourceMap
 from connect_runtime.storage.offset_backing_store import OffsetEntries
 from connect_runtime.types import ConnectorTaskId, TargetState
+from connect_runtime.worker.task_metrics import TaskMetricsReport
 
 R = TypeVar("R")
 
@@ -121,6 +122,13 @@ class OffsetsMirrored(Note):
     entries: OffsetEntries
 
 
+@dataclass(frozen=True, slots=True)
+class MetricsReported(Note):
+    """What the task's metrics read now: sent once a second while the task runs, and once when it ends."""
+
+    report: TaskMetricsReport
+
+
 # -- task → worker: calls --------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class FenceZombies(Call[None]):
@@ -195,6 +203,8 @@ class WorkerEnd(Protocol):
 
     def offsets_mirrored(self, message: OffsetsMirrored) -> None: ...
 
+    def metrics_reported(self, message: MetricsReported) -> None: ...
+
     def fence_zombies(self, message: FenceZombies) -> None: ...
 
     def verify_generation(self, message: VerifyGeneration) -> None: ...
@@ -238,6 +248,7 @@ MESSAGES: tuple[MessageKind, ...] = (
     MessageKind(TaskBuildFailed, Side.TASK, "task_build_failed"),
     MessageKind(TaskClosed, Side.TASK, "task_closed"),
     MessageKind(OffsetsMirrored, Side.TASK, "offsets_mirrored"),
+    MessageKind(MetricsReported, Side.TASK, "metrics_reported"),
     MessageKind(FenceZombies, Side.TASK, "fence_zombies"),
     MessageKind(VerifyGeneration, Side.TASK, "verify_generation"),
     MessageKind(StartOffsets, Side.TASK, "start_offsets"),

@@ -14,6 +14,7 @@ from typing import Any
 from connect_runtime.api.delegated_delivery import DelegatedDelivery
 from connect_runtime.api.task import SourceTask
 from connect_runtime.config.connector_config import TransactionBoundary
+from connect_runtime.metrics.stats import MetricConfig
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.types import ConnectorTaskId, TargetState
 
@@ -55,3 +56,5 @@ class TaskSpec:
     #: The worker's root log level and line format.
     log_level: int = 20
     log_format: str | None = None
+    #: The worker's ``metrics.num.samples`` and ``metrics.sample.window.ms``: the task's stats use the same windows.
+    metric_config: MetricConfig = field(default_factory=MetricConfig)

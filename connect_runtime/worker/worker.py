@@ -43,6 +43,7 @@ from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.version import plugin_version
 from connect_runtime.worker.exactly_once_source_task import eos_producer_config
 from connect_runtime.worker.offset_store_factory import OffsetStoreFactory
+from connect_runtime.worker.task_metrics import TaskMetricsMirror
 from connect_runtime.worker.task_process import TaskProcess
 from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.task_status import TaskStatusListener
@@ -61,9 +62,9 @@ T = TypeVar("T")
 
 TaskRunnerFactory = Callable[
     [TaskSpec, TaskStatusListener, ZombieFencing, Callable[[], None], ConnectorOffsetBackingStore,
-     Callable[[TaskProcess], None]],
+     Callable[[TaskProcess], None], TaskMetricsMirror],
     TaskProcess]
-"""Makes the runner of one task: ``(spec, worker, fencing, verify_generation, offsets, on_closed)``;
+"""Makes the runner of one task: ``(spec, worker, fencing, verify_generation, offsets, on_closed, metrics)``;
 :class:`TaskProcess` unless a test hands :class:`Worker` another."""
 
 
@@ -158,6 +159,8 @@ class Worker:
         self._task_runner = task_runner
         self._fencing = fencing or _NoFencing()
         self._tasks: dict[ConnectorTaskId, TaskProcess] = {}
+        # The metric groups of each task built here, until it leaves this worker (a FAILED one keeps them).
+        self._task_metrics: dict[ConnectorTaskId, TaskMetricsMirror] = {}
         self._lock = threading.Lock()
         self.generation = 0
         self._task_generations: dict[ConnectorTaskId, int] = {}
@@ -515,12 +518,14 @@ class Worker:
         offsets: ConnectorOffsetBackingStore | None = None
         try:
             spec, offsets = self._task_spec(task_id, connector_props, task_props, state, task_count)
+            metrics = self._open_task_metrics(spec)
             runner = self._task_runner(spec, self, self._fencing, verify_generation, offsets,
-                                       self._task_closed(task_id))
+                                       self._task_closed(task_id), metrics)
             self._task_generations[task_id] = self.generation
             runner.start()
         except Exception as e:
             logger.exception("Failed to start task %s", task_id)
+            self._close_task_metrics(task_id)
             if offsets is not None:
                 offsets.stop()
             self._worker_metrics.task_removed(task_id)  # as Java's: no runner, so not among its tasks
@@ -582,8 +587,23 @@ class Worker:
             active_topics=self._active_topics_snapshot(task_id.connector),
             secrets={**(resolved.secrets if resolved is not None else {}), **passwords},
             log_level=root.getEffectiveLevel(),
-            log_format=formatter._fmt if formatter is not None else None)
+            log_format=formatter._fmt if formatter is not None else None,
+            metric_config=self.config.metric_config)
         return spec, offsets
+
+    def _open_task_metrics(self, spec: TaskSpec) -> TaskMetricsMirror:
+        """The task's metric groups, open from now (all empty) until the task leaves this worker."""
+        self._close_task_metrics(spec.task_id)
+        mirror = TaskMetricsMirror.of(self.metrics, spec)
+        with self._lock:
+            self._task_metrics[spec.task_id] = mirror
+        return mirror
+
+    def _close_task_metrics(self, task_id: ConnectorTaskId) -> None:
+        with self._lock:
+            mirror = self._task_metrics.pop(task_id, None)
+        if mirror is not None:
+            mirror.close()
 
     def _active_topics_snapshot(self, connector: str) -> dict[str, Any] | None:
         view = self.active_topics(connector)
@@ -676,6 +696,9 @@ class Worker:
             # Failed to start: no process to wait for. (One already stopping keeps its secrets redacted
             # until it is gone: its final commit may still fail and report a trace.)
             self._forget_resolved(i)
+        for task_id in ids:
+            # Leaving this worker: its series go now, so that its next owner's are the only ones.
+            self._close_task_metrics(task_id)
         for r in runners:
             r.stop()
         return runners

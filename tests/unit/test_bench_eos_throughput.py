@@ -121,17 +121,26 @@ def test_output_shape(bench: ModuleType) -> None:
     results = {"one_task_simple": simple,
                "one_task_complete": {"runtime_records_per_s": 60000.0, "ratio": 0.6},
                "tasks_in_one_worker": {"records_per_s": 150000.0},
-               "at_least_once_simple": {"records_per_s": 125000.0}}
+               "at_least_once_simple": {"records_per_s": 125000.0},
+               "metrics_overhead": {"overhead": 0.01, "cpu_overhead": 0.005}}
     args = bench.parse_args(["--tasks", "2"])
     out = bench.build_output(args, results, [], True, "127.0.0.1:1", [1.0, 2.0])
     assert (out["runtime_records_per_s"], out["baseline_records_per_s"], out["ratio"]) == (100000.0, 125000.0, 0.8)
     assert out["summary"] == {"one_task_simple_records_per_s": 100000.0, "one_task_complete_records_per_s": 60000.0,
                               "ratio_to_baseline": 0.8, "scaling": 1.5, "scaling_target": 1.6,
-                              "exactly_once_cost": 0.2, "exactly_once_cost_target": 0.05}
+                              "exactly_once_cost": 0.2, "exactly_once_cost_target": 0.05,
+                              "metrics_overhead": 0.01, "metrics_cpu_overhead": 0.005, "metrics_overhead_target": 0.02}
     assert out["scenarios"] is results
     json.dumps(out)
     partial = bench.summary({"one_task_complete": {"runtime_records_per_s": 1.0, "ratio": 0.5}}, 2)
-    assert partial["ratio_to_baseline"] == 0.5 and partial["scaling"] is None
+    assert partial["ratio_to_baseline"] == 0.5 and partial["scaling"] is None and partial["metrics_overhead"] is None
+
+
+def test_cpu_per_record_weighs_each_window_by_its_length(bench: ModuleType) -> None:
+    windows = [{"records": 1_000_000, "worker_cpu_cores": 0.5, "elapsed_s": 10.0},
+               {"records": 3_000_000, "worker_cpu_cores": 1.0, "elapsed_s": 10.0}]
+    assert bench.cpu_us_per_record(windows) == 3.75  # 15 CPU seconds over 4 M records
+    assert bench.cpu_us_per_record([{"records": 5, "worker_cpu_cores": None, "elapsed_s": 1.0}]) is None
 
 
 def test_connector_config_sets_the_boundary_only_when_exactly_once(bench: ModuleType) -> None:

@@ -40,13 +40,15 @@ def test_none_fails_with_the_cause_and_no_retry_by_default() -> None:
     with pytest.raises(ConnectException, match=r"^Tolerance exceeded in error handler$") as info:
         op.failed(Stage.VALUE_CONVERTER, JsonConverter(), flaky, ("x",), REC, RetriableException("first"))
     assert str(info.value.__cause__) == "first"
-    assert flaky.calls == 0 and op.failures == 1
+    # As Java's task-error-metrics: the retriable error caught, then the error the record failed with.
+    assert flaky.calls == 0 and (op.failures, op.errors, op.retries, op.skipped) == (2, 1, 0, 0)
+    assert op.last_error_ms > 0
 
 
 def test_all_skips_and_counts() -> None:
     op = RetryWithToleranceOperator(TASK, tolerance=ToleranceType.ALL)
     assert op.failed(Stage.TRANSFORMATION, object(), Flaky(0), ("x",), REC, DataException("bad")) is SKIP
-    assert (op.failures, op.skipped) == (1, 1)
+    assert (op.failures, op.errors, op.skipped, op.logged) == (1, 1, 1, 0)
 
 
 def test_retriable_failures_are_retried_with_backoff_until_they_succeed() -> None:
@@ -56,7 +58,8 @@ def test_retriable_failures_are_retried_with_backoff_until_they_succeed() -> Non
     # First retry after min(300 ms, random < max delay 100 ms); the error came from the first call.
     assert op.failed(Stage.KEY_CONVERTER, JsonConverter(), flaky, ("x",), REC, RetriableException("0")) == "ok x"
     assert time.monotonic() - started < 1.0
-    assert flaky.calls == 3 and op.failures == 0
+    # Each failed attempt counts, each backoff is a retry; the record did not fail in the end.
+    assert flaky.calls == 3 and (op.failures, op.retries, op.errors, op.last_error_ms) == (3, 3, 0, 0)
 
 
 def test_non_retriable_failures_are_not_retried() -> None:
@@ -100,3 +103,9 @@ def test_log_reporter_message(caplog: pytest.LogCaptureFixture) -> None:
     detailed = RetryWithToleranceOperator(TASK, tolerance=ToleranceType.ALL, log_errors=True, log_messages=True)
     detailed.failed(Stage.TRANSFORMATION, JsonConverter(), Flaky(0), ("x",), REC, DataException("bad"))
     assert caplog.records[-1].getMessage().endswith(f", where source record is = {REC!r}.")
+
+
+def test_logged_errors_are_counted() -> None:
+    op = RetryWithToleranceOperator(TASK, tolerance=ToleranceType.ALL, log_errors=True)
+    op.failed(Stage.TRANSFORMATION, object(), Flaky(0), ("x",), REC, DataException("bad"))
+    assert op.logged == 1

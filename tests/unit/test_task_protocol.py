@@ -33,6 +33,8 @@ EXAMPLES: list[protocol.Message] = [
     protocol.TaskBuildFailed("Traceback ...", False),
     protocol.TaskClosed(True),
     protocol.OffsetsMirrored({b'["c",{"p":1}]': b'{"n":2}', b'["c",{"p":2}]': None}),
+    protocol.MetricsReported((("source-task-metrics", "source-record-write-total", 12.0),
+                              ("connector-task-metrics", "batch-size-max", 5.0))),
     protocol.FenceZombies(),
     protocol.VerifyGeneration(),
     protocol.StartOffsets(),

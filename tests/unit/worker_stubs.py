@@ -53,7 +53,7 @@ class RecordingRunner:
     specs: list[TaskSpec] = []
 
     def __init__(self, spec: TaskSpec, status: Any, fencing: Any, verify_generation: Any, offsets: Any,
-                 on_closed: Any = None) -> None:
+                 on_closed: Any = None, metrics: Any = None) -> None:
         RecordingRunner.specs.append(spec)
         self.id = spec.task_id
         self.version = None
