@@ -13,6 +13,7 @@ metric outside it is a programming error found by the first test that opens the 
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,11 @@ from connect_runtime.metrics.stats import (
     TrackedState,
     wall_clock_ms,
 )
+
+logger = logging.getLogger(__name__)
+
+# The metrics whose reader raised once: logged the first time only.
+_FAILED_READERS: set[tuple[str, str, tuple[tuple[str, str], ...]]] = set()
 
 MetricValue = float | str | HistogramValue
 """A number, a string metric's text, or a histogram's buckets."""
@@ -123,7 +129,17 @@ class MetricGroup:
         with self._lock:
             readers = list(self._readers.values())
         for spec, reader in readers:
-            value = reader(now_ms)
+            try:
+                value = reader(now_ms)
+            except Exception:
+                # One broken reader must not take every other series (and the scrape) down with it; logged
+                # once per metric, as every read would fail it again.
+                key = (self.group, spec.name, self.tags)
+                if key not in _FAILED_READERS:
+                    _FAILED_READERS.add(key)
+                    logger.exception("Metric %s of group %s %s left out: reading it failed", spec.name,
+                                     self.group, dict(self.tags))
+                continue
             if value is not None:
                 yield Reading(spec, self.tags, value)
 

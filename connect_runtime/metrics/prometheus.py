@@ -35,7 +35,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from prometheus_client.exposition import choose_encoder
+from prometheus_client.exposition import choose_encoder, generate_latest
 from prometheus_client.metrics_core import (
     CounterMetricFamily,
     GaugeMetricFamily,
@@ -155,6 +155,7 @@ def _add(metric: Metric, family: Family, reading: Reading) -> None:
 
 
 _LEFT_OUT: set[str] = set()
+_TEXT_0_0_4 = "text/plain; version=0.0.4; charset=utf-8"
 
 
 class ConnectMetricsCollector(Collector):
@@ -191,5 +192,10 @@ def registry_of(metrics: ConnectMetrics) -> CollectorRegistry:
 def exposition(metrics: ConnectMetrics, accept: str | None) -> tuple[bytes, str]:
     """``metrics`` read now, in the format the ``Accept`` header asks for: OpenMetrics when it names
     ``application/openmetrics-text``, the Prometheus text format 0.0.4 otherwise; and its content type."""
-    encoder, content_type = choose_encoder(accept or "")
+    try:
+        encoder, content_type = choose_encoder(accept or "")
+    except (TypeError, ValueError):
+        # A malformed version parameter (``version=x``) trips the library's parser: a scraper asking in a way
+        # it cannot read gets the format every scraper reads.
+        encoder, content_type = generate_latest, _TEXT_0_0_4
     return encoder(registry_of(metrics)), content_type

@@ -38,6 +38,28 @@ def test_openmetrics_when_prometheus_asks_for_it(client: TestClient) -> None:
     assert (family.name, family.samples[0].value) == ("kafka_connect_worker_task_count", 3.0)
 
 
+@pytest.mark.parametrize("accept", ["text/plain;version=x", "application/openmetrics-text; version=abc"])
+def test_a_malformed_accept_gets_the_text_format_not_an_error(client: TestClient, accept: str) -> None:
+    response = client.get("/metrics", headers={"Accept": accept})
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8"
+    assert "kafka_connect_worker_task_count 3.0" in response.text.splitlines()
+
+
+def test_a_reader_that_raises_leaves_out_its_metric_only(herder: FakeHerder, client: TestClient,
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    def broken() -> float:
+        raise ZeroDivisionError("division by zero")
+
+    herder.connect_metrics.group("connect-worker-rebalance-metrics").gauge("epoch", broken)
+    for _ in range(2):
+        response = client.get("/metrics")
+        assert response.status_code == 200
+        assert "kafka_connect_worker_task_count 3.0" in response.text.splitlines()
+        assert "kafka_connect_worker_rebalance_epoch" not in response.text
+    assert len([r for r in caplog.records if "epoch" in r.getMessage()]) == 1
+
+
 @pytest.mark.parametrize(("regular", "admin", "served"), [(True, True, True), (True, False, False),
                                                           (False, True, True)])
 def test_served_where_the_admin_endpoints_are(herder: FakeHerder, regular: bool, admin: bool, served: bool) -> None:
