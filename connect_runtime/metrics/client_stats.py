@@ -80,14 +80,18 @@ class ClientStatsCollector:
 
     Byte totals add up every instance that reported (a client closed and made again with the same
     ``client.id`` keeps counting up, as a counter must); the connection count is the latest instance's,
-    and 0 once :meth:`closed` says that instance is gone. Called on whatever thread polls the client, read
-    by an exporter on another: thread-safe, and never raises into librdkafka's callback.
+    and 0 once :meth:`closed` says that instance is gone, whatever document of it arrives afterwards
+    (a flush or a last poll of a dropped client still serves those queued). Called on whatever thread
+    polls the client, read by an exporter on another: thread-safe, and never raises into librdkafka's
+    callback.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._bytes: dict[str, tuple[int, int]] = {}
         self._latest: ClientStatistics | None = None
+        # Instances said to be closed: their late documents still add bytes, never connections.
+        self._closed: set[str] = set()
         self._warned = False
 
     def __call__(self, raw: str) -> None:
@@ -105,11 +109,15 @@ class ClientStatsCollector:
         """Take one instance's statistics (what :meth:`__call__` does once parsed)."""
         with self._lock:
             self._bytes[stats.instance] = (stats.tx_bytes, stats.rx_bytes)
-            self._latest = stats
+            if stats.instance not in self._closed:
+                self._latest = stats
 
     def closed(self) -> None:
-        """The client's current instance was closed: it has no connections any more."""
+        """The client's current instance was closed: it has no connections any more. Call it once the
+        client is flushed, so that the instance is known even if its only document came with the flush."""
         with self._lock:
+            if self._latest is not None:
+                self._closed.add(self._latest.instance)
             self._latest = None
 
     @property
