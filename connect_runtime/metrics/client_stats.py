@@ -10,7 +10,8 @@ polls the client. :func:`with_statistics` adds both settings to a client's confi
 The interval (:func:`statistics_interval_ms`) is modest because the callback parses a document that grows
 with the number of brokers and partitions the client knows, and a dashboard scrapes every 15 to 60 s
 anyway: 15 s, or half of ``metrics.sample.window.ms`` when that is shorter, so that the client metrics are
-never staler than the windowed ones beside them.
+never staler than the windowed ones beside them, but never below 1 s: a window of a few milliseconds (0
+is allowed) would otherwise have every client build, and the worker parse, a document many times a second.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ logger = logging.getLogger(__name__)
 
 #: How often librdkafka reports at most: the resolution of the client metrics.
 STATISTICS_INTERVAL_MS = 15_000
-_MIN_INTERVAL_MS = 100
+#: How often librdkafka reports at least: the floor under a tiny ``metrics.sample.window.ms``.
+_MIN_INTERVAL_MS = 1_000
 
 PRODUCER_GROUP = "producer-metrics"
 CONSUMER_GROUP = "consumer-metrics"
@@ -39,7 +41,8 @@ ADMIN_GROUP = "admin-client-metrics"
 
 
 def statistics_interval_ms(config: MetricConfig) -> int:
-    """How often the worker's clients report: every 15 s, or every half sample window if that is shorter."""
+    """How often the worker's clients report: every 15 s, or every half sample window if that is shorter,
+    but at most once a second."""
     return max(_MIN_INTERVAL_MS, min(STATISTICS_INTERVAL_MS, config.window_ms // 2))
 
 
@@ -213,16 +216,17 @@ class StatisticsPoller:
 
 class ClientMetrics:
     """A worker's own Kafka clients in its metrics: one collector per client group and ``client.id``, all
-    reporting every :func:`statistics_interval_ms` of the worker's metric config."""
+    reporting every :func:`statistics_interval_ms` of the worker's metric config, until :meth:`stop`."""
 
     def __init__(self, metrics: ConnectMetrics) -> None:
         self._metrics = metrics
         self.interval_ms = statistics_interval_ms(metrics.config)
+        self._groups: list[MetricGroup] = []
 
     def collector(self, group: str, client_id: str) -> ClientStatsCollector:
         """A collector whose statistics show as ``group`` of ``client_id``."""
         collector = ClientStatsCollector()
-        open_client_metrics(self._metrics, group, client_id, collector)
+        self._groups.append(open_client_metrics(self._metrics, group, client_id, collector))
         return collector
 
     def watch(self, group: str, conf: Mapping[str, Any]) -> dict[str, Any]:
@@ -234,3 +238,9 @@ class ClientMetrics:
         poller = StatisticsPoller(polls, self.interval_ms)
         poller.start()
         return poller
+
+    def stop(self) -> None:
+        """The worker stopped: its clients are closed, so their series go (as Java's client metrics do)."""
+        groups, self._groups = self._groups, []
+        for group in groups:
+            group.close()

@@ -81,10 +81,11 @@ def test_statistics_are_asked_for_unless_the_operator_chose_an_interval() -> Non
     assert with_statistics({"statistics.interval.ms": 0}, collector, 5000)["statistics.interval.ms"] == 0
 
 
-def test_the_interval_is_15_s_or_half_a_sample_window() -> None:
+def test_the_interval_is_15_s_or_half_a_sample_window_but_at_least_a_second() -> None:
     assert statistics_interval_ms(MetricConfig()) == 15_000  # Java's default window: 30 s
     assert statistics_interval_ms(MetricConfig(window_ms=4000)) == 2000
-    assert statistics_interval_ms(MetricConfig(window_ms=0)) == 100
+    assert statistics_interval_ms(MetricConfig(window_ms=1500)) == 1000
+    assert statistics_interval_ms(MetricConfig(window_ms=0)) == 1000  # allowed, as in Java
 
 
 def test_each_client_group_shows_what_librdkafka_can_feed_of_java_s_metrics() -> None:
@@ -135,6 +136,16 @@ def test_a_watched_client_reports_into_its_group_at_the_worker_s_interval() -> N
     conf["stats_cb"](_stats(rx=42))
     [reading] = [r for r in metrics.read() if r.spec.name == "incoming-byte-total"]
     assert (reading.spec.group, reading.tags, reading.value) == (CONSUMER_GROUP, (("client-id", "g-offsets"),), 42.0)
+
+
+def test_the_worker_s_client_groups_go_when_it_stops() -> None:
+    metrics = ConnectMetrics()
+    clients = ClientMetrics(metrics)
+    clients.watch(ADMIN_GROUP, {"client.id": "g-shared-admin"})["stats_cb"](_stats())
+    clients.collector(PRODUCER_GROUP, "g-configs")(_stats())
+    assert {r.spec.group for r in metrics.read()} == {ADMIN_GROUP, PRODUCER_GROUP}
+    clients.stop()
+    assert metrics.read() == []
 
 
 def test_the_leader_s_producer_reads_no_connections_once_dropped() -> None:
