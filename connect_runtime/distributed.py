@@ -92,6 +92,7 @@ class DistributedWorker:
         errors = _ClientErrors()
         metrics = ConnectMetrics(cfg.metric_config)
         client_metrics = ClientMetrics(metrics)
+        self._closers.append(client_metrics)  # stopped last: after the clients it shows are closed
         admin = AdminClient(client_config({**client_metrics.watch(ADMIN_GROUP, cfg.internal_client_settings(
             "admin", "shared-admin")), "error_cb": errors}))
         cluster_id = _cluster_id(admin, errors, cfg.default_api_timeout_ms / 1000)

@@ -37,7 +37,7 @@ from confluent_kafka import Producer
 from connect_runtime.api.errors import ConnectException, RetriableException
 from connect_runtime.clients import ErrorKind, classify_error
 from connect_runtime.cluster.active_topics import ActiveTopics
-from connect_runtime.cluster.assignment import Assignment
+from connect_runtime.cluster.assignment import Assignment, WorkerAssignment
 from connect_runtime.cluster.cluster_view import ClusterView
 from connect_runtime.cluster.config_requests import ConfigRequests
 from connect_runtime.cluster.fencing import TaskFencing, ZombieFencer, fencing_producer_settings
@@ -132,6 +132,8 @@ class DistributedHerder:
         self._lost_contact = False
         #: The generation of the last assignment applied here (what heartbeats report).
         self._applied_generation = 0
+        #: The generation of the assignment in the config topic when this worker started, if any.
+        self._found_generation: int | None = None
         # What this worker applied.
         self._assignment: Assignment | None = None
         self._assignment_raw: bytes | None = None
@@ -220,6 +222,8 @@ class DistributedHerder:
             self._logger_levels.startup_config_offset = self.config_store.refresh(120).offset
             self.status_store.refresh(120)
             self._restarts_applied = len(self.config_store.snapshot().restart_requests)
+            found = self._parsed_assignment(self.config_store.snapshot())
+            self._found_generation = found.generation if found is not None else None
             self._heartbeats.start()
             self._ready.set()
             self._open_reads()
@@ -363,23 +367,20 @@ class DistributedHerder:
                                     self.worker_id())
                 self._lost_contact = True
                 self._stop_everything()
-            self._rebalance.started()  # out of the group until it sees itself again
             return
         if self._lost_contact:
             self._lost_contact = False
             logger.info("Worker %s sees its heartbeats again; resuming its assignment", self.worker_id())
         if assignment is None:
-            self._rebalance.started()  # joined: waiting for a first assignment
             return
         leader = self._current_leader(state)
         if leader is None or assignment.leader != leader.worker_id:
             # Only the current leader's placement counts: a restarted worker must not start tasks from
             # an assignment of a leader that is gone (it could not even have them fenced).
-            self._rebalance.started()  # waiting for the next leader's assignment
             return
         mine = assignment.of(self.worker_id())
-        if assignment.generation != self._applied_generation:
-            self._rebalance.started()
+        if assignment.generation != self._applied_generation and not self._found_without_me(assignment, mine):
+            self._rebalance.started(assignment.generation)
         self.worker.generation = assignment.generation
         changed = False
         # Revocations first (and reported at once), so the leader can hand them over.
@@ -441,6 +442,13 @@ class DistributedHerder:
         if changed:
             self._heartbeat(force=True)
         self._rebalance.completed(assignment.generation, assignment.leader_url, mine)
+
+    def _found_without_me(self, assignment: Assignment, mine: WorkerAssignment) -> bool:
+        """Whether ``assignment`` is the one this worker found when it started, giving it nothing: decided
+        before it joined, so applying it is not its join (the rebalance metrics wait for the leader's next
+        generation, as Java's first ``onAssigned``)."""
+        return (self._applied_generation == 0 and assignment.generation == self._found_generation
+                and not mine.connectors and not mine.tasks)
 
     def _retry_failed_tasks(self, state: ClusterConfigState) -> None:
         """Restart tasks whose transient-failure backoff is over, if they are still ours and current (a

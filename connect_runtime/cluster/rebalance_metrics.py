@@ -1,16 +1,15 @@
 """Java's rebalance and group-member metrics, for our protocol's rebalances.
 
-Java's worker rebalances when the group protocol hands it a new assignment; ours learns its share from
-the ``assignment`` record the current leader writes. A **rebalance** here starts when the herder sees
-that what it runs is no longer what the cluster decided, and completes when it has applied the current
-leader's assignment (revocations begun, starts under way, as Java's ``startWork`` leaves them):
-
-- a new assignment generation from the current leader (started and completed in the same tick, as
-  Java's time from ``onAssigned`` to ``startWork``);
-- no live leader, or an assignment written by another than the current leader: the leader left or
-  died, and the worker waits for its successor's first assignment (Java's rejoin);
-- no assignment yet: the worker joined (read the internal topics) and waits for its first share;
-- the worker lost contact with the cluster and stopped its share.
+Java's worker rebalances when the group protocol hands it a new assignment: its ``rebalancing`` is 1 and
+its rebalance time runs from ``onAssigned`` to ``startWork``, and nothing else counts, neither the
+time spent rejoining a group nor a worker out of its group. Ours learns its share from the
+``assignment`` record the current leader writes, so a **rebalance** here is a new assignment
+generation of the current leader, from the tick that sees it to the tick that has applied it
+(revocations begun, starts under way, as Java's ``startWork`` leaves them): usually one tick. Waiting
+for a leader (one died or left), for a first assignment, or for contact with the cluster again is
+what Java's join is, and is no rebalance either. A worker that starts finds the assignment the
+cluster decided without it: applying it is its join (a rebalance) only if it gives it something to
+run; otherwise its join is the leader's next generation.
 
 ``connect-worker-rebalance-metrics`` says whether it is rebalancing, how long rebalances took and how
 many completed; ``connect-coordinator-metrics`` (tag ``client-id``) what the applied assignment gives
@@ -52,6 +51,7 @@ class RebalanceMetrics:
         self._clock = metrics.clock
         self._lock = threading.Lock()
         self._started_at_ms: int | None = None
+        self._rebalancing_to: int | None = None
         self._completed_at_ms: int | None = None
         self._generation = 0
         self._leader_url: str | None = None
@@ -70,11 +70,13 @@ class RebalanceMetrics:
         coordinator.gauge("assigned-tasks", lambda: float(len(self._share.tasks)))
         self._groups = (group, coordinator)
 
-    def started(self) -> None:
-        """What this worker runs must change: a rebalance starts, unless one is under way."""
+    def started(self, generation: int) -> None:
+        """The current leader's assignment ``generation`` is new here: a rebalance to it starts (Java's
+        ``onAssigned``). One to the same generation under way goes on (applying it is being retried)."""
         with self._lock:
-            if self._started_at_ms is None:
+            if self._started_at_ms is None or self._rebalancing_to != generation:
                 self._started_at_ms = self._clock()
+                self._rebalancing_to = generation
 
     def completed(self, generation: int, leader_url: str, share: WorkerAssignment) -> None:
         """This worker applied ``share`` of the current leader's assignment ``generation``: a rebalance
@@ -83,7 +85,7 @@ class RebalanceMetrics:
             self._generation = generation
             self._leader_url = java_leader_url(leader_url) if leader_url else None
             self._share = share
-            started, self._started_at_ms = self._started_at_ms, None
+            started, self._started_at_ms, self._rebalancing_to = self._started_at_ms, None, None
             if started is None:
                 return
             now_ms = self._clock()

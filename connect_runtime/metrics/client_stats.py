@@ -10,7 +10,8 @@ polls the client. :func:`with_statistics` adds both settings to a client's confi
 The interval (:func:`statistics_interval_ms`) is modest because the callback parses a document that grows
 with the number of brokers and partitions the client knows, and a dashboard scrapes every 15 to 60 s
 anyway: 15 s, or half of ``metrics.sample.window.ms`` when that is shorter, so that the client metrics are
-never staler than the windowed ones beside them.
+never staler than the windowed ones beside them, but never below 1 s: a window of a few milliseconds (0
+is allowed) would otherwise have every client build, and the worker parse, a document many times a second.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ logger = logging.getLogger(__name__)
 
 #: How often librdkafka reports at most: the resolution of the client metrics.
 STATISTICS_INTERVAL_MS = 15_000
-_MIN_INTERVAL_MS = 100
+#: How often librdkafka reports at least: the floor under a tiny ``metrics.sample.window.ms``.
+_MIN_INTERVAL_MS = 1_000
 
 PRODUCER_GROUP = "producer-metrics"
 CONSUMER_GROUP = "consumer-metrics"
@@ -39,7 +41,8 @@ ADMIN_GROUP = "admin-client-metrics"
 
 
 def statistics_interval_ms(config: MetricConfig) -> int:
-    """How often the worker's clients report: every 15 s, or every half sample window if that is shorter."""
+    """How often the worker's clients report: every 15 s, or every half sample window if that is shorter,
+    but at most once a second."""
     return max(_MIN_INTERVAL_MS, min(STATISTICS_INTERVAL_MS, config.window_ms // 2))
 
 
@@ -80,14 +83,18 @@ class ClientStatsCollector:
 
     Byte totals add up every instance that reported (a client closed and made again with the same
     ``client.id`` keeps counting up, as a counter must); the connection count is the latest instance's,
-    and 0 once :meth:`closed` says that instance is gone. Called on whatever thread polls the client, read
-    by an exporter on another: thread-safe, and never raises into librdkafka's callback.
+    and 0 once :meth:`closed` says that instance is gone, whatever document of it arrives afterwards
+    (a flush or a last poll of a dropped client still serves those queued). Called on whatever thread
+    polls the client, read by an exporter on another: thread-safe, and never raises into librdkafka's
+    callback.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._bytes: dict[str, tuple[int, int]] = {}
         self._latest: ClientStatistics | None = None
+        # Instances said to be closed: their late documents still add bytes, never connections.
+        self._closed: set[str] = set()
         self._warned = False
 
     def __call__(self, raw: str) -> None:
@@ -105,11 +112,15 @@ class ClientStatsCollector:
         """Take one instance's statistics (what :meth:`__call__` does once parsed)."""
         with self._lock:
             self._bytes[stats.instance] = (stats.tx_bytes, stats.rx_bytes)
-            self._latest = stats
+            if stats.instance not in self._closed:
+                self._latest = stats
 
     def closed(self) -> None:
-        """The client's current instance was closed: it has no connections any more."""
+        """The client's current instance was closed: it has no connections any more. Call it once the
+        client is flushed, so that the instance is known even if its only document came with the flush."""
         with self._lock:
+            if self._latest is not None:
+                self._closed.add(self._latest.instance)
             self._latest = None
 
     @property
@@ -205,16 +216,17 @@ class StatisticsPoller:
 
 class ClientMetrics:
     """A worker's own Kafka clients in its metrics: one collector per client group and ``client.id``, all
-    reporting every :func:`statistics_interval_ms` of the worker's metric config."""
+    reporting every :func:`statistics_interval_ms` of the worker's metric config, until :meth:`stop`."""
 
     def __init__(self, metrics: ConnectMetrics) -> None:
         self._metrics = metrics
         self.interval_ms = statistics_interval_ms(metrics.config)
+        self._groups: list[MetricGroup] = []
 
     def collector(self, group: str, client_id: str) -> ClientStatsCollector:
         """A collector whose statistics show as ``group`` of ``client_id``."""
         collector = ClientStatsCollector()
-        open_client_metrics(self._metrics, group, client_id, collector)
+        self._groups.append(open_client_metrics(self._metrics, group, client_id, collector))
         return collector
 
     def watch(self, group: str, conf: Mapping[str, Any]) -> dict[str, Any]:
@@ -226,3 +238,9 @@ class ClientMetrics:
         poller = StatisticsPoller(polls, self.interval_ms)
         poller.start()
         return poller
+
+    def stop(self) -> None:
+        """The worker stopped: its clients are closed, so their series go (as Java's client metrics do)."""
+        groups, self._groups = self._groups, []
+        for group in groups:
+            group.close()

@@ -130,19 +130,23 @@ class ConfigTopicWriter:
         re-creates it; its ``init_transactions`` also aborts the transaction if the abort failed. A
         fenced producer is only dropped: its successor already aborted what it had open."""
         self._producer = None
-        if self._statistics is not None:
-            self._statistics.closed()
         if not fenced:
             with contextlib.suppress(KafkaException):
                 producer.abort_transaction(5)
         with contextlib.suppress(KafkaException, RuntimeError):
             producer.purge()
         producer.flush(0)
+        self._statistics_closed()
 
     def close(self) -> None:
         """Drop the producer (a zombie's producer stays fenced; nothing to flush)."""
         producer, self._producer = self._producer, None
-        if self._statistics is not None:
-            self._statistics.closed()
         if producer is not None:
             producer.flush(1)
+        self._statistics_closed()
+
+    def _statistics_closed(self) -> None:
+        # Only after the flush: it serves the statistics librdkafka queued, and the last of them must not
+        # count the dropped producer's connections again.
+        if self._statistics is not None:
+            self._statistics.closed()

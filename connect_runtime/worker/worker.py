@@ -49,7 +49,7 @@ from connect_runtime.worker.task_spec import TaskSpec
 from connect_runtime.worker.task_status import TaskStatusListener
 from connect_runtime.worker.transformation_chain import build_transformation_chain, close_quietly
 from connect_runtime.worker.worker_connector import WorkerConnector
-from connect_runtime.worker.worker_metrics import ConnectorMetricsGroup, Startup, WorkerMetrics
+from connect_runtime.worker.worker_metrics import ConnectorMetricsGroup, WorkerMetrics
 from connect_runtime.worker.zombie_fencing import ZombieFencing
 
 logger = logging.getLogger(__name__)
@@ -64,7 +64,7 @@ TaskRunnerFactory = Callable[
     [TaskSpec, TaskStatusListener, ZombieFencing, Callable[[], None], ConnectorOffsetBackingStore,
      Callable[[TaskProcess], None], TaskMetricsMirror],
     TaskProcess]
-"""Makes the runner of one task: ``(spec, worker, fencing, verify_generation, offsets, on_closed, metrics)``;
+"""Makes the runner of one task: ``(spec, status listener, fencing, verify_generation, offsets, on_closed, metrics)``;
 :class:`TaskProcess` unless a test hands :class:`Worker` another."""
 
 
@@ -175,8 +175,6 @@ class Worker:
         # What the providers resolved for each running connector and task (to redact it from traces).
         self._resolved: dict[str | ConnectorTaskId, ResolvedConfig] = {}
         self._worker_metrics = WorkerMetrics(self.metrics, self._connector_count, self._task_state)
-        # The start-up of each task instance created here, counted once (connectors keep theirs).
-        self._task_startups: dict[ConnectorTaskId, Startup] = {}
 
     @property
     def eos_enabled(self) -> bool:
@@ -512,14 +510,15 @@ class Worker:
         if task_id in self._tasks or self.is_stopping(task_id):
             raise ConnectException(f"Task already exists in this worker: {task_id}")
         self._worker_metrics.task_added(task_id)
-        self._task_startups[task_id] = self._worker_metrics.task_startup()
+        # This instance's own listener: its start-up is counted by what it reports, not by its task id.
+        status = self._worker_metrics.task_startup_listener(self)
         self._failed_tasks.discard(task_id)
         self._forget_resolved(task_id)
         offsets: ConnectorOffsetBackingStore | None = None
         try:
             spec, offsets = self._task_spec(task_id, connector_props, task_props, state, task_count)
             metrics = self._open_task_metrics(spec)
-            runner = self._task_runner(spec, self, self._fencing, verify_generation, offsets,
+            runner = self._task_runner(spec, status, self._fencing, verify_generation, offsets,
                                        self._task_closed(task_id), metrics)
             self._task_generations[task_id] = self.generation
             runner.start()
@@ -530,7 +529,7 @@ class Worker:
                 offsets.stop()
             self._worker_metrics.task_removed(task_id)  # as Java's: no runner, so not among its tasks
             self._failed_tasks.add(task_id)  # owned and FAILED until restarted or revoked
-            self.on_failure(task_id, _trace(e))
+            status.on_failure(task_id, _trace(e))
             return False
         self._tasks[task_id] = runner
         return True
@@ -719,7 +718,6 @@ class Worker:
     def _tasks_gone(self, runners: list[TaskProcess]) -> None:
         for r in runners:
             self._worker_metrics.task_removed(r.id)
-            self._task_startups.pop(r.id, None)
 
     def _task_state(self, task: ConnectorTaskId) -> str | None:
         status = self.status_store.get_task(task)
@@ -784,9 +782,6 @@ class Worker:
         self.status_store.put_task(TaskStatus(task, state, trace, self.worker_id, generation, version), safe=safe)
 
     def on_startup(self, task: ConnectorTaskId) -> None:
-        startup = self._task_startups.get(task)
-        if startup is not None:
-            startup.succeeded()
         self._transient_failures.pop(task, None)
         self._put_task_status(task, State.RUNNING)
 
@@ -799,9 +794,6 @@ class Worker:
     # Failure and shutdown are written "safely" (as Java's putSafe): never over a status that another
     # worker wrote in a newer generation, i.e. the task's successor elsewhere.
     def on_failure(self, task: ConnectorTaskId, trace: str, transient: bool = False) -> None:
-        startup = self._task_startups.get(task)
-        if startup is not None:
-            startup.failed()  # counted only if it never reported RUNNING
         self._put_task_status(task, State.FAILED, trace, safe=True)
         if transient and self._retry_task is not None:
             # Kafka was unreachable (a broker restart, a leader election): the task is FAILED, truthfully,

@@ -16,13 +16,15 @@ Three of Java's metric groups, each with the lifecycle Java gives it:
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from connect_runtime.api.connector import Connector, SourceConnector
 from connect_runtime.metrics.connect_metrics import ConnectMetrics, MetricGroup
 from connect_runtime.metrics.registry import CONNECTOR_GROUP, WORKER_GROUP
 from connect_runtime.metrics.stats import CumulativeSum, Outcomes, Sensor
 from connect_runtime.types import ConnectorTaskId
+from connect_runtime.worker.task_status import TaskStatusListener
 
 #: The per-connector task-count metrics and the status each counts (Java's ``connectorStatusMetrics``).
 _TASK_STATE_METRICS = {
@@ -76,6 +78,39 @@ class Startup:
         self._metrics.record(success)
 
 
+class _StartupCountingListener(TaskStatusListener):
+    """One task instance's status listener: counts that instance's start-up, then passes each event on
+    (Java's ``WorkerMetricsGroup.wrapStatusListener``). Each instance has its own, so a late event of an
+    instance that is gone (a cancelled process's last failure) is never charged to its successor."""
+
+    def __init__(self, delegate: TaskStatusListener, startup: Startup) -> None:
+        self._delegate = delegate
+        self._startup = startup
+
+    def on_startup(self, task: ConnectorTaskId) -> None:
+        self._startup.succeeded()
+        self._delegate.on_startup(task)
+
+    def on_pause(self, task: ConnectorTaskId) -> None:
+        self._delegate.on_pause(task)
+
+    def on_resume(self, task: ConnectorTaskId) -> None:
+        self._delegate.on_resume(task)
+
+    def on_failure(self, task: ConnectorTaskId, trace: str, transient: bool = False) -> None:
+        self._startup.failed()  # counted only if it never reported RUNNING
+        self._delegate.on_failure(task, trace, transient)
+
+    def on_shutdown(self, task: ConnectorTaskId) -> None:
+        self._delegate.on_shutdown(task)
+
+    def active_topics(self, connector: str) -> Mapping[str, Any] | None:
+        return self._delegate.active_topics(connector)
+
+    def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
+        self._delegate.on_topic_used(task, topic)
+
+
 class ConnectorMetricsGroup:
     """``connector-metrics`` of one connector instance: status, type, class and version."""
 
@@ -122,9 +157,9 @@ class WorkerMetrics:
         """The start-up of a new connector instance."""
         return Startup(self._connector_startups)
 
-    def task_startup(self) -> Startup:
-        """The start-up of a new task instance."""
-        return Startup(self._task_startups)
+    def task_startup_listener(self, listener: TaskStatusListener) -> TaskStatusListener:
+        """The status listener of a new task instance: ``listener``, counting this instance's start-up."""
+        return _StartupCountingListener(listener, Startup(self._task_startups))
 
     def task_added(self, task: ConnectorTaskId) -> None:
         """A task is being created here (before it is built)."""

@@ -19,6 +19,7 @@ from connect_runtime.testing.pytest_plugin import new_topic
 pytestmark = pytest.mark.kafka
 
 WORKER = "connect-worker-metrics"
+CLIENT_GROUPS = {"producer-metrics", "consumer-metrics", "admin-client-metrics"}
 DEADLINE_S = 60.0
 
 
@@ -146,3 +147,16 @@ def test_rebalance_member_and_client_metrics_are_java_s(node: InProcessWorker) -
                    for group, purpose, name in clients)
 
     _wait_for("statistics of every client of the worker", reported)
+
+
+def test_a_stopped_worker_leaves_no_client_series(kafka_bootstrap: str) -> None:
+    node = InProcessWorker(kafka_bootstrap, f"worker-metrics-stop-{uuid.uuid4().hex[:8]}",
+                           {"metrics.sample.window.ms": "2000"}).start()
+    try:
+        assert node.worker is not None and node.worker.herder is not None
+        metrics = node.worker.herder.metrics()
+        _wait_for("the admin client's statistics",
+                  lambda: any(r.spec.group == "admin-client-metrics" for r in metrics.read()))
+    finally:
+        node.stop()
+    assert {r.spec.group for r in metrics.read()} & CLIENT_GROUPS == set()

@@ -7,6 +7,7 @@ import json
 import threading
 
 import pytest
+from confluent_kafka import KafkaError, KafkaException
 
 from connect_runtime.metrics.client_stats import (
     ADMIN_GROUP,
@@ -22,7 +23,8 @@ from connect_runtime.metrics.client_stats import (
 )
 from connect_runtime.metrics.connect_metrics import ConnectMetrics
 from connect_runtime.metrics.stats import MetricConfig
-from connect_runtime.storage.config_writer import ConfigTopicWriter
+from connect_runtime.storage import config_writer
+from connect_runtime.storage.config_writer import ConfigTopicWriter, ConfigWriteError
 
 
 def _stats(name: str = "rdkafka#producer-1", tx: int = 100, rx: int = 50, states: tuple[str, ...] = ("UP",)) -> str:
@@ -62,6 +64,16 @@ def test_byte_totals_add_up_every_instance_of_a_client_and_connections_are_the_l
     assert (collector.outgoing_bytes(), collector.incoming_bytes(), collector.connection_count()) == (180, 25, 1)
 
 
+def test_a_closed_instance_s_late_statistics_bring_no_connections_back() -> None:
+    collector = ClientStatsCollector()
+    collector(_stats("rdkafka#producer-1", tx=100, states=("UP", "UP")))
+    collector.closed()
+    collector(_stats("rdkafka#producer-1", tx=120, states=("UP", "UP")))  # queued before it was closed
+    assert (collector.connection_count(), collector.outgoing_bytes()) == (0, 120)  # its bytes were sent
+    collector(_stats("rdkafka#producer-2", tx=5, states=("UP",)))
+    assert (collector.connection_count(), collector.outgoing_bytes()) == (1, 125)
+
+
 def test_statistics_are_asked_for_unless_the_operator_chose_an_interval() -> None:
     collector = ClientStatsCollector()
     conf = with_statistics({"client.id": "x"}, collector, 5000)
@@ -69,10 +81,11 @@ def test_statistics_are_asked_for_unless_the_operator_chose_an_interval() -> Non
     assert with_statistics({"statistics.interval.ms": 0}, collector, 5000)["statistics.interval.ms"] == 0
 
 
-def test_the_interval_is_15_s_or_half_a_sample_window() -> None:
+def test_the_interval_is_15_s_or_half_a_sample_window_but_at_least_a_second() -> None:
     assert statistics_interval_ms(MetricConfig()) == 15_000  # Java's default window: 30 s
     assert statistics_interval_ms(MetricConfig(window_ms=4000)) == 2000
-    assert statistics_interval_ms(MetricConfig(window_ms=0)) == 100
+    assert statistics_interval_ms(MetricConfig(window_ms=1500)) == 1000
+    assert statistics_interval_ms(MetricConfig(window_ms=0)) == 1000  # allowed, as in Java
 
 
 def test_each_client_group_shows_what_librdkafka_can_feed_of_java_s_metrics() -> None:
@@ -125,6 +138,16 @@ def test_a_watched_client_reports_into_its_group_at_the_worker_s_interval() -> N
     assert (reading.spec.group, reading.tags, reading.value) == (CONSUMER_GROUP, (("client-id", "g-offsets"),), 42.0)
 
 
+def test_the_worker_s_client_groups_go_when_it_stops() -> None:
+    metrics = ConnectMetrics()
+    clients = ClientMetrics(metrics)
+    clients.watch(ADMIN_GROUP, {"client.id": "g-shared-admin"})["stats_cb"](_stats())
+    clients.collector(PRODUCER_GROUP, "g-configs")(_stats())
+    assert {r.spec.group for r in metrics.read()} == {ADMIN_GROUP, PRODUCER_GROUP}
+    clients.stop()
+    assert metrics.read() == []
+
+
 def test_the_leader_s_producer_reads_no_connections_once_dropped() -> None:
     collector = ClientStatsCollector()
     writer = ConfigTopicWriter({"client.id": "g-configs"}, "configs", "connect-cluster-g", statistics=collector,
@@ -133,3 +156,60 @@ def test_the_leader_s_producer_reads_no_connections_once_dropped() -> None:
     writer.poll()  # no producer yet (not leading): nothing to poll
     writer.close()  # stepped down
     assert (collector.connection_count(), collector.outgoing_bytes()) == (0, 70)
+
+
+class _QueuingProducer:
+    """A leader producer whose writes fail and whose flush serves one more statistics document of its own
+    instance, as librdkafka's flush polls what it queued."""
+
+    made: list[_QueuingProducer] = []
+    report_at_init = True
+
+    def __init__(self, conf: dict[str, object]) -> None:
+        _QueuingProducer.made.append(self)
+        self._name = f"rdkafka#producer-{len(_QueuingProducer.made)}"
+        self._stats_cb = conf["stats_cb"]
+
+    def report(self) -> None:
+        self._stats_cb(_stats(self._name, states=("UP", "UP")))  # type: ignore[operator]
+
+    def list_topics(self, timeout: float) -> None:
+        pass
+
+    def init_transactions(self, timeout: float) -> None:
+        if self.report_at_init:
+            self.report()
+
+    def begin_transaction(self) -> None:
+        raise KafkaException(KafkaError(KafkaError._TRANSPORT))
+
+    def abort_transaction(self, timeout: float) -> None:
+        pass
+
+    def purge(self) -> None:
+        pass
+
+    def flush(self, timeout: float) -> int:
+        self.report()
+        return 0
+
+
+@pytest.mark.parametrize("drop", ["failed write", "close"])
+@pytest.mark.parametrize("reported_before", [True, False])
+def test_the_leader_s_dropped_producer_stays_without_connections_through_its_flush(
+        monkeypatch: pytest.MonkeyPatch, drop: str, reported_before: bool) -> None:
+    monkeypatch.setattr(config_writer, "Producer", _QueuingProducer)
+    monkeypatch.setattr(_QueuingProducer, "report_at_init", reported_before)
+    collector = ClientStatsCollector()
+    writer = ConfigTopicWriter({"client.id": "g-configs"}, "configs", "connect-cluster-g", statistics=collector)
+    writer.initialize()
+    producer = _QueuingProducer.made[-1]
+    assert collector.connection_count() == (2 if reported_before else 0)
+    if drop == "close":
+        writer.close()
+    else:
+        with pytest.raises(ConfigWriteError):
+            writer.write([("k", b"v")])
+    assert not writer.initialized and collector.connection_count() == 0
+    producer.report()  # a poll of the statistics poller, which took the producer just before it was dropped
+    assert collector.connection_count() == 0 and collector.outgoing_bytes() > 0

@@ -48,17 +48,19 @@ def test_before_any_rebalance() -> None:
 
 def test_a_rebalance_lasts_from_its_start_to_the_assignment_applied() -> None:
     clock, metrics, rebalance = _setup()
-    rebalance.started()
+    rebalance.started(3)
     clock.now += 100
-    rebalance.started()  # still the same rebalance: it began when the worker first saw the change
+    rebalance.started(4)  # a newer generation before the first was applied: timed from it, as Java's onAssigned
+    clock.now += 100
+    rebalance.started(4)  # applying it again after a failed try: still the same rebalance
     assert _values(metrics)[("rebalancing", ())] == 1.0
-    clock.now += 150
+    clock.now += 50
     share = WorkerAssignment(frozenset({"a", "b"}), frozenset({ConnectorTaskId("a", 0)}))
     rebalance.completed(4, "http://w2:8083", share)
     values = _values(metrics)
     assert values[("rebalancing", ())] == 0.0
     assert values[("completed-rebalances-total", ())] == 1.0
-    assert values[("rebalance-max-time-ms", ())] == 250.0 and values[("rebalance-avg-time-ms", ())] == 250.0
+    assert values[("rebalance-max-time-ms", ())] == 150.0 and values[("rebalance-avg-time-ms", ())] == 150.0
     assert values[("epoch", ())] == 4.0
     assert values[("leader-name", ())] == "http://w2:8083/"  # Java's URI form
     assert values[("time-since-last-rebalance-ms", ())] == 0.0
@@ -66,19 +68,19 @@ def test_a_rebalance_lasts_from_its_start_to_the_assignment_applied() -> None:
 
     clock.now += 1000
     assert _values(metrics)[("time-since-last-rebalance-ms", ())] == 1000.0
-    rebalance.started()
+    rebalance.started(5)
     clock.now += 50
     rebalance.completed(5, "http://w2:8083/", WorkerAssignment())
     values = _values(metrics)
     assert values[("completed-rebalances-total", ())] == 2.0
-    assert values[("rebalance-max-time-ms", ())] == 250.0 and values[("rebalance-avg-time-ms", ())] == 150.0
+    assert values[("rebalance-max-time-ms", ())] == 150.0 and values[("rebalance-avg-time-ms", ())] == 100.0
     assert values[("leader-name", ())] == "http://w2:8083/"
     assert values[("assigned-connectors", CLIENT)] == 0.0
 
 
 def test_applying_the_same_assignment_again_is_no_rebalance() -> None:
     clock, metrics, rebalance = _setup()
-    rebalance.started()
+    rebalance.started(1)
     rebalance.completed(1, "http://w1:8083", WorkerAssignment())
     clock.now += 10
     rebalance.completed(1, "http://w1:8083", WorkerAssignment(frozenset({"a"})))  # a restart re-applies it
@@ -90,7 +92,7 @@ def test_applying_the_same_assignment_again_is_no_rebalance() -> None:
 
 def test_the_windowed_times_empty_out_as_java_s() -> None:
     clock, metrics, rebalance = _setup()
-    rebalance.started()
+    rebalance.started(1)
     rebalance.completed(1, "http://w1:8083", WorkerAssignment())
     clock.now += 60_000  # samples x window without a rebalance
     values = _values(metrics)

@@ -69,6 +69,13 @@ def _start_task(worker: Worker, task: ConnectorTaskId, props: Mapping[str, str] 
     return worker.start_task(task, props, TASK_PROPS, TargetState.STARTED, verify_generation=lambda: None)
 
 
+def _status(worker: Worker, task: ConnectorTaskId) -> Any:
+    """The status listener of ``task``'s current instance: what its process reports through."""
+    runner = worker.task(task)
+    assert runner is not None
+    return runner.status  # type: ignore[attr-defined]
+
+
 def test_a_started_connector_counts_and_shows_its_own_metrics_until_it_stops(worker: Worker) -> None:
     assert _worker_metric(worker, "connector-count") == 0.0
     assert worker.start_connector("c", CONNECTOR, TargetState.STARTED).result(5)
@@ -137,13 +144,13 @@ def test_tasks_count_by_their_status_while_the_connector_has_any_here(worker: Wo
     assert _worker_metric(worker, "task-count") == 2.0
     assert _worker_metric(worker, "connector-total-task-count", C_TAGS) == 2.0
     assert _worker_metric(worker, "task-startup-attempts-total") == 0.0  # not yet RUNNING
-    worker.on_startup(T0)
-    worker.on_startup(T1)
-    worker.on_pause(T1)
+    _status(worker, T0).on_startup(T0)
+    _status(worker, T1).on_startup(T1)
+    _status(worker, T1).on_pause(T1)
     assert _worker_metric(worker, "task-startup-success-total") == 2.0
     assert _worker_metric(worker, "connector-running-task-count", C_TAGS) == 1.0
     assert _worker_metric(worker, "connector-paused-task-count", C_TAGS) == 1.0
-    worker.on_failure(T0, "trace")  # after it ran: no start-up failure, but a FAILED task here
+    _status(worker, T0).on_failure(T0, "trace")  # after it ran: no start-up failure, but a FAILED task here
     assert _worker_metric(worker, "task-startup-failure-total") == 0.0
     assert _worker_metric(worker, "connector-failed-task-count", C_TAGS) == 1.0
     assert _worker_metric(worker, "task-count") == 2.0  # a FAILED task is still this worker's
@@ -166,10 +173,24 @@ def test_a_task_that_cannot_be_built_fails_its_start_up_and_leaves_no_group(work
     # Its restart is a new instance with a start-up of its own.
     worker.stop_tasks([T0])
     assert _start_task(worker, T0)
-    worker.on_startup(T0)
+    _status(worker, T0).on_startup(T0)
     assert _worker_metric(worker, "task-startup-success-total") == 1.0
     assert _worker_metric(worker, "task-startup-attempts-total") == 2.0
     assert _worker_metric(worker, "task-startup-success-percentage") == 0.5
+
+
+def test_a_late_failure_of_a_stopped_instance_is_not_charged_to_its_successor(worker: Worker) -> None:
+    assert _start_task(worker, T0)
+    first = _status(worker, T0)
+    first.on_startup(T0)
+    worker.stop_tasks([T0])
+    wait_until(lambda: T0 not in worker.task_ids(), 5, message="the first instance gone")
+    assert _start_task(worker, T0)
+    first.on_failure(T0, "cancelled")  # the first instance's last word, arriving after its successor started
+    assert _worker_metric(worker, "task-startup-failure-total") == 0.0
+    _status(worker, T0).on_startup(T0)
+    assert _worker_metric(worker, "task-startup-success-total") == 2.0
+    assert _worker_metric(worker, "task-startup-attempts-total") == 2.0
 
 
 def test_a_stopped_worker_leaves_no_series(worker: Worker) -> None:

@@ -56,6 +56,8 @@ class RecordingRunner:
                  on_closed: Any = None, metrics: Any = None) -> None:
         RecordingRunner.specs.append(spec)
         self.id = spec.task_id
+        #: The listener the worker gave this instance (a test reports its lifecycle through it).
+        self.status = status
         self.version = None
         self.on_closed = on_closed
 
