@@ -241,6 +241,108 @@ def test_connectors_list_filters_and_bulk_actions(page: Page, api: httpx.Client)
     shot(page, "overview")
 
 
+def create_running(api: httpx.Client, prefix: str, **extra: str) -> str:
+    name = f"{prefix}-{uuid.uuid4().hex[:6]}"
+    config = {"connector.class": VERIFIABLE, "topic": f"{name}-data", "throughput": "10", **TOPIC_CREATION, **extra}
+    assert api.put(f"/connectors/{name}/config", json=config).status_code == 201
+    wait_until(lambda: state_of(api, name) == "RUNNING", 60, message=f"{name} to run")
+    return name
+
+
+def test_bulk_actions_act_on_the_shown_selection_only(page: Page, api: httpx.Client, dialogs: list[str]) -> None:
+    prefix = f"shown-{uuid.uuid4().hex[:4]}"
+    shown, hidden = create_running(api, prefix), create_running(api, prefix)
+    page.click("#nav a[href='#/connectors']")
+    rows = page.locator("#connectors tbody tr")
+    page.fill("#filter-name", prefix)
+    expect(rows).to_have_count(2, timeout=WAIT_MS)
+    page.check("#select-all")
+    page.fill("#filter-name", shown)
+    expect(rows).to_have_count(1, timeout=WAIT_MS)
+    with page.expect_event("dialog") as confirmation:
+        page.click("#bulk-delete")  # the module's tab dismisses it: nothing is deleted
+    assert shown in confirmation.value.message and hidden not in confirmation.value.message
+    dialogs.clear()
+    page.click("#bulk-pause")
+    expect(page.locator("#notice-text")).to_have_text("Pause: done for 1 connector(s).", timeout=WAIT_MS)
+    wait_until(lambda: state_of(api, shown) == "PAUSED", 60, message=f"{shown} to pause")
+    assert state_of(api, hidden) == "RUNNING"
+
+
+#: Holds the page's requests to one connector's config until the test releases them, and counts its
+#: status requests (window.fetch replaced in the page; the original kept to be put back).
+HOLD_CONFIG = """(name) => {
+    const original = window.__originalFetch = window.fetch;
+    const base = `/connectors/${encodeURIComponent(name)}`;
+    window.__statusCalls = 0;
+    window.__released = new Promise((resolve) => { window.__release = resolve; });
+    window.fetch = async (url, init) => {
+        if (String(url).endsWith(`${base}/status`)) window.__statusCalls++;
+        if (String(url).endsWith(`${base}/config`)) { window.__held = true; await window.__released; }
+        return original(url, init);
+    };
+}"""
+#: Delays the worker's validation answers by a second, longer than the form's debounce.
+SLOW_VALIDATION = """() => {
+    const original = window.__originalFetch = window.fetch;
+    window.fetch = async (url, init) => {
+        if (String(url).endsWith("/config/validate")) await new Promise((r) => setTimeout(r, 1000));
+        return original(url, init);
+    };
+}"""
+RESTORE_FETCH = "() => { window.fetch = window.__originalFetch; }"
+#: Two connector page refreshes.
+REFRESHES_MS = 4_500
+
+
+def test_a_view_left_before_it_rendered_neither_shows_nor_polls(page: Page, api: httpx.Client) -> None:
+    name = create_running(api, "stale")
+    page.evaluate("location.hash = '#/plugins'")
+    expect(page.locator("#plugins")).to_be_visible(timeout=WAIT_MS)
+    page.evaluate(HOLD_CONFIG, name)
+    try:
+        page.evaluate("(name) => { location.hash = `#/connector/${encodeURIComponent(name)}`; }", name)
+        page.wait_for_function("() => window.__held === true", timeout=WAIT_MS)
+        page.evaluate("location.hash = '#/loggers'")
+        expect(page.locator("#loggers")).to_be_visible(timeout=WAIT_MS)
+        page.evaluate("window.__release()")
+        # The left view finishes (its first status read) after the loggers page is shown...
+        page.wait_for_function("() => window.__statusCalls >= 1", timeout=WAIT_MS)
+        page.wait_for_timeout(REFRESHES_MS)
+        # ... and neither replaces it nor keeps refreshing.
+        expect(page.locator("#loggers")).to_be_visible()
+        assert page.locator("#connector-name").count() == 0
+        assert page.evaluate("window.__statusCalls") == 1
+    finally:
+        page.evaluate(RESTORE_FETCH)
+
+
+def test_a_malformed_address_shows_an_error(page: Page) -> None:
+    page.evaluate("location.hash = '#/connector/%E0'")
+    expect(page.locator("#main .error")).to_contain_text("URI malformed", timeout=WAIT_MS)
+    expect(page.locator("#main")).not_to_contain_text("Loading")
+
+
+def test_save_right_after_an_edit_saves_and_keeps_empty_settings(page: Page, api: httpx.Client) -> None:
+    name = create_running(api, "save", **{"console.note": ""})
+    assert api.get(f"/connectors/{name}/config").json()["console.note"] == ""
+    open_connector(page, name)
+    form = page.locator("#config-form")
+    expect(form).to_have_attribute("data-errors", "0", timeout=WAIT_MS)
+    page.evaluate(SLOW_VALIDATION)
+    try:
+        # Saved within the debounce, while the worker is slow to validate: the click still saves.
+        page.fill("[id='field-throughput']", "7")
+        page.click("#save-config")
+        expect(page.locator("#notice-text")).to_contain_text("Save config", timeout=WAIT_MS)
+        wait_until(lambda: api.get(f"/connectors/{name}/config").json()["throughput"] == "7", 60,
+                   message="the edited config to be saved")
+    finally:
+        page.evaluate(RESTORE_FETCH)
+    # A stored setting whose value is "" is kept.
+    assert api.get(f"/connectors/{name}/config").json()["console.note"] == ""
+
+
 def test_hostile_names_render_as_text(page: Page, api: httpx.Client, dialogs: list[str],
                                      console_errors: list[str]) -> None:
     for name in HOSTILE_NAMES:
@@ -286,9 +388,15 @@ def test_the_console_works_on_an_https_listener(browser: Browser, worker: Worker
     context = browser.new_context(ignore_https_errors=True)
     try:
         tab = context.new_page()
+        metrics_requests: list[str] = []
+        tab.on("request", lambda r: metrics_requests.append(r.url) if r.url.endswith("/metrics") else None)
         tab.goto(f"{https_url(worker)}/ui/#/connectors")
         expect(tab.locator("#signin")).to_be_visible(timeout=WAIT_MS)
+        # /metrics is refused without credentials too: the sign-in form samples nothing.
+        assert tab.evaluate("async () => (await import('./prom.js')).sampler.running") is False
+        assert metrics_requests == []
         sign_in(tab)  # and back on the page asked for
+        tab.wait_for_function("async () => (await import('./prom.js')).sampler.running", timeout=WAIT_MS)
         name = f"https-{uuid.uuid4().hex[:6]}"
         config = {"connector.class": VERIFIABLE, "topic": f"{name}-data", "throughput": "1", **TOPIC_CREATION}
         assert api.put(f"/connectors/{name}/config", json=config).status_code == 201
@@ -325,6 +433,37 @@ def test_metrics_text_is_parsed_and_nan_draws_nothing(page: Page) -> None:
     assert drawn == ["2", "6", 1]
 
 
+def test_latest_is_the_newest_series_and_gone_series_are_dropped(page: Page) -> None:
+    """After a leader change the overview shows the new leader; a task gone for the window leaves the charts."""
+    seen = page.evaluate("""async () => {
+        const { Sampler, WINDOW_MS } = await import('./prom.js');
+        const sampler = new Sampler();
+        const leader = (url) => ({ name: 'kafka_connect_worker_rebalance_leader_name', labels: { leader_name: url },
+                                   value: 1 });
+        const rate = (task) => ({ name: 'kafka_connect_source_task_source_record_write_rate',
+                                  labels: { connector: 'c', task }, value: 5 });
+        sampler.record([leader('http://w1'), rate('0'), rate('1')], 1000);
+        sampler.record([leader('http://w2'), rate('0')], 2000);
+        const afterChange = sampler.latest('kafka_connect_worker_rebalance_leader_name').labels.leader_name;
+        sampler.record([leader('http://w2'), rate('0')], 1500 + WINDOW_MS);
+        return [afterChange, sampler.find('kafka_connect_worker_rebalance_leader_name').length,
+                sampler.find('kafka_connect_source_task_source_record_write_rate').map((s) => s.labels.task)];
+    }""")
+    assert seen == ["http://w2", 1, ["0"]]
+
+
+def test_polling_skips_a_tick_while_the_last_call_is_pending(page: Page) -> None:
+    calls = page.evaluate("""async () => {
+        const { every } = await import('./dom.js');
+        let calls = 0;
+        const stop = every(10, () => { calls++; return new Promise(() => {}); });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        stop();
+        return calls;
+    }""")
+    assert calls == 1
+
+
 def test_charts_move(page: Page, api: httpx.Client) -> None:
     """Needs the worker's task metrics on /metrics: the write rate of a running task, sampled by the page."""
     name = f"chart-{uuid.uuid4().hex[:6]}"
@@ -333,7 +472,7 @@ def test_charts_move(page: Page, api: httpx.Client) -> None:
     open_connector(page, name)
     chart = page.locator(".chart[data-title='Records written / s']")
     expect(chart).to_have_attribute("data-last", re.compile(r"^[0-9.e+]*[1-9]"), timeout=WAIT_MS)
-    points = int(chart.get_attribute("data-points") or 0)
-    wait_until(lambda: int(chart.get_attribute("data-points") or 0) > points, 60,
-               message="a new sample in the chart")
+    # Several samples, so the screenshot shows lines rather than a dot.
+    wait_until(lambda: int(chart.get_attribute("data-points") or 0) >= 4, 60,
+               message="several samples in the chart")
     page.locator("#charts").screenshot(path=str(SCREENSHOTS / "charts.png"))

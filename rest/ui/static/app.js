@@ -14,6 +14,8 @@ const ROUTES = { overview, connectors, connector, create, plugins, loggers };
 const main = document.getElementById("main");
 let cleanup = null;
 let signingIn = false;
+/** Counts routes: a view that finishes rendering after the user moved on is stale and must not stay. */
+let routeSequence = 0;
 
 function showSession() {
   const box = document.getElementById("session");
@@ -24,6 +26,8 @@ function showSession() {
 
 function showSignIn(reason) {
   signingIn = true;
+  routeSequence++;
+  sampler.stop(); // /metrics needs the credentials too
   if (cleanup) cleanup();
   cleanup = null;
   const user = el("input", { type: "text", id: "signin-user", autocomplete: "username", required: true });
@@ -64,6 +68,7 @@ onUnauthorized(() => {
 
 async function route() {
   if (signingIn) return;
+  const mine = ++routeSequence;
   if (cleanup) cleanup();
   cleanup = null;
   notify("");
@@ -72,16 +77,24 @@ async function route() {
   for (const link of document.querySelectorAll("#nav a")) {
     link.classList.toggle("active", link.getAttribute("href") === `#/${page}`);
   }
-  const param = rest.length ? decodeURIComponent(rest.join("/")) : undefined;
-  fill(main, el("p", { class: "muted" }, "Loading…"));
+  // Each route renders into its own box: once a newer route replaced it, a slow view writes off-page.
+  const box = el("div", { class: "view" }, el("p", { class: "muted" }, "Loading…"));
+  fill(main, box);
   try {
-    cleanup = (await view.render(main, param)) || null;
+    const param = rest.length ? decodeURIComponent(rest.join("/")) : undefined;
+    const done = (await view.render(box, param)) || null;
+    if (mine !== routeSequence) {
+      if (done) done();
+      return;
+    }
+    cleanup = done;
   } catch (e) {
-    if (e.status !== 401) fill(main, el("p", { class: "error" }, e.message));
+    if (mine === routeSequence && e.status !== 401) fill(box, el("p", { class: "error" }, e.message));
   }
+  // Not on the sign-in form (a refused request shows it): /metrics would be refused as well.
+  if (!signingIn) sampler.start();
 }
 
 window.addEventListener("hashchange", route);
 showSession();
-sampler.start();
 route();

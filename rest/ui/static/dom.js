@@ -44,13 +44,34 @@ export function table(headers, rows, attrs = {}) {
     rows instanceof HTMLTableSectionElement ? rows : el("tbody", {}, rows));
 }
 
-/** Calls `fn` once `ms` passed without another call (validation as you type). */
+/** Calls `fn` once `ms` passed without another call (validation as you type); `.cancel()` drops a
+ * pending call. */
 export function debounce(fn, ms) {
   let timer = null;
-  return (...args) => {
+  const debounced = (...args) => {
     clearTimeout(timer);
     timer = setTimeout(() => fn(...args), ms);
   };
+  debounced.cancel = () => clearTimeout(timer);
+  return debounced;
+}
+
+/** Calls the async `fn` every `ms`, skipping a tick while the previous call is still pending (a slow
+ * worker then gets no pile of requests); a failed call is ignored. Returns the function that stops it. */
+export function every(ms, fn) {
+  let pending = false;
+  const timer = setInterval(async () => {
+    if (pending) return;
+    pending = true;
+    try {
+      await fn();
+    } catch {
+      // the next tick tries again
+    } finally {
+      pending = false;
+    }
+  }, ms);
+  return () => clearInterval(timer);
 }
 
 /** Shows a short message under the header (an error when `error`); "" clears it. */

@@ -2,6 +2,7 @@
 // the charts show the last minutes as this page saw them (the worker keeps no history).
 
 import { ApiError, get } from "./api.js";
+import { every } from "./dom.js";
 
 /** The series the charts draw, each labelled `connector` and `task`. */
 export const CHART_SERIES = {
@@ -62,21 +63,33 @@ export function parsePrometheus(text) {
   return samples;
 }
 
-/** Samples /metrics every few seconds and keeps the kept series for WINDOW_MS. */
-class Sampler {
+/** Samples /metrics every few seconds and keeps the kept series for WINDOW_MS; a series with no point
+ * left in the window (a task gone, a former leader) is dropped. */
+export class Sampler {
   constructor() {
     this.series = new Map(); // key -> {name, labels, points: [[timeMs, value]]}
     this.status = "starting"; // "ok" | "unavailable" | "error"
     this.message = "";
     this.listeners = new Set();
-    this.timer = null;
+    this.stopTimer = null;
   }
 
+  /** Samples now and every few seconds from now on (again after `stop`). */
   start() {
-    if (this.timer === null) {
-      this.timer = setInterval(() => this.sample(), PERIOD_MS);
+    if (this.stopTimer === null) {
+      this.stopTimer = every(PERIOD_MS, () => this.sample());
       this.sample();
     }
+  }
+
+  /** Stops sampling (the sign-in form: /metrics would be refused); the kept series stay. */
+  stop() {
+    if (this.stopTimer !== null) this.stopTimer();
+    this.stopTimer = null;
+  }
+
+  get running() {
+    return this.stopTimer !== null;
   }
 
   subscribe(listener) {
@@ -89,21 +102,32 @@ class Sampler {
     try {
       const text = await get("../metrics", { text: true });
       this.status = "ok";
-      for (const s of parsePrometheus(text)) {
-        if (!KEPT.has(s.name)) continue;
-        const key = s.name + JSON.stringify(Object.entries(s.labels).sort());
-        let entry = this.series.get(key);
-        if (!entry) this.series.set(key, (entry = { name: s.name, labels: s.labels, points: [] }));
-        entry.points.push([now, s.value]);
-      }
+      this.record(parsePrometheus(text), now);
     } catch (e) {
       this.status = e instanceof ApiError && (e.status === 404 || e.status === 401) ? "unavailable" : "error";
       this.message = e.message;
-    }
-    for (const entry of this.series.values()) {
-      while (entry.points.length && entry.points[0][0] < now - WINDOW_MS) entry.points.shift();
+      this.prune(now);
     }
     this.listeners.forEach((l) => l());
+  }
+
+  /** Adds one scrape's samples (of the kept names) taken at `now`, then drops what left the window. */
+  record(samples, now) {
+    for (const s of samples) {
+      if (!KEPT.has(s.name)) continue;
+      const key = s.name + JSON.stringify(Object.entries(s.labels).sort());
+      let entry = this.series.get(key);
+      if (!entry) this.series.set(key, (entry = { name: s.name, labels: s.labels, points: [] }));
+      entry.points.push([now, s.value]);
+    }
+    this.prune(now);
+  }
+
+  prune(now) {
+    for (const [key, entry] of this.series) {
+      while (entry.points.length && entry.points[0][0] < now - WINDOW_MS) entry.points.shift();
+      if (!entry.points.length) this.series.delete(key);
+    }
   }
 
   /** The kept series called `name` whose labels include `match`. */
@@ -112,11 +136,15 @@ class Sampler {
       Object.entries(match).every(([k, v]) => s.labels[k] === v));
   }
 
-  /** The latest value of a series, or undefined. */
+  /** The value of the series sampled last (for a string metric, one series per value: the current one),
+   * or undefined. */
   latest(name, match = {}) {
-    const found = this.find(name, match);
-    const points = found.length ? found[0].points : [];
-    return points.length ? { labels: found[0].labels, value: points[points.length - 1][1] } : undefined;
+    let newest;
+    for (const s of this.find(name, match)) {
+      const point = s.points[s.points.length - 1];
+      if (point && (!newest || point[0] >= newest.point[0])) newest = { series: s, point };
+    }
+    return newest ? { labels: newest.series.labels, value: newest.point[1] } : undefined;
   }
 }
 

@@ -44,17 +44,19 @@ export function configForm({ plugin, definitions, values = {}, name, submitLabel
   const config = () => {
     const result = { "connector.class": plugin };
     for (const [key, { control }] of fields) {
-      if (control.value !== "") result[key] = control.value;
+      // A stored setting may be "" on purpose; an unset field or a cleared added row means "not set".
+      if (control.value !== "" || Object.hasOwn(values, key)) result[key] = control.value;
     }
     return result;
   };
 
-  /** Validates with the worker; shows each error at its field; resolves to the error count. */
-  const validate = async () => {
+  /** Validates with the worker; shows each error at its field; resolves to the error count, or to null
+   * when `latestOnly` and a newer validation started meanwhile (its answer will be shown instead). */
+  const validate = async ({ latestOnly = true } = {}) => {
     const mine = ++sequence;
     fill(status, "Validating…");
     const result = await put(`${path("connector-plugins", plugin, "config", "validate")}`, config());
-    if (mine !== sequence) return null; // a newer edit is being validated
+    if (latestOnly && mine !== sequence) return null;
     const others = [];
     for (const { row, error } of fields.values()) { row.classList.remove("invalid"); fill(error); }
     for (const { definition, value } of result.configs) {
@@ -133,8 +135,11 @@ export function configForm({ plugin, definitions, values = {}, name, submitLabel
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     submit.disabled = true;
+    // Save checks the config as it is now: a validation still waiting for typing to pause is not needed,
+    // and one started while saving must not turn this click into nothing.
+    scheduleValidation.cancel();
     try {
-      const errors = await validate();
+      const errors = await validate({ latestOnly: false });
       if (errors === 0) {
         const cfg = config();
         const connectorName = cfg.name;

@@ -2,7 +2,7 @@
 // config in the validating editor.
 
 import { addressable, del, get, patch, path, post, put } from "../api.js";
-import { el, fill, notify, stateBadge, table } from "../dom.js";
+import { el, every, fill, notify, stateBadge, table } from "../dom.js";
 import { lineChart } from "../chart.js";
 import { CHART_SERIES, sampler } from "../prom.js";
 import { configForm, definitionsOf } from "./configform.js";
@@ -124,7 +124,7 @@ export async function render(main, name) {
   }));
   drawCharts();
   const unsubscribe = sampler.subscribe(drawCharts);
-  const timer = setInterval(() => refresh().catch(() => {}), REFRESH_MS);
+  const stop = every(REFRESH_MS, refresh);
 
   fill(main,
     el("h1", {}, el("span", { id: "connector-name" }, name), " ", stateBox),
@@ -145,7 +145,7 @@ export async function render(main, name) {
     el("h2", {}, "Last minutes"), chartsBox,
     el("h2", {}, "Offsets"), offsetsBox,
     el("h2", {}, "Config"), configBox);
-  return () => { clearInterval(timer); unsubscribe(); };
+  return () => { stop(); unsubscribe(); };
 }
 
 /** A connector the REST API cannot address by name: what the list call tells, and why nothing more. */

@@ -1,7 +1,7 @@
 // Connectors: one GET /connectors?expand=status&expand=info, filtered here; bulk actions on the selection.
 
 import { addressable, del, post, put, path } from "../api.js";
-import { el, fill, notify, stateBadge, table } from "../dom.js";
+import { el, every, fill, notify, stateBadge, table } from "../dom.js";
 import { listConnectors } from "./overview.js";
 
 const BULK = {
@@ -72,12 +72,14 @@ export async function render(main) {
   };
 
   const bulk = async (action) => {
-    const names = [...selected];
+    // What the filter hides stays selected but is not acted on: the operator sees what is done.
+    const names = visible().map((c) => c.name).filter((n) => selected.has(n));
     if (!names.length) return;
-    if (BULK[action].confirm && !window.confirm(`${BULK[action].label} ${names.length} connector(s)?`)) return;
+    if (BULK[action].confirm &&
+        !window.confirm(`${BULK[action].label} ${names.length} connector(s)?\n\n${names.join("\n")}`)) return;
     const results = await Promise.allSettled(names.map((n) => BULK[action].run(n)));
     const failures = results.map((r, i) => [names[i], r]).filter(([, r]) => r.status === "rejected");
-    selected.clear();
+    for (const n of names) selected.delete(n);
     selectAll.checked = false;
     await reload();
     notify(failures.length
@@ -92,7 +94,7 @@ export async function render(main) {
     draw();
   };
   // Actions take effect asynchronously (and other operators act too): keep the list current.
-  const timer = setInterval(() => reload().catch(() => {}), REFRESH_MS);
+  const stop = every(REFRESH_MS, reload);
 
   selectAll.addEventListener("change", () => {
     for (const c of visible()) if (addressable(c.name)) selectAll.checked ? selected.add(c.name) : selected.delete(c.name);
@@ -109,5 +111,5 @@ export async function render(main) {
       el("a", { href: "#/create" }, "New connector…")),
     table([selectAll, "Name", "State", "Tasks", "Class", "Type"], body, { id: "connectors" }));
   draw();
-  return () => clearInterval(timer);
+  return stop;
 }
