@@ -406,11 +406,42 @@ def test_a_fencing_round_is_counted_with_its_duration_on_the_fencing_worker() ->
     try:
         fencer.fence("c")
         fencer.fence("c")
+        assert len(fenced) == 6  # the previous generation's three producers, twice
+        read = _read(metrics)
+        tags = (("connector", "c"),)
+        assert read[("connect-runtime-connector-metrics", "fencing-rounds-total", tags)] == 2
+        duration = read[("connect-runtime-connector-metrics", "fencing-duration-seconds", tags)]
+        assert isinstance(duration, HistogramValue) and duration.count == 2
     finally:
         fencer.close()
-    assert len(fenced) == 6  # the previous generation's three producers, twice
-    read = _read(metrics)
-    tags = (("connector", "c"),)
-    assert read[("connect-runtime-connector-metrics", "fencing-rounds-total", tags)] == 2
-    duration = read[("connect-runtime-connector-metrics", "fencing-duration-seconds", tags)]
-    assert isinstance(duration, HistogramValue) and duration.count == 2
+
+
+def _fencer(metrics: ConnectMetrics) -> ZombieFencer:
+    config = WorkerConfig.from_properties({**MINIMAL_WORKER, "exactly.once.source.support": "enabled"})
+    fencer = ZombieFencer(config, _Store(), _Leadership(), lambda props: True, lambda props: {},  # type: ignore[arg-type]
+                          lambda run: run(), metrics)
+    fencer.fence_producer = lambda task, base: None  # type: ignore[method-assign]
+    return fencer
+
+
+def test_a_deleted_connectors_fencing_series_are_closed() -> None:
+    metrics = ConnectMetrics(CONFIG, Clock())
+    fencer = _fencer(metrics)
+    try:
+        fencer.fence("c")
+        fencer.close_deleted(lambda name: name == "c")  # still there
+        assert _read(metrics)[("connect-runtime-connector-metrics", "fencing-rounds-total", (("connector", "c"),))] == 1
+        fencer.close_deleted(lambda name: False)
+        assert metrics.read() == []
+    finally:
+        fencer.close()
+
+
+def test_a_stopped_fencers_series_are_closed_and_a_late_round_opens_none() -> None:
+    metrics = ConnectMetrics(CONFIG, Clock())
+    fencer = _fencer(metrics)
+    fencer.fence("c")
+    fencer.close()
+    assert metrics.read() == []
+    fencer._record_round("c", 0.1)  # a round that was under way when the worker stopped
+    assert metrics.read() == []
