@@ -4,7 +4,9 @@ it sends, and the worker's mirror that serves it (opened when the task is built,
 from __future__ import annotations
 
 import json
+import logging
 import math
+import threading
 from typing import Any
 
 import pytest
@@ -30,6 +32,7 @@ from connect_runtime.worker.exactly_once_source_task import (
     ExactlyOnceWorkerSourceTask,
 )
 from connect_runtime.worker.retry_with_tolerance import RetryWithToleranceOperator, Stage
+from connect_runtime.worker.task_channel import ChannelClosed
 from connect_runtime.worker.task_metrics import (
     COMMIT_LATENCY_BUCKETS_S,
     NullTaskMetrics,
@@ -38,6 +41,7 @@ from connect_runtime.worker.task_metrics import (
     TaskMetricsReport,
 )
 from connect_runtime.worker.task_process import TaskProcess
+from connect_runtime.worker.task_process_main import MetricsReporter
 from connect_runtime.worker.worker import TASK_CLASS_CONFIG, Worker
 
 TASK = ConnectorTaskId("c", 0)
@@ -369,6 +373,79 @@ def test_the_task_process_handle_feeds_the_reports_and_the_lifecycle_to_the_mirr
     assert _read(worker.metrics)[("connector-task-metrics", "status", TAGS)] == "failed"  # kept while FAILED here
     worker.stop_tasks([TASK])  # restarted, moved or deleted: gone
     assert not any(tags == TAGS for _, _, tags in _read(worker.metrics))
+
+
+# -- the task process's reporter ------------------------------------------------------------------------
+class _Channel:
+    def __init__(self) -> None:
+        self.reports: list[TaskMetricsReport] = []
+        self.closed = False
+
+    def notify(self, message: protocol.MetricsReported) -> None:
+        if self.closed:
+            raise ChannelClosed
+        self.reports.append(message.report)
+
+
+class _SlowFirstReport(NullTaskMetrics):
+    """The reporter thread's first report is taken before the task ends and sent after it ended."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reports = 0
+        self.taking = threading.Event()
+        self.release = threading.Event()
+
+    def report(self) -> TaskMetricsReport:
+        self.reports += 1
+        number = self.reports
+        if number == 1:
+            self.taking.set()
+            self.release.wait(10)
+        return (("source-task-metrics", "source-record-write-total", float(number)),)
+
+
+def test_no_periodic_report_follows_the_last_one() -> None:
+    channel = _Channel()
+    metrics = _SlowFirstReport()
+    reporter = MetricsReporter(channel, metrics, interval_s=0.01)  # type: ignore[arg-type]
+    reporter.start()
+    wait_until(metrics.taking.is_set, 10, message="a periodic report is being taken")
+    closing = threading.Thread(target=reporter.close)
+    closing.start()
+    closing.join(0.5)  # a close that does not wait for the periodic report has sent the last one by now
+    metrics.release.set()
+    closing.join(10)
+    assert not closing.is_alive()
+    reporter._thread.join(10)
+    assert channel.reports[-1] == (("source-task-metrics", "source-record-write-total", 2.0),)
+
+
+class _BrokenReport(NullTaskMetrics):
+    """Fails five times, then reads (into a channel that is closed: the reporter ends)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.attempts = 0
+
+    def report(self) -> TaskMetricsReport:
+        self.attempts += 1
+        if self.attempts <= 5:
+            raise ValueError("cannot read")
+        return ()
+
+
+def test_a_report_that_keeps_failing_is_logged_once_a_minute(caplog: pytest.LogCaptureFixture) -> None:
+    channel = _Channel()
+    channel.closed = True
+    metrics = _BrokenReport()
+    reporter = MetricsReporter(channel, metrics, interval_s=0.001)  # type: ignore[arg-type]
+    with caplog.at_level(logging.ERROR, logger="connect_runtime.worker.task_process_main"):
+        reporter.start()
+        reporter._thread.join(10)
+    assert not reporter._thread.is_alive() and metrics.attempts == 6
+    assert [r.getMessage() for r in caplog.records if r.name == "connect_runtime.worker.task_process_main"] == [
+        "Failed to report the metrics of the task"]
 
 
 # -- fencing rounds, on the worker that fences -----------------------------------------------------------
