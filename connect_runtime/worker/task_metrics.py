@@ -8,7 +8,10 @@ batch, commit or abort, never per record) and sends the worker what they read (a
 once a second and when the task ends. The worker's :class:`TaskMetricsMirror` opens the task's groups when
 the task is built (every metric at its empty value, as Java's groups exist from the task's construction),
 serves the last report, and closes them when the task leaves the worker. Windowed stats are therefore up to
-a report interval old; cumulative ones only lag by as much.
+a report interval old; cumulative ones only lag by as much. Once the process has ended (a FAILED task keeps
+its groups), nothing measures its windows any more: the mirror serves them at their empty values once
+``samples * window_ms`` has passed since the last report, as Java's windows of a task that stopped
+recording read by then.
 
 What the worker knows better than the process stays with the worker: the task's ``status`` and its
 ``running-ratio`` / ``pause-ratio`` follow the lifecycle notes the worker writes to the status topic, so
@@ -23,6 +26,7 @@ commit-latency histogram.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -30,7 +34,7 @@ from typing import Protocol
 
 from connect_runtime.metrics.client_stats import ClientStatsCollector
 from connect_runtime.metrics.connect_metrics import ConnectMetrics, MetricGroup, MetricValue
-from connect_runtime.metrics.registry import SOURCE_TASK_GROUP, TASK_ERROR_GROUP, TASK_GROUP
+from connect_runtime.metrics.registry import SOURCE_TASK_GROUP, TASK_ERROR_GROUP, TASK_GROUP, StatKind, metric
 from connect_runtime.metrics.stats import (
     Avg,
     Clock,
@@ -248,6 +252,10 @@ def timed_ns() -> int:
     return time.perf_counter_ns()
 
 
+#: What a windowed stat reads once every sample expired (Java's: 0 for rates and shares, NaN otherwise).
+_EMPTY_WINDOW = {StatKind.RATE: 0.0, StatKind.FREQUENCY: 0.0, StatKind.AVG: math.nan, StatKind.MAX: math.nan,
+                 StatKind.MIN: math.nan}
+
 _STATES = {TargetState.STARTED: TrackedState.RUNNING, TargetState.PAUSED: TrackedState.PAUSED,
            TargetState.STOPPED: TrackedState.STOPPED}
 
@@ -259,7 +267,8 @@ class TaskMetricsMirror:
     averages, zero totals), so that dashboards joining on ``total-record-failures`` see the task at once.
     ``status`` and the ratios follow the lifecycle the worker records; ``info`` adds the plugin strings
     (``connector-class``, ``task-class``, converter classes). Closed when the task leaves the worker; a
-    FAILED task keeps its groups (status ``failed``) until then.
+    FAILED task keeps its groups (status ``failed``) until then, and once its process has ended
+    (:meth:`ended`) its windowed metrics read empty after ``samples * window_ms`` without a report.
     """
 
     def __init__(self, metrics: ConnectMetrics, task: ConnectorTaskId, initial_state: TargetState, *,
@@ -272,6 +281,9 @@ class TaskMetricsMirror:
         self._lock = threading.Lock()
         self._closed = False
         self._version: str | None = None
+        self._expiry_ms = metrics.config.samples * metrics.config.window_ms
+        self._reported_ms: int | None = None
+        self._ended_ms: int | None = None
         tags = task_tags(task)
         self._groups: dict[str, MetricGroup] = {}
         task_group = self._group(TASK_GROUP, tags)
@@ -284,7 +296,8 @@ class TaskMetricsMirror:
         task_group.gauge("task-version", lambda: self._version)
         for group, name in self._values:
             group_tags = (("client-id", client_id),) if group == PRODUCER_GROUP and client_id is not None else tags
-            self._group(group, group_tags).gauge(name, self._reader(group, name))
+            kind = metric(group, name, tuple(tag for tag, _ in group_tags)).kind
+            self._group(group, group_tags).gauge(name, self._reader(group, name, _EMPTY_WINDOW.get(kind)))
 
     @classmethod
     def of(cls, metrics: ConnectMetrics, spec: TaskSpec) -> TaskMetricsMirror:
@@ -299,9 +312,20 @@ class TaskMetricsMirror:
             group = self._groups[name] = self._metrics.group(name, tags)
         return group
 
-    def _reader(self, group: str, name: str) -> Callable[[], MetricValue | None]:
+    def _reader(self, group: str, name: str, empty: float | None) -> Callable[[], MetricValue | None]:
+        """Reads the last report's value; a windowed one (``empty`` is its empty value) reads ``empty`` once
+        the task's windows have expired."""
         key = (group, name)
-        return lambda: self._values.get(key)
+        if empty is None:
+            return lambda: self._values.get(key)
+        return lambda: empty if self._windows_expired() else self._values.get(key)
+
+    def _windows_expired(self) -> bool:
+        ended = self._ended_ms
+        if ended is None:
+            return False  # a live process keeps its windows current
+        last = self._reported_ms if self._reported_ms is not None else ended
+        return self._metrics.clock() - last >= self._expiry_ms
 
     def _status(self) -> str | None:
         state = self._tracker.state
@@ -317,6 +341,13 @@ class TaskMetricsMirror:
                 if (group, name) in values:  # only what the groups were opened with
                     values[(group, name)] = value
             self._values = values
+            self._reported_ms = self._metrics.clock()
+
+    def ended(self) -> None:
+        """The task's process has ended (or said its last word): no report will refresh its windows."""
+        with self._lock:
+            if self._ended_ms is None:
+                self._ended_ms = self._metrics.clock()
 
     def change_state(self, state: TrackedState) -> None:
         """The task's lifecycle moved (the status the worker wrote)."""

@@ -307,6 +307,53 @@ def test_the_mirror_serves_the_latest_report_and_the_lifecycle_state() -> None:
     assert _read(metrics)[("connector-task-metrics", "status", TAGS)] == "failed"
 
 
+_WINDOWED = {("source-task-metrics", "source-record-write-rate"): 0.0,
+             ("connector-task-metrics", "offset-commit-success-percentage"): 0.0,
+             ("connector-task-metrics", "batch-size-avg"): math.nan,
+             ("connector-task-metrics", "batch-size-max"): math.nan,
+             ("source-task-metrics", "transaction-size-min"): math.nan}
+_KEPT = {("source-task-metrics", "source-record-write-total"): 42.0,
+         ("source-task-metrics", "source-record-active-count"): 6.0,
+         ("task-error-metrics", "total-record-failures"): 2.0,
+         ("task-error-metrics", "last-error-timestamp"): 1_000_000.0,
+         ("connect-runtime-source-task-metrics", "transactions-committed-total"): 4.0}
+
+
+def _report_all() -> TaskMetricsReport:
+    return tuple((group, name, 5.0) for group, name in _WINDOWED) + tuple(
+        (group, name, value) for (group, name), value in _KEPT.items())
+
+
+def _same(a: Any, b: Any) -> bool:
+    return (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)) or a == b
+
+
+def test_an_ended_tasks_windows_read_empty_once_they_expired_and_its_totals_stay() -> None:
+    clock = Clock()
+    metrics = ConnectMetrics(CONFIG, clock)
+    mirror = _mirror(metrics)
+    mirror.reported(_report_all())
+    clock.now_ms += 500
+    mirror.ended()
+    expiry = CONFIG.samples * CONFIG.window_ms
+    clock.now_ms += expiry - 501  # just short of samples x window since the last report
+    read = _read(metrics)
+    assert all(read[(group, name, TAGS)] == 5.0 for group, name in _WINDOWED)
+    clock.now_ms += 1
+    read = _read(metrics)
+    assert all(_same(read[(group, name, TAGS)], empty) for (group, name), empty in _WINDOWED.items())
+    assert all(read[(group, name, TAGS)] == value for (group, name), value in _KEPT.items())
+
+
+def test_a_running_tasks_windows_are_its_reports_however_old() -> None:
+    clock = Clock()
+    metrics = ConnectMetrics(CONFIG, clock)
+    mirror = _mirror(metrics)
+    mirror.reported(_report_all())
+    clock.now_ms += 10 * CONFIG.samples * CONFIG.window_ms  # the process measures its own windows
+    assert _read(metrics)[("source-task-metrics", "source-record-write-rate", TAGS)] == 5.0
+
+
 def test_a_closed_mirror_leaves_no_series_and_ignores_late_reports() -> None:
     metrics = ConnectMetrics(CONFIG, Clock())
     mirror = _mirror(metrics)
@@ -353,7 +400,8 @@ class _UnstartedProcess(TaskProcess):
         _UnstartedProcess.made.append(self)
 
 
-def test_the_task_process_handle_feeds_the_reports_and_the_lifecycle_to_the_mirror() -> None:
+def _worker_with_unstarted_task() -> tuple[Worker, TaskProcess]:
+    """A worker that built task ``c-0``, whose process handle was not started."""
     _UnstartedProcess.made = []
     config = WorkerConfig.from_properties({**MINIMAL_WORKER, "exactly.once.source.support": "disabled"})
     worker = Worker(config, "w1:8083", PluginRegistry(), None, _Statuses(), lambda name: None,  # type: ignore[arg-type]
@@ -362,6 +410,11 @@ def test_the_task_process_handle_feeds_the_reports_and_the_lifecycle_to_the_mirr
     task_props = {**connector, TASK_CLASS_CONFIG: "connectors.verifiable.connector.VerifiableSourceTask"}
     assert worker.start_task(TASK, connector, task_props, TargetState.STARTED, verify_generation=lambda: None)
     (process,) = _UnstartedProcess.made
+    return worker, process
+
+
+def test_the_task_process_handle_feeds_the_reports_and_the_lifecycle_to_the_mirror() -> None:
+    worker, process = _worker_with_unstarted_task()
     process.task_built(protocol.TaskBuilt("7.0"))
     process.status_changed(protocol.StatusChanged(TASK, protocol.Lifecycle.PAUSED))
     process.metrics_reported(protocol.MetricsReported((("task-error-metrics", "total-record-failures", 3.0),)))
@@ -369,10 +422,44 @@ def test_the_task_process_handle_feeds_the_reports_and_the_lifecycle_to_the_mirr
     assert read[("connector-task-metrics", "status", TAGS)] == "paused"
     assert read[("connector-task-metrics", "task-version", TAGS)] == "7.0"
     assert read[("task-error-metrics", "total-record-failures", TAGS)] == 3
+    process.metrics_reported(protocol.MetricsReported((("source-task-metrics", "source-record-write-rate", 9.0),)))
     process.task_failed(protocol.TaskFailed(TASK, "trace", False))
+    process.task_closed(protocol.TaskClosed(True))
     assert _read(worker.metrics)[("connector-task-metrics", "status", TAGS)] == "failed"  # kept while FAILED here
+    assert _read(worker.metrics)[("source-task-metrics", "source-record-write-rate", TAGS)] == 9
+    later = worker.metrics.clock() + 60_000  # the worker's default windows: 2 x 30 s after the last report
+    worker.metrics.clock = lambda: later
+    assert _read(worker.metrics)[("source-task-metrics", "source-record-write-rate", TAGS)] == 0
     worker.stop_tasks([TASK])  # restarted, moved or deleted: gone
     assert not any(tags == TAGS for _, _, tags in _read(worker.metrics))
+
+
+class _ServedChannel:
+    """A pipe whose other end is gone."""
+
+    def serve(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class _DeadProcess:
+    exitcode = -9
+
+    def join(self, timeout: float | None = None) -> None: ...
+
+
+def test_a_task_process_that_died_ends_its_metrics_windows() -> None:
+    worker, process = _worker_with_unstarted_task()
+    process.metrics_reported(protocol.MetricsReported((("connector-task-metrics", "batch-size-max", 9.0),)))
+    process._channel = _ServedChannel()  # type: ignore[assignment]
+    process._process = _DeadProcess()
+    process._watch()  # killed: no goodbye, no last report
+    read = _read(worker.metrics)
+    assert read[("connector-task-metrics", "status", TAGS)] == "failed"
+    assert read[("connector-task-metrics", "batch-size-max", TAGS)] == 9
+    later = worker.metrics.clock() + 60_000
+    worker.metrics.clock = lambda: later
+    assert math.isnan(_read(worker.metrics)[("connector-task-metrics", "batch-size-max", TAGS)])
 
 
 # -- the task process's reporter ------------------------------------------------------------------------
