@@ -18,10 +18,11 @@ What the worker knows better than the process stays with the worker: the task's 
 ``status`` always agrees with ``GET /connectors/{c}/status``.
 
 Deviations from Java, by design: ``source-record-write-*`` counts records when they are handed to the
-producer (Java counts them when the last record of the batch is acknowledged; with ``acks=all`` and
-failures failing the task, the totals are the same); under exactly-once an empty commit (nothing sent and
-no offsets) counts as a successful commit as in Java but not as a committed transaction nor in the
-commit-latency histogram.
+producer (Java counts them when the last record of the batch is acknowledged). The totals agree: a failed
+send fails the task, or, tolerated (at least once with ``errors.tolerance=all``), is taken off again when
+the producer reports it; the rate then reads it in the window of the report, never below 0. Under
+exactly-once an empty commit (nothing sent and no offsets) counts as a successful commit as in Java but
+not as a committed transaction nor in the commit-latency histogram.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ class TaskMetrics:
         source = self._metrics.group(SOURCE_TASK_GROUP, tags)
         self._poll = source.sensor({"source-record-poll-rate": Rate(config),
                                     "source-record-poll-total": CumulativeSum()})
-        self._write = source.sensor({"source-record-write-rate": Rate(config),
+        self._write = source.sensor({"source-record-write-rate": _NotBelowZero(Rate(config)),
                                      "source-record-write-total": CumulativeSum()})
         self._poll_time = source.sensor({"poll-batch-max-time-ms": Max(config), "poll-batch-avg-time-ms": Avg(config)})
         self._active_records = source.sensor({"source-record-active-count": Value(),
@@ -188,6 +189,11 @@ class TaskMetrics:
         self._active = max(0, self._active - batch)
         self._active_records.record(float(self._active), now)
 
+    def writes_failed(self, count: int) -> None:
+        """The producer failed to deliver ``count`` records handed to it, and the task goes on without them
+        (``errors.tolerance=all``): they were not written (Java leaves them out of its write count)."""
+        self._write.record(-float(count), self._clock())
+
     def commit_succeeded(self, duration_ms: float) -> None:
         """An offsets commit (a transaction commit under exactly-once, empty ones included) succeeded."""
         self._commit_time.record(float(int(duration_ms)))
@@ -239,12 +245,26 @@ class NullTaskMetrics(TaskMetrics):
         self.exactly_once = False
         self.committed = self.aborted = 0
 
-    polled = batch_done = commit_succeeded = commit_failed = staticmethod(_ignore)
+    polled = batch_done = writes_failed = commit_succeeded = commit_failed = staticmethod(_ignore)
     transaction_began = transaction_committed = transaction_aborted = transaction_ended = staticmethod(_ignore)
     producer_call = staticmethod(_ignore)
 
     def report(self) -> TaskMetricsReport:
         return ()
+
+
+class _NotBelowZero:
+    """A rate that reads 0 rather than a negative number: failed writes are taken off in the window they are
+    reported in, which may no longer hold the window their records were counted in."""
+
+    def __init__(self, rate: Rate) -> None:
+        self._rate = rate
+
+    def record(self, value: float, now_ms: int) -> None:
+        self._rate.record(value, now_ms)
+
+    def measure(self, now_ms: int) -> float:
+        return max(self._rate.measure(now_ms), 0.0)
 
 
 def timed_ns() -> int:

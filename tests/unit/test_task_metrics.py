@@ -10,6 +10,7 @@ import threading
 from typing import Any
 
 import pytest
+from confluent_kafka import KafkaError
 from task_loop_setup import ScriptedTask, task_setup
 from worker_stubs import MINIMAL_WORKER, RecordingRunner, RecordingStatuses
 
@@ -166,6 +167,22 @@ def test_transactions_sizes_counts_latency_age_and_producer_call_times() -> None
     assert read[("connector-task-metrics", "offset-commit-max-time-ms")] == 300
 
 
+def test_failed_writes_are_taken_off_the_write_total_and_never_make_the_rate_negative() -> None:
+    clock = Clock()
+    metrics = TaskMetrics(TASK, CONFIG, clock=clock)
+    metrics.polled(10, 1.0)
+    metrics.batch_done(10, 10)
+    metrics.writes_failed(3)
+    read = values(metrics.report())
+    assert read[("source-task-metrics", "source-record-write-total")] == 7
+    assert read[("source-task-metrics", "source-record-write-rate")] == pytest.approx(7.0)  # over the padded 1 s
+    clock.now_ms += 2 * CONFIG.window_ms  # the writes' windows expired before the failure was reported
+    metrics.writes_failed(2)
+    read = values(metrics.report())
+    assert read[("source-task-metrics", "source-record-write-total")] == 5
+    assert read[("source-task-metrics", "source-record-write-rate")] == 0
+
+
 def test_error_totals_come_from_the_error_handler() -> None:
     handler = RetryWithToleranceOperator(TASK, tolerance=ToleranceType.ALL, log_errors=True)
     metrics = TaskMetrics(TASK, CONFIG, errors=handler, clock=Clock())
@@ -250,6 +267,34 @@ def test_an_at_least_once_flush_is_a_commit() -> None:
     task.final_commit()
     read = values(metrics.report())
     assert read[("connector-task-metrics", "offset-commit-success-percentage")] == 1
+
+
+def _failed_deliveries(log_errors: bool) -> tuple[dict[tuple[str, str], Any], RetryWithToleranceOperator]:
+    """An at-least-once task with ``errors.tolerance=all`` sends 5 records, of which the producer fails 2."""
+    handler = RetryWithToleranceOperator(TASK, tolerance=ToleranceType.ALL, log_errors=log_errors)
+    metrics = TaskMetrics(TASK, CONFIG, errors=handler, clock=Clock())
+    errors = DeliveryErrors()
+    setup = task_setup(ScriptedTask(), producer=FakeProducer([]), metrics=metrics, error_handler=handler)
+    task = AtLeastOnceWorkerSourceTask(setup, errors, flush_interval_ms=60000, flush_timeout_ms=1000)
+    metrics.polled(5, 1.0)
+    sent = task._send_batch([_record(n) for n in range(5)])
+    metrics.batch_done(5, sent)
+    for _ in range(2):
+        errors(KafkaError(KafkaError.MSG_SIZE_TOO_LARGE), None)  # type: ignore[arg-type]
+    task.batch_end(sent)
+    return values(metrics.report()), handler
+
+
+def test_tolerated_delivery_failures_count_as_failures_and_not_as_writes() -> None:
+    read, handler = _failed_deliveries(log_errors=True)
+    assert pick(read, "task-error-metrics", "total-record-failures", "total-errors-logged", "total-record-errors",
+                "total-records-skipped") == {"total-record-failures": 2, "total-errors-logged": 2,
+                                             "total-record-errors": 0, "total-records-skipped": 0}
+    assert read[("task-error-metrics", "last-error-timestamp")] == handler.last_error_ms > 0
+    assert read[("source-task-metrics", "source-record-write-total")] == 3
+    read, _ = _failed_deliveries(log_errors=False)
+    assert read[("task-error-metrics", "total-record-failures")] == 2
+    assert read[("task-error-metrics", "total-errors-logged")] == 0
 
 
 class _Statuses(RecordingStatuses):
