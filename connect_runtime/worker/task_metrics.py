@@ -196,8 +196,11 @@ class TaskMetrics:
 
     def commit_succeeded(self, duration_ms: float) -> None:
         """An offsets commit (a transaction commit under exactly-once, empty ones included) succeeded."""
-        self._commit_time.record(float(int(duration_ms)))
-        self._commits.record(True, self._clock())
+        self._commit_succeeded(duration_ms, self._clock())
+
+    def _commit_succeeded(self, duration_ms: float, now: int) -> None:
+        self._commit_time.record(float(int(duration_ms)), now)
+        self._commits.record(True, now)
 
     def commit_failed(self) -> None:
         """An offsets commit failed (as Java, a failure records no time)."""
@@ -209,11 +212,12 @@ class TaskMetrics:
 
     def transaction_committed(self, size: int, duration_ms: float) -> None:
         """A transaction of ``size`` records committed, its offsets written and committed in ``duration_ms``."""
+        now = self._clock()  # once for the commit's sensors
         self._txn_began_ms = None
         self.committed += 1
-        self._txn_size.record(float(size))
-        self._latency.record(duration_ms / 1000.0)
-        self.commit_succeeded(duration_ms)
+        self._txn_size.record(float(size), now)
+        self._latency.record(duration_ms / 1000.0, now)
+        self._commit_succeeded(duration_ms, now)
 
     def transaction_aborted(self) -> None:
         self._txn_began_ms = None

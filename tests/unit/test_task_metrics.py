@@ -17,7 +17,7 @@ from worker_stubs import MINIMAL_WORKER, RecordingRunner, RecordingStatuses
 from connect_runtime.api import SourceRecord
 from connect_runtime.api.errors import DataException
 from connect_runtime.cluster.fencing import ZombieFencer
-from connect_runtime.config.connector_config import ToleranceType
+from connect_runtime.config.connector_config import ToleranceType, TransactionBoundary
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.metrics.client_stats import ClientStatsCollector
 from connect_runtime.metrics.connect_metrics import ConnectMetrics
@@ -26,6 +26,7 @@ from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.testing import wait_until
 from connect_runtime.testing.fakes import FakeProducer, FakeStatusListener
 from connect_runtime.types import ConnectorTaskId, TargetState
+from connect_runtime.worker import exactly_once_source_task
 from connect_runtime.worker import task_protocol as protocol
 from connect_runtime.worker.at_least_once_source_task import AtLeastOnceWorkerSourceTask, DeliveryErrors
 from connect_runtime.worker.exactly_once_source_task import (
@@ -53,8 +54,10 @@ CONFIG = MetricConfig(samples=2, window_ms=1000)
 class Clock:
     def __init__(self, now_ms: int = 1_000_000) -> None:
         self.now_ms = now_ms
+        self.reads = 0
 
     def __call__(self) -> int:
+        self.reads += 1
         return self.now_ms
 
 
@@ -165,6 +168,16 @@ def test_transactions_sizes_counts_latency_age_and_producer_call_times() -> None
     assert read[("producer-metrics", "txn-abort-time-ns-total")] == 0
     # Commits feed Java's offset-commit metrics too.
     assert read[("connector-task-metrics", "offset-commit-max-time-ms")] == 300
+
+
+def test_a_commit_or_a_poll_reads_the_clock_once() -> None:
+    clock = Clock()
+    metrics = TaskMetrics(TASK, CONFIG, exactly_once=True, client_id="p", clock=clock)
+    for record in (lambda: metrics.transaction_committed(10, 5.0), lambda: metrics.commit_succeeded(5.0),
+                   metrics.commit_failed, lambda: metrics.polled(10, 1.0), lambda: metrics.batch_done(10, 10)):
+        clock.reads = 0
+        record()
+        assert clock.reads == 1
 
 
 def test_failed_writes_are_taken_off_the_write_total_and_never_make_the_rate_negative() -> None:
@@ -295,6 +308,37 @@ def test_tolerated_delivery_failures_count_as_failures_and_not_as_writes() -> No
     read, _ = _failed_deliveries(log_errors=False)
     assert read[("task-error-metrics", "total-record-failures")] == 2
     assert read[("task-error-metrics", "total-errors-logged")] == 0
+
+
+def _fake_abort_ns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each producer call appears to take 1 µs."""
+    ticks = iter(range(0, 10**9, 1000))
+    monkeypatch.setattr(exactly_once_source_task, "timed_ns", lambda: next(ticks))
+
+
+def test_a_clean_stop_aborts_nothing_and_adds_no_abort_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_abort_ns(monkeypatch)
+    metrics = TaskMetrics(TASK, CONFIG, exactly_once=True, client_id="p", clock=Clock())
+    setup = task_setup(ScriptedTask([[_record(1)]]), producer=FakeProducer([]), metrics=metrics)
+    task = ExactlyOnceWorkerSourceTask(setup, fence=lambda: None, verify_generation=lambda: None)
+    task.start()
+    wait_until(lambda: values(metrics.report())[("connect-runtime-source-task-metrics",
+                                                  "transactions-committed-total")] == 1, 10, message="committed")
+    task.stop()
+    assert task.join(10)
+    assert values(metrics.report())[("producer-metrics", "txn-abort-time-ns-total")] == 0
+
+
+def test_the_abort_of_a_failing_tasks_open_transaction_is_timed(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_abort_ns(monkeypatch)
+    metrics = TaskMetrics(TASK, CONFIG, exactly_once=True, client_id="p", clock=Clock())
+    setup = task_setup(ScriptedTask([[_record(1)], RuntimeError("poll broke")]), producer=FakeProducer([]),
+                       metrics=metrics)
+    ExactlyOnceWorkerSourceTask(setup, fence=lambda: None, verify_generation=lambda: None,
+                                boundary=TransactionBoundary.INTERVAL, interval_ms=60000)._run()
+    read = values(metrics.report())
+    assert read[("connect-runtime-source-task-metrics", "transactions-aborted-total")] == 1
+    assert read[("producer-metrics", "txn-abort-time-ns-total")] == 1000
 
 
 class _Statuses(RecordingStatuses):
