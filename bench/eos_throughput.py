@@ -25,8 +25,9 @@ Scenarios (``scenarios`` in the output; each with records/s and the CPU cores it
   measured as above); records/s is the sum of the tasks' rates. ``summary.scaling`` = its rate / one task's
   (target 0.8 x N).
 * ``metrics_overhead`` (``--no-metrics-overhead`` skips it): the cost of task metrics. Two exactly-once workers
-  each run the one simple task; in one of them the task processes record no metrics (the bench-only switch
-  ``CONNECT_RUNTIME_BENCH_TASK_METRICS=off`` in its environment: bench/README.md). After one discarded window
+  each run the one simple task; in one of them the task processes record into a null recorder (the bench-only
+  switch ``CONNECT_RUNTIME_BENCH_TASK_METRICS=off`` in its environment; the timing of polls and producer calls
+  runs in both: bench/README.md). After one discarded window
   each, their windows alternate (on, off, off, on, ...: ``--rounds`` each), the other worker's connector
   paused. ``summary.metrics_overhead`` = 1 - rate with metrics / rate without (target <= 0.02);
   ``summary.metrics_cpu_overhead`` = CPU time per record with metrics / without - 1.

@@ -32,7 +32,7 @@ from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import BadRequestHttpError, ConflictHttpError, NotFoundHttpError
-from connect_runtime.metrics.connect_metrics import ConnectMetrics
+from connect_runtime.metrics.connect_metrics import ConnectMetrics, MetricGroup
 from connect_runtime.metrics.stats import CumulativeCount, Histogram, Sensor
 from connect_runtime.storage import formats
 from connect_runtime.storage.config_store import KafkaConfigBackingStore
@@ -67,8 +67,10 @@ class ZombieFencer:
         self._config = config
         self._metrics = metrics
         # Per connector, opened at its first round here: rounds run on the leader, so the series are the
-        # leader's (a worker that was leader keeps its counts, as cumulative counters do).
-        self._round_sensors: dict[str, Sensor] = {}
+        # leader's (a worker that was leader keeps its counts, as cumulative counters do). Closed when the
+        # connector is deleted, and when the fencer closes with its worker.
+        self._round_sensors: dict[str, tuple[MetricGroup, Sensor]] = {}
+        self._closed = False
         self._config_store = config_store
         self._leadership = leadership
         self._is_source = is_source
@@ -82,6 +84,22 @@ class ZombieFencer:
     def close(self) -> None:
         self._producers_pool.shutdown(wait=False)
         self._rounds_pool.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            self._closed = True
+            groups = [group for group, _ in self._round_sensors.values()]
+            self._round_sensors.clear()
+        for group in groups:
+            group.close()
+
+    def close_deleted(self, exists: Callable[[str], bool]) -> None:
+        """Close the fencing series of the connectors fenced here that no longer ``exists``."""
+        with self._lock:
+            if not self._round_sensors:
+                return
+            gone = [name for name in self._round_sensors if not exists(name)]
+            groups = [self._round_sensors.pop(name)[0] for name in gone]
+        for group in groups:
+            group.close()
 
     def fence_zombies(self, connector: str) -> Future[None]:
         """A round for ``connector``, or the one already in flight."""
@@ -127,13 +145,15 @@ class ZombieFencer:
         if self._metrics is None:
             return
         with self._lock:
-            sensor = self._round_sensors.get(connector)
-            if sensor is None:
+            if self._closed:
+                return  # a round that ended after its worker stopped: no series left behind
+            opened = self._round_sensors.get(connector)
+            if opened is None:
                 group = self._metrics.group(FENCING_GROUP, (("connector", connector),))
-                sensor = self._round_sensors[connector] = group.sensor({
+                opened = self._round_sensors[connector] = (group, group.sensor({
                     "fencing-rounds-total": CumulativeCount(),
-                    "fencing-duration-seconds": Histogram(COMMIT_LATENCY_BUCKETS_S)})
-        sensor.record(duration_s)
+                    "fencing-duration-seconds": Histogram(COMMIT_LATENCY_BUCKETS_S)}))
+        opened[1].record(duration_s)
 
     def _record_task_count(self, connector: str, generation: int, count: int) -> None:
         """After fencing (herder thread): the ``tasks-fencing`` record, unless the generation moved."""

@@ -321,6 +321,7 @@ class DistributedHerder:
         state = self.config_store.snapshot()
         self._retry_failed_tasks(state)
         self._apply_assignment(state)
+        self._fencer.close_deleted(state.contains)
         self._active_topics.reset_deleted(lambda: {t.connector for t in self.worker.task_ids()})
         self._apply_restarts(state)
         for name in list(self._needs_reconfig):

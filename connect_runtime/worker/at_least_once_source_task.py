@@ -89,6 +89,8 @@ class AtLeastOnceWorkerSourceTask(WorkerSourceTask):
         if self._error_handler.tolerance is not ToleranceType.ALL:
             raise ConnectException(f"Failed to send a record of task {self.id}: {self._errors.first}")
         count, first = self._errors.take()
+        self._error_handler.sends_failed(count)
+        self.metrics.writes_failed(count)
         logger.error("Task %s failed to send %d record(s); skipped (errors.tolerance=all). First error: %s",
                      self.id, count, first)
 

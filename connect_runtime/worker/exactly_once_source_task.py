@@ -205,9 +205,9 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self.abandon_uncommitted()
 
     def abort_open_transaction(self) -> None:
+        self._close_producer()
         self._txn_open = False
         self._txn_began = None
-        self._close_producer()
 
     def send_failed(self, error: KafkaException) -> Exception:
         cause: BaseException = error
@@ -260,7 +260,9 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         calling = timed_ns()
         with contextlib.suppress(KafkaException):
             producer.abort_transaction(5)
-        self.metrics.producer_call("abort", timed_ns() - calling)
+        if self._txn_began is not None:
+            # Only a transaction that was open is an abort; a clean stop's call aborts nothing.
+            self.metrics.producer_call("abort", timed_ns() - calling)
         with contextlib.suppress(KafkaException, RuntimeError):
             producer.purge()
         # A fenced (fatal) producer raises here too; the error that failed the task is the one to report.

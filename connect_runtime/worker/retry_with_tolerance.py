@@ -119,6 +119,15 @@ class RetryWithToleranceOperator:
         self.skipped += 1
         return SKIP
 
+    def sends_failed(self, count: int) -> None:
+        """The producer failed to deliver ``count`` records and the task goes on without them
+        (``errors.tolerance=all``). Counted as the reference's ``executeFailed`` counts a failed send within
+        tolerance: a failure each, logged each with ``errors.log.enable``; not errors nor skipped records."""
+        self.failures += count
+        self.last_error_ms = time.time_ns() // 1_000_000
+        if self._log_errors:
+            self.logged += count
+
     def _backoff(self, attempt: int, deadline: float) -> None:
         delay_ms = RETRIES_DELAY_MIN_MS << min(attempt - 1, 40)
         if delay_ms > self._max_delay_ms:

@@ -8,21 +8,26 @@ batch, commit or abort, never per record) and sends the worker what they read (a
 once a second and when the task ends. The worker's :class:`TaskMetricsMirror` opens the task's groups when
 the task is built (every metric at its empty value, as Java's groups exist from the task's construction),
 serves the last report, and closes them when the task leaves the worker. Windowed stats are therefore up to
-a report interval old; cumulative ones only lag by as much.
+a report interval old; cumulative ones only lag by as much. Once the process has ended (a FAILED task keeps
+its groups), nothing measures its windows any more: the mirror serves them at their empty values once
+``samples * window_ms`` has passed since the last report, as Java's windows of a task that stopped
+recording read by then.
 
 What the worker knows better than the process stays with the worker: the task's ``status`` and its
 ``running-ratio`` / ``pause-ratio`` follow the lifecycle notes the worker writes to the status topic, so
 ``status`` always agrees with ``GET /connectors/{c}/status``.
 
 Deviations from Java, by design: ``source-record-write-*`` counts records when they are handed to the
-producer (Java counts them when the last record of the batch is acknowledged; with ``acks=all`` and
-failures failing the task, the totals are the same); under exactly-once an empty commit (nothing sent and
-no offsets) counts as a successful commit as in Java but not as a committed transaction nor in the
-commit-latency histogram.
+producer (Java counts them when the last record of the batch is acknowledged). The totals agree: a failed
+send fails the task, or, tolerated (at least once with ``errors.tolerance=all``), is taken off again when
+the producer reports it; the rate then reads it in the window of the report, never below 0. Under
+exactly-once an empty commit (nothing sent and no offsets) counts as a successful commit as in Java but
+not as a committed transaction nor in the commit-latency histogram.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -30,7 +35,7 @@ from typing import Protocol
 
 from connect_runtime.metrics.client_stats import ClientStatsCollector
 from connect_runtime.metrics.connect_metrics import ConnectMetrics, MetricGroup, MetricValue
-from connect_runtime.metrics.registry import SOURCE_TASK_GROUP, TASK_ERROR_GROUP, TASK_GROUP
+from connect_runtime.metrics.registry import SOURCE_TASK_GROUP, TASK_ERROR_GROUP, TASK_GROUP, StatKind, metric
 from connect_runtime.metrics.stats import (
     Avg,
     Clock,
@@ -109,7 +114,7 @@ class TaskMetrics:
         source = self._metrics.group(SOURCE_TASK_GROUP, tags)
         self._poll = source.sensor({"source-record-poll-rate": Rate(config),
                                     "source-record-poll-total": CumulativeSum()})
-        self._write = source.sensor({"source-record-write-rate": Rate(config),
+        self._write = source.sensor({"source-record-write-rate": _NotBelowZero(Rate(config)),
                                      "source-record-write-total": CumulativeSum()})
         self._poll_time = source.sensor({"poll-batch-max-time-ms": Max(config), "poll-batch-avg-time-ms": Avg(config)})
         self._active_records = source.sensor({"source-record-active-count": Value(),
@@ -184,10 +189,18 @@ class TaskMetrics:
         self._active = max(0, self._active - batch)
         self._active_records.record(float(self._active), now)
 
+    def writes_failed(self, count: int) -> None:
+        """The producer failed to deliver ``count`` records handed to it, and the task goes on without them
+        (``errors.tolerance=all``): they were not written (Java leaves them out of its write count)."""
+        self._write.record(-float(count), self._clock())
+
     def commit_succeeded(self, duration_ms: float) -> None:
         """An offsets commit (a transaction commit under exactly-once, empty ones included) succeeded."""
-        self._commit_time.record(float(int(duration_ms)))
-        self._commits.record(True, self._clock())
+        self._commit_succeeded(duration_ms, self._clock())
+
+    def _commit_succeeded(self, duration_ms: float, now: int) -> None:
+        self._commit_time.record(float(int(duration_ms)), now)
+        self._commits.record(True, now)
 
     def commit_failed(self) -> None:
         """An offsets commit failed (as Java, a failure records no time)."""
@@ -199,11 +212,12 @@ class TaskMetrics:
 
     def transaction_committed(self, size: int, duration_ms: float) -> None:
         """A transaction of ``size`` records committed, its offsets written and committed in ``duration_ms``."""
+        now = self._clock()  # once for the commit's sensors
         self._txn_began_ms = None
         self.committed += 1
-        self._txn_size.record(float(size))
-        self._latency.record(duration_ms / 1000.0)
-        self.commit_succeeded(duration_ms)
+        self._txn_size.record(float(size), now)
+        self._latency.record(duration_ms / 1000.0, now)
+        self._commit_succeeded(duration_ms, now)
 
     def transaction_aborted(self) -> None:
         self._txn_began_ms = None
@@ -235,7 +249,7 @@ class NullTaskMetrics(TaskMetrics):
         self.exactly_once = False
         self.committed = self.aborted = 0
 
-    polled = batch_done = commit_succeeded = commit_failed = staticmethod(_ignore)
+    polled = batch_done = writes_failed = commit_succeeded = commit_failed = staticmethod(_ignore)
     transaction_began = transaction_committed = transaction_aborted = transaction_ended = staticmethod(_ignore)
     producer_call = staticmethod(_ignore)
 
@@ -243,10 +257,28 @@ class NullTaskMetrics(TaskMetrics):
         return ()
 
 
+class _NotBelowZero:
+    """A rate that reads 0 rather than a negative number: failed writes are taken off in the window they are
+    reported in, which may no longer hold the window their records were counted in."""
+
+    def __init__(self, rate: Rate) -> None:
+        self._rate = rate
+
+    def record(self, value: float, now_ms: int) -> None:
+        self._rate.record(value, now_ms)
+
+    def measure(self, now_ms: int) -> float:
+        return max(self._rate.measure(now_ms), 0.0)
+
+
 def timed_ns() -> int:
     """The clock producer calls are timed with."""
     return time.perf_counter_ns()
 
+
+#: What a windowed stat reads once every sample expired (Java's: 0 for rates and shares, NaN otherwise).
+_EMPTY_WINDOW = {StatKind.RATE: 0.0, StatKind.FREQUENCY: 0.0, StatKind.AVG: math.nan, StatKind.MAX: math.nan,
+                 StatKind.MIN: math.nan}
 
 _STATES = {TargetState.STARTED: TrackedState.RUNNING, TargetState.PAUSED: TrackedState.PAUSED,
            TargetState.STOPPED: TrackedState.STOPPED}
@@ -259,7 +291,8 @@ class TaskMetricsMirror:
     averages, zero totals), so that dashboards joining on ``total-record-failures`` see the task at once.
     ``status`` and the ratios follow the lifecycle the worker records; ``info`` adds the plugin strings
     (``connector-class``, ``task-class``, converter classes). Closed when the task leaves the worker; a
-    FAILED task keeps its groups (status ``failed``) until then.
+    FAILED task keeps its groups (status ``failed``) until then, and once its process has ended
+    (:meth:`ended`) its windowed metrics read empty after ``samples * window_ms`` without a report.
     """
 
     def __init__(self, metrics: ConnectMetrics, task: ConnectorTaskId, initial_state: TargetState, *,
@@ -272,6 +305,9 @@ class TaskMetricsMirror:
         self._lock = threading.Lock()
         self._closed = False
         self._version: str | None = None
+        self._expiry_ms = metrics.config.samples * metrics.config.window_ms
+        self._reported_ms: int | None = None
+        self._ended_ms: int | None = None
         tags = task_tags(task)
         self._groups: dict[str, MetricGroup] = {}
         task_group = self._group(TASK_GROUP, tags)
@@ -284,7 +320,8 @@ class TaskMetricsMirror:
         task_group.gauge("task-version", lambda: self._version)
         for group, name in self._values:
             group_tags = (("client-id", client_id),) if group == PRODUCER_GROUP and client_id is not None else tags
-            self._group(group, group_tags).gauge(name, self._reader(group, name))
+            kind = metric(group, name, tuple(tag for tag, _ in group_tags)).kind
+            self._group(group, group_tags).gauge(name, self._reader(group, name, _EMPTY_WINDOW.get(kind)))
 
     @classmethod
     def of(cls, metrics: ConnectMetrics, spec: TaskSpec) -> TaskMetricsMirror:
@@ -299,9 +336,20 @@ class TaskMetricsMirror:
             group = self._groups[name] = self._metrics.group(name, tags)
         return group
 
-    def _reader(self, group: str, name: str) -> Callable[[], MetricValue | None]:
+    def _reader(self, group: str, name: str, empty: float | None) -> Callable[[], MetricValue | None]:
+        """Reads the last report's value; a windowed one (``empty`` is its empty value) reads ``empty`` once
+        the task's windows have expired."""
         key = (group, name)
-        return lambda: self._values.get(key)
+        if empty is None:
+            return lambda: self._values.get(key)
+        return lambda: empty if self._windows_expired() else self._values.get(key)
+
+    def _windows_expired(self) -> bool:
+        ended = self._ended_ms
+        if ended is None:
+            return False  # a live process keeps its windows current
+        last = self._reported_ms if self._reported_ms is not None else ended
+        return self._metrics.clock() - last >= self._expiry_ms
 
     def _status(self) -> str | None:
         state = self._tracker.state
@@ -317,6 +365,13 @@ class TaskMetricsMirror:
                 if (group, name) in values:  # only what the groups were opened with
                     values[(group, name)] = value
             self._values = values
+            self._reported_ms = self._metrics.clock()
+
+    def ended(self) -> None:
+        """The task's process has ended (or said its last word): no report will refresh its windows."""
+        with self._lock:
+            if self._ended_ms is None:
+                self._ended_ms = self._metrics.clock()
 
     def change_state(self, state: TrackedState) -> None:
         """The task's lifecycle moved (the status the worker wrote)."""

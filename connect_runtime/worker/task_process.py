@@ -199,6 +199,11 @@ class TaskProcess:
     def task_closed(self, message: protocol.TaskClosed) -> None:
         self._said_goodbye = True
         self.failed = self.failed or message.failed
+        self._metrics_ended()
+
+    def _metrics_ended(self) -> None:
+        if self._metrics is not None:
+            self._metrics.ended()
 
     def offsets_mirrored(self, message: protocol.OffsetsMirrored) -> None:
         self._offsets.mirror(message.entries)
@@ -238,6 +243,7 @@ class TaskProcess:
                          self.id, process.pid)
             process.kill()
             process.join()
+        self._metrics_ended()  # a process that died said no goodbye
         try:
             self._ended_unexpectedly(process.exitcode)
         except Exception:

@@ -44,6 +44,7 @@ from connect_runtime.api.storage import OffsetStorageReader
 from connect_runtime.clients import is_transient, producer_config
 from connect_runtime.config.config_providers import ResolvedConfig
 from connect_runtime.config.connector_config import SourceConnectorConfig, TransactionBoundary
+from connect_runtime.logging_util import RateLimitedLogger
 from connect_runtime.metrics.client_stats import ClientStatsCollector, statistics_interval_ms, with_statistics
 from connect_runtime.redaction import redactor
 from connect_runtime.storage.offset_backing_store import OffsetEntries, produce_offsets
@@ -262,15 +263,37 @@ def _reporting(spec: TaskSpec, conf: dict[str, Any], stats: ClientStatsCollector
     return conf if stats is None else with_statistics(conf, stats, statistics_interval_ms(spec.metric_config))
 
 
-def _report_metrics(channel: TaskChannel, metrics: TaskMetrics, done: threading.Event) -> None:
-    """Send the worker what the task's metrics read, once a second until ``done``."""
-    while not done.wait(REPORT_INTERVAL_S):
-        try:
-            channel.notify(protocol.MetricsReported(metrics.report()))
-        except ChannelClosed:
-            return
-        except Exception:
-            logger.exception("Failed to report the metrics of the task")
+class MetricsReporter:
+    """Sends the worker what the task's metrics read: once every ``interval_s`` from a thread of its own, and
+    a last time when the task has ended (:meth:`close`)."""
+
+    def __init__(self, channel: TaskChannel, metrics: TaskMetrics, interval_s: float = REPORT_INTERVAL_S) -> None:
+        self._channel = channel
+        self._metrics = metrics
+        self._interval_s = interval_s
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="task-metrics", daemon=True)
+        # A report that fails once fails every second after: the log gets it once a minute.
+        self._failures = RateLimitedLogger(logger, 60.0)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._done.wait(self._interval_s):
+            try:
+                self._channel.notify(protocol.MetricsReported(self._metrics.report()))
+            except ChannelClosed:
+                return
+            except Exception:
+                self._failures.error("Failed to report the metrics of the task", exc_info=True)
+
+    def close(self) -> None:
+        """Send the last report, once no periodic one can follow it (it would overwrite the last word)."""
+        self._done.set()
+        if self._thread.is_alive():
+            self._thread.join()
+        self._channel.notify(protocol.MetricsReported(self._metrics.report()))
 
 
 def _die_with_parent() -> None:
@@ -353,13 +376,11 @@ def main(sys_path: list[str], payload: bytes, conn: Connection) -> None:
         return
     channel.notify(protocol.TaskBuilt(plugin_version(built.task)))
     commands.built(built)
-    done = threading.Event()
-    threading.Thread(target=_report_metrics, args=(channel, built.metrics, done), name="task-metrics",
-                     daemon=True).start()
+    reporter = MetricsReporter(channel, built.metrics)
+    reporter.start()
     built.start()
     while not built.join(3600.0):
         pass
-    done.set()
-    channel.notify(protocol.MetricsReported(built.metrics.report()))  # the last word on the task's metrics
+    reporter.close()  # the last word on the task's metrics
     logging.shutdown()
     channel.notify(protocol.TaskClosed(built.failed))
