@@ -20,8 +20,9 @@ from connect_runtime.cluster.herder import DistributedHerder
 from connect_runtime.cluster.membership import Membership
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.config.worker_plugins import WorkerPlugins
-from connect_runtime.metrics.client_stats import ADMIN_GROUP, CONSUMER_GROUP, PRODUCER_GROUP, ClientMetrics
+from connect_runtime.metrics.client_stats import ClientMetrics
 from connect_runtime.metrics.connect_metrics import ConnectMetrics
+from connect_runtime.metrics.registry import ADMIN_GROUP, CONSUMER_GROUP, PRODUCER_GROUP
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.storage.config_store import KafkaConfigBackingStore
 from connect_runtime.storage.config_writer import ConfigTopicWriter

@@ -33,6 +33,7 @@ from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.errors import BadRequestHttpError, ConflictHttpError, NotFoundHttpError
 from connect_runtime.metrics.connect_metrics import ConnectMetrics, MetricGroup
+from connect_runtime.metrics.registry import RUNTIME_CONNECTOR_GROUP
 from connect_runtime.metrics.stats import CumulativeCount, Histogram, Sensor
 from connect_runtime.storage import formats
 from connect_runtime.storage.config_store import KafkaConfigBackingStore
@@ -47,8 +48,6 @@ T = TypeVar("T")
 FENCE_FAILED = "Failed to perform zombie fencing for connector {}"
 FENCE_CONFLICT = "Fencing failed because new task configurations were generated for the connector"
 _PRODUCER_INIT_TIMEOUT_S = 60.0
-#: The runtime's own per-connector group: fencing rounds are ours, Java has no metric for them.
-FENCING_GROUP = "connect-runtime-connector-metrics"
 
 
 class ZombieFencer:
@@ -149,7 +148,7 @@ class ZombieFencer:
                 return  # a round that ended after its worker stopped: no series left behind
             opened = self._round_sensors.get(connector)
             if opened is None:
-                group = self._metrics.group(FENCING_GROUP, (("connector", connector),))
+                group = self._metrics.group(RUNTIME_CONNECTOR_GROUP, (("connector", connector),))
                 opened = self._round_sensors[connector] = (group, group.sensor({
                     "fencing-rounds-total": CumulativeCount(),
                     "fencing-duration-seconds": Histogram(COMMIT_LATENCY_BUCKETS_S)}))

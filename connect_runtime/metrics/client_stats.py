@@ -35,10 +35,6 @@ STATISTICS_INTERVAL_MS = 15_000
 #: How often librdkafka reports at least: the floor under a tiny ``metrics.sample.window.ms``.
 _MIN_INTERVAL_MS = 1_000
 
-PRODUCER_GROUP = "producer-metrics"
-CONSUMER_GROUP = "consumer-metrics"
-ADMIN_GROUP = "admin-client-metrics"
-
 
 def statistics_interval_ms(config: MetricConfig) -> int:
     """How often the worker's clients report: every 15 s, or every half sample window if that is shorter,

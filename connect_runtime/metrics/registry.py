@@ -51,6 +51,13 @@ TASK_ERROR_GROUP = "task-error-metrics"
 # Not in ConnectMetricsRegistry: the group membership's own metrics (Java's WorkerCoordinator.java), keyed by
 # the member's client id.
 COORDINATOR_GROUP = "connect-coordinator-metrics"
+# The runtime's own groups (runtime_metrics.tsv).
+RUNTIME_SOURCE_TASK_GROUP = "connect-runtime-source-task-metrics"
+RUNTIME_CONNECTOR_GROUP = "connect-runtime-connector-metrics"
+# The Java Kafka clients' groups (client_metrics.tsv), keyed by ``client-id``.
+PRODUCER_GROUP = "producer-metrics"
+CONSUMER_GROUP = "consumer-metrics"
+ADMIN_GROUP = "admin-client-metrics"
 
 
 def _load(table: str) -> tuple[MetricSpec, ...]:

@@ -35,7 +35,15 @@ from typing import Protocol
 
 from connect_runtime.metrics.client_stats import ClientStatsCollector
 from connect_runtime.metrics.connect_metrics import ConnectMetrics, MetricGroup, MetricValue
-from connect_runtime.metrics.registry import SOURCE_TASK_GROUP, TASK_ERROR_GROUP, TASK_GROUP, StatKind, metric
+from connect_runtime.metrics.registry import (
+    PRODUCER_GROUP,
+    RUNTIME_SOURCE_TASK_GROUP,
+    SOURCE_TASK_GROUP,
+    TASK_ERROR_GROUP,
+    TASK_GROUP,
+    StatKind,
+    metric,
+)
 from connect_runtime.metrics.stats import (
     Avg,
     Clock,
@@ -52,9 +60,6 @@ from connect_runtime.metrics.stats import (
 from connect_runtime.plugins.registry import java_class_name, listed_name, qualified_name
 from connect_runtime.types import ConnectorTaskId, TargetState
 from connect_runtime.worker.task_spec import TaskSpec
-
-RUNTIME_SOURCE_TASK_GROUP = "connect-runtime-source-task-metrics"
-PRODUCER_GROUP = "producer-metrics"
 
 #: Upper bounds (seconds) of the commit-latency histogram: a local broker commits in a few ms, a remote or
 #: loaded one in tens to hundreds; a commit that retries in 1 s slices can take up to the producer's 60 s

@@ -10,9 +10,6 @@ import pytest
 from confluent_kafka import KafkaError, KafkaException
 
 from connect_runtime.metrics.client_stats import (
-    ADMIN_GROUP,
-    CONSUMER_GROUP,
-    PRODUCER_GROUP,
     ClientMetrics,
     ClientStatsCollector,
     StatisticsPoller,
@@ -22,6 +19,7 @@ from connect_runtime.metrics.client_stats import (
     with_statistics,
 )
 from connect_runtime.metrics.connect_metrics import ConnectMetrics
+from connect_runtime.metrics.registry import ADMIN_GROUP, CONSUMER_GROUP, PRODUCER_GROUP
 from connect_runtime.metrics.stats import MetricConfig
 from connect_runtime.storage import config_writer
 from connect_runtime.storage.config_writer import ConfigTopicWriter, ConfigWriteError
