@@ -202,6 +202,22 @@ def kafka_sasl_bootstrap(kafka_bootstrap: str, pytestconfig: pytest.Config) -> s
     return sasl
 
 
+#: A schema registry's Confluent-compatible URL; the ``schema_registry_url`` fixture uses it when set.
+REGISTRY_ENV = "SCHEMA_REGISTRY_URL"
+
+
+@pytest.fixture(scope="session")
+def schema_registry_url() -> str:
+    """``schema.registry.url`` of a real schema registry (its Confluent-compatible API) for the session.
+
+    Uses ``$SCHEMA_REGISTRY_URL`` when set (the registry is left alone).
+    """
+    external = os.environ.get(REGISTRY_ENV, "").strip()
+    if not external:
+        pytest.fail(f"this test needs a schema registry: set {REGISTRY_ENV}", pytrace=False)
+    return external
+
+
 @pytest.fixture(scope="session")
 def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSparkCluster]:
     """A real Spark standalone cluster (master + 2 workers, 1 core and 1g each) for the session.

@@ -1,0 +1,69 @@
+"""What a schema format gives the registry converter: Connect schemas mapped to registry schemas, and
+values encoded and decoded with them.
+
+The converter (``registry_converter``) owns everything about the registry (subjects, ids, caches,
+retries, the 5-byte header); a format owns only the mapping, so Avro, JSON Schema and Protobuf share
+one tested path to the registry.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from connect_runtime.api.config_def import ConfigDef
+from connect_runtime.api.data.schema import Schema
+
+
+class FormatSchema(ABC):
+    """One schema in a format: its registry text, its Connect schema and its compiled codec.
+
+    Instances are immutable and cached by the converter (per Connect schema when writing, per
+    registry id when reading), so whatever compiling a codec costs is paid once per schema.
+    """
+
+    #: The schema as registered: the exact text the format writes (registries compare text).
+    text: str
+    #: The Connect schema values are encoded from and decoded to.
+    connect_schema: Schema
+    #: The fully qualified record / message name the Record and TopicRecord subject name strategies
+    #: use, or None when the schema has none (a primitive), which those strategies refuse.
+    record_name: str | None
+
+    @abstractmethod
+    def encode(self, value: Any) -> bytes:
+        """The payload after the 5-byte header for a Connect ``value`` of :attr:`connect_schema`.
+
+        Raises ``DataException`` when the value does not fit the schema.
+        """
+
+    @abstractmethod
+    def decode(self, payload: bytes | memoryview) -> Any:
+        """The Connect value of :attr:`connect_schema` for a payload (the bytes after the header)."""
+
+
+class SchemaFormat(ABC):
+    """A schema language the registry stores (Avro, JSON Schema, Protobuf) and its data config."""
+
+    #: The registry's name for the format: ``AVRO``, ``JSON`` or ``PROTOBUF``.
+    schema_type: ClassVar[str]
+
+    @abstractmethod
+    def config_def(self) -> ConfigDef:
+        """The format's own settings (its ``*DataConfig`` keys: ``connect.meta.data``,
+        ``enhanced.avro.schema.support``, ``schemas.cache.config``, ...), added to the converter's."""
+
+    @abstractmethod
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        """Apply the format's settings (raising ``ConfigException`` naming a key it does not honour)."""
+
+    @abstractmethod
+    def from_connect(self, schema: Schema) -> FormatSchema:
+        """The registry schema Confluent's converter would register for a Connect ``schema``."""
+
+    @abstractmethod
+    def from_registry(self, text: str, version: int | None) -> FormatSchema:
+        """A schema read from the registry (by id, or the subject's latest with ``use.latest.version``),
+        mapped to Connect as Confluent's converter maps it; ``version`` is the registry's version of it
+        when known (the Connect schema's version when the schema itself names none)."""
