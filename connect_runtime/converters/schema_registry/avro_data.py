@@ -55,11 +55,10 @@ AVRO_FIELD_DEFAULT_FLAG_PROP: Final = f"{NAMESPACE}.field.default"
 AVRO_ENUM_DEFAULT_PREFIX_PROP: Final = f"{NAMESPACE}.enum.default."
 AVRO_TYPE_UNION: Final = f"{NAMESPACE}.Union"
 AVRO_TYPE_ENUM: Final = f"{NAMESPACE}.Enum"
-AVRO_PROP: Final = "avro"
-AVRO_LOGICAL_TYPE_PROP: Final = "logicalType"
-AVRO_LOGICAL_DECIMAL: Final = "decimal"
-AVRO_LOGICAL_DECIMAL_SCALE_PROP: Final = "scale"
-AVRO_LOGICAL_DECIMAL_PRECISION_PROP: Final = "precision"
+# Avro's own keys (the spec's), and the prefix of Avro properties AvroData copies to parameters
+AVRO_LOGICAL_TYPE_PROP, AVRO_LOGICAL_DECIMAL_SCALE_PROP, AVRO_LOGICAL_DECIMAL_PRECISION_PROP = (
+    "logicalType", "scale", "precision")
+AVRO_LOGICAL_DECIMAL, AVRO_PROP = "decimal", "avro"
 CONNECT_AVRO_DECIMAL_PRECISION_PROP: Final = "connect.decimal.precision"
 CONNECT_AVRO_DECIMAL_PRECISION_DEFAULT: Final = 64
 CONNECT_AVRO_FIXED_SIZE_PROP: Final = "connect.fixed.size"
@@ -106,33 +105,37 @@ _UNSUPPORTED: Final[Mapping[str, str]] = {
 }
 
 
+# (key, default, importance, documentation) of each data setting, in Java's order and words
+_DATA_SETTINGS: Final[tuple[tuple[str, bool | int, Importance, str], ...]] = (
+    (GENERALIZED_SUM_TYPE_SUPPORT_CONFIG, False, Importance.MEDIUM,
+     "Toggle for enabling/disabling generalized sum type support: interoperability of enum/union with "
+     "other schema formats. Only false is supported."),
+    (IGNORE_DEFAULT_FOR_NULLABLES_CONFIG, False, Importance.MEDIUM,
+     "Whether to ignore the default for nullable fields when the value is null"),
+    (SCHEMAS_CACHE_SIZE_CONFIG, 1000, Importance.LOW, "Size of the converted schemas cache"),
+    (ENHANCED_AVRO_SCHEMA_SUPPORT_CONFIG, False, Importance.MEDIUM,
+     "Toggle for enabling/disabling enhanced avro schema support: Enum symbol preservation and Package "
+     "Name awareness"),
+    (SCRUB_INVALID_NAMES_CONFIG, False, Importance.MEDIUM,
+     "Whether to scrub invalid names by replacing invalid characters with valid ones"),
+    (CONNECT_META_DATA_CONFIG, True, Importance.LOW,
+     "Toggle for enabling/disabling connect converter to add its meta data to the output schema or not"),
+    (DISCARD_TYPE_DOC_DEFAULT_CONFIG, False, Importance.LOW,
+     "Only Avro field doc and default will be retained during conversion of Avro and Connect schema. "
+     "Deprecated; only false is supported."),
+    (ALLOW_OPTIONAL_MAP_KEYS_CONFIG, False, Importance.LOW,
+     "Allow optional string map key when converting from Connect Schema to Avro Schema."),
+    (FLATTEN_SINGLETON_UNIONS_CONFIG, True, Importance.LOW, "Whether to flatten singleton unions"),
+)
+
+
 def avro_data_config_def() -> ConfigDef:
     """The data settings of Confluent's ``AvroDataConfig``, with its defaults and documentation."""
-    return (
-        ConfigDef()
-        .define(GENERALIZED_SUM_TYPE_SUPPORT_CONFIG, ConfigType.BOOLEAN, False, None, Importance.MEDIUM,
-                "Toggle for enabling/disabling generalized sum type support: interoperability of "
-                "enum/union with other schema formats. Only false is supported.")
-        .define(IGNORE_DEFAULT_FOR_NULLABLES_CONFIG, ConfigType.BOOLEAN, False, None, Importance.MEDIUM,
-                "Whether to ignore the default for nullable fields when the value is null")
-        .define(SCHEMAS_CACHE_SIZE_CONFIG, ConfigType.INT, 1000, None, Importance.LOW,
-                "Size of the converted schemas cache")
-        .define(ENHANCED_AVRO_SCHEMA_SUPPORT_CONFIG, ConfigType.BOOLEAN, False, None, Importance.MEDIUM,
-                "Toggle for enabling/disabling enhanced avro schema support: Enum symbol preservation "
-                "and Package Name awareness")
-        .define(SCRUB_INVALID_NAMES_CONFIG, ConfigType.BOOLEAN, False, None, Importance.MEDIUM,
-                "Whether to scrub invalid names by replacing invalid characters with valid ones")
-        .define(CONNECT_META_DATA_CONFIG, ConfigType.BOOLEAN, True, None, Importance.LOW,
-                "Toggle for enabling/disabling connect converter to add its meta data to the output "
-                "schema or not")
-        .define(DISCARD_TYPE_DOC_DEFAULT_CONFIG, ConfigType.BOOLEAN, False, None, Importance.LOW,
-                "Only Avro field doc and default will be retained during conversion of Avro and "
-                "Connect schema. Deprecated; only false is supported.")
-        .define(ALLOW_OPTIONAL_MAP_KEYS_CONFIG, ConfigType.BOOLEAN, False, None, Importance.LOW,
-                "Allow optional string map key when converting from Connect Schema to Avro Schema.")
-        .define(FLATTEN_SINGLETON_UNIONS_CONFIG, ConfigType.BOOLEAN, True, None, Importance.LOW,
-                "Whether to flatten singleton unions")
-    )
+    definition = ConfigDef()
+    for key, default, importance, documentation in _DATA_SETTINGS:
+        kind = ConfigType.BOOLEAN if isinstance(default, bool) else ConfigType.INT
+        definition.define(key, kind, default, None, importance, documentation)
+    return definition
 
 
 @dataclass(frozen=True, slots=True)
@@ -749,7 +752,7 @@ class AvroData:
         """A function from a Connect value of ``schema`` to the datum fastavro writes with ``avro``
         (logical types already converted: fastavro is given the schema without them). Raises
         ``DataException`` as Java's ``fromConnectData`` does."""
-        inner = self._writer(schema, _non_null(avro))
+        inner = self._codec(schema, _non_null(avro), to_avro=True)
         if schema.is_optional:
             return lambda value: None if value is None else inner(value)
 
@@ -760,45 +763,46 @@ class AvroData:
 
         return required
 
-    def _writer(self, schema: Schema, avro: AvroSchema) -> Callable[[Any], Any]:
-        """The writer of a non-None value (``avro`` without its null branch)."""
-        name = schema.name
+    def _codec(self, schema: Schema, avro: AvroSchema, to_avro: bool) -> Callable[[Any], Any]:
+        """The writer (``to_avro``) or reader of non-None values (``avro`` without its null branch)."""
+        logical = _logical_conversion(schema, to_avro)
+        if logical is not None:
+            if to_avro and avro.type == "fixed":
+                size = avro.size
+                return lambda value: _pad_to_fixed_size(logical(value), size)
+            return logical
         kind = schema.type
-        if name is not None and name in _TEMPORAL:
-            temporal = _TEMPORAL[name]
-            return lambda value: temporal.from_logical(schema, value)
         if kind is SchemaType.BYTES:
-            size = avro.size if avro.type == "fixed" else None
-            if name == Decimal.LOGICAL_NAME:
-                if size is not None:
-                    return lambda value: _pad_to_fixed_size(Decimal.from_logical(schema, value), size)
-                return lambda value: Decimal.from_logical(schema, value)
             return _as_bytes
         if kind is SchemaType.ARRAY:
             assert schema.value_schema is not None and avro.items is not None
-            element = self.value_writer(schema.value_schema, avro.items)
+            element = self._child(schema.value_schema, avro.items, to_avro)
             return lambda value: [element(v) for v in value]
+        if kind is SchemaType.MAP and avro.type == "map":
+            assert schema.value_schema is not None and avro.values is not None
+            values = self._child(schema.value_schema, avro.values, to_avro)
+            return lambda value: {k: values(v) for k, v in value.items()}
         if kind is SchemaType.MAP:
-            return self._map_writer(schema, avro)
+            return self._map_entries_codec(schema, avro, to_avro)
+        if kind is SchemaType.STRUCT and _is_union_schema(schema):
+            return self._union_writer(schema, avro) if to_avro else self._union_reader(avro, schema)
         if kind is SchemaType.STRUCT:
-            if _is_union_schema(schema):
-                return self._union_writer(schema, avro)
-            return self._struct_writer(schema, avro)
+            return self._struct_writer(schema, avro) if to_avro else self._struct_reader(avro, schema)
         return _identity
 
-    def _map_writer(self, schema: Schema, avro: AvroSchema) -> Callable[[Any], Any]:
-        key_schema, value_schema = schema.key_schema, schema.value_schema
-        assert key_schema is not None and value_schema is not None
-        if avro.type == "map":
-            assert avro.values is not None
-            values = self.value_writer(value_schema, avro.values)
-            return lambda value: {k: values(v) for k, v in value.items()}
-        assert avro.items is not None
+    def _child(self, schema: Schema, avro: AvroSchema, to_avro: bool) -> Callable[[Any], Any]:
+        return self.value_writer(schema, avro) if to_avro else self.value_reader(avro, schema)
+
+    def _map_entries_codec(self, schema: Schema, avro: AvroSchema, to_avro: bool) -> Callable[[Any], Any]:
+        """A map with keys other than strings, in Avro an array of MapEntry records."""
+        assert schema.key_schema is not None and schema.value_schema is not None and avro.items is not None
         entry_key, entry_value = avro.items.field(KEY_FIELD), avro.items.field(VALUE_FIELD)
         assert entry_key is not None and entry_value is not None
-        keys = self.value_writer(key_schema, entry_key.schema)
-        values = self.value_writer(value_schema, entry_value.schema)
-        return lambda value: [{KEY_FIELD: keys(k), VALUE_FIELD: values(v)} for k, v in value.items()]
+        keys = self._child(schema.key_schema, entry_key.schema, to_avro)
+        values = self._child(schema.value_schema, entry_value.schema, to_avro)
+        if to_avro:
+            return lambda value: [{KEY_FIELD: keys(k), VALUE_FIELD: values(v)} for k, v in value.items()]
+        return lambda datum: {keys(e[KEY_FIELD]): values(e[VALUE_FIELD]) for e in datum}
 
     def _struct_writer(self, schema: Schema, avro: AvroSchema) -> Callable[[Any], Any]:
         plan = []
@@ -839,13 +843,13 @@ class AvroData:
                             SchemaType.BOOLEAN, SchemaType.STRING, SchemaType.INT8, SchemaType.INT16)
                 and schema.name is None):
             return None
-        return self._writer(schema, _non_null(avro))
+        return self._codec(schema, _non_null(avro), to_avro=True)
 
     def _union_writer(self, schema: Schema, avro: AvroSchema) -> Callable[[Any], Any]:
         members = [m for m in avro.types if m.type != "null"]
         branches = []
         for f, member in zip(schema.fields, members, strict=False):
-            writer = self._writer(f.schema, member)
+            writer = self._codec(f.schema, member, to_avro=True)
             branch_name = member.full_name if member.is_named() else None
             branches.append((f, writer, branch_name))
         use_default = not self.config.ignore_default_for_nullables
@@ -869,42 +873,9 @@ class AvroData:
         """A function from the datum fastavro reads with ``avro`` (logical types off, records in
         unions of several records as ``(name, record)``) to the Connect value of ``schema``."""
         if avro.type == "union" and not _is_union_schema(schema):
-            inner = self._reader(_non_null(avro), schema)
-            return lambda datum: None if datum is None else inner(datum)
-        inner = self._reader(avro, schema)
+            avro = _non_null(avro)
+        inner = self._codec(schema, avro, to_avro=False)
         return lambda datum: None if datum is None else inner(datum)
-
-    def _reader(self, avro: AvroSchema, schema: Schema) -> Callable[[Any], Any]:
-        name = schema.name
-        kind = schema.type
-        if name is not None and name in _TEMPORAL:
-            temporal = _TEMPORAL[name]
-            return lambda datum: temporal.to_logical(schema, datum)
-        if kind is SchemaType.BYTES:
-            if name == Decimal.LOGICAL_NAME:
-                return lambda datum: Decimal.to_logical(schema, datum)
-            return _as_bytes
-        if kind is SchemaType.ARRAY:
-            assert schema.value_schema is not None and avro.items is not None
-            element = self.value_reader(avro.items, schema.value_schema)
-            return lambda datum: [element(v) for v in datum]
-        if kind is SchemaType.MAP:
-            assert schema.key_schema is not None and schema.value_schema is not None
-            if avro.type == "map":
-                assert avro.values is not None
-                values = self.value_reader(avro.values, schema.value_schema)
-                return lambda datum: {k: values(v) for k, v in datum.items()}
-            assert avro.items is not None
-            entry_key, entry_value = avro.items.field(KEY_FIELD), avro.items.field(VALUE_FIELD)
-            assert entry_key is not None and entry_value is not None
-            keys = self.value_reader(entry_key.schema, schema.key_schema)
-            values = self.value_reader(entry_value.schema, schema.value_schema)
-            return lambda datum: {keys(e[KEY_FIELD]): values(e[VALUE_FIELD]) for e in datum}
-        if kind is SchemaType.STRUCT:
-            if _is_union_schema(schema):
-                return self._union_reader(avro, schema)
-            return self._struct_reader(avro, schema)
-        return _identity
 
     def _struct_reader(self, avro: AvroSchema, schema: Schema) -> Callable[[Any], Any]:
         plan = []
@@ -932,7 +903,7 @@ class AvroData:
             connect_field = schema.field(field_name)
             if connect_field is None:
                 raise DataException(f"Union member {field_name} is not a field of {schema!r}")
-            reader = self._reader(member, connect_field.schema)
+            reader = self._codec(connect_field.schema, member, to_avro=False)
             if member.is_named():
                 by_name[member.full_name or ""] = (field_name, reader)
             by_class.append((_DATUM_CLASSES.get(member.type, ()), field_name, reader))
@@ -1027,22 +998,25 @@ def _apply_field_level_params(original: Schema, field_params: Mapping[str, Any])
                                 if original.type in (SchemaType.MAP, SchemaType.ARRAY) else None))
 
 
-def _to_avro_logical(schema: Schema, value: Any) -> Any:
+def _logical_conversion(schema: Schema, to_avro: bool) -> Callable[[Any], Any] | None:
+    """Connect's conversion of a logical type's values to (or from) their Avro datum, or None for a
+    schema of no logical type."""
     name = schema.name
-    if name == Decimal.LOGICAL_NAME:
-        return Decimal.from_logical(schema, value)
-    temporal = _TEMPORAL.get(name) if name is not None else None
-    return value if temporal is None else temporal.from_logical(schema, value)
+    logical_type = Decimal if name == Decimal.LOGICAL_NAME else _TEMPORAL.get(name) if name is not None else None
+    if logical_type is None:
+        return None
+    convert: Callable[[Schema, Any], Any] = logical_type.from_logical if to_avro else logical_type.to_logical
+    return lambda value: convert(schema, value)
+
+
+def _to_avro_logical(schema: Schema, value: Any) -> Any:
+    conversion = _logical_conversion(schema, to_avro=True)
+    return value if conversion is None else conversion(value)
 
 
 def _to_connect_logical(schema: Schema, value: Any) -> Any:
-    name = schema.name
-    if value is None or name is None:
-        return value
-    if name == Decimal.LOGICAL_NAME:
-        return Decimal.to_logical(schema, value)
-    temporal = _TEMPORAL.get(name)
-    return value if temporal is None else temporal.to_logical(schema, value)
+    conversion = _logical_conversion(schema, to_avro=False)
+    return value if value is None or conversion is None else conversion(value)
 
 
 def _json_to_string(value: Any) -> str:
