@@ -398,6 +398,21 @@ def test_union_struct_values_and_enums() -> None:
     assert read.decode(payload) == value
 
 
+def test_a_union_member_is_found_by_the_datum_read() -> None:
+    text = '{"type":"record","name":"R","fields":[{"name":"u","type":["int","long","string"]}]}'
+    read = AvroFormat().from_registry(text, 1)
+    u = read.connect_schema.fields[0].schema
+    for member, value in [("int", 1), ("long", 2**40), ("string", "s")]:
+        payload = fastavro_write(text, {"u": value})
+        assert read.decode(payload) == Struct(read.connect_schema).put("u", Struct(u).put(member, value))
+
+
+def fastavro_write(text: str, datum: Any) -> bytes:
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(json.loads(text)), datum)
+    return out.getvalue()
+
+
 def test_a_latest_schema_encodes_a_struct_of_another_schema_by_field_name() -> None:
     fmt = AvroFormat()
     v2 = (SchemaBuilder.struct().name("com.example.V").field("id", Schema.INT64_SCHEMA)

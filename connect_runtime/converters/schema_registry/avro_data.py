@@ -755,6 +755,8 @@ class AvroData:
         inner = self._codec(schema, _non_null(avro), to_avro=True)
         if schema.is_optional:
             return lambda value: None if value is None else inner(value)
+        if schema.type is SchemaType.STRUCT and not _is_union_schema(schema):
+            return inner  # refuses None itself, one call less per record
 
         def required(value: Any) -> Any:
             if value is None:
@@ -816,7 +818,7 @@ class AvroData:
 
         def write(value: Any) -> Any:
             if value.__class__ is not Struct:
-                raise DataException(f"Invalid type for STRUCT: {type(value)}")
+                raise DataException(_NULL_VALUE_MESSAGE if value is None else f"Invalid type for STRUCT: {type(value)}")
             if value.schema is not schema and value.schema != schema:
                 raise DataException("Mismatching struct schema")
             values = value._values
@@ -915,7 +917,7 @@ class AvroData:
                 struct.put(field_name, reader(datum[1]))
                 return struct
             for classes, field_name, reader in by_class:
-                if isinstance(datum, classes) and not (isinstance(datum, bool) and bool not in classes):
+                if _is_datum_of(datum, classes):
                     struct.put(field_name, reader(datum))
                     return struct
             raise DataException(f"Value {datum!r} matches no member of the union")
@@ -923,11 +925,21 @@ class AvroData:
         return read
 
 
+_INT_CLASSES: Final = (int,)
+# The Python class of each Avro type's datum, to find a union's member from a value
 _DATUM_CLASSES: Final[Mapping[str, tuple[type, ...]]] = {
-    "boolean": (bool,), "int": (int,), "long": (int,), "float": (float,), "double": (float,),
+    "boolean": (bool,), "int": _INT_CLASSES, "long": (int,), "float": (float,), "double": (float,),
     "string": (str,), "enum": (str,), "bytes": (bytes,), "fixed": (bytes,), "array": (list,),
     "map": (dict,), "record": (dict,),
 }
+
+
+def _is_datum_of(datum: Any, classes: tuple[type, ...]) -> bool:
+    """Whether fastavro reads ``datum`` for a type of these datum classes (a bool is no int, and an
+    Avro int holds 32 bits only)."""
+    if not isinstance(datum, classes) or (isinstance(datum, bool) and bool not in classes):
+        return False
+    return classes is not _INT_CLASSES or -(2**31) <= int(datum) < 2**31
 
 
 def _identity(value: Any) -> Any:
