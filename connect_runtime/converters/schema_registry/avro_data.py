@@ -939,7 +939,7 @@ def _is_datum_of(datum: Any, classes: tuple[type, ...]) -> bool:
     Avro int holds 32 bits only)."""
     if not isinstance(datum, classes) or (isinstance(datum, bool) and bool not in classes):
         return False
-    return classes is not _INT_CLASSES or -(2**31) <= int(datum) < 2**31
+    return classes is not _INT_CLASSES or -(2**31) <= datum < 2**31  # type: ignore[operator]
 
 
 def _identity(value: Any) -> Any:
