@@ -11,7 +11,6 @@ writes (and back), with the logical types done by Connect's own conversions as J
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import urllib.parse
 from collections.abc import Callable, Mapping
@@ -24,6 +23,7 @@ from connect_runtime.api.data.schema import Schema, SchemaType
 from connect_runtime.api.data.schema_builder import SchemaBuilder
 from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import ConfigException, DataException
+from connect_runtime.converters.json_schema_encoding import LruCache
 from connect_runtime.converters.schema_registry.avro_schema import (
     NO_DEFAULT,
     AvroField,
@@ -170,26 +170,6 @@ class AvroDataConfig:
         )
 
 
-class _LruCache:
-    """Java's bounded schema caches (``schemas.cache.config`` entries, least recently used out)."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._entries: collections.OrderedDict[Any, Any] = collections.OrderedDict()
-
-    def get(self, key: Any) -> Any:
-        found = self._entries.get(key)
-        if found is not None:
-            self._entries.move_to_end(key)
-        return found
-
-    def put(self, key: Any, value: Any) -> None:
-        self._entries[key] = value
-        self._entries.move_to_end(key)
-        if len(self._entries) > self._size:
-            self._entries.popitem(last=False)
-
-
 # -------------------------------------------------------------------------------------------------
 # Names
 
@@ -269,8 +249,9 @@ class AvroData:
 
     def __init__(self, config: AvroDataConfig | None = None) -> None:
         self.config = config or AvroDataConfig()
-        self._from_connect_cache = _LruCache(self.config.schemas_cache_size)
-        self._to_connect_cache = _LruCache(self.config.schemas_cache_size)
+        # Java's bounded caches of converted schemas (schemas.cache.config entries each)
+        self._from_connect_cache: LruCache[Schema, AvroSchema] = LruCache(self.config.schemas_cache_size)
+        self._to_connect_cache: LruCache[tuple[str, int | None], Schema] = LruCache(self.config.schemas_cache_size)
 
     # ---------------------------------------------------------------------------------------------
     # Connect schema -> Avro schema
@@ -281,7 +262,7 @@ class AvroData:
         if cached is None:
             cached = self._from_connect(schema, _FromConnectContext(), ignore_optional=False)
             self._from_connect_cache.put(schema, cached)
-        return cached  # type: ignore[no-any-return]
+        return cached
 
     def _from_connect(self, schema: Schema, ctx: _FromConnectContext, ignore_optional: bool) -> AvroSchema:
         if not _is_union_schema(schema) and not schema.is_optional:
@@ -498,7 +479,7 @@ class AvroData:
         if cached is None:
             cached = self._to_connect(avro, False, NO_DEFAULT, version, set())
             self._to_connect_cache.put(key, cached)
-        return cached  # type: ignore[no-any-return]
+        return cached
 
     def _to_connect(self, avro: AvroSchema, force_optional: bool, field_default: Any, version: int | None,
                     in_progress: set[int]) -> Schema:
