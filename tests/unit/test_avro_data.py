@@ -311,6 +311,27 @@ def test_values_are_what_an_independent_reader_decodes() -> None:
     }
 
 
+# Avro binary of the same values written by Java: Confluent's AvroData.fromConnectData, then Avro's
+# GenericDatumWriter with the schema AvroData made (what AbstractKafkaAvroSerializer does after the header)
+JAVA_ORDER_BYTES = bytes.fromhex("01d8040e8080808080400000c03f9a9999999999b93f0104c3a90400ff000279000c0264028506da0f02c0e887baff5d04026102620002026b0200020402066f6e65040674776f0002086d61696e00")
+JAVA_UNION_BYTES = [("string", "s", bytes.fromhex("040273")), ("P", "point", bytes.fromhex("0608")), (None, None, b"\x00")]
+
+
+def test_values_are_byte_identical_to_javas_and_javas_read_back() -> None:
+    fmt = AvroFormat()
+    order = fmt.from_connect(ORDER)
+    assert order.encode(order_value()) == JAVA_ORDER_BYTES
+    assert fmt.from_registry(order.text, 3).decode(JAVA_ORDER_BYTES) == order_value()
+    with_union = fmt.from_connect(WITH_UNION)
+    for member, value, java in JAVA_UNION_BYTES:
+        struct = Struct(WITH_UNION)
+        if member is not None:
+            member_value = Struct(UNION.fields[2].schema).put("q", 4) if value == "point" else value
+            struct.put("u", Struct(UNION).put(member, member_value))
+        assert with_union.encode(struct) == java
+        assert fmt.from_registry(with_union.text, None).decode(java) == struct
+
+
 def test_values_round_trip_through_the_registered_schema() -> None:
     fmt = AvroFormat()
     written = fmt.from_connect(ORDER)
@@ -428,3 +449,30 @@ def test_the_record_name_is_the_full_name_of_a_record_only() -> None:
     assert fmt.from_connect(ORDER).record_name == "com.example.Order"
     assert fmt.from_connect(Schema.STRING_SCHEMA).record_name is None
     assert fmt.from_connect(ADDR).record_name is None  # an optional struct is a union
+
+
+def test_ignore_default_for_nullables_writes_null_for_an_unset_optional_field() -> None:
+    schema = SchemaBuilder.struct().field("o", SchemaBuilder.int32().optional().default_value(5).build()).build()
+    default = AvroFormat()
+    ignoring = AvroFormat()
+    ignoring.configure({"ignore.default.for.nullables": "true"})
+    assert fastavro_read(default.from_connect(schema).text, default.from_connect(schema).encode(Struct(schema))) == {"o": 5}
+    assert fastavro_read(ignoring.from_connect(schema).text, ignoring.from_connect(schema).encode(Struct(schema))) == {"o": None}
+
+
+def test_singleton_unions_are_flattened_unless_configured_not_to() -> None:
+    text = '{"type":"record","name":"R","fields":[{"name":"s","type":["string"]}]}'
+    assert AvroData().to_connect_schema(parse(text)).fields[0].schema == Schema.STRING_SCHEMA
+    kept = AvroData(AvroDataConfig(flatten_singleton_unions=False)).to_connect_schema(parse(text)).fields[0].schema
+    assert kept.name == "io.confluent.connect.avro.Union" and [f.name for f in kept.fields] == ["string"]
+
+
+def test_fixed_values_and_a_recursive_schema_refused() -> None:
+    read = AvroFormat().from_registry(PLAIN_F, 1)
+    value = Struct(read.connect_schema).put("i", 1).put("f", b"abcd").put("m", {"x": 2})
+    payload = read.encode(value)
+    assert fastavro_read(PLAIN_F, payload) == {"i": 1, "f": b"abcd", "m": {"x": 2}}
+    assert read.decode(payload) == value
+    recursive = '{"type":"record","name":"Node","fields":[{"name":"next","type":["null","Node"]}]}'
+    with pytest.raises(DataException, match="Recursive Avro schemas are not supported: Node"):
+        AvroFormat().from_registry(recursive, 1)
