@@ -155,15 +155,22 @@ def test_defaults_escapes_namespaces_and_refused_defaults_as_java_prints_them() 
     assert avro_text(MISC) == GOLDEN_MISC
 
 
-LOGICAL_DEFAULTS = (
-    SchemaBuilder.struct().name("com.x.D")
-    .field("dec", Decimal.builder(2).default_value(decimal.Decimal("1.50")).build())
-    .field("day", Date.builder().default_value(datetime.date(1970, 1, 3)).build())
-    .field("ts", Timestamp.builder().optional().default_value(datetime.datetime(1970, 1, 1, 0, 0, 1, 234000, tzinfo=UTC)).build())
-    .field("bh", SchemaBuilder.bytes().default_value(b"\xffA").build())
-    .field("sm", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT64_SCHEMA).default_value({"k": 5}).build())
-    .field("b", SchemaBuilder.bool().default_value(True).build())
-    .build()
+def struct_of(name: str, **fields: SchemaBuilder) -> Schema:
+    """A struct schema of these fields, each given as the builder of its schema."""
+    builder = SchemaBuilder.struct().name(name)
+    for field_name, field_schema in fields.items():
+        builder.field(field_name, field_schema)
+    return builder.build()
+
+
+LOGICAL_DEFAULTS = struct_of(
+    "com.x.D",
+    dec=Decimal.builder(2).default_value(decimal.Decimal("1.50")),
+    day=Date.builder().default_value(datetime.date(1970, 1, 3)),
+    ts=Timestamp.builder().optional().default_value(datetime.datetime(1970, 1, 1, 0, 0, 1, 234000, tzinfo=UTC)),
+    bh=SchemaBuilder.bytes().default_value(b"\xffA"),
+    sm=SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT64_SCHEMA).default_value({"k": 5}),
+    b=SchemaBuilder.bool().default_value(True),
 )
 # the defaults' bytes as ISO-8859-1 text, C1 and Latin-1 characters raw
 GOLDEN_LOGICAL_DEFAULTS = '{"type":"record","name":"D","namespace":"com.x","fields":[{"name":"dec","type":{"type":"bytes","scale":2,"precision":64,"connect.version":1,"connect.parameters":{"scale":"2"},"connect.default":"\\u0000\x96","connect.name":"org.apache.kafka.connect.data.Decimal","logicalType":"decimal"},"default":"\\u0000\x96"},{"name":"day","type":{"type":"int","connect.version":1,"connect.default":2,"connect.name":"org.apache.kafka.connect.data.Date","logicalType":"date"},"default":2},{"name":"ts","type":[{"type":"long","connect.version":1,"connect.default":1234,"connect.name":"org.apache.kafka.connect.data.Timestamp","logicalType":"timestamp-millis"},"null"],"default":1234},{"name":"bh","type":{"type":"bytes","connect.default":"\xffA"},"default":"\xffA"},{"name":"sm","type":{"type":"map","values":"long","connect.default":{"k":5}},"default":{"k":5}},{"name":"b","type":{"type":"boolean","connect.default":true},"default":true}],"connect.name":"com.x.D"}'
