@@ -833,7 +833,7 @@ class AvroData:
         branches = []
         for f, member in zip(schema.fields, members, strict=False):
             writer = self._codec(f.schema, member, to_avro=True)
-            branch_name = member.full_name if member.is_named() else None
+            branch_name = member.full_name if member.is_named() else member.type
             branches.append((f, writer, branch_name))
         use_default = not self.config.ignore_default_for_nullables
 
@@ -843,9 +843,9 @@ class AvroData:
             for f, writer, branch_name in branches:
                 v = value.get(f) if use_default else value.get_without_default(f)
                 if v is not None:
-                    datum = writer(v)
-                    # fastavro's tuple notation picks a named branch by its full name
-                    return datum if branch_name is None else (branch_name, datum)
+                    # fastavro's tuple notation names the branch, as the field does (an int64 is
+                    # written as Avro's long even where an int would hold it, as Java writes it)
+                    return branch_name, writer(v)
             if not schema.is_optional:
                 raise DataException(_NULL_VALUE_MESSAGE)
             return None
