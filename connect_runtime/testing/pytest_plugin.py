@@ -17,6 +17,20 @@ Fixtures
         :data:`~connect_runtime.testing.local_kafka.SASL_PASSWORD`). A cluster named by
         ``$KAFKA_BOOTSTRAP_SERVERS`` has no such listener that the plugin knows of: a test asking for
         this fixture then fails, saying so, rather than being skipped.
+    ``schema_registry_url`` (session)
+        ``schema.registry.url`` of a real schema registry (Confluent's API): ``$SCHEMA_REGISTRY_URL`` when
+        set, otherwise a local Apicurio Registry started for the session (see
+        :mod:`connect_runtime.testing.local_registry`; needs Java 17+, and ``mvn`` the first time to fetch
+        it) and stopped at its end. Registries are shared: give each test subjects of its own (topics
+        from :func:`unique_topic_name` do that).
+    ``local_registry`` (function)
+        a started :class:`~connect_runtime.testing.local_registry.LocalRegistry` of the test's own (own
+        data dir, own port), for tests that stop and restart the registry: ``stop()``, then ``start()``
+        serves the same schemas and ids on the same ``url``. Stopped at the end of the test.
+    ``registry_basic_auth`` (function)
+        a :class:`~connect_runtime.testing.registry_proxy.BasicAuthProxy` in front of
+        ``schema_registry_url``: its ``url`` answers 401 unless the request logs in (HTTP Basic) with its
+        ``user`` and ``password`` (``user_info`` is ``basic.auth.user.info``); ``delay_s`` slows it down.
     ``connect_group_id`` (function)
         a fresh ``group.id`` for this test's workers (``connect-<random>``).
     ``worker_factory`` (function)
@@ -69,6 +83,7 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -84,7 +99,9 @@ import pytest
 from connect_runtime.testing.cluster import FAST_FAILOVER, WorkerGroup, WorkerProcess
 from connect_runtime.testing.connect_client import ConnectClient
 from connect_runtime.testing.local_kafka import SASL_LISTENER, LocalKafka, LocalKafkaError
+from connect_runtime.testing.local_registry import LocalRegistry, LocalRegistryError
 from connect_runtime.testing.reaper import start_reaper
+from connect_runtime.testing.registry_proxy import BasicAuthProxy
 from connect_runtime.testing.spark_cluster import LocalSparkCluster, LocalSparkError
 from connect_runtime.testing.topics import close_admin_clients, new_topic, unique_topic_name
 
@@ -108,6 +125,7 @@ _terminating = False
 def pytest_configure(config: pytest.Config) -> None:
     """Register the plugin's markers (so ``--strict-markers`` accepts them)."""
     config.addinivalue_line("markers", "kafka: needs a real Kafka broker (the kafka_bootstrap fixture)")
+    config.addinivalue_line("markers", "registry: needs a real schema registry (a local one is started for it)")
     config.addinivalue_line("markers", "spark: runs real PySpark (e.g. on the spark_cluster fixture)")
     config.addinivalue_line("markers", "connect_worker(eos='enabled', extra=None, env=None): settings of the "
                                        "connect_worker fixture's worker")
@@ -207,15 +225,50 @@ REGISTRY_ENV = "SCHEMA_REGISTRY_URL"
 
 
 @pytest.fixture(scope="session")
-def schema_registry_url() -> str:
+def schema_registry_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``schema.registry.url`` of a real schema registry (its Confluent-compatible API) for the session.
 
-    Uses ``$SCHEMA_REGISTRY_URL`` when set (the registry is left alone).
+    Uses ``$SCHEMA_REGISTRY_URL`` when set (the registry is left alone); otherwise starts a local
+    registry on a free port in a temporary data dir and stops it when the session ends.
     """
     external = os.environ.get(REGISTRY_ENV, "").strip()
-    if not external:
-        pytest.fail(f"this test needs a schema registry: set {REGISTRY_ENV}", pytrace=False)
-    return external
+    if external:
+        yield external
+        return
+    with _started(LocalRegistry(tmp_path_factory.mktemp("local-registry"))) as registry:
+        url = registry.url
+        assert url is not None  # recorded by start()
+        yield url
+
+
+@pytest.fixture
+def local_registry(tmp_path: Path) -> Iterator[LocalRegistry]:
+    """A started local registry of this test's own, which the test may stop and start again (same port,
+    same schemas and ids); stopped at the end of the test."""
+    with _started(LocalRegistry(tmp_path / "local-registry")) as registry:
+        yield registry
+
+
+@contextlib.contextmanager
+def _started(registry: LocalRegistry) -> Iterator[LocalRegistry]:
+    """``registry`` started (failing the test with the reason when it cannot), stopped on exit."""
+    try:
+        registry.start()
+    except LocalRegistryError as exc:
+        registry.stop()
+        pytest.fail(f"could not start a local schema registry: {exc}", pytrace=False)
+    try:
+        yield registry
+    finally:
+        registry.stop()
+
+
+@pytest.fixture
+def registry_basic_auth(schema_registry_url: str) -> Iterator[BasicAuthProxy]:
+    """``schema_registry_url`` behind HTTP Basic authentication: a proxy whose ``url`` demands its
+    ``user`` and ``password`` (``user_info``), answering 401 otherwise. Closed at the end of the test."""
+    with BasicAuthProxy(schema_registry_url) as proxy:
+        yield proxy
 
 
 @pytest.fixture(scope="session")
