@@ -417,6 +417,8 @@ class SingleProcessService(LocalService):
 
     pid_file_name: ClassVar[str]
     """The pid file in the data dir, e.g. ``kafka.pid``."""
+    log_file_name: ClassVar[str]
+    """The service's own log in ``logs/``, the one a failed start points to (:attr:`main_log`)."""
     address_key: ClassVar[str]
     """The key ``start`` prints, e.g. ``bootstrap.servers``."""
     port_help: ClassVar[str] = "port (default: recorded or free)"
@@ -424,19 +426,30 @@ class SingleProcessService(LocalService):
     """The error class of the launcher."""
     status_type: ClassVar[type[ServiceStatus]] = ServiceStatus
 
+    def __init__(self, data_dir: Path | str, *, cache_dir: Path | None = None) -> None:
+        """Prepare (but do not start) the service of ``data_dir``; what it runs is fetched into ``cache_dir``
+        (the launcher's own cache directory without it)."""
+        super().__init__(data_dir)
+        self.cache_dir = cache_dir
+
     @property
     def pid_file(self) -> Path:
         """The file holding the process's pid while it runs."""
         return self.data_dir / self.pid_file_name
 
     @property
-    @abstractmethod
     def main_log(self) -> Path:
-        """The log a failed start points to."""
+        """The service's own log, the one a failed start points to."""
+        return self.logs_dir / self.log_file_name
+
+    @property
+    def stdout_log(self) -> Path:
+        """The process's stdout and stderr."""
+        return self.logs_dir / "stdout.log"
 
     def _log_files(self) -> list[Path]:
         """The logs whose tails a failed start shows."""
-        return [self.main_log]
+        return [self.main_log, self.stdout_log]
 
     # -- what a subclass says ---------------------------------------------------------------------
     @abstractmethod
@@ -486,6 +499,7 @@ class SingleProcessService(LocalService):
                                    self.title, self.data_dir, address, port)
                 return address
             self.pid_file.unlink(missing_ok=True)
+            self._reap()  # a child stopped through another object must not read as a failed start
             self._launch(port)
             try:
                 self._wait_ready(timeout)

@@ -240,6 +240,7 @@ class LocalKafka(SingleProcessService):
     default_stop_timeout = DEFAULT_STOP_TIMEOUT
     state_file_name = _PORTS_FILE
     pid_file_name = _PID_FILE
+    log_file_name = "server.log"
     address_key = "bootstrap.servers"
     port_help = "client port (default: recorded or free)"
     error = LocalKafkaError
@@ -247,23 +248,13 @@ class LocalKafka(SingleProcessService):
 
     def __init__(self, data_dir: Path | str = DEFAULT_DATA_DIR, *, cache_dir: Path | None = None) -> None:
         """Prepare (but do not start) a broker for ``data_dir``; jars go to ``cache_dir``."""
-        super().__init__(data_dir)
-        self.cache_dir = cache_dir
+        super().__init__(data_dir, cache_dir=cache_dir)
 
     # -- paths ------------------------------------------------------------------------------------
     @property
-    def main_log(self) -> Path:
-        return self.server_log
-
-    @property
     def server_log(self) -> Path:
         """The broker's log4j log."""
-        return self.logs_dir / "server.log"
-
-    @property
-    def stdout_log(self) -> Path:
-        """The JVM's stdout and stderr."""
-        return self.logs_dir / "stdout.log"
+        return self.main_log
 
     @property
     def log_dir(self) -> Path:
@@ -317,9 +308,6 @@ class LocalKafka(SingleProcessService):
         cmd = [*self._java_base(java, classpath), _MAIN_CLASS, str(self.data_dir / "server.properties")]
         logger.info("starting Kafka %s in %s", KAFKA_VERSION, self.data_dir)
         self._spawn(cmd, self.stdout_log, self.pid_file)
-
-    def _log_files(self) -> list[Path]:
-        return [self.server_log, self.stdout_log]
 
     def _readiness(self) -> str:
         return f"serve metadata on {self.bootstrap}"

@@ -15,16 +15,9 @@ Settings that make it behave like Confluent's registry:
 - the global compatibility level is BACKWARD, Confluent's default, set once on the first start (a
   level changed later through the API is kept across restarts).
 
-Everything about one registry lives in its *data dir*:
-
-``registry.json``
-    the port, chosen once and reused so that a restart gives the same URL;
-``db/``
-    the H2 database;
-``logs/registry.log``, ``logs/stdout.log``
-    the registry's log and the JVM's stdout/stderr;
-``registry.pid``
-    the pid of the running registry.
+Everything about one registry lives in its *data dir*: the port in ``registry.json`` (chosen once and
+reused, so that a restart gives the same URL), the H2 database in ``db/``, the registry's log and the
+JVM's output in ``logs/``, and the running registry's pid in ``registry.pid``.
 
 Library use::
 
@@ -33,13 +26,8 @@ Library use::
     ...
     registry.stop()
 
-Command line (wired as ``connect-runtime local-registry``)::
-
-    connect-runtime local-registry start [--port P] [--data-dir D] [--timeout S]
-    connect-runtime local-registry status [--data-dir D]
-    connect-runtime local-registry stop [--data-dir D]
-
-The data dir, its lock and the command line are those of every local service
+Its command line (``connect-runtime local-registry start [--port P]``, ``stop``, ``status``, each with
+``--data-dir D``) and its data dir's lock are those of every local service
 (:mod:`connect_runtime.testing.launcher`).
 """
 
@@ -143,52 +131,32 @@ class LocalRegistry(SingleProcessService):
     default_stop_timeout = DEFAULT_STOP_TIMEOUT
     state_file_name = "registry.json"
     pid_file_name = "registry.pid"
+    log_file_name = "registry.log"
     address_key = "schema.registry.url"
     error = LocalRegistryError
 
     def __init__(self, data_dir: Path | str = DEFAULT_DATA_DIR, *, cache_dir: Path | None = None) -> None:
         """Prepare (but do not start) a registry for ``data_dir``; its distribution goes to ``cache_dir``."""
-        super().__init__(data_dir)
-        self.cache_dir = cache_dir
+        super().__init__(data_dir, cache_dir=cache_dir)
 
     @property
     def url(self) -> str | None:
         """``schema.registry.url`` recorded for this data dir (running or not), if any."""
         return self.address
 
-    @property
-    def registry_log(self) -> Path:
-        """The registry's own log."""
-        return self.logs_dir / "registry.log"
-
-    @property
-    def stdout_log(self) -> Path:
-        """The JVM's stdout and stderr."""
-        return self.logs_dir / "stdout.log"
-
-    @property
-    def main_log(self) -> Path:
-        return self.registry_log
-
-    def _log_files(self) -> list[Path]:
-        return [self.registry_log, self.stdout_log]
-
-    @property
-    def _db(self) -> Path:
-        return self.data_dir / "db" / "registry"
-
     # -- the process ------------------------------------------------------------------------------
     def _address(self, port: int) -> str:
         return f"http://{HOST}:{port}{CCOMPAT_PATH}"
 
     def _identifying_args(self) -> tuple[str, ...]:
-        return (f"-Dquarkus.log.file.path={self.registry_log}",)
+        return (f"-Dquarkus.log.file.path={self.main_log}",)
 
     def _launch(self, port: int | None) -> None:
         java = find_java(MIN_JAVA_VERSION, f"Apicurio Registry {APICURIO_VERSION}", LocalRegistryError)
         chosen = self._choose_port(port)
         dist = ensure_registry(self.cache_dir)
-        self._db.parent.mkdir(parents=True, exist_ok=True)
+        db = self.data_dir / "db"
+        db.mkdir(parents=True, exist_ok=True)
         cmd = [
             java,
             *_JVM_OPTS,
@@ -196,7 +164,7 @@ class LocalRegistry(SingleProcessService):
             f"-Dquarkus.http.port={chosen}",
             "-Dregistry.ccompat.use-canonical-hash=true",
             "-Dquarkus.log.file.enable=true",
-            f"-Dquarkus.log.file.path={self.registry_log}",
+            f"-Dquarkus.log.file.path={self.main_log}",
             # Its file log has everything; the console would only repeat it into stdout.log.
             "-Dquarkus.log.console.enable=false",
             # One INFO line per request otherwise.
@@ -205,7 +173,7 @@ class LocalRegistry(SingleProcessService):
             str(dist / _RUNNER_JAR),
         ]
         # The H2 URL goes through the environment: Apicurio reads its datasource URL from there.
-        env = {**os.environ, "REGISTRY_DATASOURCE_URL": f"jdbc:h2:file:{self._db}"}
+        env = {**os.environ, "REGISTRY_DATASOURCE_URL": f"jdbc:h2:file:{db / 'registry'}"}
         logger.info("starting Apicurio Registry %s in %s", APICURIO_VERSION, self.data_dir)
         self._spawn(cmd, self.stdout_log, self.pid_file, env)
 

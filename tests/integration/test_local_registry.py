@@ -1,10 +1,9 @@
-"""The local schema registry: its command line, schemas and ids that survive a restart, clear errors,
-and the Basic-auth proxy of the test toolkit."""
+"""The local schema registry: its command line, schemas and ids that survive a restart, and the
+Basic-auth proxy of the test toolkit. (A port in use: tests/unit/test_launcher.py, for every launcher.)"""
 
 from __future__ import annotations
 
 import json
-import socket
 import uuid
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 from confluent_kafka.schema_registry.error import SchemaRegistryError
 
-from connect_runtime.testing.local_registry import LocalRegistry, LocalRegistryError, cli
+from connect_runtime.testing.local_registry import LocalRegistry, cli
 from connect_runtime.testing.registry_proxy import BasicAuthProxy
 
 pytestmark = pytest.mark.registry
@@ -84,23 +83,6 @@ def test_schemas_and_ids_survive_a_restart_on_the_same_url(local_registry: Local
     assert third not in (first, second)
     # the canonical form decides: other spacing is the same schema
     assert _register(url, subject, json.dumps(json.loads(_record("Order", "id")), indent=2)) == first
-
-
-def test_a_port_in_use_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:
-        busy.bind(("127.0.0.1", 0))
-        busy.listen()
-        port = busy.getsockname()[1]
-        registry = LocalRegistry(tmp_path / "registry")
-        with pytest.raises(LocalRegistryError) as info:
-            registry.start(port)
-        assert info.value.message == f"port {port} on 127.0.0.1 is already in use; choose another with --port"
-        assert not registry.status().running
-
-        assert cli(["start", "--port", str(port), "--data-dir", str(tmp_path / "registry")]) == 1
-        captured = capsys.readouterr()
-        assert captured.out == ""
-        assert captured.err.strip().splitlines()[-1] == f"error: {info.value.message}"
 
 
 def test_the_basic_auth_proxy_demands_the_password(registry_basic_auth: BasicAuthProxy,
