@@ -92,17 +92,18 @@ import threading
 import uuid
 from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import pytest
 
 from connect_runtime.testing.cluster import FAST_FAILOVER, WorkerGroup, WorkerProcess
 from connect_runtime.testing.connect_client import ConnectClient
-from connect_runtime.testing.local_kafka import SASL_LISTENER, LocalKafka, LocalKafkaError
-from connect_runtime.testing.local_registry import LocalRegistry, LocalRegistryError
+from connect_runtime.testing.launcher import LauncherError
+from connect_runtime.testing.local_kafka import SASL_LISTENER, LocalKafka
+from connect_runtime.testing.local_registry import LocalRegistry
 from connect_runtime.testing.reaper import start_reaper
 from connect_runtime.testing.registry_proxy import BasicAuthProxy
-from connect_runtime.testing.spark_cluster import LocalSparkCluster, LocalSparkError
+from connect_runtime.testing.spark_cluster import LocalSparkCluster
 from connect_runtime.testing.topics import close_admin_clients, new_topic, unique_topic_name
 
 __all__ = ["BOOTSTRAP_ENV", "new_topic", "unique_topic_name"]
@@ -194,19 +195,15 @@ def kafka_bootstrap(tmp_path_factory: pytest.TempPathFactory, pytestconfig: pyte
         finally:
             close_admin_clients(external)
         return
-    kafka = LocalKafka(tmp_path_factory.mktemp("local-kafka"))
-    try:
-        bootstrap = kafka.start()
-    except LocalKafkaError as exc:
-        kafka.stop()
-        pytest.fail(f"could not start a local Kafka broker: {exc}", pytrace=False)
-    pytestconfig.stash[_LOCAL_KAFKA] = kafka
-    try:
-        yield bootstrap
-    finally:
-        del pytestconfig.stash[_LOCAL_KAFKA]
-        close_admin_clients(bootstrap)
-        kafka.stop()
+    with _started(LocalKafka(tmp_path_factory.mktemp("local-kafka")), "a local Kafka broker") as kafka:
+        bootstrap = kafka.bootstrap
+        assert bootstrap is not None  # recorded by start()
+        pytestconfig.stash[_LOCAL_KAFKA] = kafka
+        try:
+            yield bootstrap
+        finally:
+            del pytestconfig.stash[_LOCAL_KAFKA]
+            close_admin_clients(bootstrap)
 
 
 @pytest.fixture(scope="session")
@@ -222,6 +219,7 @@ def kafka_sasl_bootstrap(kafka_bootstrap: str, pytestconfig: pytest.Config) -> s
 
 #: A schema registry's Confluent-compatible URL; the ``schema_registry_url`` fixture uses it when set.
 REGISTRY_ENV = "SCHEMA_REGISTRY_URL"
+_REGISTRY = "a local schema registry"
 
 
 @pytest.fixture(scope="session")
@@ -235,7 +233,7 @@ def schema_registry_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[st
     if external:
         yield external
         return
-    with _started(LocalRegistry(tmp_path_factory.mktemp("local-registry"))) as registry:
+    with _started(LocalRegistry(tmp_path_factory.mktemp("local-registry")), _REGISTRY) as registry:
         url = registry.url
         assert url is not None  # recorded by start()
         yield url
@@ -245,22 +243,30 @@ def schema_registry_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[st
 def local_registry(tmp_path: Path) -> Iterator[LocalRegistry]:
     """A started local registry of this test's own, which the test may stop and start again (same port,
     same schemas and ids); stopped at the end of the test."""
-    with _started(LocalRegistry(tmp_path / "local-registry")) as registry:
+    with _started(LocalRegistry(tmp_path / "local-registry"), _REGISTRY) as registry:
         yield registry
+
+
+class _Service(Protocol):
+    def start(self) -> str: ...
+    def stop(self) -> bool: ...
+
+
+_S = TypeVar("_S", bound=_Service)
 
 
 @contextlib.contextmanager
-def _started(registry: LocalRegistry) -> Iterator[LocalRegistry]:
-    """``registry`` started (failing the test with the reason when it cannot), stopped on exit."""
+def _started(service: _S, what: str) -> Iterator[_S]:
+    """``service`` started (failing the test with the reason when it cannot), stopped on exit."""
     try:
-        registry.start()
-    except LocalRegistryError as exc:
-        registry.stop()
-        pytest.fail(f"could not start a local schema registry: {exc}", pytrace=False)
+        service.start()
+    except LauncherError as exc:
+        service.stop()
+        pytest.fail(f"could not start {what}: {exc}", pytrace=False)
     try:
-        yield registry
+        yield service
     finally:
-        registry.stop()
+        service.stop()
 
 
 @pytest.fixture
@@ -281,15 +287,8 @@ def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSpa
     """
     cluster = LocalSparkCluster(tmp_path_factory.mktemp("local-spark"), workers=2, cores_per_worker=1,
                                 worker_memory="1g", distinct_hosts=sys.platform.startswith("linux"))
-    try:
-        cluster.start()
-    except LocalSparkError as exc:
-        cluster.stop()
-        pytest.fail(f"could not start a local Spark cluster: {exc}", pytrace=False)
-    try:
+    with _started(cluster, "a local Spark cluster"):
         yield cluster
-    finally:
-        cluster.stop()
 
 
 def _worker_group(request: pytest.FixtureRequest, group: WorkerGroup) -> Iterator[WorkerGroup]:

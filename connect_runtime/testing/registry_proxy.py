@@ -50,26 +50,14 @@ class BasicAuthProxy:
         """Requests received so far, refused ones included."""
         self._upstream_host = parsed.hostname
         self._upstream_port = parsed.port or 80
-        self._path = parsed.path.rstrip("/")
         self._expected = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
         self._server = http.server.ThreadingHTTPServer((HOST, 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
-
-    @property
-    def port(self) -> int:
-        """The proxy's port on 127.0.0.1."""
-        return int(self._server.server_address[1])
-
-    @property
-    def url(self) -> str:
+        self.url = f"http://{HOST}:{self._server.server_address[1]}{parsed.path.rstrip('/')}"
         """The registry URL through the proxy (``http://127.0.0.1:PORT/<upstream path>``)."""
-        return f"http://{HOST}:{self.port}{self._path}"
-
-    @property
-    def user_info(self) -> str:
+        self.user_info = f"{user}:{password}"
         """``user:password``, the value of ``basic.auth.user.info``."""
-        return f"{self.user}:{self.password}"
 
     def start(self) -> BasicAuthProxy:
         """Serve in a daemon thread; returns self."""
