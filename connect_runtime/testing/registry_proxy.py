@@ -52,7 +52,6 @@ class BasicAuthProxy:
         self._upstream_port = parsed.port or 80
         self._expected = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
         self._server = http.server.ThreadingHTTPServer((HOST, 0), self._handler_class())
-        self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
         self.url = f"http://{HOST}:{self._server.server_address[1]}{parsed.path.rstrip('/')}"
         """The registry URL through the proxy (``http://127.0.0.1:PORT/<upstream path>``)."""
