@@ -105,3 +105,18 @@ def test_the_basic_auth_proxy_demands_the_password(registry_basic_auth: BasicAut
     schema_id = client.register_schema(subject, Schema(_record("Auth", "id"), "AVRO"))
     assert client.get_schema(schema_id).schema_str == _record("Auth", "id")
     assert subject in httpx.get(f"{schema_registry_url}/subjects").json()  # it reached the registry itself
+
+
+def test_the_proxy_counts_requests_and_can_be_slow(registry_basic_auth: BasicAuthProxy) -> None:
+    proxy = registry_basic_auth
+    auth = (proxy.user, proxy.password)
+    before = proxy.requests
+    assert httpx.get(f"{proxy.url}/subjects", auth=auth).status_code == 200
+    assert httpx.get(f"{proxy.url}/subjects").status_code == 401
+    assert proxy.requests == before + 2  # refused ones count too
+
+    proxy.delay_s = 5.0
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.get(f"{proxy.url}/subjects", auth=auth, timeout=0.2)
+    proxy.delay_s = 0.0
+    assert httpx.get(f"{proxy.url}/subjects", auth=auth).status_code == 200
