@@ -156,7 +156,7 @@ class SchemaRegistryConverter(Converter):
             writer = self._format.from_registry(latest.text, latest.version)
             self._readers.put(latest.id, writer)
         if settings.latest_compatibility_strict and writer.text != format_schema.text:
-            reads = writer.reads(format_schema)
+            reads = self.latest_reads(writer, format_schema)
             if reads is None:
                 raise DataException(
                     f"Cannot check {self._format.schema_type} schemas against the latest version of subject "
@@ -165,6 +165,11 @@ class SchemaRegistryConverter(Converter):
                 raise DataException(f"Incompatible schema of type '{self._format.schema_type}'. Set "
                                     "latest.compatibility.strict=false to disable this check.")
         return _header(latest.id), writer
+
+    def latest_reads(self, latest: FormatSchema, written: FormatSchema) -> bool | None:
+        """Whether the subject's ``latest`` schema reads what ``written`` writes (``latest.compatibility.strict``);
+        the format's answer unless a converter knows better."""
+        return latest.reads(written)
 
     # -- reading ---------------------------------------------------------------------------------------
 
