@@ -11,7 +11,6 @@ while what was written before stays exactly once.
 
 from __future__ import annotations
 
-import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -21,15 +20,14 @@ import pytest
 from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroDeserializer
 from confluent_kafka.serialization import MessageField, SerializationContext
+from plugins import every_type_source  # the workers load it from plugin.path; the expected values are its
 
 from connect_runtime.api import Schema, Struct
 from connect_runtime.converters.schema_registry.avro_converter import AvroConverter
 from connect_runtime.testing import ConnectClient, WorkerProcess, check_sequences, new_topic, read_committed
-from connect_runtime.testing.cluster import end_offsets, plugin_path, stored_offsets, wait_until
+from connect_runtime.testing.cluster import end_offsets, kill_mid_stream, plugin_path, stored_offsets, wait_until
 
 PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"
-sys.path.insert(0, str(PLUGINS_DIR))
-import every_type_source  # noqa: E402  (the workers load it from plugin.path; the expected values are its)
 
 pytestmark = pytest.mark.kafka
 
@@ -130,12 +128,9 @@ def test_structs_of_every_type_are_exactly_once_under_sigkill_and_read_back(
 
         client.create_connector(CONNECTOR, config)
         client.wait_running(CONNECTOR, 2)
-        for kill in (1, 2):
-            wait_until(lambda k=kill: records_in(kafka_bootstrap, topic) > 200 * k, 90, message="records flowing")
-            worker.kill()
-            worker.start_ready()
-            client.wait_running(CONNECTOR, 2)
-        wait_until(lambda: records_in(kafka_bootstrap, topic) > 700, 90, message="records after the restarts")
+        kill_mid_stream(worker, client, CONNECTOR, 2, lambda: records_in(kafka_bootstrap, topic), kills=2, every=200)
+        floor = records_in(kafka_bootstrap, topic)
+        wait_until(lambda: records_in(kafka_bootstrap, topic) > floor + 200, 90, message="records after the restarts")
         assert worker.stop() == 0, worker.log_tail()
 
     registry = SchemaRegistryClient({"url": schema_registry_url})
