@@ -54,6 +54,7 @@ _.connect_client  # pytest fixture
 _.connect_cluster  # pytest fixture
 _.start_ready  # WorkerProcess (docs/plugins.md)
 _.wait_exit  # WorkerProcess (docs/plugins.md)
+_.kill_mid_stream  # testing.cluster: the SIGKILL-mid-stream loop of the EOS tests
 _.error_code  # ConnectRestError; also the REST error body's field (rest/models.py)
 _.server_info  # ConnectClient: GET /
 _.validation_errors  # ConnectClient (docs/plugins.md)
