@@ -41,8 +41,6 @@ BASIC_AUTH_CREDENTIALS_SOURCE: Final = "basic.auth.credentials.source"
 USER_INFO: Final = "basic.auth.user.info"
 LEGACY_USER_INFO: Final = "schema.registry.basic.auth.user.info"
 BEARER_AUTH_CREDENTIALS_SOURCE: Final = "bearer.auth.credentials.source"
-REQUEST_HEADER_PREFIX: Final = "request.header."
-SSL_PREFIX: Final = "schema.registry."
 
 _PREFIX_SERIALIZER: Final = "io.confluent.kafka.serializers.schema.id.PrefixSchemaIdSerializer"
 _DUAL_DESERIALIZER: Final = "io.confluent.kafka.serializers.schema.id.DualSchemaIdDeserializer"
@@ -51,6 +49,10 @@ _NULL_CONTEXT: Final = "io.confluent.kafka.serializers.context.NullContextNameSt
 _ASSOCIATED: Final = "io.confluent.kafka.serializers.subject.AssociatedNameStrategy"
 
 _GROUP: Final = "Schema Registry"
+#: ``request.header.<name>=<value>``: an HTTP header sent with every registry request.
+REQUEST_HEADER_PREFIX: Final = "request.header."
+#: Java's ``SchemaRegistryClientConfig.CLIENT_NAMESPACE``, under which the client's ``ssl.*`` keys are.
+SSL_PREFIX: Final = "schema.registry."
 
 
 def _refuse_unless(accepted: tuple[Any, ...], why: str) -> Callable[[str, Any], None]:
