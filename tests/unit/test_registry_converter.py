@@ -28,6 +28,8 @@ from connect_runtime.api.errors import ConfigException, DataException, Retriable
 from connect_runtime.cluster.validation import ConnectorValidator
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.converters.schema_registry import registry_client, registry_converter
+from connect_runtime.converters.schema_registry.avro_converter import AvroConverter
+from connect_runtime.converters.schema_registry.avro_format import AvroFormat
 from connect_runtime.converters.schema_registry.format import FormatSchema, SchemaFormat
 from connect_runtime.converters.schema_registry.registry_client import RegistryClient, RegistrySchema
 from connect_runtime.converters.schema_registry.registry_config import RegistrySettings, registry_config_def
@@ -426,3 +428,17 @@ def test_validation_reports_refusals_on_the_prefixed_keys_without_calling_the_re
     listed = {c.definition.name for c in clean.configs}
     assert {"value.converter.schema.registry.url", "value.converter.auto.register.schemas",
             "value.converter.connect.meta.data"} <= listed
+
+
+def test_avro_checks_the_latest_version_with_avros_resolution_rules() -> None:
+    fmt = AvroFormat()
+    written = fmt.from_connect(READING)
+    with_optional = fmt.from_connect(SchemaBuilder.struct().name("toy.Reading").field("seqno", Schema.INT64_SCHEMA)
+                                     .field("label", Schema.OPTIONAL_STRING_SCHEMA)
+                                     .field("extra", Schema.OPTIONAL_STRING_SCHEMA).build())
+    with_required = fmt.from_connect(SchemaBuilder.struct().name("toy.Reading").field("seqno", Schema.INT64_SCHEMA)
+                                     .field("extra", Schema.STRING_SCHEMA).build())
+    converter = AvroConverter()
+    assert converter.latest_reads(with_optional, written) is True  # the new field has a default
+    assert converter.latest_reads(with_required, written) is False
+    assert converter.latest_reads(written, with_required) is True  # a field the reader lacks is skipped
