@@ -442,3 +442,9 @@ def test_avro_checks_the_latest_version_with_avros_resolution_rules() -> None:
     assert converter.latest_reads(with_optional, written) is True  # the new field has a default
     assert converter.latest_reads(with_required, written) is False
     assert converter.latest_reads(written, with_required) is True  # a field the reader lacks is skipped
+
+
+def test_an_answer_that_is_not_the_registrys_json_is_a_data_exception_naming_it() -> None:
+    client = failing(real_client(), ValueError("Expecting value: line 1 column 1 (char 0)"))
+    with pytest.raises(DataException, match=r"at http://127\.0\.0\.1:1/apis/ccompat/v7 answered something that is not"):
+        client.by_id(3)

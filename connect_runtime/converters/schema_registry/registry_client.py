@@ -13,7 +13,8 @@ credentials left out):
 - 401 / 403: :class:`DataException` saying the credentials were refused (and naming the key they
   came from);
 - any other answer (409 incompatible schema, 404 unknown subject or id, 422 invalid schema):
-  :class:`DataException` carrying the registry's message.
+  :class:`DataException` carrying the registry's message; so is a success whose body is not the
+  registry's JSON (a proxy's page, say).
 """
 
 from __future__ import annotations
@@ -147,6 +148,9 @@ class RegistryClient:
             raise RetriableException(
                 f"The schema registry at {self.urls} could not be reached while {what}: {type(e).__name__}: {e}") \
                 from e
+        except (ValueError, KeyError, TypeError) as e:  # a 2xx whose body is not the registry's JSON
+            raise DataException(f"The schema registry at {self.urls} answered something that is not a schema "
+                                f"registry's answer while {what}: {type(e).__name__}: {e}") from e
 
     def _error(self, what: str, e: SchemaRegistryError) -> Exception:
         status = e.http_status_code
