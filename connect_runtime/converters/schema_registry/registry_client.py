@@ -9,9 +9,9 @@ Errors are mapped much as Java's converter maps them, and every message names th
 credentials left out):
 
 - the registry unreachable, no answer within the HTTP timeouts, or a 5xx / 408 / 429 answer:
-  :class:`RetriableException`, which the task loop retries within ``errors.retry.timeout``. Java's
-  converter turns a refused connection (and a 429 or 502) into Kafka's ``NetworkException``, which its
-  task loop does not retry; retrying it here lets a task ride out a registry restart;
+  :class:`RetriableException`, which the task loop retries within ``errors.retry.timeout``. For a
+  refused connection, a 429 or a 502 Java's converter raises Kafka's own retriable exceptions, which
+  its task loop does not retry; retrying them here lets a task ride out a registry restart;
 - a certificate the registry presents that is not trusted: :class:`DataException` (waiting does not
   fix it);
 - 401 / 403: :class:`DataException` saying the credentials were refused (and naming the key they
