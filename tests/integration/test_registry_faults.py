@@ -39,9 +39,10 @@ from connect_runtime.testing.registry_proxy import BasicAuthProxy
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 
-PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"
-SOURCE = "schema_change_source.SchemaChangeSourceConnector"
+#: Java's class name, as existing connector configs name it.
 AVRO = "io.confluent.connect.avro.AvroConverter"
+SOURCE = "schema_change_source.SchemaChangeSourceConnector"
+PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"
 TOLERANCE_EXCEEDED = "Tolerance exceeded in error handler"
 #: The client's own retries (3 by default, as Java's) only slow a test down: the task loop retries.
 NO_CLIENT_RETRIES = {"value.converter.max.retries": "0"}
