@@ -158,6 +158,9 @@ def test_registry_stopped_mid_stream(kafka_bootstrap: str, worker: WorkerProcess
         assert retries, "the resumed task retried"
         errors = _task_metric(worker, "kafka_connect_task_error_total_record_errors", "resumes")
         assert errors == 0
+    # Each failed attempt said which registry the task was waiting for.
+    waiting = f"The schema registry at {registry} could not be reached while registering a schema"
+    assert any(waiting in line and "[task-resumes-0]" in line for line in worker.log_path.read_text().splitlines())
     assert worker.stop() == 0
     _assert_exact(kafka_bootstrap, registry, fail_topic, worker, "fails")
     _assert_exact(kafka_bootstrap, registry, resume_topic, worker, "resumes")

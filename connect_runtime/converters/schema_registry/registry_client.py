@@ -111,8 +111,8 @@ class RegistryClient:
             if e.__cause__ is not None and _untrusted_certificate(e.__cause__) is not None:
                 raise ConfigException(_TRUSTSTORE, None, str(e)) from None
             logger.warning("%s; records will fail or retry as the registry answers them", e)
-        except RetriableException as e:
-            logger.warning("%s; records will retry while it is unavailable", e)
+        except RetriableException:
+            pass  # logged where it was raised; the records will retry
         finally:
             probe.close()
 
@@ -157,7 +157,7 @@ class RegistryClient:
         except SchemaRegistryError as e:
             raise self._error(what, e) from e
         except httpx.TimeoutException as e:
-            raise RetriableException(
+            raise _retriable(
                 f"The schema registry at {self.urls} did not answer in time (http.connect.timeout.ms, "
                 f"http.read.timeout.ms) while {what}: {type(e).__name__}: {e}") from e
         except httpx.TransportError as e:  # unreachable, reset
@@ -166,7 +166,7 @@ class RegistryClient:
                 # Waiting does not make a certificate trusted (Java's converter does not retry it either).
                 raise DataException(f"The schema registry at {self.urls} presented a certificate that is not "
                                     f"trusted while {what}: {untrusted}") from e
-            raise RetriableException(
+            raise _retriable(
                 f"The schema registry at {self.urls} could not be reached while {what}: {type(e).__name__}: {e}") \
                 from e
 
@@ -178,7 +178,7 @@ class RegistryClient:
             return DataException(f"The schema registry at {self.urls} refused {whose} (HTTP {status}) while {what}")
         message = f"The schema registry at {self.urls} answered HTTP {status} while {what}: {e.error_message}"
         if status >= 500 or status in _RETRIABLE_STATUSES:
-            return RetriableException(message)
+            return _retriable(message)
         return DataException(message)
 
 
@@ -186,6 +186,13 @@ def _id(schema_id: int | None, subject: str) -> int:
     if schema_id is None:
         raise DataException(f"The schema registry answered no schema id for subject {subject}")
     return schema_id
+
+
+def _retriable(message: str) -> RetriableException:
+    """A failure worth retrying, logged now: while a task retries a record it writes nothing else, and
+    this line (as Java's client logs each failed request) tells an operator which registry it waits for."""
+    logger.warning("%s", message)
+    return RetriableException(message)
 
 
 def _untrusted_certificate(error: BaseException) -> str | None:
