@@ -395,8 +395,13 @@ def test_tls_from_a_pem_truststore_and_request_headers(tmp_path: Path) -> None:
         assert client.by_id(1) == RegistrySchema(1, '"long"')
         assert _Registry.seen[-1].get("X-Tenant") == "blue"
         untrusted = real_client(**{"schema.registry.url": url})
-        with pytest.raises(RetriableException, match="could not be reached"):
+        # Not retriable: waiting does not make the certificate trusted; and refused at start.
+        with pytest.raises(DataException, match="presented a certificate that is not trusted"):
             untrusted.by_id(2)
+        with pytest.raises(ConfigException) as raised:
+            untrusted.check_access()
+        assert raised.value.name == "schema.registry.ssl.truststore.location"
+        assert f"The schema registry at {url} presented a certificate that is not trusted" in str(raised.value)
     finally:
         server.shutdown()
         server.server_close()

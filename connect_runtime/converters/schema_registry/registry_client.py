@@ -5,21 +5,29 @@ confluent-kafka's client already caches what it learns (register and lookup per 
 schemas per id, latest versions per subject for ``latest.cache.ttl.sec``); the converter adds its
 own caches in front (``registry_converter``), so once a schema is known a record makes no call here.
 
-Errors are mapped as Java's converter maps them, and every message names the registry (its URLs,
+Errors are mapped much as Java's converter maps them, and every message names the registry (its URLs,
 credentials left out):
 
-- the registry unreachable, a timeout, or a 5xx / 408 / 429 answer: :class:`RetriableException`,
-  which the task loop retries within ``errors.retry.timeout``;
+- the registry unreachable, no answer within the HTTP timeouts, or a 5xx / 408 / 429 answer:
+  :class:`RetriableException`, which the task loop retries within ``errors.retry.timeout``. For a
+  refused connection, a 429 or a 502 Java's converter raises Kafka's own retriable exceptions, which
+  its task loop does not retry; retrying them here lets a task ride out a registry restart;
+- a certificate the registry presents that is not trusted: :class:`DataException` (waiting does not
+  fix it);
 - 401 / 403: :class:`DataException` saying the credentials were refused (and naming the key they
   came from);
 - any other answer (409 incompatible schema, 404 unknown subject or id, 422 invalid schema):
   :class:`DataException` carrying the registry's message; so is a success whose body is not the
   registry's JSON (a proxy's page, say).
+
+Refused credentials and an untrusted certificate are also found by :meth:`RegistryClient.check_access`
+at ``configure``, so they fail a task at its start rather than at its first record.
 """
 
 from __future__ import annotations
 
 import logging
+import ssl
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, TypeVar
@@ -44,6 +52,8 @@ _RETRIABLE_STATUSES: Final = frozenset({408, 429})
 #: The access check at configure waits at most this long: a registry that is down then is not an
 #: error (records retry), and a worker must not hang on it while starting a task.
 _ACCESS_CHECK_TIMEOUT_S: Final = 5.0
+#: The key an untrusted registry certificate is reported on.
+_TRUSTSTORE: Final = "schema.registry.ssl.truststore.location"
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,10 +95,11 @@ class RegistryClient:
             self._session = None
 
     def check_access(self) -> None:
-        """One quick call that proves the credentials work.
+        """One quick call that proves the credentials and the registry's certificate are accepted.
 
-        Raises ``ConfigException`` naming the credentials' key when the registry refuses them; a
-        registry that cannot be reached is only logged (the records will retry).
+        Raises ``ConfigException`` naming the credentials' key when the registry refuses them, or the
+        truststore's when its certificate is not trusted; a registry that cannot be reached or does not
+        answer in time is only logged (the records will retry).
         """
         probe = _new_client(self._settings, min(self._settings.connect_timeout_s, _ACCESS_CHECK_TIMEOUT_S),
                             min(self._settings.read_timeout_s, _ACCESS_CHECK_TIMEOUT_S), 0)
@@ -98,9 +109,11 @@ class RegistryClient:
             if _refused_credentials(e.__cause__):
                 key = self._settings.credentials_key or "basic.auth.user.info"
                 raise ConfigException(key, "[hidden]", str(e)) from None
+            if e.__cause__ is not None and _untrusted_certificate(e.__cause__) is not None:
+                raise ConfigException(_TRUSTSTORE, None, str(e)) from None
             logger.warning("%s; records will fail or retry as the registry answers them", e)
-        except RetriableException as e:
-            logger.warning("%s; records will retry while it is unavailable", e)
+        except RetriableException:
+            pass  # logged where it was raised; the records will retry
         finally:
             probe.close()
 
@@ -144,8 +157,17 @@ class RegistryClient:
             return call()
         except SchemaRegistryError as e:
             raise self._error(what, e) from e
-        except httpx.TransportError as e:  # unreachable, reset, timed out
-            raise RetriableException(
+        except httpx.TimeoutException as e:
+            raise _retriable(
+                f"The schema registry at {self.urls} did not answer in time (http.connect.timeout.ms, "
+                f"http.read.timeout.ms) while {what}: {type(e).__name__}: {e}") from e
+        except httpx.TransportError as e:  # unreachable, reset
+            untrusted = _untrusted_certificate(e)
+            if untrusted is not None:
+                # Waiting does not make a certificate trusted (Java's converter does not retry it either).
+                raise DataException(f"The schema registry at {self.urls} presented a certificate that is not "
+                                    f"trusted while {what}: {untrusted}") from e
+            raise _retriable(
                 f"The schema registry at {self.urls} could not be reached while {what}: {type(e).__name__}: {e}") \
                 from e
         except (ValueError, KeyError, TypeError) as e:  # a 2xx whose body is not the registry's JSON
@@ -160,7 +182,7 @@ class RegistryClient:
             return DataException(f"The schema registry at {self.urls} refused {whose} (HTTP {status}) while {what}")
         message = f"The schema registry at {self.urls} answered HTTP {status} while {what}: {e.error_message}"
         if status >= 500 or status in _RETRIABLE_STATUSES:
-            return RetriableException(message)
+            return _retriable(message)
         return DataException(message)
 
 
@@ -168,6 +190,26 @@ def _id(schema_id: int | None, subject: str) -> int:
     if schema_id is None:
         raise DataException(f"The schema registry answered no schema id for subject {subject}")
     return schema_id
+
+
+def _retriable(message: str) -> RetriableException:
+    """A failure worth retrying, logged now: while a task retries a record it writes nothing else, and
+    this line (as Java's client logs each failed request) tells an operator which registry it waits for."""
+    logger.warning("%s", message)
+    return RetriableException(message)
+
+
+def _untrusted_certificate(error: BaseException) -> str | None:
+    """Why the registry's certificate was not trusted, when that is what ``error`` (an HTTP library's
+    transport error, chained to the ``ssl`` error beneath it) comes down to."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, ssl.SSLCertVerificationError):
+            return current.verify_message or str(current)
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def _refused_credentials(cause: BaseException | None) -> bool:
