@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
+from antlr4.error.ErrorListener import ErrorListener
 from google.protobuf import descriptor_pb2
 from proto_schema_parser import ast
 from proto_schema_parser.parser import Parser
@@ -230,7 +232,7 @@ _ESCAPES = str.maketrans({
 def parse(text: str) -> ProtoFile:
     """The model of a ``.proto`` text; raises ``DataException`` when it is not valid ``.proto``."""
     try:
-        parsed = Parser().parse(text)
+        parsed = Parser(setup_lexer=_raise_on_errors, setup_parser=_raise_on_errors).parse(text)
     except Exception as e:
         raise DataException(f"Could not parse Protobuf schema: {e}") from e
     file = ProtoFile(syntax=parsed.syntax or "proto2", package=None)
@@ -244,6 +246,17 @@ def parse(text: str) -> ProtoFile:
         elif isinstance(element, ast.Enum):
             file.enums.append(_enum(element))
     return file
+
+
+class _RaisingListener(ErrorListener):  # type: ignore[misc]
+    # The parser recovers from syntax errors and prints them by default; a schema must parse whole.
+    def syntaxError(self, recognizer: Any, offendingSymbol: Any, line: int, column: int, msg: str, e: Any) -> None:
+        raise ValueError(f"line {line}:{column} {msg}")
+
+
+def _raise_on_errors(recognizer: Any) -> None:
+    recognizer.removeErrorListeners()
+    recognizer.addErrorListener(_RaisingListener())
 
 
 def _message(parsed: ast.Message) -> ProtoMessage:
