@@ -87,34 +87,27 @@ NULLABLES = (
 
 def test_primitive_fields_are_proto3_scalars_with_connect_type_for_int8_and_int16() -> None:
     assert proto_text(PRIMITIVES) == PRIMITIVES_TEXT
-    # Optional fields are the same scalars by default: proto3 has no presence for them.
-    assert proto_text(NULLABLES) == (
-        'syntax = "proto3";\npackage com.example;\n\nmessage Nullables {\n'
-        f"  int32 i16 = 1{meta('connect.type', 'int16')};\n"
-        "  int32 i32 = 2;\n  int64 i64 = 3;\n  float f32 = 4;\n  double f64 = 5;\n  bool b = 6;\n"
-        "  string s = 7;\n  bytes by = 8;\n}\n"
-    )
 
 
-def test_optional_for_nullables_writes_the_proto3_optional_label() -> None:
-    assert proto_text(NULLABLES, optional_for_nullables=True) == (
-        'syntax = "proto3";\npackage com.example;\n\nmessage Nullables {\n'
-        f"  optional int32 i16 = 1{meta('connect.type', 'int16')};\n"
-        "  optional int32 i32 = 2;\n  optional int64 i64 = 3;\n  optional float f32 = 4;\n"
-        "  optional double f64 = 5;\n  optional bool b = 6;\n  optional string s = 7;\n  optional bytes by = 8;\n}\n"
-    )
+HEAD = 'syntax = "proto3";\npackage com.example;\n\n'
+I16 = meta("connect.type", "int16")
 
 
-def test_wrapper_for_nullables_writes_the_well_known_wrappers() -> None:
-    assert proto_text(NULLABLES, wrapper_for_nullables=True) == (
-        'syntax = "proto3";\npackage com.example;\n\nimport "google/protobuf/wrappers.proto";\n\n'
-        "message Nullables {\n"
-        f"  google.protobuf.Int32Value i16 = 1{meta('connect.type', 'int16')};\n"
-        "  google.protobuf.Int32Value i32 = 2;\n  google.protobuf.Int64Value i64 = 3;\n"
-        "  google.protobuf.FloatValue f32 = 4;\n  google.protobuf.DoubleValue f64 = 5;\n"
-        "  google.protobuf.BoolValue b = 6;\n  google.protobuf.StringValue s = 7;\n"
-        "  google.protobuf.BytesValue by = 8;\n}\n"
-    )
+@pytest.mark.parametrize(("config", "expected"), [
+    # optional fields are the same scalars by default: proto3 has no presence for them
+    ({}, HEAD + "message Nullables {\n"
+     f"  int32 i16 = 1{I16};\n  int32 i32 = 2;\n  int64 i64 = 3;\n  float f32 = 4;\n  double f64 = 5;\n"
+     "  bool b = 6;\n  string s = 7;\n  bytes by = 8;\n}\n"),
+    ({"optional_for_nullables": True}, HEAD + "message Nullables {\n"
+     f"  optional int32 i16 = 1{I16};\n  optional int32 i32 = 2;\n  optional int64 i64 = 3;\n  optional float f32 = 4;\n"
+     "  optional double f64 = 5;\n  optional bool b = 6;\n  optional string s = 7;\n  optional bytes by = 8;\n}\n"),
+    ({"wrapper_for_nullables": True}, HEAD + 'import "google/protobuf/wrappers.proto";\n\nmessage Nullables {\n'
+     f"  google.protobuf.Int32Value i16 = 1{I16};\n  google.protobuf.Int32Value i32 = 2;\n"
+     "  google.protobuf.Int64Value i64 = 3;\n  google.protobuf.FloatValue f32 = 4;\n  google.protobuf.DoubleValue f64 = 5;\n"
+     "  google.protobuf.BoolValue b = 6;\n  google.protobuf.StringValue s = 7;\n  google.protobuf.BytesValue by = 8;\n}\n"),
+])
+def test_nullable_fields_as_each_setting_writes_them(config: dict[str, bool], expected: str) -> None:
+    assert proto_text(NULLABLES, **config) == expected
 
 
 LOGICAL = (
