@@ -267,6 +267,13 @@ def test_a_primitive_root_is_its_wrapper_in_wrappers_proto() -> None:
     # StringValue is the file's eighth message: indexes [7], then the message
     assert payload == bytes([2, 14]) + b"\x0a\x02hi"
     assert schema.decode(payload) == "hi"
+    # read back from the registered text, whose first message is DoubleValue: the indexes pick StringValue
+    read = fmt.from_registry(schema.text, 4)
+    assert read.record_name == "google.protobuf.DoubleValue"
+    string_value = read.for_payload(payload)
+    assert string_value.connect_schema == SchemaBuilder.string().version(4).build()
+    assert string_value.decode(payload) == "hi"
+    assert read.for_payload(b"\x00") is read
     with pytest.raises(DataException, match="Unsupported root schema of type ARRAY"):
         fmt.from_connect(SchemaBuilder.array(Schema.STRING_SCHEMA).build())
 

@@ -106,7 +106,11 @@ def _read_zigzag_varint(payload: bytes | memoryview, offset: int) -> tuple[int, 
 class ProtobufFormatSchema(FormatSchema):
     """One ``.proto`` schema: its text, its Connect schema, and the compiled message class and plans."""
 
-    def __init__(self, data: ProtobufData, schema: ProtobufSchema, connect_schema: Schema) -> None:
+    def __init__(
+        self, data: ProtobufData, schema: ProtobufSchema, connect_schema: Schema, version: int | None = None
+    ) -> None:
+        self._data, self._schema, self._version = data, schema, version
+        self._others: dict[tuple[int, ...], ProtobufFormatSchema] = {}
         self.text = schema.text
         self.connect_schema = connect_schema
         self.record_name = schema.message_name
@@ -134,6 +138,18 @@ class ProtobufFormatSchema(FormatSchema):
         no_params = field_params(protobuf_text.ProtoFile(syntax="proto3", package=None))
         return data.value_setter(connect_schema, value_field), data.value_getter(connect_schema, value_field, no_params)
 
+    def for_payload(self, payload: bytes | memoryview) -> ProtobufFormatSchema:
+        """This schema, or the one of the file's other message the payload's indexes name (a primitive
+        written as its wrapper in ``wrappers.proto`` is that file's eighth message, for instance)."""
+        indexes, _ = decode_indexes(payload)
+        if indexes == self.indexes:
+            return self
+        other = self._others.get(indexes)
+        if other is None:
+            other = _read_schema(self._data, self._schema.file, self.text, indexes, self._version)
+            self._others[indexes] = other
+        return other
+
     def encode(self, value: Any) -> bytes:
         message = self._class()
         self._write(message, value)
@@ -145,7 +161,7 @@ class ProtobufFormatSchema(FormatSchema):
         if indexes != self.indexes:
             raise DataException(
                 f"Protobuf message indexes {list(indexes)} name another message than {self.record_name} "
-                f"{list(self.indexes)}; only the schema's first message is read")
+                f"{list(self.indexes)}")
         message = self._class()
         try:
             message.ParseFromString(bytes(payload[offset:]))
@@ -201,8 +217,15 @@ class ProtobufFormat(SchemaFormat):
         file = protobuf_text.parse(text)
         if not file.messages:
             raise DataException("Protobuf schema declares no message")
-        name = protobuf_text.message_path(file, [0])
-        schema = ProtobufSchema(file, text, (0,), name)
-        descriptor = message_class(file, name).DESCRIPTOR
-        connect_schema = self._data.to_connect_schema(descriptor, field_params(file), version)
-        return ProtobufFormatSchema(self._data, schema, connect_schema)
+        # The first message, as Java's ProtobufSchema names a parsed file; a payload naming another
+        # one is read through for_payload.
+        return _read_schema(self._data, file, text, (0,), version)
+
+
+def _read_schema(
+    data: ProtobufData, file: protobuf_text.ProtoFile, text: str, indexes: tuple[int, ...], version: int | None
+) -> ProtobufFormatSchema:
+    name = protobuf_text.message_path(file, list(indexes))
+    descriptor = message_class(file, name).DESCRIPTOR
+    connect_schema = data.to_connect_schema(descriptor, field_params(file), version)
+    return ProtobufFormatSchema(data, ProtobufSchema(file, text, indexes, name), connect_schema, version)
