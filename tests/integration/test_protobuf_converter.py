@@ -122,7 +122,8 @@ def read_view(struct: Struct) -> dict[str, Any]:
 
 def check_message(message: Any, expected: Struct) -> None:
     """The message confluent-kafka's deserializer read holds ``expected``'s values, in protobuf's terms."""
-    assert (message.i8, message.i16, message.i32, message.i64) == tuple(expected.get(n) for n in ("i8", "i16", "i32", "i64"))
+    ints = ("i8", "i16", "i32", "i64")
+    assert tuple(getattr(message, n) for n in ints) == tuple(expected.get(n) for n in ints)
     assert (message.s, message.b, message.opt_s) == (expected.get("s"), expected.get("b"), expected.get("opt_s") or "")
     unscaled = expected.get("amount").scaleb(2)
     assert int.from_bytes(message.amount.value, "big", signed=True) == unscaled and message.amount.scale == 2
@@ -158,7 +159,8 @@ def test_the_registered_text_is_javas_and_an_independent_reader_reads_the_bytes(
                for n in range(1, 7)]
     registry = SchemaRegistryClient({"url": schema_registry_url})
     assert registry.get_latest_version(f"{topic}-value").schema.schema_str == EXPECTED_ORDER
-    assert "message Int32Value {\n  int32 value = 1;\n}\n" in registry.get_latest_version(f"{topic}-key").schema.schema_str
+    key_text = registry.get_latest_version(f"{topic}-key").schema.schema_str
+    assert "message Int32Value {\n  int32 value = 1;\n}\n" in key_text
     assert registry.get_versions(f"{topic}-value") == [1]
 
     read_value = deserializer_for(registry, f"{topic}-value")
@@ -242,7 +244,7 @@ def test_structs_of_every_type_are_exactly_once_under_sigkill_and_read_back(
     assert registry.get_latest_version(f"{topic}-value").schema.schema_str == EXPECTED_ORDER
     assert registry.get_versions(f"{topic}-value") == [1]  # one schema, however many tasks and restarts
     read_value = deserializer_for(registry, f"{topic}-value")
-    for key_bytes, value_bytes in read_committed(kafka_bootstrap, topic)[:50]:
+    for _, value_bytes in read_committed(kafka_bootstrap, topic)[:50]:
         message = read_value(value_bytes, topic)
         check_message(message, every_type_source.order(message.i32, message.i64))
     pairs = []
