@@ -57,6 +57,12 @@ GENERALIZED_SUM_TYPE_SUPPORT = "generalized.sum.type.support"
 SCHEMAS_CACHE_SIZE = "schemas.cache.config"
 
 
+def _only_false(name: str, value: Any) -> None:
+    # Generalized sum types (ConnectUnion / ConnectEnum parameters) are not mapped; refused at validation.
+    if value:
+        raise ConfigException(name, value, "generalized sum types are not supported by this Protobuf converter")
+
+
 def encode_indexes(indexes: tuple[int, ...]) -> bytes:
     """Confluent's ``MessageIndexes.toByteArray``: ``[0]`` is one zero byte, else the count and the
     indexes as zigzag varints."""
@@ -185,7 +191,7 @@ class ProtobufFormat(SchemaFormat):
         for key, (_, default, doc) in _BOOLEAN_KEYS.items():
             config.define(key, ConfigType.BOOLEAN, default, importance=Importance.MEDIUM, documentation=doc)
         config.define(
-            GENERALIZED_SUM_TYPE_SUPPORT, ConfigType.BOOLEAN, False, importance=Importance.MEDIUM,
+            GENERALIZED_SUM_TYPE_SUPPORT, ConfigType.BOOLEAN, False, _only_false, importance=Importance.MEDIUM,
             documentation="Toggle for enabling/disabling generalized sum type support: interoperability of "
             "enum/union with other schema formats (not supported: only false is accepted)")
         config.define(
@@ -195,9 +201,6 @@ class ProtobufFormat(SchemaFormat):
 
     def configure(self, configs: Mapping[str, Any]) -> None:
         values = self.config_def().parse(configs)
-        if values[GENERALIZED_SUM_TYPE_SUPPORT]:
-            raise ConfigException(
-                f"{GENERALIZED_SUM_TYPE_SUPPORT}=true is not supported by this Protobuf converter")
         self._data = ProtobufData(ProtobufDataConfig(
             **{attr: values[key] for key, (attr, _, _) in _BOOLEAN_KEYS.items()}))
         size = values[SCHEMAS_CACHE_SIZE]
