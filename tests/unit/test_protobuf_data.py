@@ -483,7 +483,7 @@ def test_java_written_text_with_map_fields_and_options_reads() -> None:
 
 def test_bad_values_and_schemas_are_data_exceptions() -> None:
     fmt = configured()
-    with pytest.raises(DataException, match="Mismatching struct schema"):
+    with pytest.raises(DataException, match="Cannot find field with name i8"):
         fmt.from_connect(EVENT).encode(Struct(PRIMITIVES))
     schema = SchemaBuilder.struct().name("a.A").field("u", SchemaBuilder.struct().name(
         "io.confluent.connect.protobuf.Union.u").field("x", Schema.OPTIONAL_INT32_SCHEMA).optional().build()).build()
@@ -514,3 +514,23 @@ def test_ignore_default_for_nullables_leaves_a_null_field_unset() -> None:
     schema = SchemaBuilder.struct().name("d.D").field("n", SchemaBuilder.int32().optional().default_value(5).build()).build()
     assert configured().from_connect(schema).encode(Struct(schema)) == b"\x00\x08\x05"
     assert configured(**{"ignore.default.for.nullables": True}).from_connect(schema).encode(Struct(schema)) == b"\x00"
+
+
+def test_proto2_optional_fields_read_as_null_when_absent_unless_optional_for_proto2_is_off() -> None:
+    text = 'syntax = "proto2";\npackage p;\n\nmessage P {\n  optional int32 a = 1;\n  required string b = 2;\n}\n'
+    payload = b"\x00" + bytes.fromhex("1201") + b"x"
+    assert configured().from_registry(text, None).decode(payload).get("a") is None
+    assert configured(**{"optional.for.proto2": False}).from_registry(text, None).decode(payload).get("a") == 0
+    read = configured(**{"optional.for.nullables": True}).from_registry(text, None).connect_schema
+    assert read.field("a").schema.is_optional and not read.field("b").schema.is_optional
+
+
+def test_a_struct_of_another_schema_is_written_by_field_name_with_the_latest_schema() -> None:
+    fmt = configured()
+    with_note = SchemaBuilder.struct().name("com.example.Primitives")
+    for f in PRIMITIVES.fields:
+        with_note.field(f.name, f.schema)
+    latest = fmt.from_registry(proto_text(with_note.field("note", Schema.OPTIONAL_STRING_SCHEMA).build()), 2)
+    struct = (Struct(PRIMITIVES).put("i8", 1).put("i16", 2).put("i32", 3).put("i64", 4).put("f32", 0.5)
+              .put("f64", 0.25).put("b", True).put("s", "s").put("by", b"b"))
+    assert latest.encode(struct) == fmt.from_connect(PRIMITIVES).encode(struct)

@@ -432,13 +432,12 @@ class ProtobufData:
         t = _WRAPPER_SCHEMA_TYPES.get(descriptor.full_name)
         return None if t is None else SchemaBuilder(t)
 
-    def _has_optional_keyword(self, f: FieldDescriptor, params: _FieldParams) -> bool:
+    @staticmethod
+    def _has_optional_keyword(f: FieldDescriptor, params: _FieldParams) -> bool:
+        # Java's hasOptionalKeyword: proto3 `optional`, or a proto2 optional field outside a oneof.
         if f.full_name in params.proto3_optional:
             return True
-        return (
-            self.config.optional_for_proto2 and params.proto2 and not f.is_repeated and not f.is_required
-            and f.containing_oneof is None
-        )
+        return params.proto2 and not f.is_repeated and not f.is_required and f.containing_oneof is None
 
     # -- values: Connect -> message ----------------------------------------------------------------
 

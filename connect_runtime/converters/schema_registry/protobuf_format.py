@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, Range
-from connect_runtime.api.data import Schema, SchemaType
+from connect_runtime.api.data import Schema, SchemaType, Struct
 from connect_runtime.api.errors import ConfigException, DataException
 from connect_runtime.converters.schema_registry import protobuf_text
 from connect_runtime.converters.schema_registry.format import FormatSchema, SchemaFormat
@@ -124,6 +124,7 @@ class ProtobufFormatSchema(FormatSchema):
         self._header = encode_indexes(schema.indexes)
         self._class = message_class(schema.file, schema.message_name)
         descriptor = self._class.DESCRIPTOR
+        self._foreign: dict[Schema, Any] = {}
         if connect_schema.type is SchemaType.STRUCT and descriptor.full_name.split(".")[0:2] != ["google", "protobuf"]:
             params = field_params(schema.file)
             self._write = data.struct_writer(connect_schema, descriptor)
@@ -158,9 +159,24 @@ class ProtobufFormatSchema(FormatSchema):
 
     def encode(self, value: Any) -> bytes:
         message = self._class()
-        self._write(message, value)
+        if value.__class__ is Struct and value.schema is not self.connect_schema \
+                and value.schema != self.connect_schema:
+            self._foreign_writer(value.schema)(message, value)
+        else:
+            self._write(message, value)
         body: bytes = message.SerializeToString()
         return self._header + body
+
+    def _foreign_writer(self, schema: Schema) -> Any:
+        # A Struct of another schema than this one (use.latest.version writes records with the
+        # subject's latest schema): its fields go to this message's fields of the same names.
+        writer = self._foreign.get(schema)
+        if writer is None:
+            if len(self._foreign) >= 100:
+                self._foreign.clear()
+            writer = self._data.struct_writer(schema, self._class.DESCRIPTOR)
+            self._foreign[schema] = writer
+        return writer
 
     def decode(self, payload: bytes | memoryview) -> Any:
         indexes, offset = decode_indexes(payload)
