@@ -54,11 +54,10 @@ EXPECTED_ORDER = (
     'syntax = "proto3";\n'
     "package com.example;\n"
     "\n"
-    'import "confluent/type/decimal.proto";\n'
-    'import "google/type/date.proto";\n'
-    'import "google/type/timeofday.proto";\n'
-    'import "google/protobuf/timestamp.proto";\n'
-    "\n"
+    + "".join(f'import "{name}";\n' for name in (  # in the order fields first need them
+        "confluent/type/decimal.proto", "google/type/date.proto", "google/type/timeofday.proto",
+        "google/protobuf/timestamp.proto"))
+    + "\n"
     "message Order {\n"
     f"  int32 i8 = 1{_meta('connect.type', 'int8')};\n"
     f"  int32 i16 = 2{_meta('connect.type', 'int16')};\n"

@@ -534,3 +534,34 @@ def test_a_struct_of_another_schema_is_written_by_field_name_with_the_latest_sch
     struct = (Struct(PRIMITIVES).put("i8", 1).put("i16", 2).put("i32", 3).put("i64", 4).put("f32", 0.5)
               .put("f64", 0.25).put("b", True).put("s", "s").put("by", b"b"))
     assert latest.encode(struct) == fmt.from_connect(PRIMITIVES).encode(struct)
+
+
+COMPAT_BASE = 'syntax = "proto3";\npackage p;\n\nmessage M {\n  int32 a = 1;\n  string s = 2;\n  Inner i = 3;\n  oneof u {\n    int64 x = 4;\n    string y = 5;\n  }\n\n  message Inner {\n    bool f = 1;\n  }\n}\n'
+
+
+@pytest.mark.parametrize(("change", "compatible"), [
+    (("  string s = 2;\n", "  string s = 2;\n  double added = 9;\n"), True),   # a field added
+    (("  string s = 2;\n", ""), True),                                         # a field removed
+    (("int32 a = 1", "int64 a = 1"), True),                                    # same scalar group
+    (("int32 a = 1", "uint64 renamed = 1"), True),                             # renamed too
+    (("int32 a = 1", "string a = 1"), False),                                  # another scalar group
+    (("int32 a = 1", "repeated int32 a = 1"), True),                          # no label before: Java lets it
+    (("int32 a = 1", "Inner a = 1"), False),                                   # scalar to message
+    (("  Inner i = 3;\n", "  Other i = 3;\n  message Other {\n    bool f = 1;\n  }\n"), False),  # another message type
+    (("    bool f = 1;\n", "    string f = 1;\n"), False),                     # a nested message's field
+    (("    string y = 5;\n", ""), False),                                     # a member of a living oneof
+    (("package p;", "package q;"), False),
+])
+def test_latest_compatibility_follows_confluents_protobuf_diff(change: tuple[str, str], compatible: bool) -> None:
+    fmt = configured()
+    written = fmt.from_registry(COMPAT_BASE, 1)
+    assert change[0] in COMPAT_BASE
+    latest = fmt.from_registry(COMPAT_BASE.replace(change[0], change[1]), 2)
+    assert latest.reads(written) is compatible
+
+
+def test_moving_independent_fields_into_one_oneof_is_incompatible() -> None:
+    fmt = configured()
+    written = fmt.from_registry(COMPAT_BASE, 1)
+    merged = COMPAT_BASE.replace("  int32 a = 1;\n", "").replace("    int64 x = 4;\n", "    int64 x = 4;\n    int32 a = 1;\n")
+    assert fmt.from_registry(merged, 2).reads(written) is False

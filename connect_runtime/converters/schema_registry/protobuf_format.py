@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, Range
 from connect_runtime.api.data import Schema, SchemaType, Struct
 from connect_runtime.api.errors import ConfigException, DataException
-from connect_runtime.converters.schema_registry import protobuf_text
+from connect_runtime.converters.schema_registry import protobuf_compat, protobuf_text
 from connect_runtime.converters.schema_registry.format import FormatSchema, SchemaFormat
 from connect_runtime.converters.schema_registry.protobuf_data import (
     ProtobufData,
@@ -177,6 +177,12 @@ class ProtobufFormatSchema(FormatSchema):
             writer = self._data.struct_writer(schema, self._class.DESCRIPTOR)
             self._foreign[schema] = writer
         return writer
+
+    def reads(self, writer: FormatSchema) -> bool | None:
+        """Confluent's ``isBackwardCompatible`` of this schema against ``writer``'s (see ``protobuf_compat``)."""
+        if not isinstance(writer, ProtobufFormatSchema):
+            return None
+        return not protobuf_compat.incompatibilities(writer._schema.file, self._schema.file)
 
     def decode(self, payload: bytes | memoryview) -> Any:
         indexes, offset = decode_indexes(payload)
