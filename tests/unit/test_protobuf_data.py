@@ -565,3 +565,10 @@ def test_moving_independent_fields_into_one_oneof_is_incompatible() -> None:
     written = fmt.from_registry(COMPAT_BASE, 1)
     merged = COMPAT_BASE.replace("  int32 a = 1;\n", "").replace("    int64 x = 4;\n", "    int64 x = 4;\n    int32 a = 1;\n")
     assert fmt.from_registry(merged, 2).reads(written) is False
+
+
+def test_int8_and_int16_beyond_their_range_wrap_as_java_narrows_them() -> None:
+    read = configured().from_registry(PRIMITIVES_TEXT, None)
+    # i8 = 200, i16 = 40000
+    value = read.decode(b"\x00" + bytes.fromhex("08c801") + bytes.fromhex("10c0b802"))
+    assert (value.get("i8"), value.get("i16")) == (-56, -25536)

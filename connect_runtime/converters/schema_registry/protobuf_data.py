@@ -918,7 +918,18 @@ def _signed_64(value: int) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
+def _byte(value: int) -> int:
+    # Java's Number.byteValue / shortValue: an int32 beyond the range wraps.
+    return (value + 0x80) % 0x100 - 0x80
+
+
+def _short(value: int) -> int:
+    return (value + 0x8000) % 0x10000 - 0x8000
+
+
 _SCALAR_READERS: dict[SchemaType, Callable[[Any], Any]] = {
+    SchemaType.INT8: _byte,
+    SchemaType.INT16: _short,
     SchemaType.INT64: _signed_64,
     SchemaType.FLOAT32: float,
     SchemaType.FLOAT64: float,
