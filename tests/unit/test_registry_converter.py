@@ -25,11 +25,14 @@ from connect_runtime.api.data.schema import Schema, SchemaType
 from connect_runtime.api.data.schema_builder import SchemaBuilder
 from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import ConfigException, DataException, RetriableException
+from connect_runtime.cluster.validation import ConnectorValidator
+from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.converters.schema_registry import registry_client, registry_converter
 from connect_runtime.converters.schema_registry.format import FormatSchema, SchemaFormat
 from connect_runtime.converters.schema_registry.registry_client import RegistryClient, RegistrySchema
 from connect_runtime.converters.schema_registry.registry_config import RegistrySettings, registry_config_def
 from connect_runtime.converters.schema_registry.registry_converter import SchemaRegistryConverter
+from connect_runtime.plugins.registry import PluginRegistry
 
 URL = "http://127.0.0.1:1/apis/ccompat/v7"
 
@@ -395,3 +398,31 @@ def test_tls_from_a_pem_truststore_and_request_headers(tmp_path: Path) -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+# -- connector validation: refusals on their keys, and no registry call -------------------------------------
+
+
+def test_validation_reports_refusals_on_the_prefixed_keys_without_calling_the_registry(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_registry(*args: Any) -> None:
+        raise AssertionError("validation must not reach the registry")
+
+    monkeypatch.setattr(registry_converter, "RegistryClient", no_registry)
+    validator = ConnectorValidator(WorkerConfig.from_properties({
+        "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c", "offset.storage.topic": "o",
+        "status.storage.topic": "s", "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter"}), PluginRegistry())
+    base = {"connector.class": "VerifiableSource", "name": "v", "topic": "t",
+            "value.converter": "io.confluent.connect.avro.AvroConverter", "value.converter.schema.registry.url": URL}
+    infos = validator.validate({**base, "value.converter.use.schema.id": "7",
+                                "value.converter.context.name.strategy": "x.Ctx"})
+    errors = {c.value.name: c.value.errors for c in infos.configs if c.value.errors}
+    assert set(errors) == {"value.converter.use.schema.id", "value.converter.context.name.strategy"}
+    assert infos.error_count == 2
+    assert "not supported" in errors["value.converter.use.schema.id"][0]
+    clean = validator.validate(base)
+    assert clean.error_count == 0
+    listed = {c.definition.name for c in clean.configs}
+    assert {"value.converter.schema.registry.url", "value.converter.auto.register.schemas",
+            "value.converter.connect.meta.data"} <= listed

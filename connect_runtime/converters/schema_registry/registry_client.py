@@ -61,8 +61,16 @@ class RegistryClient:
     def __init__(self, settings: RegistrySettings, schema_type: str) -> None:
         self._settings = settings
         self._schema_type = schema_type
-        self._client = _new_client(settings, settings.connect_timeout_s, settings.read_timeout_s,
-                                   settings.max_retries)
+        self._session: SchemaRegistryClient | None = None
+
+    @property
+    def _client(self) -> SchemaRegistryClient:
+        # Made at the first call: a worker configures a task's converters to check them and drops them,
+        # and those should leave no HTTP session behind.
+        if self._session is None:
+            self._session = _new_client(self._settings, self._settings.connect_timeout_s,
+                                        self._settings.read_timeout_s, self._settings.max_retries)
+        return self._session
 
     @property
     def urls(self) -> str:
@@ -70,8 +78,10 @@ class RegistryClient:
         return self._settings.display_urls
 
     def close(self) -> None:
-        """Close the HTTP session."""
-        self._client.close()
+        """Close the HTTP session, if one was opened."""
+        if self._session is not None:
+            self._session.close()
+            self._session = None
 
     def check_access(self) -> None:
         """One quick call that proves the credentials work.
