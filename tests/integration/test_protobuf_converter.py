@@ -13,7 +13,6 @@ stays exactly once.
 from __future__ import annotations
 
 import datetime
-import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +23,8 @@ from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 from google.protobuf import wrappers_pb2
+from plugins import every_type_source  # the workers load it from plugin.path; the expected values are its
+from registry_evolution import check_evolved, evolve_then_break, records_in
 
 from connect_runtime.api import Schema, Struct
 from connect_runtime.api.errors import DataException
@@ -31,11 +32,9 @@ from connect_runtime.converters.schema_registry import protobuf_text
 from connect_runtime.converters.schema_registry.protobuf_converter import ProtobufConverter
 from connect_runtime.converters.schema_registry.protobuf_data import message_class
 from connect_runtime.testing import ConnectClient, WorkerProcess, check_sequences, new_topic, read_committed
-from connect_runtime.testing.cluster import end_offsets, plugin_path, stored_offsets, wait_until
+from connect_runtime.testing.cluster import kill_mid_stream, plugin_path, stored_offsets, wait_until
 
 PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"
-sys.path.insert(0, str(PLUGINS_DIR))
-import every_type_source  # noqa: E402  (the workers load it from plugin.path; the expected values are its)
 
 PROTOBUF = "io.confluent.connect.protobuf.ProtobufConverter"
 CONNECTOR = "protobuf-orders"
@@ -203,10 +202,6 @@ def connector_config(topic: str, registry: str, **extra: str) -> dict[str, str]:
             "value.converter": PROTOBUF, "value.converter.schema.registry.url": registry, **extra}
 
 
-def records_in(bootstrap: str, topic: str) -> int:
-    return sum(end_offsets(bootstrap, topic).values())
-
-
 def decode_all(bootstrap: str, topic: str, registry: str) -> list[tuple[int, int, Struct]]:
     """Every committed record as (task, seqno, to_connect_data's Struct)."""
     keys, values = converter(registry, True), converter(registry, False)
@@ -232,11 +227,8 @@ def test_structs_of_every_type_are_exactly_once_under_sigkill_and_read_back(
         assert set(refused) == {"value.converter.generalized.sum.type.support"}, refused
         client.create_connector(CONNECTOR, config)
         client.wait_running(CONNECTOR, 2)
-        wait_until(lambda: records_in(kafka_bootstrap, topic) > 200, 90, message="records flowing")
-        worker.kill()
-        worker.start_ready()
-        client.wait_running(CONNECTOR, 2)
-        wait_until(lambda: records_in(kafka_bootstrap, topic) > 400, 90, message="records after the restart")
+        kill_mid_stream(worker, client, CONNECTOR, 2, lambda: records_in(kafka_bootstrap, topic), kills=2, every=200)
+        wait_until(lambda: records_in(kafka_bootstrap, topic) > 600, 90, message="records after the restarts")
         assert worker.stop() == 0, worker.log_tail()
 
     registry = SchemaRegistryClient({"url": schema_registry_url})
@@ -260,34 +252,13 @@ def test_structs_of_every_type_are_exactly_once_under_sigkill_and_read_back(
 def test_schema_evolution_backward_then_a_breaking_change_fails_the_task(
         kafka_bootstrap: str, schema_registry_url: str, worker_factory: Callable[..., WorkerProcess]) -> None:
     topic = new_topic(kafka_bootstrap, f"protobuf-evolve-{uuid.uuid4().hex[:8]}")
-    subject = f"{topic}-value"
-    registry = SchemaRegistryClient({"url": schema_registry_url})
-    worker = worker_factory(eos="enabled", extra=plugin_path(PLUGINS_DIR))
-    worker.wait_ready()
-    with ConnectClient(worker.url) as client:
-        client.create_connector(CONNECTOR, connector_config(topic, schema_registry_url, shape="order"))
-        client.wait_running(CONNECTOR, 1)
-        wait_until(lambda: records_in(kafka_bootstrap, topic) > 50, 60, message="version 1 records")
-        registry.set_compatibility(subject, "BACKWARD")
+    worker = evolve_then_break(kafka_bootstrap, schema_registry_url, worker_factory, CONNECTOR, topic,
+                               lambda shape: connector_config(topic, schema_registry_url, shape=shape),
+                               EXPECTED_WITH_NOTE)
 
-        client.put_connector_config(CONNECTOR, connector_config(topic, schema_registry_url, shape="with_note"))
-        wait_until(lambda: registry.get_versions(subject) == [1, 2], 60, message="version 2 registered")
-        assert registry.get_version(subject, 2).schema.schema_str == EXPECTED_WITH_NOTE
-        written = records_in(kafka_bootstrap, topic)
-        wait_until(lambda: records_in(kafka_bootstrap, topic) > written + 50, 60, message="version 2 records")
-
-        client.put_connector_config(CONNECTOR, connector_config(topic, schema_registry_url, shape="breaking"))
-        failed = client.wait_task_state(CONNECTOR, 0, "FAILED")
-        assert "409" in failed["trace"] and "Incompatible" in failed["trace"], failed["trace"]
-        assert registry.get_versions(subject) == [1, 2]
-        assert worker.stop() == 0, worker.log_tail()
-
-    decoded = decode_all(kafka_bootstrap, topic, schema_registry_url)
-    shapes = [struct.schema.field("note") is not None for _, _, struct in decoded]
-    assert shapes == sorted(shapes) and shapes[0] is False and shapes[-1] is True  # v1 records, then v2
-    for task, seqno, struct in decoded:
-        shape = every_type_source.WITH_NOTE if struct.schema.field("note") is not None else every_type_source.ORDER
+    read = [(task, seqno, struct, struct.schema.field("note") is not None)
+            for task, seqno, struct in decode_all(kafka_bootstrap, topic, schema_registry_url)]
+    for task, seqno, struct, noted in read:
+        shape = every_type_source.WITH_NOTE if noted else every_type_source.ORDER
         assert read_view(struct) == connect_view(every_type_source.order(task, seqno, shape))
-    report = check_sequences((task, seqno) for task, seqno, _ in decoded)
-    assert report.exactly_once, report.summary()
-    assert stored_offsets(kafka_bootstrap, worker.props["offset.storage.topic"], CONNECTOR) == report.max_seqno
+    check_evolved(kafka_bootstrap, worker, CONNECTOR, [(task, seqno, noted) for task, seqno, _, noted in read])
