@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import functools
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, timestamp_pb2, wrappers_pb2
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
-from google.type import date_pb2, timeofday_pb2
 
 from connect_runtime.api.data import Date, Decimal, Schema, SchemaBuilder, SchemaType, Struct, Time, Timestamp
 from connect_runtime.api.errors import DataException
@@ -89,22 +90,43 @@ _UNSIGNED_32 = (_F.TYPE_UINT32, _F.TYPE_FIXED32)
 _EPOCH_DATE = datetime.date(1970, 1, 1)
 
 
-def _dependency_protos() -> dict[str, descriptor_pb2.FileDescriptorProto]:
-    from confluent_kafka.schema_registry.confluent.type import decimal_pb2
+# The files a schema may import and read with: protobuf's well-known types, Google's common types and
+# Confluent's (Java's ProtobufSchema knows the same set), each after the files it imports.
+_IMPORTABLE = (
+    "google.protobuf.descriptor_pb2", "google.protobuf.any_pb2", "google.protobuf.duration_pb2",
+    "google.protobuf.empty_pb2", "google.protobuf.field_mask_pb2", "google.protobuf.source_context_pb2",
+    "google.protobuf.struct_pb2", "google.protobuf.timestamp_pb2", "google.protobuf.wrappers_pb2",
+    "google.protobuf.type_pb2", "google.protobuf.api_pb2",
+    "google.type.calendar_period_pb2", "google.type.color_pb2", "google.type.date_pb2",
+    "google.type.datetime_pb2", "google.type.dayofweek_pb2", "google.type.expr_pb2", "google.type.fraction_pb2",
+    "google.type.interval_pb2", "google.type.latlng_pb2", "google.type.money_pb2", "google.type.month_pb2",
+    "google.type.phone_number_pb2", "google.type.postal_address_pb2", "google.type.quaternion_pb2",
+    "google.type.timeofday_pb2",
+    "confluent_kafka.schema_registry.confluent.meta_pb2", "confluent_kafka.schema_registry.confluent.type.decimal_pb2",
+)
 
+
+@functools.cache
+def _dependency_protos() -> dict[str, descriptor_pb2.FileDescriptorProto]:
+    # Loaded at the first schema compiled, not at import: a worker that never uses Protobuf skips it.
     protos = {}
-    for module in (timestamp_pb2, wrappers_pb2, date_pb2, timeofday_pb2, decimal_pb2):
+    for name in _IMPORTABLE:
         proto = descriptor_pb2.FileDescriptorProto()
-        module.DESCRIPTOR.CopyToProto(proto)
+        importlib.import_module(name).DESCRIPTOR.CopyToProto(proto)
         protos[proto.name] = proto
     return protos
 
 
-_DEPENDENCY_PROTOS = _dependency_protos()
-_KNOWN_TYPES: dict[str, int] = {}
-for _proto in _DEPENDENCY_PROTOS.values():
-    for _message in _proto.message_type:
-        _KNOWN_TYPES[f"{_proto.package}.{_message.name}"] = descriptor_pb2.FieldDescriptorProto.TYPE_MESSAGE
+@functools.cache
+def _known_types() -> dict[str, int]:
+    """Every message and enum of the importable files, by full name."""
+    known: dict[str, int] = {}
+    for proto in _dependency_protos().values():
+        for message in proto.message_type:
+            known[f"{proto.package}.{message.name}"] = descriptor_pb2.FieldDescriptorProto.TYPE_MESSAGE
+        for enum in proto.enum_type:
+            known[f"{proto.package}.{enum.name}"] = descriptor_pb2.FieldDescriptorProto.TYPE_ENUM
+    return known
 
 
 @dataclass(frozen=True)
@@ -155,7 +177,7 @@ class ProtobufData:
         wrapper = _ROOT_WRAPPERS.get(schema.type)
         if wrapper is None:
             raise DataException(f"Unsupported root schema of type {schema.type}")
-        file = protobuf_text.from_descriptor_proto(_DEPENDENCY_PROTOS[WRAPPERS_LOCATION])
+        file = protobuf_text.from_descriptor_proto(_dependency_protos()[WRAPPERS_LOCATION])
         index = next(i for i, m in enumerate(file.messages) if m.name == wrapper)
         return ProtobufSchema(file, protobuf_text.to_text(file), (index,), f"google.protobuf.{wrapper}")
 
@@ -714,13 +736,13 @@ def message_class(file: ProtoFile, message_name: str) -> type[Message]:
     """The message class of ``message_name`` compiled from ``file``, in a pool of its own (two versions of
     one schema declare the same names)."""
     pool = descriptor_pool.DescriptorPool()
-    for proto in _DEPENDENCY_PROTOS.values():
+    for proto in _dependency_protos().values():
         pool.Add(proto)
     # A primitive root's file is wrappers.proto itself, already in the pool.
-    if not all(_join(file.package, m.name) in _KNOWN_TYPES for m in file.messages):
-        proto = protobuf_text.to_descriptor_proto(file, "connect-runtime/schema.proto", _KNOWN_TYPES)
-        # Imports outside the known types (confluent/meta.proto for the options) declare nothing used.
-        kept = [d for d in proto.dependency if d in _DEPENDENCY_PROTOS]
+    if not all(_join(file.package, m.name) in _known_types() for m in file.messages):
+        proto = protobuf_text.to_descriptor_proto(file, "connect-runtime/schema.proto", _known_types())
+        # Other imports (a schema's references) are not fetched: a type from one fails to resolve above.
+        kept = [d for d in proto.dependency if d in _dependency_protos()]
         del proto.dependency[:]
         proto.dependency.extend(kept)
         try:
