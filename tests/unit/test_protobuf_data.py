@@ -572,3 +572,14 @@ def test_int8_and_int16_beyond_their_range_wrap_as_java_narrows_them() -> None:
     # i8 = 200, i16 = 40000
     value = read.decode(b"\x00" + bytes.fromhex("08c801") + bytes.fromhex("10c0b802"))
     assert (value.get("i8"), value.get("i16")) == (-56, -25536)
+
+
+def test_a_schema_may_import_the_files_javas_protobuf_schema_knows() -> None:
+    text = ('syntax = "proto3";\nimport "google/type/money.proto";\nimport "google/protobuf/duration.proto";\n'
+            'message A {\n  google.type.Money price = 1;\n  google.protobuf.Duration took = 2;\n}\n')
+    read = configured().from_registry(text, None)
+    assert [f.name for f in read.connect_schema.field("price").schema.fields] == ["currency_code", "units", "nanos"]
+    value = read.decode(b"\x00" + bytes.fromhex("0a050a03455552" "1202" "0805"))
+    assert value.get("price").get("currency_code") == "EUR" and value.get("took").get("seconds") == 5
+    with pytest.raises(DataException, match="Could not resolve Protobuf type"):
+        configured().from_registry('syntax = "proto3";\nimport "other.proto";\nmessage B {\n  other.X x = 1;\n}\n', None)
