@@ -489,6 +489,8 @@ def test_bad_values_and_schemas_are_data_exceptions() -> None:
         "io.confluent.connect.protobuf.Union.u").field("x", Schema.OPTIONAL_INT32_SCHEMA).optional().build()).build()
     with pytest.raises(DataException, match=r"has no io\.confluent\.connect\.protobuf\.Tag"):
         fmt.from_connect(schema)
+    with pytest.raises(DataException, match=r"Invalid io\.confluent\.connect\.protobuf\.Tag parameter 'x' of field n"):
+        fmt.from_connect(SchemaBuilder.struct().field("n", SchemaBuilder.int32().parameter(TAG, "x").build()).build())
     with pytest.raises(DataException, match="Array cannot be nested"):
         fmt.from_connect(SchemaBuilder.struct().field("a", SchemaBuilder.array(SchemaBuilder.array(
             Schema.INT32_SCHEMA).build()).build()).build())

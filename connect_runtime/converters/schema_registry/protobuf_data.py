@@ -148,7 +148,7 @@ class ProtobufDataConfig:
 
 @dataclass(frozen=True)
 class ProtobufSchema:
-    """A registry schema: its file model and text, the message the payload holds, and the Connect schema."""
+    """A registry schema: its file model and text, and the message a payload of it holds."""
 
     file: ProtoFile
     text: str
@@ -187,7 +187,7 @@ class ProtobufData:
         for f in schema.fields:
             tag_param = (f.schema.parameters or {}).get(PROTOBUF_TYPE_TAG)
             if tag_param is not None:
-                tag = int(tag_param)
+                tag = _tag(tag_param, f.name)
             else:
                 tag = index
                 index += 1
@@ -203,7 +203,7 @@ class ProtobufData:
             tag_param = (f.schema.parameters or {}).get(PROTOBUF_TYPE_TAG)
             if tag_param is None:
                 raise DataException(f"Union member {f.name} of {name} has no {PROTOBUF_TYPE_TAG} parameter")
-            proto_field = self._field(ctx, message, f.schema, self.scrub(f.name), int(tag_param), True)
+            proto_field = self._field(ctx, message, f.schema, self.scrub(f.name), _tag(tag_param, f.name), True)
             if proto_field is not None:
                 proto_field.label = None
                 oneof.fields.append(proto_field)
@@ -798,6 +798,13 @@ def _is_map(f: FieldDescriptor) -> bool:
 
 def _join(scope: str | None, name: str) -> str:
     return f"{scope}.{name}" if scope else name
+
+
+def _tag(text: str, field_name: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise DataException(f"Invalid {PROTOBUF_TYPE_TAG} parameter {text!r} of field {field_name}") from None
 
 
 def _int_or_none(text: str | None) -> int | None:
