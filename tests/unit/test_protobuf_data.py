@@ -510,6 +510,9 @@ def test_data_config_keys_are_javas_and_generalized_sum_types_are_refused() -> N
     }
     with pytest.raises(ConfigException, match=r"generalized\.sum\.type\.support"):
         configured(**{"generalized.sum.type.support": "true"})
+    with pytest.raises(ConfigException, match=r"skip\.known\.types"):
+        configured(**{"skip.known.types": "false"})
+    configured(**{"skip.known.types": "true", "generalized.sum.type.support": "false"})
 
 
 def test_ignore_default_for_nullables_leaves_a_null_field_unset() -> None:

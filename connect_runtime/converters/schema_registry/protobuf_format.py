@@ -55,12 +55,19 @@ _BOOLEAN_KEYS: dict[str, tuple[str, bool, str]] = {
 }
 GENERALIZED_SUM_TYPE_SUPPORT = "generalized.sum.type.support"
 SCHEMAS_CACHE_SIZE = "schemas.cache.config"
+SKIP_KNOWN_TYPES = "skip.known.types"
 
 
 def _only_false(name: str, value: Any) -> None:
     # Generalized sum types (ConnectUnion / ConnectEnum parameters) are not mapped; refused at validation.
     if value:
         raise ConfigException(name, value, "generalized sum types are not supported by this Protobuf converter")
+
+
+def _only_true(name: str, value: Any) -> None:
+    # Registering the imported files as referenced subjects is not done, so they must be skipped.
+    if not value:
+        raise ConfigException(name, value, "registering known types as schema references is not supported")
 
 
 def encode_indexes(indexes: tuple[int, ...]) -> bytes:
@@ -219,6 +226,10 @@ class ProtobufFormat(SchemaFormat):
         config.define(
             SCHEMAS_CACHE_SIZE, ConfigType.INT, 1000, Range.at_least(1), importance=Importance.LOW,
             documentation="Size of the converted schemas cache")
+        config.define(
+            SKIP_KNOWN_TYPES, ConfigType.BOOLEAN, True, _only_true, importance=Importance.LOW,
+            documentation="Whether to skip known types when resolving schema dependencies (only true is "
+            "accepted: the files ProtobufData imports are all known types, so no references are registered)")
         return config
 
     def configure(self, configs: Mapping[str, Any]) -> None:
