@@ -155,3 +155,8 @@ _.state_ratios
 _.CLIENT_METRICS  # exporters and the client-statistics code read it
 # SubjectNameStrategy: members looked up by Java class name (STRATEGY_CLASS_NAMES)
 _.TOPIC_RECORD
+# antlr's error-listener hook (its argument names are antlr's), called by the .proto parser
+_.syntaxError
+offendingSymbol
+# a protobuf descriptor field, set for protobuf to read when it compiles the file
+_.oneof_index

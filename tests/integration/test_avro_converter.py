@@ -21,11 +21,12 @@ from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroDeserializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 from plugins import every_type_source  # the workers load it from plugin.path; the expected values are its
+from registry_evolution import check_evolved, evolve_then_break, records_in
 
 from connect_runtime.api import Schema, Struct
 from connect_runtime.converters.schema_registry.avro_converter import AvroConverter
 from connect_runtime.testing import ConnectClient, WorkerProcess, check_sequences, new_topic, read_committed
-from connect_runtime.testing.cluster import end_offsets, kill_mid_stream, plugin_path, stored_offsets, wait_until
+from connect_runtime.testing.cluster import kill_mid_stream, plugin_path, stored_offsets, wait_until
 
 PLUGINS_DIR = Path(__file__).resolve().parents[1] / "plugins"
 
@@ -86,10 +87,6 @@ def connector_config(topic: str, registry: str, **extra: str) -> dict[str, str]:
     return {"connector.class": "every_type_source.EveryTypeSourceConnector", "topic": topic,
             "key.converter": AVRO, "key.converter.schema.registry.url": registry,
             "value.converter": AVRO, "value.converter.schema.registry.url": registry, **extra}
-
-
-def records_in(bootstrap: str, topic: str) -> int:
-    return sum(end_offsets(bootstrap, topic).values())
 
 
 def decode_all(bootstrap: str, topic: str, registry: str) -> list[tuple[int, int, dict[str, Any], Struct]]:
@@ -155,38 +152,16 @@ def test_structs_of_every_type_are_exactly_once_under_sigkill_and_read_back(
 def test_schema_evolution_backward_then_a_breaking_change_fails_the_task(
         kafka_bootstrap: str, schema_registry_url: str, worker_factory: Callable[..., WorkerProcess]) -> None:
     topic = new_topic(kafka_bootstrap, f"avro-evolve-{uuid.uuid4().hex[:8]}")
-    subject = f"{topic}-value"
-    registry = SchemaRegistryClient({"url": schema_registry_url})
-    worker = worker_factory(eos="enabled", extra=plugin_path(PLUGINS_DIR))
-    worker.wait_ready()
-    with ConnectClient(worker.url) as client:
-        client.create_connector(CONNECTOR, connector_config(topic, schema_registry_url, shape="order"))
-        client.wait_running(CONNECTOR, 1)
-        wait_until(lambda: records_in(kafka_bootstrap, topic) > 50, 60, message="version 1 records")
-        registry.set_compatibility(subject, "BACKWARD")
-
-        client.put_connector_config(CONNECTOR, connector_config(topic, schema_registry_url, shape="with_note"))
-        wait_until(lambda: registry.get_versions(subject) == [1, 2], 60, message="version 2 registered")
-        assert registry.get_version(subject, 2).schema.schema_str == EXPECTED_WITH_NOTE
-        written = records_in(kafka_bootstrap, topic)
-        wait_until(lambda: records_in(kafka_bootstrap, topic) > written + 50, 60, message="version 2 records")
-
-        client.put_connector_config(CONNECTOR, connector_config(topic, schema_registry_url, shape="breaking"))
-        failed = client.wait_task_state(CONNECTOR, 0, "FAILED")
-        assert "HTTP 409" in failed["trace"] and "Incompatible" in failed["trace"], failed["trace"]
-        assert f"registering a schema under subject {subject}" in failed["trace"]
-        assert registry.get_versions(subject) == [1, 2]
-        assert worker.stop() == 0, worker.log_tail()
+    worker = evolve_then_break(kafka_bootstrap, schema_registry_url, worker_factory, CONNECTOR, topic,
+                               lambda shape: connector_config(topic, schema_registry_url, shape=shape),
+                               EXPECTED_WITH_NOTE)
 
     decoded = decode_all(kafka_bootstrap, topic, schema_registry_url)
-    shapes = [("note" in value) for _, _, value, _ in decoded]
-    assert shapes == sorted(shapes) and shapes[0] is False and shapes[-1] is True  # v1 records, then v2
     for task, seqno, value, _ in decoded:
         schema = every_type_source.WITH_NOTE if "note" in value else every_type_source.ORDER
         assert value == avro_view(every_type_source.order(task, seqno, schema))
-    report = check_sequences((task, seqno) for task, seqno, _, _ in decoded)
-    assert report.exactly_once, report.summary()
-    assert stored_offsets(kafka_bootstrap, worker.props["offset.storage.topic"], CONNECTOR) == report.max_seqno
+    check_evolved(kafka_bootstrap, worker, CONNECTOR,
+                  [(task, seqno, "note" in value) for task, seqno, value, _ in decoded])
 
 
 def test_a_null_value_is_a_tombstone_and_a_key_of_bytes_has_no_length_prefix(schema_registry_url: str) -> None:

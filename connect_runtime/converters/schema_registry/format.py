@@ -42,6 +42,11 @@ class FormatSchema(ABC):
     def decode(self, payload: bytes | memoryview) -> Any:
         """The Connect value of :attr:`connect_schema` for a payload (the bytes after the header)."""
 
+    def for_payload(self, payload: bytes | memoryview) -> FormatSchema:
+        """The schema of the message a payload holds, when a registry schema holds several (Protobuf's
+        message indexes name one message of the file); this schema itself for the other formats."""
+        return self
+
     def reads(self, writer: FormatSchema) -> bool | None:
         """Whether data written with ``writer`` can be read with this schema (Java's
         ``isBackwardCompatible``), which ``latest.compatibility.strict`` checks before writing with the

@@ -186,7 +186,9 @@ class SchemaRegistryConverter(Converter):
         if format_schema is None:
             format_schema = self._reader(topic, schema_id)
         try:
-            value = format_schema.decode(memoryview(data)[_HEADER_SIZE:])
+            payload = memoryview(data)[_HEADER_SIZE:]
+            format_schema = format_schema.for_payload(payload)
+            value = format_schema.decode(payload)
         except ConnectException:
             raise
         except Exception as e:
