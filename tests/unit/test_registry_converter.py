@@ -453,3 +453,38 @@ def test_an_answer_that_is_not_the_registrys_json_is_a_data_exception_naming_it(
     client = failing(real_client(), ValueError("Expecting value: line 1 column 1 (char 0)"))
     with pytest.raises(DataException, match=r"at http://127\.0\.0\.1:1/apis/ccompat/v7 answered something that is not"):
         client.by_id(3)
+
+
+def test_the_worker_checks_a_registry_converter_without_calling_the_registry(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker checks a task's converters on its herder thread: a registry converter's settings are
+    parsed there (a refused one still fails the task early), but the registry is not called."""
+    from connect_runtime.worker.worker import Worker
+
+    def no_client(*args: object) -> None:
+        raise AssertionError("a registry client was made on the herder thread")
+
+    monkeypatch.setattr(registry_converter, "RegistryClient", no_client)
+
+    class Plugins:
+        def converter(self, name: str) -> type[AvroConverter]:
+            return AvroConverter
+
+    class Config:
+        def __init__(self, settings: dict[str, str]) -> None:
+            self.settings = settings
+
+        def converter_settings(self, kind: str) -> tuple[str, dict[str, str]]:
+            return "io.confluent.connect.avro.AvroConverter", self.settings
+
+    worker: Any = object.__new__(Worker)
+    worker.plugins = Plugins()
+    worker.config = Config({"schema.registry.url": "http://127.0.0.1:9/apis/ccompat/v7"})
+    connector: Any = Config({})
+    connector.converter_settings = lambda kind: None  # the worker's converter, as a connector without its own
+    worker._check_converter(connector, "value")
+    worker.config = Config({"schema.registry.url": "http://127.0.0.1:9", "basic.auth.credentials.source": "SASL_INHERIT"})
+    with pytest.raises(ConfigException, match="basic.auth.credentials.source"):
+        worker._check_converter(connector, "value")
+    with pytest.raises(AssertionError, match="herder thread"):
+        AvroConverter().configure({"schema.registry.url": "http://127.0.0.1:9"}, False)

@@ -86,14 +86,21 @@ class SchemaRegistryConverter(Converter):
         """Java's serde keys, then the format's own."""
         return registry_config_def().merge(self._format.config_def())
 
-    def configure(self, configs: Mapping[str, Any], is_key: bool = False) -> None:
-        """Parse the settings (a refused one raises ``ConfigException`` naming it), make the registry
-        client and check that the registry accepts the credentials."""
+    def check_settings(self, configs: Mapping[str, Any], is_key: bool = False) -> RegistrySettings:
+        """Parse the settings as :meth:`configure` does, raising ``ConfigException`` naming a refused
+        one, without calling the registry: the worker checks a task's converters this way on its herder
+        thread before the task's process starts, where a registry that hangs must not stall it."""
         # The runtime names the role only for header converters (Java's Plugins adds it for all).
         configs = {CONVERTER_TYPE_CONFIG: "key" if is_key else "value", **configs}
         values = self.config_def().parse(configs)
         settings = RegistrySettings.parse(values, configs)
         self._format.configure(configs)
+        return settings
+
+    def configure(self, configs: Mapping[str, Any], is_key: bool = False) -> None:
+        """Parse the settings (a refused one raises ``ConfigException`` naming it), make the registry
+        client and check that the registry accepts the credentials."""
+        settings = self.check_settings(configs, is_key)
         self._is_key = is_key
         self._settings = settings
         size = self._cache_size = settings.max_schemas_per_subject
