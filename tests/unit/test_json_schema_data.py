@@ -364,12 +364,38 @@ def test_values_read_back() -> None:
         assert back.get(field) == expected, field.name
 
 
-def test_a_required_null_field_is_left_out_and_ignore_default_for_nullables_writes_null() -> None:
+def to_tree(mapper: ValueMapper, schema: Schema, value: Any) -> Any:
+    return mapper.to_tree(schema, value)
+
+
+def compiled(mapper: ValueMapper, schema: Schema, value: Any) -> Any:
+    return mapper.writer(schema)(value)
+
+
+@pytest.mark.parametrize("write", [to_tree, compiled])
+def test_a_required_null_field_is_left_out_and_ignore_default_for_nullables_writes_null(
+        write: Callable[[ValueMapper, Schema, Any], Any]) -> None:
     schema = (SchemaBuilder.struct().field("req", S.STRING_SCHEMA)
               .field("d", SchemaBuilder.int32().optional().default_value(7).build()).build())
-    assert encode_tree(ValueMapper(config()).to_tree(schema, Struct(schema))) == b'{"d":7}'
+    assert encode_tree(write(ValueMapper(config()), schema, Struct(schema))) == b'{"d":7}'
     ignoring = config(ignore_default_for_nullables="true")
-    assert encode_tree(ValueMapper(ignoring).to_tree(schema, Struct(schema))) == b'{"d":null}'
+    assert encode_tree(write(ValueMapper(ignoring), schema, Struct(schema))) == b'{"d":null}'
+
+
+@pytest.mark.parametrize("write", [to_tree, compiled])
+@pytest.mark.parametrize(("schema", "value"), [
+    (S.INT32_SCHEMA, True), (S.INT8_SCHEMA, 128), (S.STRING_SCHEMA, b"x"), (S.BOOLEAN_SCHEMA, 1),
+    (point(), Struct(SchemaBuilder.struct().field("x", S.FLOAT64_SCHEMA).build())),
+])
+def test_values_that_do_not_fit_their_schema_are_refused(
+        write: Callable[[ValueMapper, Schema, Any], Any], schema: Schema, value: Any) -> None:
+    with pytest.raises(DataException):
+        write(ValueMapper(config()), schema, value)
+
+
+@pytest.mark.parametrize("write", [to_tree, compiled])
+def test_compiled_and_generic_writers_agree(write: Callable[[ValueMapper, Schema, Any], Any]) -> None:
+    assert encode_tree(write(ValueMapper(config()), order(), order_value())).decode() == JAVA_ORDER_VALUE
 
 
 def test_a_required_null_value_is_refused_by_the_format() -> None:

@@ -24,9 +24,10 @@ from __future__ import annotations
 import base64
 import binascii
 import decimal
+import functools
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -34,7 +35,7 @@ import orjson
 
 from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, ValidString
 from connect_runtime.api.data.logical_types import Date, Decimal, Time, Timestamp
-from connect_runtime.api.data.schema import Schema, SchemaType
+from connect_runtime.api.data.schema import _INT_RANGES, Schema, SchemaType
 from connect_runtime.api.data.schema_builder import SchemaBuilder
 from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import ConfigException, DataException
@@ -546,8 +547,9 @@ class ValueMapper:
                     out[field.name] = node
             return out
         if kind in _INTEGERS:
-            if value.__class__ is not int:
-                raise DataException(f"Invalid type for {kind!s}: {type(value)}")
+            low, high = _INT_RANGES[kind]
+            if value.__class__ is not int or not low <= value <= high:
+                raise DataException(f"Invalid value for {kind!s}: {value!r}")
             return value
         if kind is SchemaType.FLOAT64 or kind is SchemaType.FLOAT32:
             if not isinstance(value, float):
@@ -575,6 +577,42 @@ class ValueMapper:
                     for key, item in value.items()}
         return [{"key": _null_if_omitted(self.to_tree(key_schema, key)),
                  "value": _null_if_omitted(self.to_tree(value_schema, item))} for key, item in value.items()]
+
+    def writer(self, schema: Schema) -> Callable[[Any], Any]:
+        """:meth:`to_tree` specialised for one schema, for the per-record path: plain values (ints,
+        booleans, strings) pass as they are, structs read their values in field order; anything
+        else, and any value that is not plainly valid, goes through :meth:`to_tree` (and its errors).
+        """
+        generic = functools.partial(self.to_tree, schema)
+        plain = schema._plain_class
+        if plain is int or plain is bool or plain is str:
+            bounds = schema._plain_range
+
+            def write_plain(value: Any) -> Any:
+                if value.__class__ is plain and (bounds is None or bounds[0] <= value <= bounds[1]):  # type: ignore[operator]
+                    return value
+                return generic(value)
+
+            return write_plain
+        if schema.type is SchemaType.STRUCT and schema.name != JSON_TYPE_ONE_OF:
+            fields = [(field.index, field.name, field.schema.default_value, self.writer(field.schema))
+                      for field in schema.fields]
+            use_defaults = not self._config.ignore_default_for_nullables
+
+            def write_struct(value: Any) -> Any:
+                if value.__class__ is not Struct or (value.schema is not schema and value.schema != schema):
+                    return generic(value)
+                values = value._values
+                out = {}
+                for index, name, default, write in fields:
+                    item = values[index]
+                    node = write(default if item is None and use_defaults else item)
+                    if node is not _OMIT:
+                        out[name] = node
+                return out
+
+            return write_struct
+        return generic
 
     def default_tree(self, schema: Schema) -> Any:
         """A schema's default as its ``"default"`` keyword."""

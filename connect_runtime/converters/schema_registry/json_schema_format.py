@@ -44,10 +44,11 @@ class JsonSchemaFormatSchema(FormatSchema):
         title = tree.get("title") if isinstance(tree, Mapping) else None
         self.record_name = title if isinstance(title, str) else None
         self._values = values
+        self._write = values.writer(connect_schema)
         self._validate: Callable[[Any], None] | None = _validator(tree, text) if validate else None
 
     def encode(self, value: Any) -> bytes:
-        tree = self._values.to_tree(self.connect_schema, value)
+        tree = self._write(value)
         if omitted(tree):
             # Java's converter writes a tombstone for this; a payload cannot say "no value".
             raise DataException("A null value of a required schema without a default has no JSON payload")
