@@ -149,3 +149,5 @@ _.buckets
 _.gauge  # the metric-group API the worker, herder and task mirrors record through
 _.state_ratios
 _.CLIENT_METRICS  # exporters and the client-statistics code read it
+# SubjectNameStrategy: members looked up by Java class name (STRATEGY_CLASS_NAMES)
+_.TOPIC_RECORD

@@ -42,6 +42,13 @@ class FormatSchema(ABC):
     def decode(self, payload: bytes | memoryview) -> Any:
         """The Connect value of :attr:`connect_schema` for a payload (the bytes after the header)."""
 
+    def reads(self, writer: FormatSchema) -> bool | None:
+        """Whether data written with ``writer`` can be read with this schema (Java's
+        ``isBackwardCompatible``), which ``latest.compatibility.strict`` checks before writing with the
+        subject's latest version; None when the format cannot tell (then the converter refuses to write
+        with the latest version unless ``latest.compatibility.strict=false``)."""
+        return None
+
 
 class SchemaFormat(ABC):
     """A schema language the registry stores (Avro, JSON Schema, Protobuf) and its data config."""

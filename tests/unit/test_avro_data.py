@@ -1,0 +1,397 @@
+"""Confluent's AvroData mapping: the registered text must equal Java's byte for byte (the registry
+compares text), and values must read back with an independent Avro reader (fastavro).
+
+The expected texts are the real output of Confluent's ``AvroData`` (run on Avro 1.12, default config
+unless stated; the bare primitives aside, which are Avro's spelling of a type without properties),
+written out here because Confluent's jars are not on Maven Central, so tests cannot run them.
+"""
+
+# ruff: noqa: E501  (the expected schema texts are Java's, verbatim, one line each)
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import io
+import json
+from typing import Any
+
+import fastavro
+import pytest
+
+from connect_runtime.api.data import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp
+from connect_runtime.api.errors import ConfigException, DataException
+from connect_runtime.converters.schema_registry.avro_data import AvroData, AvroDataConfig, scrub_name
+from connect_runtime.converters.schema_registry.avro_format import AvroFormat
+from connect_runtime.converters.schema_registry.avro_schema import parse
+
+UTC = datetime.UTC
+
+
+def avro_text(schema: Schema, **config: Any) -> str:
+    return AvroData(AvroDataConfig(**config)).from_connect_schema(schema).text()
+
+
+def fastavro_read(text: str, payload: bytes) -> Any:
+    """The independent reader: fastavro with the registered text as writer schema."""
+    return fastavro.schemaless_reader(io.BytesIO(payload), fastavro.parse_schema(json.loads(text)), None)
+
+
+# --- A: primitives and logical types at the top level ------------------------------------------------
+
+GOLDEN_A = [
+    (Schema.STRING_SCHEMA, '"string"'),
+    (Schema.OPTIONAL_STRING_SCHEMA, '["null","string"]'),
+    (Schema.INT8_SCHEMA, '{"type":"int","connect.type":"int8"}'),
+    (Schema.OPTIONAL_INT16_SCHEMA, '["null",{"type":"int","connect.type":"int16"}]'),
+    (Schema.BYTES_SCHEMA, '"bytes"'),
+    (Decimal.schema(2), '{"type":"bytes","scale":2,"precision":64,"connect.version":1,"connect.parameters":{"scale":"2"},"connect.name":"org.apache.kafka.connect.data.Decimal","logicalType":"decimal"}'),
+    (Decimal.builder(2).parameter("connect.decimal.precision", "10").build(), '{"type":"bytes","scale":2,"precision":10,"connect.version":1,"connect.parameters":{"scale":"2","connect.decimal.precision":"10"},"connect.name":"org.apache.kafka.connect.data.Decimal","logicalType":"decimal"}'),
+    (Date.SCHEMA, '{"type":"int","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Date","logicalType":"date"}'),
+    (Time.SCHEMA, '{"type":"int","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Time","logicalType":"time-millis"}'),
+    (Timestamp.builder().optional().build(), '["null",{"type":"long","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Timestamp","logicalType":"timestamp-millis"}]'),
+    (SchemaBuilder.map(Schema.INT32_SCHEMA, Schema.STRING_SCHEMA).build(), '{"type":"array","items":{"type":"record","name":"MapEntry","namespace":"io.confluent.connect.avro","fields":[{"name":"key","type":"int"},{"name":"value","type":"string"}]}}'),
+    (SchemaBuilder.array(Schema.OPTIONAL_INT64_SCHEMA).build(), '{"type":"array","items":["null","long"]}'),
+    # the other primitives, as Avro prints a schema without properties
+    (Schema.INT32_SCHEMA, '"int"'), (Schema.INT64_SCHEMA, '"long"'), (Schema.FLOAT32_SCHEMA, '"float"'),
+    (Schema.FLOAT64_SCHEMA, '"double"'), (Schema.BOOLEAN_SCHEMA, '"boolean"'),
+    (SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.OPTIONAL_STRING_SCHEMA).build(), '{"type":"map","values":["null","string"]}'),
+]
+
+
+@pytest.mark.parametrize(("schema", "expected"), GOLDEN_A, ids=[repr(s) + str(i) for i, (s, _) in enumerate(GOLDEN_A)])
+def test_a_primitives_and_logical_types(schema: Schema, expected: str) -> None:
+    assert avro_text(schema) == expected
+
+
+# --- B, C: every type in one named struct -------------------------------------------------------------
+
+ADDR = (SchemaBuilder.struct().optional()
+        .field("street", Schema.STRING_SCHEMA).field("zip", Schema.OPTIONAL_INT32_SCHEMA).build())
+ORDER = (
+    SchemaBuilder.struct().name("com.example.Order").version(3).doc("an order").parameter("owner", "team-a")
+    .field("i8", Schema.INT8_SCHEMA).field("i16", Schema.INT16_SCHEMA).field("i32", Schema.INT32_SCHEMA)
+    .field("i64", Schema.INT64_SCHEMA).field("f32", Schema.FLOAT32_SCHEMA).field("f64", Schema.FLOAT64_SCHEMA)
+    .field("flag", Schema.BOOLEAN_SCHEMA).field("s", Schema.STRING_SCHEMA).field("b", Schema.BYTES_SCHEMA)
+    .field("opt_s", Schema.OPTIONAL_STRING_SCHEMA)
+    .field("def_s", SchemaBuilder.string().default_value("x").build())
+    .field("opt_def_i", SchemaBuilder.int32().optional().default_value(5).build())
+    .field("doc_s", SchemaBuilder.string().doc("field doc").build())
+    .field("amount", Decimal.schema(2)).field("day", Date.SCHEMA).field("tod", Time.SCHEMA)
+    .field("ts", Timestamp.builder().optional().build())
+    .field("tags", SchemaBuilder.array(Schema.STRING_SCHEMA).build())
+    .field("counts", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT32_SCHEMA).build())
+    .field("by_id", SchemaBuilder.map(Schema.INT32_SCHEMA, Schema.STRING_SCHEMA).optional().build())
+    .field("addr", ADDR)
+    .build()
+)
+GOLDEN_B = '{"type":"record","name":"Order","namespace":"com.example","fields":[{"name":"i8","type":{"type":"int","connect.type":"int8"}},{"name":"i16","type":{"type":"int","connect.type":"int16"}},{"name":"i32","type":"int"},{"name":"i64","type":"long"},{"name":"f32","type":"float"},{"name":"f64","type":"double"},{"name":"flag","type":"boolean"},{"name":"s","type":"string"},{"name":"b","type":"bytes"},{"name":"opt_s","type":["null","string"],"default":null},{"name":"def_s","type":{"type":"string","connect.default":"x"},"default":"x"},{"name":"opt_def_i","type":[{"type":"int","connect.default":5},"null"],"default":5},{"name":"doc_s","type":{"type":"string","connect.doc":"field doc"}},{"name":"amount","type":{"type":"bytes","scale":2,"precision":64,"connect.version":1,"connect.parameters":{"scale":"2"},"connect.name":"org.apache.kafka.connect.data.Decimal","logicalType":"decimal"}},{"name":"day","type":{"type":"int","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Date","logicalType":"date"}},{"name":"tod","type":{"type":"int","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Time","logicalType":"time-millis"}},{"name":"ts","type":["null",{"type":"long","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Timestamp","logicalType":"timestamp-millis"}],"default":null},{"name":"tags","type":{"type":"array","items":"string"}},{"name":"counts","type":{"type":"map","values":"int"}},{"name":"by_id","type":["null",{"type":"array","items":{"type":"record","name":"MapEntry","namespace":"io.confluent.connect.avro","fields":[{"name":"key","type":"int"},{"name":"value","type":"string"}]}}],"default":null},{"name":"addr","type":["null",{"type":"record","name":"ConnectDefault","namespace":"io.confluent.connect.avro","fields":[{"name":"street","type":"string"},{"name":"zip","type":["null","int"],"default":null}]}],"default":null}],"connect.doc":"an order","connect.version":3,"connect.parameters":{"owner":"team-a"},"connect.name":"com.example.Order"}'
+GOLDEN_C = '{"type":"record","name":"Order","namespace":"com.example","fields":[{"name":"i8","type":"int"},{"name":"i16","type":"int"},{"name":"i32","type":"int"},{"name":"i64","type":"long"},{"name":"f32","type":"float"},{"name":"f64","type":"double"},{"name":"flag","type":"boolean"},{"name":"s","type":"string"},{"name":"b","type":"bytes"},{"name":"opt_s","type":["null","string"],"default":null},{"name":"def_s","type":"string","default":"x"},{"name":"opt_def_i","type":["int","null"],"default":5},{"name":"doc_s","type":"string"},{"name":"amount","type":{"type":"bytes","scale":2,"precision":64,"logicalType":"decimal"}},{"name":"day","type":{"type":"int","logicalType":"date"}},{"name":"tod","type":{"type":"int","logicalType":"time-millis"}},{"name":"ts","type":["null",{"type":"long","logicalType":"timestamp-millis"}],"default":null},{"name":"tags","type":{"type":"array","items":"string"}},{"name":"counts","type":{"type":"map","values":"int"}},{"name":"by_id","type":["null",{"type":"array","items":{"type":"record","name":"MapEntry","namespace":"io.confluent.connect.avro","fields":[{"name":"key","type":"int"},{"name":"value","type":"string"}]}}],"default":null},{"name":"addr","type":["null",{"type":"record","name":"ConnectDefault","namespace":"io.confluent.connect.avro","fields":[{"name":"street","type":"string"},{"name":"zip","type":["null","int"],"default":null}]}],"default":null}]}'
+
+
+def test_b_every_type_in_one_named_struct() -> None:
+    assert avro_text(ORDER) == GOLDEN_B
+
+
+def test_c_without_connect_meta_data() -> None:
+    assert avro_text(ORDER, connect_meta_data=False) == GOLDEN_C
+
+
+def test_c_without_connect_meta_data_reads_int8_back_as_int32() -> None:
+    data = AvroData(AvroDataConfig(connect_meta_data=False))
+    back = data.to_connect_schema(parse(GOLDEN_C))
+    i8 = back.field("i8")
+    assert i8 is not None and i8.schema == Schema.INT32_SCHEMA
+
+
+# --- D, E: unnamed structs numbered, reused schemas printed by name, defaults -------------------------
+
+def test_d_unnamed_structs_are_numbered_and_a_reused_one_is_a_name_reference() -> None:
+    inner = SchemaBuilder.struct().field("a", Schema.INT32_SCHEMA).build()
+    inner2 = SchemaBuilder.struct().field("b", Schema.STRING_SCHEMA).build()
+    unnamed = SchemaBuilder.struct().field("x", inner).field("y", inner2).field("z", inner).build()
+    assert avro_text(unnamed) == '{"type":"record","name":"ConnectDefault","namespace":"io.confluent.connect.avro","fields":[{"name":"x","type":{"type":"record","name":"ConnectDefault2","fields":[{"name":"a","type":"int"}]}},{"name":"y","type":{"type":"record","name":"ConnectDefault3","fields":[{"name":"b","type":"string"}]}},{"name":"z","type":"ConnectDefault2"}]}'
+
+
+SHAPE = (
+    SchemaBuilder.struct().name("com.example.Shape")
+    .field("a", SchemaBuilder.struct().name("com.example.Point").version(1).optional().field("x", Schema.FLOAT64_SCHEMA).build())
+    .field("b", SchemaBuilder.struct().name("com.example.Point").version(1).optional().field("x", Schema.FLOAT64_SCHEMA).build())
+    .field("c", SchemaBuilder.struct().name("com.example.Point").version(1).field("x", Schema.FLOAT64_SCHEMA).build())
+    .field("i8d", SchemaBuilder.int8().default_value(3).build())
+    .field("bd", SchemaBuilder.bytes().default_value(b"\x01\x02").build())
+    .field("f32d", SchemaBuilder.float32().default_value(1.5).build())
+    .build()
+)
+GOLDEN_E = '{"type":"record","name":"Shape","namespace":"com.example","fields":[{"name":"a","type":["null",{"type":"record","name":"Point","fields":[{"name":"x","type":"double"}],"connect.version":1,"connect.name":"com.example.Point"}],"default":null},{"name":"b","type":["null","Point"],"default":null},{"name":"c","type":"Point"},{"name":"i8d","type":{"type":"int","connect.default":3,"connect.type":"int8"},"default":3},{"name":"bd","type":{"type":"bytes","connect.default":"\\u0001\\u0002"},"default":"\\u0001\\u0002"},{"name":"f32d","type":{"type":"float","connect.default":1.5},"default":1.5}],"connect.name":"com.example.Shape"}'
+
+
+def test_e_named_optional_struct_reused_and_defaults() -> None:
+    assert avro_text(SHAPE) == GOLDEN_E
+
+
+# Run on Confluent's AvroData too (the same harness): float and double defaults in Java's notation,
+# Jackson's escapes (upper-case hex, non-ASCII raw), a struct without namespace under one with a
+# namespace ("namespace":""), a named map with a default Avro refuses (no "default" on the field), an
+# optional array and an optional INT8 with defaults ([X,"null"]), a negative-scale Decimal.
+MISC = (
+    SchemaBuilder.struct().name("T")
+    .field("f32", SchemaBuilder.float32().default_value(0.1).build())
+    .field("f64", SchemaBuilder.float64().default_value(1e10).build())
+    .field("u", SchemaBuilder.string().default_value("é\x01\x1f").doc("dé").build())
+    .field("ostruct", SchemaBuilder.struct().name("com.x.P").optional().field("q", Schema.INT32_SCHEMA).build())
+    .field("nested", SchemaBuilder.struct().name("com.x.Q").field(
+        "r", SchemaBuilder.struct().name("Top").field("z", Schema.INT32_SCHEMA).build()).build())
+    .field("m", SchemaBuilder.map(Schema.INT32_SCHEMA, Schema.STRING_SCHEMA).name("com.x.M").default_value({1: "a"}).build())
+    .field("arr", SchemaBuilder.array(Schema.INT32_SCHEMA).optional().default_value([1, 2]).build())
+    .field("oi8", SchemaBuilder.int8().optional().default_value(3).build())
+    .field("dec", Decimal.builder(-2).optional().build())
+    .build()
+)
+GOLDEN_MISC = '{"type":"record","name":"T","fields":[{"name":"f32","type":{"type":"float","connect.default":0.1},"default":0.1},{"name":"f64","type":{"type":"double","connect.default":1.0E10},"default":1.0E10},{"name":"u","type":{"type":"string","connect.doc":"dé","connect.default":"é\\u0001\\u001F"},"default":"é\\u0001\\u001F"},{"name":"ostruct","type":["null",{"type":"record","name":"P","namespace":"com.x","fields":[{"name":"q","type":"int"}],"connect.name":"com.x.P"}],"default":null},{"name":"nested","type":{"type":"record","name":"Q","namespace":"com.x","fields":[{"name":"r","type":{"type":"record","name":"Top","namespace":"","fields":[{"name":"z","type":"int"}],"connect.name":"Top"}}],"connect.name":"com.x.Q"}},{"name":"m","type":{"type":"array","items":{"type":"record","name":"M","namespace":"com.x","fields":[{"name":"key","type":"int"},{"name":"value","type":"string"}],"connect.internal.type":"MapEntry"},"connect.default":[[1,"a"]],"connect.name":"com.x.M"}},{"name":"arr","type":[{"type":"array","items":"int","connect.default":[1,2]},"null"],"default":[1,2]},{"name":"oi8","type":[{"type":"int","connect.default":3,"connect.type":"int8"},"null"],"default":3},{"name":"dec","type":["null",{"type":"bytes","scale":-2,"precision":64,"connect.version":1,"connect.parameters":{"scale":"-2"},"connect.name":"org.apache.kafka.connect.data.Decimal","logicalType":"decimal"}],"default":null}],"connect.name":"T"}'
+
+
+def test_defaults_escapes_namespaces_and_refused_defaults_as_java_prints_them() -> None:
+    assert avro_text(MISC) == GOLDEN_MISC
+
+
+UNION = (SchemaBuilder.struct().name("io.confluent.connect.avro.Union").optional()
+         .field("int", Schema.OPTIONAL_INT32_SCHEMA).field("string", Schema.OPTIONAL_STRING_SCHEMA)
+         .field("P", SchemaBuilder.struct().name("com.x.P").optional().field("q", Schema.INT32_SCHEMA).build())
+         .build())
+WITH_UNION = SchemaBuilder.struct().field("u", UNION).build()
+
+
+def test_a_union_struct_is_an_avro_union() -> None:
+    assert avro_text(WITH_UNION) == '{"type":"record","name":"ConnectDefault","namespace":"io.confluent.connect.avro","fields":[{"name":"u","type":["null","int","string",{"type":"record","name":"P","namespace":"com.x","fields":[{"name":"q","type":"int"}],"connect.name":"com.x.P"}],"default":null}]}'
+
+
+# --- F, G: plain Avro written by others ---------------------------------------------------------------
+
+PLAIN_F = '{"type":"record","name":"T","doc":"d","fields":[{"name":"i","type":"int","doc":"fd","default":4},{"name":"f","type":{"type":"fixed","name":"F4","size":4}},{"name":"m","type":{"type":"map","values":"long"}}]}'
+
+
+def test_f_plain_avro_to_connect_and_back() -> None:
+    data = AvroData()
+    connect = data.to_connect_schema(parse(PLAIN_F))
+    assert connect.name == "T" and connect.version is None
+    assert dict(connect.parameters or {}) == {"io.confluent.connect.avro.record.doc": "d",
+                                              "io.confluent.connect.avro.field.doc.i": "fd"}
+    i, f, m = connect.fields
+    assert (i.schema.type, i.schema.default_value, dict(i.schema.parameters or {})) == (
+        Schema.Type.INT32, 4, {"io.confluent.connect.avro.field.default": "true"})
+    assert (f.schema.type, f.schema.name, dict(f.schema.parameters or {})) == (
+        Schema.Type.BYTES, "F4", {"connect.fixed.size": "4"})
+    assert m.schema == SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT64_SCHEMA).build()
+    assert data.from_connect_schema(connect).text() == '{"type":"record","name":"T","doc":"d","fields":[{"name":"i","type":"int","doc":"fd","default":4},{"name":"f","type":{"type":"fixed","name":"F4","size":4,"connect.parameters":{"connect.fixed.size":"4"},"connect.name":"F4"}},{"name":"m","type":{"type":"map","values":"long"}}],"connect.parameters":{"io.confluent.connect.avro.record.doc":"d","io.confluent.connect.avro.field.doc.i":"fd"},"connect.name":"T"}'
+
+
+def test_f_the_registry_version_is_the_fallback_version() -> None:
+    assert AvroData().to_connect_schema(parse(PLAIN_F), 7).version == 7
+    # connect.version wins over the registry's
+    assert AvroData().to_connect_schema(parse(GOLDEN_B), 9).version == 3
+
+
+PLAIN_G = '{"type":"record","name":"R","namespace":"ns","fields":[{"name":"color","type":{"type":"enum","name":"Color","symbols":["RED","GREEN"]}},{"name":"n","type":["null","long"],"default":null},{"name":"u","type":["int","string"]}]}'
+ENUM_PARAMS = {"io.confluent.connect.avro.Enum": "ns.Color", "io.confluent.connect.avro.Enum.RED": "RED",
+               "io.confluent.connect.avro.Enum.GREEN": "GREEN"}
+
+
+@pytest.mark.parametrize(("enhanced", "expected"), [
+    (False, '{"type":"record","name":"R","namespace":"ns","fields":[{"name":"color","type":{"type":"string","connect.parameters":{"io.confluent.connect.avro.Enum":"ns.Color","io.confluent.connect.avro.Enum.RED":"RED","io.confluent.connect.avro.Enum.GREEN":"GREEN"},"connect.name":"ns.Color"}},{"name":"n","type":["null","long"],"default":null},{"name":"u","type":["int","string"]}],"connect.name":"ns.R"}'),
+    (True, '{"type":"record","name":"R","namespace":"ns","fields":[{"name":"color","type":{"type":"enum","name":"Color","symbols":["RED","GREEN"],"connect.parameters":{"io.confluent.connect.avro.Enum":"ns.Color","io.confluent.connect.avro.Enum.RED":"RED","io.confluent.connect.avro.Enum.GREEN":"GREEN"},"connect.name":"ns.Color"}},{"name":"n","type":["null","long"],"default":null},{"name":"u","type":["int","string"]}],"connect.name":"ns.R"}'),
+])
+def test_g_enum_and_union_from_plain_avro(enhanced: bool, expected: str) -> None:
+    data = AvroData(AvroDataConfig(enhanced_avro_schema_support=enhanced))
+    connect = data.to_connect_schema(parse(PLAIN_G))
+    color, n, u = connect.fields
+    assert (color.schema.type, color.schema.name, dict(color.schema.parameters or {})) == (
+        Schema.Type.STRING, "ns.Color", ENUM_PARAMS)
+    assert list(color.schema.parameters or {}) == list(ENUM_PARAMS)  # Java's order, written back so
+    assert n.schema == Schema.OPTIONAL_INT64_SCHEMA
+    assert u.schema.name == "io.confluent.connect.avro.Union" and not u.schema.is_optional
+    assert [(f.name, f.schema) for f in u.schema.fields] == [
+        ("int", Schema.OPTIONAL_INT32_SCHEMA), ("string", Schema.OPTIONAL_STRING_SCHEMA)]
+    assert data.from_connect_schema(connect).text() == expected
+
+
+# --- Round trips of schemas ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("schema", [ORDER, SHAPE, MISC, WITH_UNION] + [s for s, _ in GOLDEN_A],
+                         ids=lambda s: repr(s))
+def test_what_java_registers_reads_back_to_the_same_connect_schema_and_text(schema: Schema) -> None:
+    data = AvroData()
+    text = data.from_connect_schema(schema).text()
+    back = data.to_connect_schema(parse(text))
+    # the text is a fixed point: reading it and writing it again registers nothing new
+    assert data.from_connect_schema(back).text() == text
+    if schema is not MISC:  # MISC's map default is refused by Avro, so it is not in the text
+        assert back == schema
+
+
+def test_config_keys_are_listed_with_java_defaults_and_unsupported_ones_refused() -> None:
+    keys = AvroFormat().config_def().keys
+    assert keys["connect.meta.data"].default is True
+    assert keys["enhanced.avro.schema.support"].default is False
+    assert keys["schemas.cache.config"].default == 1000
+    assert set(keys) == {"connect.meta.data", "enhanced.avro.schema.support", "schemas.cache.config",
+                         "scrub.invalid.names", "allow.optional.map.keys", "flatten.singleton.unions",
+                         "discard.type.doc.default", "generalized.sum.type.support",
+                         "ignore.default.for.nullables"}
+    for key in ("generalized.sum.type.support", "discard.type.doc.default"):
+        with pytest.raises(ConfigException, match=key):
+            AvroFormat().configure({key: "true"})
+    AvroFormat().configure({"generalized.sum.type.support": "false", "schema.registry.url": "http://x"})
+
+
+def test_schemas_cache_config_bounds_the_schema_cache() -> None:
+    data = AvroData(AvroDataConfig.from_configs({"schemas.cache.config": "1"}))
+    first = data.from_connect_schema(ORDER)
+    assert data.from_connect_schema(ORDER) is first
+    data.from_connect_schema(SHAPE)
+    assert data.from_connect_schema(ORDER) is not first
+
+
+def test_connect_meta_data_false_is_honoured_by_the_format() -> None:
+    fmt = AvroFormat()
+    fmt.configure({"connect.meta.data": "false"})
+    assert fmt.from_connect(ORDER).text == GOLDEN_C
+
+
+def test_optional_map_keys_and_scrubbed_names() -> None:
+    optional_keys = SchemaBuilder.map(Schema.OPTIONAL_STRING_SCHEMA, Schema.INT32_SCHEMA).build()
+    assert avro_text(optional_keys).startswith('{"type":"array"')
+    assert avro_text(optional_keys, allow_optional_map_keys=True) == '{"type":"map","values":"int"}'
+    odd = SchemaBuilder.struct().name("com.ex-ample.1Rec").field("a b", Schema.INT32_SCHEMA).build()
+    assert avro_text(odd, scrub_invalid_names=True) == '{"type":"record","name":"x1Rec","namespace":"com.ex_ample","fields":[{"name":"a_b","type":"int"}],"connect.name":"com.ex-ample.1Rec"}'
+    assert scrub_name("9a~") == "x9a_7E"
+
+
+# --- Values -------------------------------------------------------------------------------------------
+
+def order_value() -> Struct:
+    return (Struct(ORDER).put("i8", -1).put("i16", 300).put("i32", 7).put("i64", 2**40).put("f32", 1.5)
+            .put("f64", 0.1).put("flag", True).put("s", "é").put("b", b"\x00\xff").put("opt_s", None)
+            .put("def_s", "y").put("opt_def_i", 6).put("doc_s", "d").put("amount", decimal.Decimal("-1.23"))
+            .put("day", datetime.date(1970, 1, 4)).put("tod", datetime.time(0, 0, 1, 5000, tzinfo=UTC))
+            .put("ts", datetime.datetime(2021, 3, 4, 5, 6, 7, 8000, tzinfo=UTC)).put("tags", ["a", "b"])
+            .put("counts", {"k": 1}).put("by_id", {1: "one", 2: "two"})
+            .put("addr", Struct(ADDR).put("street", "main").put("zip", None)))
+
+
+def test_values_are_what_an_independent_reader_decodes() -> None:
+    fs = AvroFormat().from_connect(ORDER)
+    payload = fs.encode(order_value())
+    assert fastavro_read(fs.text, payload) == {
+        "i8": -1, "i16": 300, "i32": 7, "i64": 2**40, "f32": 1.5, "f64": 0.1, "flag": True, "s": "é",
+        "b": b"\x00\xff", "opt_s": None, "def_s": "y", "opt_def_i": 6, "doc_s": "d",
+        "amount": decimal.Decimal("-1.23"), "day": datetime.date(1970, 1, 4),
+        "tod": datetime.time(0, 0, 1, 5000), "ts": datetime.datetime(2021, 3, 4, 5, 6, 7, 8000, tzinfo=UTC),
+        "tags": ["a", "b"], "counts": {"k": 1},
+        "by_id": [{"key": 1, "value": "one"}, {"key": 2, "value": "two"}],
+        "addr": {"street": "main", "zip": None},
+    }
+
+
+def test_values_round_trip_through_the_registered_schema() -> None:
+    fmt = AvroFormat()
+    written = fmt.from_connect(ORDER)
+    read = fmt.from_registry(written.text, 1)
+    assert read.connect_schema == ORDER
+    assert read.decode(written.encode(order_value())) == order_value()
+    assert written.decode(written.encode(order_value())) == order_value()
+
+
+def test_decimal_is_the_minimal_twos_complement_as_java_writes_it() -> None:
+    fs = AvroFormat().from_connect(SchemaBuilder.struct().field("d", Decimal.schema(2)).build())
+    value = Struct(fs.connect_schema).put("d", decimal.Decimal("-1.23"))
+    assert fs.encode(value) == b"\x02\x85"  # length 1, then 0x85 (Java's BigInteger.toByteArray)
+
+
+def test_defaults_fill_unset_fields_and_a_required_none_is_refused_with_javas_message() -> None:
+    fs = AvroFormat().from_connect(ORDER)
+    value = _with_none(order_value().put("opt_def_i", None), "def_s")
+    decoded = fs.decode(fs.encode(value))
+    assert (decoded.get("def_s"), decoded.get("opt_def_i")) == ("x", 5)
+    with pytest.raises(DataException, match=r"^Found null value for non-optional schema$"):
+        fs.encode(_with_none(order_value(), "i32"))
+    with pytest.raises(DataException, match=r"^Found null value for non-optional schema$"):
+        AvroFormat().from_connect(Schema.STRING_SCHEMA).encode(None)
+    with pytest.raises(DataException, match="Mismatching struct schema"):
+        fs.encode(Struct(SHAPE))
+
+
+def _with_none(struct: Struct, field: str) -> Struct:
+    """``struct`` with ``field`` unset (Struct.put refuses None for a required field, but a connector
+    may leave one unset)."""
+    found = struct.schema.field(field)
+    assert found is not None
+    struct._values[found.index] = None
+    return struct
+
+
+def test_top_level_bytes_are_raw_without_a_length_prefix() -> None:
+    fmt = AvroFormat()
+    raw = fmt.from_connect(Schema.BYTES_SCHEMA)
+    assert raw.encode(b"\x01\x02") == b"\x01\x02"
+    assert raw.decode(b"\x01\x02") == b"\x01\x02"
+    dec = fmt.from_connect(Decimal.schema(2))
+    assert dec.encode(decimal.Decimal("1.00")) == b"\x64"
+    assert fmt.from_registry(dec.text, 1).decode(b"\x64") == decimal.Decimal("1.00")
+    # anything else is Avro binary
+    assert fmt.from_connect(Schema.STRING_SCHEMA).encode("hi") == b"\x04hi"
+    assert fmt.from_connect(Schema.OPTIONAL_BYTES_SCHEMA).encode(b"\x01") == b"\x02\x02\x01"
+
+
+@pytest.mark.parametrize(("schema", "value", "datum"), [
+    (Schema.INT8_SCHEMA, -5, -5),
+    (Schema.FLOAT32_SCHEMA, 0.5, 0.5),
+    (Schema.OPTIONAL_STRING_SCHEMA, None, None),
+    (Date.SCHEMA, datetime.date(1969, 12, 31), datetime.date(1969, 12, 31)),
+    (SchemaBuilder.array(Schema.OPTIONAL_INT64_SCHEMA).build(), [1, None], [1, None]),
+    (SchemaBuilder.map(Schema.INT32_SCHEMA, Schema.STRING_SCHEMA).build(), {3: "c"}, [{"key": 3, "value": "c"}]),
+])
+def test_top_level_values(schema: Schema, value: Any, datum: Any) -> None:
+    fmt = AvroFormat()
+    fs = fmt.from_connect(schema)
+    payload = fs.encode(value)
+    assert fastavro_read(fs.text, payload) == datum
+    assert fmt.from_registry(fs.text, 1).decode(payload) == value
+
+
+def test_union_struct_values_and_enums() -> None:
+    fmt = AvroFormat()
+    fs = fmt.from_connect(WITH_UNION)
+    point = Struct(UNION.fields[2].schema).put("q", 4)
+    for member, value, datum in [("string", "s", "s"), ("int", 3, 3), ("P", point, {"q": 4})]:
+        v = Struct(WITH_UNION).put("u", Struct(UNION).put(member, value))
+        payload = fs.encode(v)
+        assert fastavro_read(fs.text, payload) == {"u": datum}
+        assert fs.decode(payload) == v
+    assert fs.decode(fs.encode(Struct(WITH_UNION))) == Struct(WITH_UNION)
+
+    enhanced = AvroFormat()
+    enhanced.configure({"enhanced.avro.schema.support": "true"})
+    read = enhanced.from_registry(PLAIN_G, 1)
+    u = read.connect_schema.fields[2].schema
+    value = Struct(read.connect_schema).put("color", "GREEN").put("n", None).put("u", Struct(u).put("string", "x"))
+    payload = read.encode(value)
+    assert fastavro_read(PLAIN_G, payload) == {"color": "GREEN", "n": None, "u": "x"}
+    assert read.decode(payload) == value
+
+
+def test_a_latest_schema_encodes_a_struct_of_another_schema_by_field_name() -> None:
+    fmt = AvroFormat()
+    v2 = (SchemaBuilder.struct().name("com.example.V").field("id", Schema.INT64_SCHEMA)
+          .field("note", SchemaBuilder.string().optional().build()).field("n", Schema.INT32_SCHEMA).build())
+    latest = fmt.from_registry(fmt.from_connect(v2).text, 2)
+    v1 = SchemaBuilder.struct().name("com.example.V").field("n", Schema.INT32_SCHEMA).field("id", Schema.INT64_SCHEMA).build()
+    payload = latest.encode(Struct(v1).put("n", 1).put("id", 9))
+    assert fastavro_read(latest.text, payload) == {"id": 9, "note": None, "n": 1}
+
+
+def test_the_record_name_is_the_full_name_of_a_record_only() -> None:
+    fmt = AvroFormat()
+    assert fmt.from_connect(ORDER).record_name == "com.example.Order"
+    assert fmt.from_connect(Schema.STRING_SCHEMA).record_name is None
+    assert fmt.from_connect(ADDR).record_name is None  # an optional struct is a union
