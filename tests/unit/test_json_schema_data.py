@@ -21,6 +21,8 @@ import pytest
 
 from connect_runtime.api.data import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp
 from connect_runtime.api.errors import ConfigException, DataException
+from connect_runtime.converters.schema_registry import registry_converter
+from connect_runtime.converters.schema_registry.json_schema_converter import JsonSchemaConverter
 from connect_runtime.converters.schema_registry.json_schema_data import (
     JsonSchemaDataConfig,
     ValueMapper,
@@ -524,3 +526,36 @@ def test_the_format_names_records_by_title() -> None:
     written = fmt.from_connect(order())
     assert written.decode(written.encode(order_value())) == fmt.from_registry(written.text, 2).decode(
         JAVA_ORDER_VALUE.encode())
+
+
+# --- the converter's nulls -----------------------------------------------------------------------------
+
+class StubRegistry:
+    """Stands in for the registry client: every schema registers as id 7."""
+
+    def __init__(self, settings: Any, schema_type: str) -> None:
+        self.registered: list[str] = []
+
+    def check_access(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def register(self, subject: str, text: str) -> int:
+        self.registered.append(text)
+        return 7
+
+
+def test_nulls_are_written_as_javas_converter_writes_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(registry_converter, "RegistryClient", StubRegistry)
+    conv = JsonSchemaConverter()
+    conv.configure({"schema.registry.url": "http://127.0.0.1:1"}, False)
+    header = b"\x00\x00\x00\x00\x07"
+    # an optional schema's null is the JSON text null with the schema's id, not a tombstone
+    assert conv.from_connect_data("t", None, schema=S.OPTIONAL_STRING_SCHEMA) == header + b"null"
+    assert conv.from_connect_data("t", None, schema=SchemaBuilder.int32().default_value(7).build()) == header + b"7"
+    # a required schema's null, or a null without a schema, is a tombstone
+    assert conv.from_connect_data("t", None, schema=S.STRING_SCHEMA) is None
+    assert conv.from_connect_data("t", None) is None
+    assert conv.from_connect_data("t", "x", schema=S.STRING_SCHEMA) == header + b'"x"'
