@@ -38,7 +38,7 @@ from connect_runtime.api.data.logical_types import Date, Decimal, Time, Timestam
 from connect_runtime.api.data.schema import _INT_RANGES, Schema, SchemaType
 from connect_runtime.api.data.schema_builder import SchemaBuilder
 from connect_runtime.api.data.struct import Struct
-from connect_runtime.api.errors import ConfigException, DataException
+from connect_runtime.api.errors import DataException
 from connect_runtime.api.java_json import (
     _quote,
     java_double_to_string,
@@ -46,6 +46,7 @@ from connect_runtime.api.java_json import (
     json_loads_decimal,
 )
 from connect_runtime.converters.json_converter import _node_type
+from connect_runtime.converters.schema_registry.format import parse_data_settings
 
 NAMESPACE: Final = "io.confluent.connect.json"
 JSON_TYPE_ENUM: Final = NAMESPACE + ".Enum"
@@ -98,30 +99,33 @@ def data_config_def() -> ConfigDef:
     return definition
 
 
-# Settings Java has that this mapping does not implement: refused when set to anything but the default.
-_UNSUPPORTED: Final = ("preserve.additional.properties", "generalized.sum.type.support")
+# Settings Java has that this mapping does not implement: refused when set to true.
+_UNSUPPORTED: Final = {
+    "preserve.additional.properties": "undeclared properties are not kept; leave it false",
+    "generalized.sum.type.support": "generalized sum types (connect_union_N) are not supported; leave it false",
+}
 
 
 @dataclass(frozen=True)
 class JsonSchemaDataConfig:
     """The settings of the mapping, parsed once (Java's ``JsonSchemaDataConfig``)."""
 
+    # writing schemas
     additional_properties: bool = True
+    # reading schemas
     optional_for_nonrequired: bool = False
-    numeric_decimals: bool = False
     flatten_singleton_unions: bool = True
+    # values
+    numeric_decimals: bool = False
     ignore_default_for_nullables: bool = False
+    # mapped schemas kept, each way
     cache_size: int = 1000
 
     @classmethod
     def from_configs(cls, configs: Mapping[str, Any]) -> JsonSchemaDataConfig:
         """Parse the data keys of ``configs`` (others are ignored); raises ``ConfigException`` for a bad
         value or a setting this mapping does not honour."""
-        definition = data_config_def()
-        parsed = definition.parse({key: value for key, value in configs.items() if key in definition.keys})
-        for key in _UNSUPPORTED:
-            if parsed[key]:
-                raise ConfigException(f"Invalid value true for configuration {key}: not supported by this converter")
+        parsed = parse_data_settings(data_config_def(), configs, _UNSUPPORTED)
         return cls(
             additional_properties=parsed["object.additional.properties"],
             optional_for_nonrequired=parsed["use.optional.for.nonrequired"],
