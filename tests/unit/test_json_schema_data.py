@@ -559,3 +559,24 @@ def test_nulls_are_written_as_javas_converter_writes_them(monkeypatch: pytest.Mo
     assert conv.from_connect_data("t", None, schema=S.STRING_SCHEMA) is None
     assert conv.from_connect_data("t", None) is None
     assert conv.from_connect_data("t", "x", schema=S.STRING_SCHEMA) == header + b'"x"'
+
+
+def test_numeric_decimals_keep_every_digit_and_other_payloads_parse_fast() -> None:
+    fmt = JsonSchemaFormat()
+    fmt.configure({"decimal.format": "NUMERIC"})
+    amounts = SchemaBuilder.struct().field("a", Decimal.schema(18)).field("f", S.FLOAT64_SCHEMA).build()
+    value = Struct(amounts).put("a", decimal.Decimal("12345678901.234567890123456789")).put("f", 0.1)
+    written = fmt.from_connect(amounts)
+    assert written.encode(value) == b'{"a":12345678901.234567890123456789,"f":0.1}'
+    assert written.decode(written.encode(value)) == value
+    floats = SchemaBuilder.struct().field("f", S.FLOAT64_SCHEMA).field("i", S.INT64_SCHEMA).build()
+    assert fmt.from_connect(floats).decode(b'{"f":1.0E-5,"i":9007199254740993}') == (
+        Struct(floats).put("f", 1e-5).put("i", 9007199254740993))
+
+
+def test_ignore_modern_dialects_reads_the_same_either_way() -> None:
+    tree = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+            "$defs": {"n": {"type": "integer"}}, "properties": {"a": {"$ref": "#/$defs/n"}}}
+    expected = SchemaBuilder.struct().field("a", S.INT64_SCHEMA).build()
+    assert to_connect_schema(tree, config()) == expected
+    assert to_connect_schema(tree, config(ignore_modern_dialects="true")) == expected

@@ -818,3 +818,29 @@ def decode_text(payload: bytes | memoryview) -> Any:
         return json_loads_decimal(payload)
     except ValueError as exc:
         raise DataException(f"Invalid JSON payload: {exc}") from exc
+
+
+def _decode_fast(payload: bytes | memoryview) -> Any:
+    try:
+        return orjson.loads(payload)
+    except orjson.JSONDecodeError as exc:
+        raise DataException(f"Invalid JSON payload: {exc}") from exc
+
+
+def decoder_for(schema: Schema) -> Callable[[bytes | memoryview], Any]:
+    """:func:`decode_text` where ``schema`` holds BYTES (a NUMERIC decimal needs every digit), else
+    orjson's faster parse: a double or an int reads the same either way."""
+    return decode_text if _holds_bytes(schema) else _decode_fast
+
+
+def _holds_bytes(schema: Schema | None) -> bool:
+    if schema is None:
+        return False
+    kind = schema.type
+    if kind is SchemaType.BYTES:
+        return True
+    if kind is SchemaType.STRUCT:
+        return any(_holds_bytes(field.schema) for field in schema.fields)
+    if kind is SchemaType.MAP:
+        return _holds_bytes(schema.key_schema) or _holds_bytes(schema.value_schema)
+    return kind is SchemaType.ARRAY and _holds_bytes(schema.value_schema)

@@ -25,6 +25,7 @@ from connect_runtime.converters.schema_registry.json_schema_data import (
     ValueMapper,
     data_config_def,
     decode_text,
+    decoder_for,
     encode_tree,
     from_connect_schema,
     omitted,
@@ -45,6 +46,7 @@ class JsonSchemaFormatSchema(FormatSchema):
         self.record_name = title if isinstance(title, str) else None
         self._values = values
         self._write = values.writer(connect_schema)
+        self._read = decoder_for(connect_schema)
         self._validate: Callable[[Any], None] | None = _validator(tree, text) if validate else None
 
     def encode(self, value: Any) -> bytes:
@@ -58,7 +60,7 @@ class JsonSchemaFormatSchema(FormatSchema):
         return payload
 
     def decode(self, payload: bytes | memoryview) -> Any:
-        return self._values.to_connect(self.connect_schema, decode_text(payload))
+        return self._values.to_connect(self.connect_schema, self._read(payload))
 
 
 def _validator(tree: Any, text: str) -> Callable[[Any], None]:
