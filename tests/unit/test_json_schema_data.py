@@ -580,3 +580,18 @@ def test_ignore_modern_dialects_reads_the_same_either_way() -> None:
     expected = SchemaBuilder.struct().field("a", S.INT64_SCHEMA).build()
     assert to_connect_schema(tree, config()) == expected
     assert to_connect_schema(tree, config(ignore_modern_dialects="true")) == expected
+
+
+@pytest.mark.parametrize(("java_text", "name"), [
+    ('{"oneOf":[{"type":"string"},{"type":"null"}]}', "OPTIONAL_STRING"),
+    ('{"oneOf":[{"type":"array","connect.type":"map","items":{"type":"object","properties":{"value":'
+     '{"connect.index":1,"oneOf":[{"type":"string"},{"type":"null"}]},"key":{"connect.index":0,'
+     '"oneOf":[{"type":"string"},{"type":"null"}]}}}},{"type":"null"}]}', "map<optstring,optstring> optional"),
+    ('{"oneOf":[{"type":"object","title":"com.example.Point","connect.version":1,"properties":{"x":'
+     '{"type":"number","connect.index":0,"connect.type":"float64"},"y":{"connect.index":1,"oneOf":'
+     '[{"type":"null"},{"type":"number","connect.type":"float64"}]}}},{"type":"null"}]}', "optional Point"),
+])
+def test_javas_texts_read_the_same_whatever_their_oneof_order(java_text: str, name: str) -> None:
+    """Texts exactly as one Java run printed them (the null member last)."""
+    make, _ = SCHEMAS[name]
+    assert to_connect_schema(json.loads(java_text), config()) == make()

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-import jsonschema  # type: ignore[import-untyped]
 import orjson
 
 from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance
@@ -64,6 +63,10 @@ class JsonSchemaFormatSchema(FormatSchema):
 
 
 def _validator(tree: Any, text: str) -> Callable[[Any], None]:
+    # Imported only when asked for (validation is off by default): every worker process imports the
+    # converters, most never validate.
+    import jsonschema  # type: ignore[import-untyped]
+
     # Java's serializer reads schemas without "$schema" as draft 7.
     checker = jsonschema.validators.validator_for(tree, default=jsonschema.Draft7Validator)(tree)
 
