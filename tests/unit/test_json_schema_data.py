@@ -595,3 +595,17 @@ def test_javas_texts_read_the_same_whatever_their_oneof_order(java_text: str, na
     """Texts exactly as one Java run printed them (the null member last)."""
     make, _ = SCHEMAS[name]
     assert to_connect_schema(json.loads(java_text), config()) == make()
+
+
+def test_a_latest_version_reads_the_same_schema_whatever_its_oneof_order() -> None:
+    """``use.latest.version`` with ``latest.compatibility.strict``: a subject's latest version that a
+    Java worker registered with another oneOf order is the same schema; other schemas are not judged."""
+    fmt = JsonSchemaFormat()
+    fmt.configure({})
+    ours = fmt.from_connect(point(optional=True))
+    javas = fmt.from_registry(
+        '{"oneOf":[{"type":"object","title":"com.example.Point","connect.version":1,"properties":{"x":'
+        '{"connect.type":"float64","type":"number","connect.index":0},"y":{"connect.index":1,"oneOf":'
+        '[{"type":"number","connect.type":"float64"},{"type":"null"}]}}},{"type":"null"}]}', 1)
+    assert javas.reads(ours) is True
+    assert fmt.from_connect(point()).reads(ours) is None

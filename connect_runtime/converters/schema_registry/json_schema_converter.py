@@ -26,6 +26,11 @@ class JsonSchemaConverter(SchemaRegistryConverter):
     text ``null`` (or the default) with the schema's id; a null without a schema, or of a required
     schema without a default, is a tombstone. ``to_connect_data`` reads what this converter and
     Java's write, returning a ``SchemaAndValue``.
+
+    ``use.latest.version`` under ``latest.compatibility.strict`` (the default) writes with the subject's
+    latest version only when it is the record's own schema (in any key or ``oneOf`` order): JSON Schema's
+    compatibility rules are not implemented, so any other latest version is refused with a message
+    naming ``latest.compatibility.strict``, which set to false writes with it unchecked.
     """
 
     format_class = JsonSchemaFormat

@@ -43,6 +43,7 @@ class JsonSchemaFormatSchema(FormatSchema):
         self.connect_schema = connect_schema
         title = tree.get("title") if isinstance(tree, Mapping) else None
         self.record_name = title if isinstance(title, str) else None
+        self._tree = tree
         self._values = values
         self._write = values.writer(connect_schema)
         self._read = decoder_for(connect_schema)
@@ -60,6 +61,25 @@ class JsonSchemaFormatSchema(FormatSchema):
 
     def decode(self, payload: bytes | memoryview) -> Any:
         return self._values.to_connect(self.connect_schema, self._read(payload))
+
+    def reads(self, writer: FormatSchema) -> bool | None:
+        """True when both are the same schema, whatever the order of keys and of ``oneOf`` members
+        (Java's workers register one optional in either order); None otherwise: JSON Schema's
+        compatibility rules are not implemented here."""
+        if isinstance(writer, JsonSchemaFormatSchema) and _canonical(writer._tree) == _canonical(self._tree):
+            return True
+        return None
+
+
+def _canonical(node: Any) -> Any:
+    """A hashable form of a JSON tree equal for equal schemas: keys in any order, and the members of
+    ``oneOf`` / ``anyOf`` as a set."""
+    if isinstance(node, Mapping):
+        return frozenset((key, frozenset(map(_canonical, value)) if key in ("oneOf", "anyOf") and
+                          isinstance(value, list) else _canonical(value)) for key, value in node.items())
+    if isinstance(node, list):
+        return tuple(map(_canonical, node))
+    return node
 
 
 def _validator(tree: Any, text: str) -> Callable[[Any], None]:
