@@ -52,8 +52,12 @@ _.pytest_runtest_makereport  # pytest hook of the plugin
 _.kafka_sasl_bootstrap  # pytest fixture
 _.connect_client  # pytest fixture
 _.connect_cluster  # pytest fixture
+_.registry_basic_auth  # pytest fixture
+_.user_info  # BasicAuthProxy: a test's basic.auth.user.info
+_.protocol_version, _.do_GET, _.do_POST, _.do_PUT, _.do_DELETE  # BasicAuthProxy's handler, read by http.server
 _.start_ready  # WorkerProcess (docs/plugins.md)
 _.wait_exit  # WorkerProcess (docs/plugins.md)
+_.kill_mid_stream  # testing.cluster: the SIGKILL-mid-stream loop of the EOS tests
 _.error_code  # ConnectRestError; also the REST error body's field (rest/models.py)
 _.server_info  # ConnectClient: GET /
 _.validation_errors  # ConnectClient (docs/plugins.md)

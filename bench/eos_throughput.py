@@ -303,8 +303,10 @@ class Worker(Protocol):
 class TopicProbe:
     """Reads the progress of one VerifiableSource task on its own 1-partition topic."""
 
-    def __init__(self, bootstrap: str, topic: str, max_wait_s: float, log_tail: Callable[[], str]) -> None:
+    def __init__(self, bootstrap: str, topic: str, max_wait_s: float, log_tail: Callable[[], str],
+                 seqno_of: Callable[[bytes | None], int] = record_seqno) -> None:
         self.topic = topic
+        self.seqno_of = seqno_of
         self.max_wait_s = max_wait_s
         self.log_tail = log_tail
         self._tp = TopicPartition(topic, 0)
@@ -354,7 +356,7 @@ class TopicProbe:
                 if msg.offset() != lso - 2:
                     raise RuntimeError(f"expected the record at offset {lso - 2} of {self.topic}, got "
                                        f"{msg.offset()} (an aborted transaction?)")
-                return record_seqno(msg.value())
+                return self.seqno_of(msg.value())
             raise RuntimeError(f"no record at offset {lso - 2} of {self.topic} within 30 s")
         finally:
             consumer.unassign()
@@ -394,17 +396,21 @@ class RuntimeBench:
     """A worker running ``tasks`` one-task VerifiableSource connectors (throughput=-1), each to its own
     1-partition topic; measured in windows, paused between. ``eos=False`` runs the worker with
     exactly.once.source.support=disabled (at least once). ``worker`` replaces our worker child process
-    (e.g. by a Java Connect worker) given the worker's group id."""
+    (e.g. by a Java Connect worker) given the worker's group id. ``extra_config`` is added to each
+    connector's config (converters, say), and ``seqno_of`` reads a record's seqno from its value bytes."""
 
     def __init__(self, bootstrap: str, workdir: Path, boundary: str = "poll", interval_ms: int = 1000,
                  record_data: str = "simple", *, tasks: int = 1, eos: bool = True,
-                 worker: Callable[[str], Worker] | None = None, topic_prefix: str = "bench-eos") -> None:
+                 worker: Callable[[str], Worker] | None = None, topic_prefix: str = "bench-eos",
+                 extra_config: dict[str, str] | None = None,
+                 seqno_of: Callable[[bytes | None], int] = record_seqno) -> None:
         suffix = uuid.uuid4().hex[:8]
         self.bootstrap = bootstrap
         self.boundary = boundary
         self.interval_ms = interval_ms
         self.record_data = record_data
         self.eos = eos
+        self.extra_config = dict(extra_config or {})
         self.connectors = connector_names(tasks)
         group = f"bench-{suffix}"
         self.worker: Worker = (worker(group) if worker is not None else
@@ -415,7 +421,7 @@ class RuntimeBench:
                        for i in range(tasks)]
         self.topic = self.topics[0]
         max_wait = 30 + (interval_ms / 1000 if boundary == "interval" else 0)
-        self.probes = [TopicProbe(bootstrap, t, max_wait, self.worker.log_tail) for t in self.topics]
+        self.probes = [TopicProbe(bootstrap, t, max_wait, self.worker.log_tail, seqno_of) for t in self.topics]
         self.client: ConnectClient | None = None
         self.paused = False
         self.started = False
@@ -423,7 +429,7 @@ class RuntimeBench:
     def connector_config(self, topic: str | None = None) -> dict[str, str]:
         config = {"connector.class": "VerifiableSource", "topic": topic or self.topic, "tasks.max": "1",
                   "throughput": "-1",
-                  "complete.record.data": str(self.record_data == "complete").lower()}
+                  "complete.record.data": str(self.record_data == "complete").lower(), **self.extra_config}
         if self.eos:
             config["transaction.boundary"] = self.boundary
             if self.boundary == "interval":

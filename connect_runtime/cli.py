@@ -1,6 +1,6 @@
 """Console entry points: ``connect-distributed`` (a worker) and ``connect-runtime`` (tools: the local
-Kafka broker, the local Spark cluster and the demo). A worker is made, and closed, by the composition
-root (:mod:`connect_runtime.composition`), which the demo shares."""
+Kafka broker, the local schema registry, the local Spark cluster and the demo). A worker is made, and
+closed, by the composition root (:mod:`connect_runtime.composition`), which the demo shares."""
 
 from __future__ import annotations
 
@@ -128,21 +128,27 @@ def _exit_when_threads_end(code: int) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``connect-runtime local-kafka|local-spark start|stop|status``, ``demo``, ``hash-password`` and
-    ``new-connector``."""
+    """``connect-runtime local-kafka|local-registry|local-spark start|stop|status``, ``demo``,
+    ``hash-password`` and ``new-connector``."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
-        print("usage: connect-runtime {local-kafka,local-spark,demo,hash-password,new-connector} ...\n\n"
-              "  local-kafka start|stop|status   run a single-node Apache Kafka for development and tests\n"
-              "  local-spark start|stop|status   run a Spark standalone master + workers from the installed pyspark\n"
-              "  demo                            local Kafka + one worker + an exactly-once demo connector\n"
-              "  hash-password [--user NAME]     print a hashed password for rest.basic.auth.credentials.file\n"
-              "  new-connector NAME [--dir D]    write a source connector package with its tests into D/NAME")
+        print("usage: connect-runtime {local-kafka,local-registry,local-spark,demo,hash-password,new-connector} "
+              "...\n\n"
+              "  local-kafka start|stop|status     run a single-node Apache Kafka for development and tests\n"
+              "  local-registry start|stop|status  run a schema registry (Apicurio, Confluent's API) locally\n"
+              "  local-spark start|stop|status     run a Spark standalone master + workers from the installed pyspark\n"
+              "  demo                              local Kafka + one worker + an exactly-once demo connector\n"
+              "  hash-password [--user NAME]       print a hashed password for rest.basic.auth.credentials.file\n"
+              "  new-connector NAME [--dir D]      write a source connector package with its tests into D/NAME")
         return 0 if args else 2
     if args[0] == "local-kafka":
         from connect_runtime.testing.local_kafka import cli
 
         return cli(args[1:])
+    if args[0] == "local-registry":
+        from connect_runtime.testing import local_registry
+
+        return local_registry.cli(args[1:])
     if args[0] == "local-spark":
         from connect_runtime.testing import spark_cluster
 

@@ -1,7 +1,7 @@
 """The test toolkit of connect-runtime: test connectors against a real Kafka and real workers.
 
 The pytest plugin (:mod:`connect_runtime.testing.pytest_plugin`, registered on install) provides the
-fixtures: ``kafka_bootstrap``, ``worker_factory``, ``connect_worker``,
+fixtures: ``kafka_bootstrap``, ``schema_registry_url``, ``worker_factory``, ``connect_worker``,
 ``connect_client``, ``connect_cluster`` and more. The names below are the helpers tests call:
 
 Workers and REST

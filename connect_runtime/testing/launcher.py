@@ -19,6 +19,11 @@ the state file (:attr:`LocalService.state_file_name`, JSON)
 line on stdout, progress goes to stderr; ``status`` exits 0 when running, 1 when not; an error is one
 line ``error: ...`` and exit code 1). A launcher subclasses it with its processes' start, stop and
 status, and names its command line's texts and extra ``start`` flags.
+
+Most services are one process on one port (a Kafka broker, a schema registry):
+:class:`SingleProcessService` adds what they share (``<name>.pid``, the port recorded in the state file
+and reused on restart, a probe polled until the service answers, ``start --port``), so that such a
+launcher only says how its process starts and how to tell that it is ready.
 """
 
 from __future__ import annotations
@@ -34,12 +39,15 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, ClassVar
 
-from connect_runtime.api.processes import descendants, pid_alive
+from connect_runtime.api.processes import cmdline, descendants, pid_alive
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +56,9 @@ HOST = "127.0.0.1"
 
 LOG_TAIL_LINES = 30
 """Lines of each log an error about a failed start carries."""
+
+DIRECT_HTTP = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+"""A urllib opener that ignores ``$http_proxy``: a proxy must never intercept requests to 127.0.0.1."""
 
 
 class LauncherError(RuntimeError):
@@ -124,6 +135,31 @@ def file_lock(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def http_probe(url: str, timeout_s: float = 5.0) -> str | None:
+    """GET ``url`` directly (:data:`DIRECT_HTTP`): None when it answers 2xx, otherwise what went wrong."""
+    try:
+        with DIRECT_HTTP.open(url, timeout=timeout_s) as resp:
+            resp.read()
+            return None
+    except urllib.error.HTTPError as exc:
+        return f"HTTP {exc.code} from {url}"
+    except OSError as exc:  # URLError, refused, timed out
+        return f"{url}: {getattr(exc, 'reason', exc)}"
+
+
+def cmdline_matches(pid: int, *args: str) -> bool:
+    """Guard against pid reuse: does live process ``pid`` have every one of ``args`` among its arguments?
+
+    Without ``/proc`` there is no telling: a live pid is trusted.
+    """
+    if not pid_alive(pid):
+        return False
+    if not Path(f"/proc/{pid}").exists():
+        return True
+    argv = cmdline(pid)
+    return all(arg in argv for arg in args)
 
 
 def send_signal(pid: int, sig: signal.Signals, *, group: bool = False) -> None:
@@ -350,3 +386,210 @@ class LocalService(ABC):
         except (LauncherError, ValueError) as exc:
             print(f"error: {getattr(exc, 'message', exc)}", file=sys.stderr)
             return 1
+
+
+@dataclass(frozen=True)
+class ServiceStatus:
+    """The state of the service of one data dir, as ``status`` prints it."""
+
+    running: bool
+    data_dir: Path
+    pid: int | None = None
+    address: str | None = None
+    """What ``start`` prints after ``=`` (bootstrap servers, a URL), when running."""
+    key: str = "address"
+    """What ``start`` prints before ``=``."""
+
+    def __str__(self) -> str:
+        if self.running:
+            return f"running (pid {self.pid}) {self.key}={self.address} data dir {self.data_dir}"
+        return f"not running (data dir {self.data_dir})"
+
+
+class SingleProcessService(LocalService):
+    """A service of one process on one port of 127.0.0.1 (more ports may be recorded beside it).
+
+    ``start`` reuses a running process of the data dir, otherwise starts one (:meth:`_launch`) and polls
+    :meth:`_probe` until it answers; the process's pid is in :attr:`pid_file`, the port under ``"port"``
+    in the state file. Subclasses name their process (:attr:`pid_file_name`, :meth:`_identifying_args`),
+    their address (:attr:`address_key`, :meth:`_address`), launch it and probe it.
+    """
+
+    pid_file_name: ClassVar[str]
+    """The pid file in the data dir, e.g. ``kafka.pid``."""
+    log_file_name: ClassVar[str]
+    """The service's own log in ``logs/``, the one a failed start points to (:attr:`main_log`)."""
+    address_key: ClassVar[str]
+    """The key ``start`` prints, e.g. ``bootstrap.servers``."""
+    port_help: ClassVar[str] = "port (default: recorded or free)"
+    error: ClassVar[type[LauncherError]] = LauncherError
+    """The error class of the launcher."""
+    status_type: ClassVar[type[ServiceStatus]] = ServiceStatus
+
+    def __init__(self, data_dir: Path | str, *, cache_dir: Path | None = None) -> None:
+        """Prepare (but do not start) the service of ``data_dir``; what it runs is fetched into ``cache_dir``
+        (the launcher's own cache directory without it)."""
+        super().__init__(data_dir)
+        self.cache_dir = cache_dir
+
+    @property
+    def pid_file(self) -> Path:
+        """The file holding the process's pid while it runs."""
+        return self.data_dir / self.pid_file_name
+
+    @property
+    def main_log(self) -> Path:
+        """The service's own log, the one a failed start points to."""
+        return self.logs_dir / self.log_file_name
+
+    @property
+    def stdout_log(self) -> Path:
+        """The process's stdout and stderr."""
+        return self.logs_dir / "stdout.log"
+
+    def _log_files(self) -> list[Path]:
+        """The logs whose tails a failed start shows."""
+        return [self.main_log, self.stdout_log]
+
+    # -- what a subclass says ---------------------------------------------------------------------
+    @abstractmethod
+    def _address(self, port: int) -> str:
+        """What ``start`` returns for the service on ``port``."""
+
+    @abstractmethod
+    def _identifying_args(self) -> tuple[str, ...]:
+        """Arguments the process of this data dir (and no other) has on its command line."""
+
+    @abstractmethod
+    def _launch(self, port: int | None) -> None:
+        """Choose the port(s) (``port`` when given), record them, and start the process with
+        :meth:`_spawn` writing :attr:`pid_file` (the lock is held)."""
+
+    @abstractmethod
+    def _probe(self) -> Callable[[float], str | None]:
+        """A readiness check of the process just launched: called with the seconds left, it returns
+        None once the service answers, else what it is still waiting for."""
+
+    @abstractmethod
+    def _readiness(self) -> str:
+        """What the service did not do in time: ``<title> did not <readiness> within ...``."""
+
+    def _on_ready(self, port: int) -> None:
+        """What to do once a freshly started process answers (the lock is held)."""
+
+    # -- lifecycle --------------------------------------------------------------------------------
+    def start(self, port: int | None = None, *, timeout: float | None = None) -> str:
+        """Start the service (if it does not run yet) and return its address (:meth:`_address`).
+
+        ``port``: without it, the port recorded in the data dir is reused, or a free one is chosen on
+        the first start. Blocks until the service answers (at most ``timeout`` seconds, the launcher's
+        default without it). Raises the launcher's :attr:`error` with a one-sentence message on any
+        failure, after stopping what it started.
+        """
+        timeout = self.default_start_timeout if timeout is None else timeout
+        with self._locked():
+            running = self._running_pid()
+            if running is not None:
+                address = self.address
+                if address is None:
+                    raise self.error(f"{self.title} (pid {running}) is running for {self.data_dir} but its ports "
+                                     "are unknown; stop it first")
+                if port is not None and address != self._address(port):
+                    logger.warning("%s is already running for %s on %s; ignoring --port %d",
+                                   self.title, self.data_dir, address, port)
+                return address
+            self.pid_file.unlink(missing_ok=True)
+            self._reap()  # a child stopped through another object must not read as a failed start
+            self._launch(port)
+            try:
+                self._wait_ready(timeout)
+                recorded = self._recorded_port()
+                assert recorded is not None, "_launch records the port"
+                self._on_ready(recorded)
+            except BaseException:
+                self._stop_locked(self.default_stop_timeout)
+                raise
+            return self._address(recorded)
+
+    def status(self) -> ServiceStatus:
+        """Whether the service of this data dir runs, with its pid and address."""
+        pid = self._running_pid()
+        if pid is None:
+            return self.status_type(running=False, data_dir=self.data_dir, key=self.address_key)
+        return self.status_type(running=True, data_dir=self.data_dir, pid=pid, address=self.address,
+                                key=self.address_key)
+
+    @property
+    def address(self) -> str | None:
+        """The address recorded for this data dir (running or not), if any."""
+        port = self._recorded_port()
+        return None if port is None else self._address(port)
+
+    def _stop_locked(self, timeout_s: float) -> bool:
+        pid = self._running_pid()
+        if pid is not None and self._terminate({self.title: pid}, timeout_s):
+            raise self.error(f"{self.title} (pid {pid}) in {self.data_dir} could not be killed")
+        self.pid_file.unlink(missing_ok=True)
+        self._reap()
+        return pid is not None
+
+    # -- internals --------------------------------------------------------------------------------
+    def _recorded_port(self) -> int | None:
+        port = self._read_state().get("port")
+        return port if isinstance(port, int) else None
+
+    def _running_pid(self) -> int | None:
+        """The live process of this data dir: this object's child, else the pid file's (if it is ours)."""
+        own = [proc.pid for proc in self._procs if proc.poll() is None]
+        if own:
+            return own[-1]
+        pid = self._read_pid(self.pid_file)
+        return pid if pid is not None and cmdline_matches(pid, *self._identifying_args()) else None
+
+    def _check_port_free(self, port: int) -> None:
+        if port_in_use(port):
+            raise self.error(f"port {port} on {HOST} is already in use; choose another with --port")
+
+    def _choose_port(self, requested: int | None) -> int:
+        """``requested``, else the recorded port, else a free one; checked to be free and recorded."""
+        port = requested if requested is not None else self._recorded_port()
+        if port is not None:
+            self._check_port_free(port)
+        else:
+            port = free_port()
+        self._write_state({**self._read_state(), "port": port})
+        return port
+
+    def _wait_ready(self, timeout_s: float) -> None:
+        """Poll the probe until the service answers; fail early, with the logs' tails, when the process exits."""
+        probe = self._probe()
+        deadline = time.monotonic() + timeout_s
+        last = "no answer yet"
+        while True:
+            exited = self._exited_child()
+            if exited is not None:
+                raise self.error(f"{self.title} exited during startup (exit code {exited.returncode}); "
+                                 f"see {self.main_log}", self._log_tails(self._log_files()))
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise self.error(f"{self.title} did not {self._readiness()} within {timeout_s:g} s ({last}); "
+                                 f"see {self.main_log}", self._log_tails(self._log_files()))
+            answer = probe(remaining)
+            if answer is None:
+                logger.info("%s is ready in %s", self.title, self.data_dir)
+                return
+            last = answer
+            time.sleep(min(0.2, max(0.0, deadline - time.monotonic())))
+
+    # -- command line -----------------------------------------------------------------------------
+    @classmethod
+    def _add_start_arguments(cls, start: argparse.ArgumentParser) -> None:
+        start.add_argument("--port", type=int, default=None, help=cls.port_help)
+
+    def _cli_start(self, args: argparse.Namespace) -> str:
+        return f"{self.address_key}={self.start(args.port, timeout=args.timeout)}"
+
+    def _cli_status(self) -> bool:
+        state = self.status()
+        print(state)
+        return state.running

@@ -43,30 +43,24 @@ The data dir, its lock and the command line are those of every local service
 
 from __future__ import annotations
 
-import argparse
 import base64
-import json
 import logging
-import os
-import re
-import shutil
 import subprocess
 import sys
-import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from connect_runtime.api.processes import pid_alive
+from connect_runtime.testing.java_service import MavenRun, cache_root, fetch_once, find_java
 from connect_runtime.testing.launcher import (
     HOST,
     LOG_TAIL_LINES,
     LauncherError,
-    LocalService,
+    ServiceStatus,
+    SingleProcessService,
     accepts_connections,
-    file_lock,
-    tail,
 )
 from connect_runtime.testing.launcher import free_port as free_port  # re-exported: callers import it from here
 from connect_runtime.testing.launcher import port_in_use as port_in_use
@@ -108,18 +102,8 @@ NODE_ID = 1
 
 _JVM_OPTS = ["-Xmx512m", "-Xms256m", "-XX:+UseG1GC", "-Djava.awt.headless=true"]
 _MAIN_CLASS = "kafka.Kafka"
-_MARKER = ".complete"
 _PORTS_FILE = "ports.json"
 _PID_FILE = "kafka.pid"
-
-_JAVA_MISSING = (
-    f"java was not found on PATH; Kafka {KAFKA_VERSION} needs Java {MIN_JAVA_VERSION}+ "
-    "(e.g. apt-get install openjdk-17-jre-headless)"
-)
-_MVN_MISSING = (
-    f"mvn was not found on PATH; it is needed once to fetch the Kafka {KAFKA_VERSION} jars "
-    "from Maven Central (e.g. apt-get install maven)"
-)
 
 
 class LocalKafkaError(LauncherError):
@@ -127,18 +111,15 @@ class LocalKafkaError(LauncherError):
 
 
 @dataclass(frozen=True)
-class LocalKafkaStatus:
+class LocalKafkaStatus(ServiceStatus):
     """The state of the broker of one data dir."""
 
-    running: bool
-    data_dir: Path
-    pid: int | None = None
-    bootstrap: str | None = None
+    key: str = "bootstrap.servers"
 
-    def __str__(self) -> str:
-        if self.running:
-            return f"running (pid {self.pid}) bootstrap.servers={self.bootstrap} data dir {self.data_dir}"
-        return f"not running (data dir {self.data_dir})"
+    @property
+    def bootstrap(self) -> str | None:
+        """``bootstrap.servers`` of the running broker."""
+        return self.address
 
 
 # --------------------------------------------------------------------------------------------------
@@ -152,13 +133,7 @@ def default_cache_dir() -> Path:
     ``XDG_CACHE_HOME``). The version is part of the path so that bumping :data:`KAFKA_VERSION`
     never reuses stale jars.
     """
-    base = os.environ.get("CONNECT_RUNTIME_CACHE")
-    if base:
-        root = Path(base).expanduser()
-    else:
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        root = (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "connect-runtime"
-    return root / f"kafka-{KAFKA_VERSION}"
+    return cache_root() / f"kafka-{KAFKA_VERSION}"
 
 
 BROKER_DEPENDENCIES: tuple[tuple[str, str, str], ...] = (
@@ -188,21 +163,6 @@ def _pom(dependencies: tuple[tuple[str, str, str], ...] = BROKER_DEPENDENCIES,
 """
 
 
-def _jars_complete(cache_dir: Path) -> bool:
-    marker = cache_dir / _MARKER
-    libs = cache_dir / "libs"
-    try:
-        info = json.loads(marker.read_text())
-    except (OSError, ValueError):
-        return False
-    if not isinstance(info, dict) or info.get("kafka_version") != KAFKA_VERSION:
-        return False
-    jars = info.get("jars")
-    if not isinstance(jars, list) or not jars:
-        return False
-    return all((libs / str(name)).is_file() for name in jars)
-
-
 def ensure_jars(cache_dir: Path | None = None) -> Path:
     """Make sure the broker jars are in ``cache_dir`` and return the directory holding them.
 
@@ -225,81 +185,20 @@ def ensure_maven_jars(cache_dir: Path, dependencies: tuple[tuple[str, str, str],
     starts with ``required_prefix``.
     """
     cache_dir = cache_dir.expanduser().resolve()
-    libs = cache_dir / "libs"
-    if _jars_complete(cache_dir):
-        return libs
-    with file_lock(cache_dir / ".lock"):
-        if _jars_complete(cache_dir):
-            return libs
-        mvn = shutil.which("mvn")
-        if mvn is None:
-            raise LocalKafkaError(_MVN_MISSING)
-        logger.info("fetching %s from Maven Central into %s",
-                    ", ".join(":".join(d) for d in dependencies), cache_dir)
+
+    def fetch(mvn: MavenRun, partial: Path) -> list[str]:
         pom = cache_dir / "pom.xml"
         pom.write_text(_pom(dependencies, artifact_id))
-        partial = cache_dir / "libs.partial"
-        shutil.rmtree(partial, ignore_errors=True)
-        mvn_log = cache_dir / "mvn.log"
-        with mvn_log.open("w") as out:
-            proc = subprocess.run(
-                [
-                    mvn,
-                    "-q",
-                    "-B",
-                    "-f",
-                    str(pom),
-                    "dependency:copy-dependencies",
-                    "-DincludeScope=runtime",
-                    f"-DoutputDirectory={partial}",
-                ],
-                cwd=cache_dir,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                check=False,
-            )
+        mvn("-f", str(pom), "dependency:copy-dependencies", "-DincludeScope=runtime", f"-DoutputDirectory={partial}")
         jars = sorted(p.name for p in partial.glob("*.jar")) if partial.is_dir() else []
-        if proc.returncode != 0 or not any(j.startswith(required_prefix) for j in jars):
-            raise LocalKafkaError(
-                f"mvn could not fetch {artifact_id} (Kafka {KAFKA_VERSION}) jars (exit code {proc.returncode}); "
-                f"see {mvn_log}",
-                tail(mvn_log),
-            )
-        (cache_dir / _MARKER).unlink(missing_ok=True)
-        shutil.rmtree(libs, ignore_errors=True)
-        partial.rename(libs)
-        (cache_dir / _MARKER).write_text(json.dumps({"kafka_version": KAFKA_VERSION, "jars": jars}, indent=1))
-        logger.info("fetched %d jars into %s", len(jars), libs)
-        return libs
+        return jars if mvn.returncode == 0 and any(j.startswith(required_prefix) for j in jars) else []
+
+    return fetch_once(cache_dir, "libs", {"kafka_version": KAFKA_VERSION}, fetch,
+                      what=f"{artifact_id} (Kafka {KAFKA_VERSION}) jars", error=LocalKafkaError)
 
 
 # --------------------------------------------------------------------------------------------------
 # helpers
-
-
-def _find_java() -> str:
-    """Return the ``java`` executable on PATH, checking it is recent enough."""
-    java = shutil.which("java")
-    if java is None:
-        raise LocalKafkaError(_JAVA_MISSING)
-    try:
-        out = subprocess.run(
-            [java, "-version"], capture_output=True, text=True, timeout=30, check=False
-        ).stderr
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise LocalKafkaError(f"could not run {java} -version: {exc}") from exc
-    match = re.search(r'version "(\d+)(?:\.(\d+))?', out)
-    if match:
-        major = int(match.group(1))
-        if major == 1 and match.group(2):
-            major = int(match.group(2))
-        if major < MIN_JAVA_VERSION:
-            raise LocalKafkaError(
-                f"{java} is Java {major}; Kafka {KAFKA_VERSION} needs Java {MIN_JAVA_VERSION}+ "
-                "(e.g. apt-get install openjdk-17-jre-headless)"
-            )
-    return java
 
 
 def _random_cluster_id() -> str:
@@ -315,25 +214,11 @@ def _random_cluster_id() -> str:
             return text
 
 
-def _is_our_broker(pid: int, data_dir: Path) -> bool:
-    """Guard against pid reuse: is ``pid`` a Kafka broker of ``data_dir`` (best effort)?"""
-    if not pid_alive(pid):
-        return False
-    cmdline = Path(f"/proc/{pid}/cmdline")
-    if not cmdline.exists():  # no procfs: trust the pid file
-        return True
-    try:
-        args = cmdline.read_bytes().split(b"\0")
-    except OSError:
-        return False
-    return _MAIN_CLASS.encode() in args and str(data_dir / "server.properties").encode() in args
-
-
 # --------------------------------------------------------------------------------------------------
 # the broker
 
 
-class LocalKafka(LocalService):
+class LocalKafka(SingleProcessService):
     """A single-node KRaft Kafka broker (broker + controller) on 127.0.0.1, owning ``data_dir``.
 
     The broker runs detached from the calling process: it survives the end of the Python process
@@ -354,27 +239,22 @@ class LocalKafka(LocalService):
     default_start_timeout = DEFAULT_START_TIMEOUT
     default_stop_timeout = DEFAULT_STOP_TIMEOUT
     state_file_name = _PORTS_FILE
+    pid_file_name = _PID_FILE
+    log_file_name = "server.log"
+    address_key = "bootstrap.servers"
+    port_help = "client port (default: recorded or free)"
+    error = LocalKafkaError
+    status_type = LocalKafkaStatus
 
     def __init__(self, data_dir: Path | str = DEFAULT_DATA_DIR, *, cache_dir: Path | None = None) -> None:
         """Prepare (but do not start) a broker for ``data_dir``; jars go to ``cache_dir``."""
-        super().__init__(data_dir)
-        self.cache_dir = cache_dir
+        super().__init__(data_dir, cache_dir=cache_dir)
 
     # -- paths ------------------------------------------------------------------------------------
     @property
-    def pid_file(self) -> Path:
-        """The file holding the broker's pid while it runs."""
-        return self.data_dir / _PID_FILE
-
-    @property
     def server_log(self) -> Path:
         """The broker's log4j log."""
-        return self.logs_dir / "server.log"
-
-    @property
-    def stdout_log(self) -> Path:
-        """The JVM's stdout and stderr."""
-        return self.logs_dir / "stdout.log"
+        return self.main_log
 
     @property
     def log_dir(self) -> Path:
@@ -382,7 +262,7 @@ class LocalKafka(LocalService):
         return self.data_dir / "log"
 
     # -- public API -------------------------------------------------------------------------------
-    def start(self, port: int | None = None, *, timeout: float = DEFAULT_START_TIMEOUT) -> str:
+    def start(self, port: int | None = None, *, timeout: float | None = DEFAULT_START_TIMEOUT) -> str:
         """Start the broker (if not already running) and return ``"127.0.0.1:PORT"``.
 
         ``port`` is the client listener port; without it the port recorded in the data dir is
@@ -391,55 +271,16 @@ class LocalKafka(LocalService):
         Blocks until the broker serves metadata (at most ``timeout`` seconds). Raises
         :class:`LocalKafkaError` with a one-sentence message on any failure.
         """
-        with self._locked():
-            running = self._running_pid()
-            if running is not None:
-                bootstrap = self._recorded_bootstrap()
-                if bootstrap is not None:
-                    if port is not None and bootstrap != f"{HOST}:{port}":
-                        logger.warning(
-                            "a broker is already running for %s on %s; ignoring --port %d",
-                            self.data_dir,
-                            bootstrap,
-                            port,
-                        )
-                    return bootstrap
-                raise LocalKafkaError(
-                    f"a broker (pid {running}) is running for {self.data_dir} but its ports are unknown; "
-                    "stop it first"
-                )
-            self.pid_file.unlink(missing_ok=True)
-            java = _find_java()
-            broker_port, sasl_port, controller_port = self._choose_ports(port)
-            libs = ensure_jars(self.cache_dir)
-            classpath = str(libs / "*")
-            self._write_configs(broker_port, sasl_port, controller_port)
-            if not (self.log_dir / "meta.properties").exists():
-                self._format(java, classpath)
-            else:
-                logger.info("reusing the formatted data in %s", self.log_dir)
-            bootstrap = f"{HOST}:{broker_port}"
-            self._launch(java, classpath)
-            try:
-                self._wait_ready(broker_port, timeout)
-            except BaseException:
-                self._stop_locked(DEFAULT_STOP_TIMEOUT)
-                raise
-            return bootstrap
+        return super().start(port, timeout=timeout)
 
     def status(self) -> LocalKafkaStatus:
         """Report whether the broker of this data dir runs, with its pid and bootstrap servers."""
-        pid = self._running_pid()
-        if pid is None:
-            return LocalKafkaStatus(running=False, data_dir=self.data_dir)
-        return LocalKafkaStatus(
-            running=True, data_dir=self.data_dir, pid=pid, bootstrap=self._recorded_bootstrap()
-        )
+        return cast(LocalKafkaStatus, super().status())
 
     @property
     def bootstrap(self) -> str | None:
         """``"127.0.0.1:PORT"`` recorded for this data dir (running or not), if any."""
-        return self._recorded_bootstrap()
+        return self.address
 
     @property
     def sasl_bootstrap(self) -> str | None:
@@ -447,18 +288,51 @@ class LocalKafka(LocalService):
         port = self._read_ports().get("sasl_port")
         return None if port is None else f"{HOST}:{port}"
 
-    # -- command line -----------------------------------------------------------------------------
-    @classmethod
-    def _add_start_arguments(cls, start: argparse.ArgumentParser) -> None:
-        start.add_argument("--port", type=int, default=None, help="client port (default: recorded or free)")
+    # -- the process ------------------------------------------------------------------------------
+    def _address(self, port: int) -> str:
+        return f"{HOST}:{port}"
 
-    def _cli_start(self, args: argparse.Namespace) -> str:
-        return f"bootstrap.servers={self.start(args.port, timeout=args.timeout)}"
+    def _identifying_args(self) -> tuple[str, ...]:
+        return _MAIN_CLASS, str(self.data_dir / "server.properties")
 
-    def _cli_status(self) -> bool:
-        state = self.status()
-        print(state)
-        return state.running
+    def _launch(self, port: int | None) -> None:
+        java = find_java(MIN_JAVA_VERSION, f"Kafka {KAFKA_VERSION}", LocalKafkaError)
+        broker_port, sasl_port, controller_port = self._choose_ports(port)
+        libs = ensure_jars(self.cache_dir)
+        classpath = str(libs / "*")
+        self._write_configs(broker_port, sasl_port, controller_port)
+        if not (self.log_dir / "meta.properties").exists():
+            self._format(java, classpath)
+        else:
+            logger.info("reusing the formatted data in %s", self.log_dir)
+        cmd = [*self._java_base(java, classpath), _MAIN_CLASS, str(self.data_dir / "server.properties")]
+        logger.info("starting Kafka %s in %s", KAFKA_VERSION, self.data_dir)
+        self._spawn(cmd, self.stdout_log, self.pid_file)
+
+    def _readiness(self) -> str:
+        return f"serve metadata on {self.bootstrap}"
+
+    def _probe(self) -> Callable[[float], str | None]:
+        from confluent_kafka.admin import AdminClient  # heavy import, only when needed
+
+        port = self._recorded_port()
+        bootstrap = f"{HOST}:{port}"
+        admin: Any = None
+
+        def probe(remaining: float) -> str | None:
+            nonlocal admin
+            # Probe the socket first: librdkafka logs every refused connection on stderr.
+            if admin is None and port is not None and accepts_connections(port):
+                admin = AdminClient({"bootstrap.servers": bootstrap, "log.connection.close": False})
+            if admin is None:
+                return "no answer yet"
+            try:
+                md = admin.list_topics(timeout=min(5.0, max(0.5, remaining)))
+            except Exception as exc:  # KafkaException; keep polling until the deadline
+                return str(exc)
+            return None if NODE_ID in md.brokers else f"metadata lists brokers {sorted(md.brokers)}"
+
+        return probe
 
     # -- internals --------------------------------------------------------------------------------
     def _before_stop(self) -> None:
@@ -467,37 +341,16 @@ class LocalKafka(LocalService):
             # The toolkit's cached admin client of this broker would keep reconnecting to nothing.
             close_admin_clients(bootstrap)
 
-    def _stop_locked(self, timeout_s: float) -> bool:
-        pid = self._running_pid()
-        if pid is not None and self._terminate({"Kafka": pid}, timeout_s):
-            raise LocalKafkaError(f"Kafka (pid {pid}) in {self.data_dir} could not be killed")
-        self.pid_file.unlink(missing_ok=True)
-        self._reap()
-        return pid is not None
-
     def _read_ports(self) -> dict[str, int]:
         return {k: v for k, v in self._read_state().items() if isinstance(v, int)}
-
-    def _recorded_bootstrap(self) -> str | None:
-        port = self._read_ports().get("port")
-        return None if port is None else f"{HOST}:{port}"
-
-    def _running_pid(self) -> int | None:
-        own = [proc.pid for proc in self._procs if proc.poll() is None]
-        if own:
-            return own[-1]
-        pid = self._read_pid(self.pid_file)
-        return pid if pid is not None and _is_our_broker(pid, self.data_dir) else None
 
     def _choose_ports(self, requested: int | None) -> tuple[int, int, int]:
         recorded = self._read_ports()
         controller_port = recorded.get("controller_port")
         sasl_port = recorded.get("sasl_port")
         broker_port = requested if requested is not None else recorded.get("port")
-        if broker_port is not None and port_in_use(broker_port):
-            raise LocalKafkaError(
-                f"port {broker_port} on {HOST} is already in use; choose another with --port"
-            )
+        if broker_port is not None:
+            self._check_port_free(broker_port)
         if controller_port is not None:
             if broker_port == controller_port:
                 raise LocalKafkaError(
@@ -609,47 +462,6 @@ logger.statechange.level = WARN
                 f"formatting the Kafka storage in {self.log_dir} failed (exit code {proc.returncode})",
                 "\n".join((proc.stdout + proc.stderr).splitlines()[-LOG_TAIL_LINES:]),
             )
-
-    def _launch(self, java: str, classpath: str) -> None:
-        cmd = [*self._java_base(java, classpath), _MAIN_CLASS, str(self.data_dir / "server.properties")]
-        logger.info("starting Kafka %s in %s", KAFKA_VERSION, self.data_dir)
-        self._spawn(cmd, self.stdout_log, self.pid_file)
-
-    def _wait_ready(self, port: int, timeout: float) -> None:
-        from confluent_kafka.admin import AdminClient  # heavy import, only when needed
-
-        deadline = time.monotonic() + timeout
-        bootstrap = f"{HOST}:{port}"
-        admin: Any = None
-        last_error = "no answer yet"
-        while True:
-            exited = self._exited_child()
-            if exited is not None:
-                raise LocalKafkaError(
-                    f"Kafka exited during startup (exit code {exited.returncode}); see {self.server_log}",
-                    self._log_tails([self.server_log, self.stdout_log]),
-                )
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise LocalKafkaError(
-                    f"Kafka did not serve metadata on {bootstrap} within {timeout:g} s ({last_error}); "
-                    f"see {self.server_log}",
-                    self._log_tails([self.server_log, self.stdout_log]),
-                )
-            # Probe the socket first: librdkafka logs every refused connection on stderr.
-            if admin is None and accepts_connections(port):
-                admin = AdminClient({"bootstrap.servers": bootstrap, "log.connection.close": False})
-            if admin is not None:
-                try:
-                    md = admin.list_topics(timeout=min(5.0, max(0.5, remaining)))
-                    if NODE_ID in md.brokers:
-                        logger.info("Kafka is ready on %s", bootstrap)
-                        return
-                    last_error = f"metadata lists brokers {sorted(md.brokers)}"
-                except Exception as exc:  # KafkaException; keep polling until the deadline
-                    last_error = str(exc)
-            time.sleep(min(0.2, max(0.0, deadline - time.monotonic())))
-
 
 
 def _escape_property(value: str) -> str:

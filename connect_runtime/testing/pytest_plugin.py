@@ -17,6 +17,20 @@ Fixtures
         :data:`~connect_runtime.testing.local_kafka.SASL_PASSWORD`). A cluster named by
         ``$KAFKA_BOOTSTRAP_SERVERS`` has no such listener that the plugin knows of: a test asking for
         this fixture then fails, saying so, rather than being skipped.
+    ``schema_registry_url`` (session)
+        ``schema.registry.url`` of a real schema registry (Confluent's API): ``$SCHEMA_REGISTRY_URL`` when
+        set, otherwise a local Apicurio Registry started for the session (see
+        :mod:`connect_runtime.testing.local_registry`; needs Java 17+, and ``mvn`` the first time to fetch
+        it) and stopped at its end. Registries are shared: give each test subjects of its own (topics
+        from :func:`unique_topic_name` do that).
+    ``local_registry`` (function)
+        a started :class:`~connect_runtime.testing.local_registry.LocalRegistry` of the test's own (own
+        data dir, own port), for tests that stop and restart the registry: ``stop()``, then ``start()``
+        serves the same schemas and ids on the same ``url``. Stopped at the end of the test.
+    ``registry_basic_auth`` (function)
+        a :class:`~connect_runtime.testing.registry_proxy.BasicAuthProxy` in front of
+        ``schema_registry_url``: its ``url`` answers 401 unless the request logs in (HTTP Basic) with its
+        ``user`` and ``password`` (``user_info`` is ``basic.auth.user.info``); ``delay_s`` slows it down.
     ``connect_group_id`` (function)
         a fresh ``group.id`` for this test's workers (``connect-<random>``).
     ``worker_factory`` (function)
@@ -69,6 +83,7 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -77,15 +92,18 @@ import threading
 import uuid
 from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import pytest
 
 from connect_runtime.testing.cluster import FAST_FAILOVER, WorkerGroup, WorkerProcess
 from connect_runtime.testing.connect_client import ConnectClient
-from connect_runtime.testing.local_kafka import SASL_LISTENER, LocalKafka, LocalKafkaError
+from connect_runtime.testing.launcher import LauncherError
+from connect_runtime.testing.local_kafka import SASL_LISTENER, LocalKafka
+from connect_runtime.testing.local_registry import LocalRegistry
 from connect_runtime.testing.reaper import start_reaper
-from connect_runtime.testing.spark_cluster import LocalSparkCluster, LocalSparkError
+from connect_runtime.testing.registry_proxy import BasicAuthProxy
+from connect_runtime.testing.spark_cluster import LocalSparkCluster
 from connect_runtime.testing.topics import close_admin_clients, new_topic, unique_topic_name
 
 __all__ = ["BOOTSTRAP_ENV", "new_topic", "unique_topic_name"]
@@ -108,6 +126,7 @@ _terminating = False
 def pytest_configure(config: pytest.Config) -> None:
     """Register the plugin's markers (so ``--strict-markers`` accepts them)."""
     config.addinivalue_line("markers", "kafka: needs a real Kafka broker (the kafka_bootstrap fixture)")
+    config.addinivalue_line("markers", "registry: needs a real schema registry (a local one is started for it)")
     config.addinivalue_line("markers", "spark: runs real PySpark (e.g. on the spark_cluster fixture)")
     config.addinivalue_line("markers", "connect_worker(eos='enabled', extra=None, env=None): settings of the "
                                        "connect_worker fixture's worker")
@@ -176,19 +195,15 @@ def kafka_bootstrap(tmp_path_factory: pytest.TempPathFactory, pytestconfig: pyte
         finally:
             close_admin_clients(external)
         return
-    kafka = LocalKafka(tmp_path_factory.mktemp("local-kafka"))
-    try:
-        bootstrap = kafka.start()
-    except LocalKafkaError as exc:
-        kafka.stop()
-        pytest.fail(f"could not start a local Kafka broker: {exc}", pytrace=False)
-    pytestconfig.stash[_LOCAL_KAFKA] = kafka
-    try:
-        yield bootstrap
-    finally:
-        del pytestconfig.stash[_LOCAL_KAFKA]
-        close_admin_clients(bootstrap)
-        kafka.stop()
+    with _started(LocalKafka(tmp_path_factory.mktemp("local-kafka")), "a local Kafka broker") as kafka:
+        bootstrap = kafka.bootstrap
+        assert bootstrap is not None  # recorded by start()
+        pytestconfig.stash[_LOCAL_KAFKA] = kafka
+        try:
+            yield bootstrap
+        finally:
+            del pytestconfig.stash[_LOCAL_KAFKA]
+            close_admin_clients(bootstrap)
 
 
 @pytest.fixture(scope="session")
@@ -204,18 +219,62 @@ def kafka_sasl_bootstrap(kafka_bootstrap: str, pytestconfig: pytest.Config) -> s
 
 #: A schema registry's Confluent-compatible URL; the ``schema_registry_url`` fixture uses it when set.
 REGISTRY_ENV = "SCHEMA_REGISTRY_URL"
+_REGISTRY = "a local schema registry"
 
 
 @pytest.fixture(scope="session")
-def schema_registry_url() -> str:
+def schema_registry_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``schema.registry.url`` of a real schema registry (its Confluent-compatible API) for the session.
 
-    Uses ``$SCHEMA_REGISTRY_URL`` when set (the registry is left alone).
+    Uses ``$SCHEMA_REGISTRY_URL`` when set (the registry is left alone); otherwise starts a local
+    registry on a free port in a temporary data dir and stops it when the session ends.
     """
     external = os.environ.get(REGISTRY_ENV, "").strip()
-    if not external:
-        pytest.fail(f"this test needs a schema registry: set {REGISTRY_ENV}", pytrace=False)
-    return external
+    if external:
+        yield external
+        return
+    with _started(LocalRegistry(tmp_path_factory.mktemp("local-registry")), _REGISTRY) as registry:
+        url = registry.url
+        assert url is not None  # recorded by start()
+        yield url
+
+
+@pytest.fixture
+def local_registry(tmp_path: Path) -> Iterator[LocalRegistry]:
+    """A started local registry of this test's own, which the test may stop and start again (same port,
+    same schemas and ids); stopped at the end of the test."""
+    with _started(LocalRegistry(tmp_path / "local-registry"), _REGISTRY) as registry:
+        yield registry
+
+
+class _Service(Protocol):
+    def start(self) -> str: ...
+    def stop(self) -> bool: ...
+
+
+_S = TypeVar("_S", bound=_Service)
+
+
+@contextlib.contextmanager
+def _started(service: _S, what: str) -> Iterator[_S]:
+    """``service`` started (failing the test with the reason when it cannot), stopped on exit."""
+    try:
+        service.start()
+    except LauncherError as exc:
+        service.stop()
+        pytest.fail(f"could not start {what}: {exc}", pytrace=False)
+    try:
+        yield service
+    finally:
+        service.stop()
+
+
+@pytest.fixture
+def registry_basic_auth(schema_registry_url: str) -> Iterator[BasicAuthProxy]:
+    """``schema_registry_url`` behind HTTP Basic authentication: a proxy whose ``url`` demands its
+    ``user`` and ``password`` (``user_info``), answering 401 otherwise. Closed at the end of the test."""
+    with BasicAuthProxy(schema_registry_url) as proxy:
+        yield proxy
 
 
 @pytest.fixture(scope="session")
@@ -228,15 +287,8 @@ def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSpa
     """
     cluster = LocalSparkCluster(tmp_path_factory.mktemp("local-spark"), workers=2, cores_per_worker=1,
                                 worker_memory="1g", distinct_hosts=sys.platform.startswith("linux"))
-    try:
-        cluster.start()
-    except LocalSparkError as exc:
-        cluster.stop()
-        pytest.fail(f"could not start a local Spark cluster: {exc}", pytrace=False)
-    try:
+    with _started(cluster, "a local Spark cluster"):
         yield cluster
-    finally:
-        cluster.stop()
 
 
 def _worker_group(request: pytest.FixtureRequest, group: WorkerGroup) -> Iterator[WorkerGroup]:

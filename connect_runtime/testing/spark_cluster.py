@@ -79,7 +79,6 @@ import shutil
 import signal
 import sys
 import time
-import urllib.request
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -88,7 +87,7 @@ from types import TracebackType
 from typing import Any
 
 from connect_runtime.api.processes import cmdline, env_value, parent_pid, pid_alive, proc_pids
-from connect_runtime.testing.launcher import HOST, LauncherError, LocalService, free_ports, send_signal
+from connect_runtime.testing.launcher import DIRECT_HTTP, HOST, LauncherError, LocalService, free_ports, send_signal
 
 logger = logging.getLogger(__name__)
 
@@ -112,7 +111,6 @@ DEFAULT_DAEMON_MEMORY = "512m"
 """Heap of the master and worker JVMs (``SPARK_DAEMON_MEMORY``) unless the environment sets it."""
 
 _STATE_FILE = "cluster.json"
-_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never via $http_proxy to 127.0.0.1
 
 
 class LocalSparkError(LauncherError):
@@ -330,7 +328,7 @@ class LocalSparkCluster(LocalService):
         """The master's JSON status (``/json/``): workers, ``activeapps``, ``completedapps``, ..."""
         url = f"{self.web_ui_url}/json/"
         try:
-            with _DIRECT.open(url, timeout=5) as resp:
+            with DIRECT_HTTP.open(url, timeout=5) as resp:
                 data = json.load(resp)
         except (OSError, ValueError) as exc:
             raise LocalSparkError(f"the Spark master status at {url} is not available: {exc}") from exc

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import socket
 import time
 import uuid
 from collections.abc import Iterator
@@ -116,24 +115,6 @@ def test_transactions_and_restart_keep_data(
     assert cli(["stop", "--data-dir", str(own_kafka.data_dir)]) == 0
     assert cli(["status", "--data-dir", str(own_kafka.data_dir)]) == 1
     print(f"first start {first_start:.1f} s, restart {restart:.1f} s")
-
-
-@pytest.mark.kafka
-def test_start_on_port_in_use_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:
-        busy.bind(("127.0.0.1", 0))
-        busy.listen()
-        port = busy.getsockname()[1]
-        kafka = LocalKafka(tmp_path / "kafka")
-        with pytest.raises(LocalKafkaError) as info:
-            kafka.start(port)
-        assert info.value.message == f"port {port} on 127.0.0.1 is already in use; choose another with --port"
-        assert not kafka.status().running
-
-        assert cli(["start", "--port", str(port), "--data-dir", str(tmp_path / "kafka")]) == 1
-        captured = capsys.readouterr()
-        assert captured.out == ""
-        assert captured.err.strip().splitlines()[-1] == f"error: {info.value.message}"
 
 
 def test_java_missing_is_a_clear_error(

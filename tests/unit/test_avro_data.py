@@ -18,6 +18,8 @@ from typing import Any
 
 import fastavro
 import pytest
+from plugins.every_type_source import ADDRESS as ADDR
+from plugins.every_type_source import ORDER
 
 from connect_runtime.api.data import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp
 from connect_runtime.api.errors import ConfigException, DataException
@@ -66,25 +68,7 @@ def test_a_primitives_and_logical_types(schema: Schema, expected: str) -> None:
 
 # --- B, C: every type in one named struct -------------------------------------------------------------
 
-ADDR = (SchemaBuilder.struct().optional()
-        .field("street", Schema.STRING_SCHEMA).field("zip", Schema.OPTIONAL_INT32_SCHEMA).build())
-ORDER = (
-    SchemaBuilder.struct().name("com.example.Order").version(3).doc("an order").parameter("owner", "team-a")
-    .field("i8", Schema.INT8_SCHEMA).field("i16", Schema.INT16_SCHEMA).field("i32", Schema.INT32_SCHEMA)
-    .field("i64", Schema.INT64_SCHEMA).field("f32", Schema.FLOAT32_SCHEMA).field("f64", Schema.FLOAT64_SCHEMA)
-    .field("flag", Schema.BOOLEAN_SCHEMA).field("s", Schema.STRING_SCHEMA).field("b", Schema.BYTES_SCHEMA)
-    .field("opt_s", Schema.OPTIONAL_STRING_SCHEMA)
-    .field("def_s", SchemaBuilder.string().default_value("x").build())
-    .field("opt_def_i", SchemaBuilder.int32().optional().default_value(5).build())
-    .field("doc_s", SchemaBuilder.string().doc("field doc").build())
-    .field("amount", Decimal.schema(2)).field("day", Date.SCHEMA).field("tod", Time.SCHEMA)
-    .field("ts", Timestamp.builder().optional().build())
-    .field("tags", SchemaBuilder.array(Schema.STRING_SCHEMA).build())
-    .field("counts", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT32_SCHEMA).build())
-    .field("by_id", SchemaBuilder.map(Schema.INT32_SCHEMA, Schema.STRING_SCHEMA).optional().build())
-    .field("addr", ADDR)
-    .build()
-)
+# Example B's struct is the end-to-end test plugin's value schema (tests/integration/test_avro_converter.py).
 GOLDEN_B = '{"type":"record","name":"Order","namespace":"com.example","fields":[{"name":"i8","type":{"type":"int","connect.type":"int8"}},{"name":"i16","type":{"type":"int","connect.type":"int16"}},{"name":"i32","type":"int"},{"name":"i64","type":"long"},{"name":"f32","type":"float"},{"name":"f64","type":"double"},{"name":"flag","type":"boolean"},{"name":"s","type":"string"},{"name":"b","type":"bytes"},{"name":"opt_s","type":["null","string"],"default":null},{"name":"def_s","type":{"type":"string","connect.default":"x"},"default":"x"},{"name":"opt_def_i","type":[{"type":"int","connect.default":5},"null"],"default":5},{"name":"doc_s","type":{"type":"string","connect.doc":"field doc"}},{"name":"amount","type":{"type":"bytes","scale":2,"precision":64,"connect.version":1,"connect.parameters":{"scale":"2"},"connect.name":"org.apache.kafka.connect.data.Decimal","logicalType":"decimal"}},{"name":"day","type":{"type":"int","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Date","logicalType":"date"}},{"name":"tod","type":{"type":"int","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Time","logicalType":"time-millis"}},{"name":"ts","type":["null",{"type":"long","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Timestamp","logicalType":"timestamp-millis"}],"default":null},{"name":"tags","type":{"type":"array","items":"string"}},{"name":"counts","type":{"type":"map","values":"int"}},{"name":"by_id","type":["null",{"type":"array","items":{"type":"record","name":"MapEntry","namespace":"io.confluent.connect.avro","fields":[{"name":"key","type":"int"},{"name":"value","type":"string"}]}}],"default":null},{"name":"addr","type":["null",{"type":"record","name":"ConnectDefault","namespace":"io.confluent.connect.avro","fields":[{"name":"street","type":"string"},{"name":"zip","type":["null","int"],"default":null}]}],"default":null}],"connect.doc":"an order","connect.version":3,"connect.parameters":{"owner":"team-a"},"connect.name":"com.example.Order"}'
 GOLDEN_C = '{"type":"record","name":"Order","namespace":"com.example","fields":[{"name":"i8","type":"int"},{"name":"i16","type":"int"},{"name":"i32","type":"int"},{"name":"i64","type":"long"},{"name":"f32","type":"float"},{"name":"f64","type":"double"},{"name":"flag","type":"boolean"},{"name":"s","type":"string"},{"name":"b","type":"bytes"},{"name":"opt_s","type":["null","string"],"default":null},{"name":"def_s","type":"string","default":"x"},{"name":"opt_def_i","type":["int","null"],"default":5},{"name":"doc_s","type":"string"},{"name":"amount","type":{"type":"bytes","scale":2,"precision":64,"logicalType":"decimal"}},{"name":"day","type":{"type":"int","logicalType":"date"}},{"name":"tod","type":{"type":"int","logicalType":"time-millis"}},{"name":"ts","type":["null",{"type":"long","logicalType":"timestamp-millis"}],"default":null},{"name":"tags","type":{"type":"array","items":"string"}},{"name":"counts","type":{"type":"map","values":"int"}},{"name":"by_id","type":["null",{"type":"array","items":{"type":"record","name":"MapEntry","namespace":"io.confluent.connect.avro","fields":[{"name":"key","type":"int"},{"name":"value","type":"string"}]}}],"default":null},{"name":"addr","type":["null",{"type":"record","name":"ConnectDefault","namespace":"io.confluent.connect.avro","fields":[{"name":"street","type":"string"},{"name":"zip","type":["null","int"],"default":null}]}],"default":null}]}'
 
@@ -155,6 +139,31 @@ def test_defaults_escapes_namespaces_and_refused_defaults_as_java_prints_them() 
     assert avro_text(MISC) == GOLDEN_MISC
 
 
+def struct_of(name: str, **fields: SchemaBuilder) -> Schema:
+    """A struct schema of these fields, each given as the builder of its schema."""
+    builder = SchemaBuilder.struct().name(name)
+    for field_name, field_schema in fields.items():
+        builder.field(field_name, field_schema)
+    return builder.build()
+
+
+LOGICAL_DEFAULTS = struct_of(
+    "com.x.D",
+    dec=Decimal.builder(2).default_value(decimal.Decimal("1.50")),
+    day=Date.builder().default_value(datetime.date(1970, 1, 3)),
+    ts=Timestamp.builder().optional().default_value(datetime.datetime(1970, 1, 1, 0, 0, 1, 234000, tzinfo=UTC)),
+    bh=SchemaBuilder.bytes().default_value(b"\xffA"),
+    sm=SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT64_SCHEMA).default_value({"k": 5}),
+    b=SchemaBuilder.bool().default_value(True),
+)
+# the defaults' bytes as ISO-8859-1 text, C1 and Latin-1 characters raw
+GOLDEN_LOGICAL_DEFAULTS = '{"type":"record","name":"D","namespace":"com.x","fields":[{"name":"dec","type":{"type":"bytes","scale":2,"precision":64,"connect.version":1,"connect.parameters":{"scale":"2"},"connect.default":"\\u0000\x96","connect.name":"org.apache.kafka.connect.data.Decimal","logicalType":"decimal"},"default":"\\u0000\x96"},{"name":"day","type":{"type":"int","connect.version":1,"connect.default":2,"connect.name":"org.apache.kafka.connect.data.Date","logicalType":"date"},"default":2},{"name":"ts","type":[{"type":"long","connect.version":1,"connect.default":1234,"connect.name":"org.apache.kafka.connect.data.Timestamp","logicalType":"timestamp-millis"},"null"],"default":1234},{"name":"bh","type":{"type":"bytes","connect.default":"\xffA"},"default":"\xffA"},{"name":"sm","type":{"type":"map","values":"long","connect.default":{"k":5}},"default":{"k":5}},{"name":"b","type":{"type":"boolean","connect.default":true},"default":true}],"connect.name":"com.x.D"}'
+
+
+def test_defaults_of_logical_types_bytes_and_maps_as_java_prints_them() -> None:
+    assert avro_text(LOGICAL_DEFAULTS) == GOLDEN_LOGICAL_DEFAULTS
+
+
 UNION = (SchemaBuilder.struct().name("io.confluent.connect.avro.Union").optional()
          .field("int", Schema.OPTIONAL_INT32_SCHEMA).field("string", Schema.OPTIONAL_STRING_SCHEMA)
          .field("P", SchemaBuilder.struct().name("com.x.P").optional().field("q", Schema.INT32_SCHEMA).build())
@@ -217,7 +226,7 @@ def test_g_enum_and_union_from_plain_avro(enhanced: bool, expected: str) -> None
 
 # --- Round trips of schemas ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("schema", [ORDER, SHAPE, MISC, WITH_UNION] + [s for s, _ in GOLDEN_A],
+@pytest.mark.parametrize("schema", [ORDER, SHAPE, MISC, WITH_UNION, LOGICAL_DEFAULTS] + [s for s, _ in GOLDEN_A],
                          ids=lambda s: repr(s))
 def test_what_java_registers_reads_back_to_the_same_connect_schema_and_text(schema: Schema) -> None:
     data = AvroData()
@@ -291,6 +300,27 @@ def test_values_are_what_an_independent_reader_decodes() -> None:
         "by_id": [{"key": 1, "value": "one"}, {"key": 2, "value": "two"}],
         "addr": {"street": "main", "zip": None},
     }
+
+
+# Avro binary of the same values written by Java: Confluent's AvroData.fromConnectData, then Avro's
+# GenericDatumWriter with the schema AvroData made (what AbstractKafkaAvroSerializer does after the header)
+JAVA_ORDER_BYTES = bytes.fromhex("01d8040e8080808080400000c03f9a9999999999b93f0104c3a90400ff000279000c0264028506da0f02c0e887baff5d04026102620002026b0200020402066f6e65040674776f0002086d61696e00")
+JAVA_UNION_BYTES = [("string", "s", bytes.fromhex("040273")), ("P", "point", bytes.fromhex("0608")), (None, None, b"\x00")]
+
+
+def test_values_are_byte_identical_to_javas_and_javas_read_back() -> None:
+    fmt = AvroFormat()
+    order = fmt.from_connect(ORDER)
+    assert order.encode(order_value()) == JAVA_ORDER_BYTES
+    assert fmt.from_registry(order.text, 3).decode(JAVA_ORDER_BYTES) == order_value()
+    with_union = fmt.from_connect(WITH_UNION)
+    for member, value, java in JAVA_UNION_BYTES:
+        struct = Struct(WITH_UNION)
+        if member is not None:
+            member_value = Struct(UNION.fields[2].schema).put("q", 4) if value == "point" else value
+            struct.put("u", Struct(UNION).put(member, member_value))
+        assert with_union.encode(struct) == java
+        assert fmt.from_registry(with_union.text, None).decode(java) == struct
 
 
 def test_values_round_trip_through_the_registered_schema() -> None:
@@ -380,6 +410,25 @@ def test_union_struct_values_and_enums() -> None:
     assert read.decode(payload) == value
 
 
+def test_a_union_member_is_found_by_the_datum_read() -> None:
+    text = '{"type":"record","name":"R","fields":[{"name":"u","type":["int","long","string"]}]}'
+    read = AvroFormat().from_registry(text, 1)
+    u = read.connect_schema.fields[0].schema
+    for member, value in [("int", 1), ("long", 2**40), ("string", "s")]:
+        payload = fastavro_write(text, {"u": value})
+        assert read.decode(payload) == Struct(read.connect_schema).put("u", Struct(u).put(member, value))
+    # the branch written is the field's, as Java picks it by the value's class (a Long is a long);
+    # read back, fastavro says only "an int", and the first member holding it wins
+    small_long = Struct(read.connect_schema).put("u", Struct(u).put("long", 1))
+    assert read.encode(small_long) == b"\x02\x02"
+
+
+def fastavro_write(text: str, datum: Any) -> bytes:
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(json.loads(text)), datum)
+    return out.getvalue()
+
+
 def test_a_latest_schema_encodes_a_struct_of_another_schema_by_field_name() -> None:
     fmt = AvroFormat()
     v2 = (SchemaBuilder.struct().name("com.example.V").field("id", Schema.INT64_SCHEMA)
@@ -395,3 +444,30 @@ def test_the_record_name_is_the_full_name_of_a_record_only() -> None:
     assert fmt.from_connect(ORDER).record_name == "com.example.Order"
     assert fmt.from_connect(Schema.STRING_SCHEMA).record_name is None
     assert fmt.from_connect(ADDR).record_name is None  # an optional struct is a union
+
+
+def test_ignore_default_for_nullables_writes_null_for_an_unset_optional_field() -> None:
+    schema = SchemaBuilder.struct().field("o", SchemaBuilder.int32().optional().default_value(5).build()).build()
+    default = AvroFormat()
+    ignoring = AvroFormat()
+    ignoring.configure({"ignore.default.for.nullables": "true"})
+    assert fastavro_read(default.from_connect(schema).text, default.from_connect(schema).encode(Struct(schema))) == {"o": 5}
+    assert fastavro_read(ignoring.from_connect(schema).text, ignoring.from_connect(schema).encode(Struct(schema))) == {"o": None}
+
+
+def test_singleton_unions_are_flattened_unless_configured_not_to() -> None:
+    text = '{"type":"record","name":"R","fields":[{"name":"s","type":["string"]}]}'
+    assert AvroData().to_connect_schema(parse(text)).fields[0].schema == Schema.STRING_SCHEMA
+    kept = AvroData(AvroDataConfig(flatten_singleton_unions=False)).to_connect_schema(parse(text)).fields[0].schema
+    assert kept.name == "io.confluent.connect.avro.Union" and [f.name for f in kept.fields] == ["string"]
+
+
+def test_fixed_values_and_a_recursive_schema_refused() -> None:
+    read = AvroFormat().from_registry(PLAIN_F, 1)
+    value = Struct(read.connect_schema).put("i", 1).put("f", b"abcd").put("m", {"x": 2})
+    payload = read.encode(value)
+    assert fastavro_read(PLAIN_F, payload) == {"i": 1, "f": b"abcd", "m": {"x": 2}}
+    assert read.decode(payload) == value
+    recursive = '{"type":"record","name":"Node","fields":[{"name":"next","type":["null","Node"]}]}'
+    with pytest.raises(DataException, match="Recursive Avro schemas are not supported: Node"):
+        AvroFormat().from_registry(recursive, 1)

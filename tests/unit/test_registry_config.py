@@ -41,6 +41,9 @@ def test_defaults_are_javas_and_translate_to_the_client() -> None:
     assert keys["basic.auth.credentials.source"].default == "URL"
     assert keys["value.subject.name.strategy"].default == STRATEGIES + "TopicNameStrategy"
     assert keys["schema.registry.ssl.truststore.type"].default == "JKS"
+    # as Java defines them: no groups (so validation adds none), Kafka's importance for the TLS keys
+    assert all(k.group is None for k in keys.values())
+    assert keys["schema.registry.ssl.truststore.location"].importance.value == "HIGH"
 
 
 def test_several_urls_credentials_in_the_url_and_display_without_them() -> None:

@@ -25,11 +25,16 @@ from connect_runtime.api.data.schema import Schema, SchemaType
 from connect_runtime.api.data.schema_builder import SchemaBuilder
 from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import ConfigException, DataException, RetriableException
+from connect_runtime.cluster.validation import ConnectorValidator
+from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.converters.schema_registry import registry_client, registry_converter
+from connect_runtime.converters.schema_registry.avro_converter import AvroConverter
+from connect_runtime.converters.schema_registry.avro_format import AvroFormat
 from connect_runtime.converters.schema_registry.format import FormatSchema, SchemaFormat
 from connect_runtime.converters.schema_registry.registry_client import RegistryClient, RegistrySchema
 from connect_runtime.converters.schema_registry.registry_config import RegistrySettings, registry_config_def
 from connect_runtime.converters.schema_registry.registry_converter import SchemaRegistryConverter
+from connect_runtime.plugins.registry import PluginRegistry
 
 URL = "http://127.0.0.1:1/apis/ccompat/v7"
 
@@ -395,3 +400,51 @@ def test_tls_from_a_pem_truststore_and_request_headers(tmp_path: Path) -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+# -- connector validation: refusals on their keys, and no registry call -------------------------------------
+
+
+def test_validation_reports_refusals_on_the_prefixed_keys_without_calling_the_registry(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_registry(*args: Any) -> None:
+        raise AssertionError("validation must not reach the registry")
+
+    monkeypatch.setattr(registry_converter, "RegistryClient", no_registry)
+    validator = ConnectorValidator(WorkerConfig.from_properties({
+        "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c", "offset.storage.topic": "o",
+        "status.storage.topic": "s", "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter"}), PluginRegistry())
+    base = {"connector.class": "VerifiableSource", "name": "v", "topic": "t",
+            "value.converter": "io.confluent.connect.avro.AvroConverter", "value.converter.schema.registry.url": URL}
+    infos = validator.validate({**base, "value.converter.use.schema.id": "7",
+                                "value.converter.context.name.strategy": "x.Ctx"})
+    errors = {c.value.name: c.value.errors for c in infos.configs if c.value.errors}
+    assert set(errors) == {"value.converter.use.schema.id", "value.converter.context.name.strategy"}
+    assert infos.error_count == 2
+    assert "not supported" in errors["value.converter.use.schema.id"][0]
+    clean = validator.validate(base)
+    assert clean.error_count == 0
+    listed = {c.definition.name for c in clean.configs}
+    assert {"value.converter.schema.registry.url", "value.converter.auto.register.schemas",
+            "value.converter.connect.meta.data"} <= listed
+
+
+def test_avro_checks_the_latest_version_with_avros_resolution_rules() -> None:
+    fmt = AvroFormat()
+    written = fmt.from_connect(READING)
+    with_optional = fmt.from_connect(SchemaBuilder.struct().name("toy.Reading").field("seqno", Schema.INT64_SCHEMA)
+                                     .field("label", Schema.OPTIONAL_STRING_SCHEMA)
+                                     .field("extra", Schema.OPTIONAL_STRING_SCHEMA).build())
+    with_required = fmt.from_connect(SchemaBuilder.struct().name("toy.Reading").field("seqno", Schema.INT64_SCHEMA)
+                                     .field("extra", Schema.STRING_SCHEMA).build())
+    converter = AvroConverter()
+    assert converter.latest_reads(with_optional, written) is True  # the new field has a default
+    assert converter.latest_reads(with_required, written) is False
+    assert converter.latest_reads(written, with_required) is True  # a field the reader lacks is skipped
+
+
+def test_an_answer_that_is_not_the_registrys_json_is_a_data_exception_naming_it() -> None:
+    client = failing(real_client(), ValueError("Expecting value: line 1 column 1 (char 0)"))
+    with pytest.raises(DataException, match=r"at http://127\.0\.0\.1:1/apis/ccompat/v7 answered something that is not"):
+        client.by_id(3)

@@ -11,7 +11,6 @@ writes (and back), with the logical types done by Connect's own conversions as J
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import urllib.parse
 from collections.abc import Callable, Mapping
@@ -24,6 +23,7 @@ from connect_runtime.api.data.schema import Schema, SchemaType
 from connect_runtime.api.data.schema_builder import SchemaBuilder
 from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import ConfigException, DataException
+from connect_runtime.converters.json_schema_encoding import LruCache
 from connect_runtime.converters.schema_registry.avro_schema import (
     NO_DEFAULT,
     AvroField,
@@ -55,11 +55,10 @@ AVRO_FIELD_DEFAULT_FLAG_PROP: Final = f"{NAMESPACE}.field.default"
 AVRO_ENUM_DEFAULT_PREFIX_PROP: Final = f"{NAMESPACE}.enum.default."
 AVRO_TYPE_UNION: Final = f"{NAMESPACE}.Union"
 AVRO_TYPE_ENUM: Final = f"{NAMESPACE}.Enum"
-AVRO_PROP: Final = "avro"
-AVRO_LOGICAL_TYPE_PROP: Final = "logicalType"
-AVRO_LOGICAL_DECIMAL: Final = "decimal"
-AVRO_LOGICAL_DECIMAL_SCALE_PROP: Final = "scale"
-AVRO_LOGICAL_DECIMAL_PRECISION_PROP: Final = "precision"
+# Avro's own keys (the spec's), and the prefix of Avro properties AvroData copies to parameters
+AVRO_LOGICAL_TYPE_PROP, AVRO_LOGICAL_DECIMAL_SCALE_PROP, AVRO_LOGICAL_DECIMAL_PRECISION_PROP = (
+    "logicalType", "scale", "precision")
+AVRO_LOGICAL_DECIMAL, AVRO_PROP = "decimal", "avro"
 CONNECT_AVRO_DECIMAL_PRECISION_PROP: Final = "connect.decimal.precision"
 CONNECT_AVRO_DECIMAL_PRECISION_DEFAULT: Final = 64
 CONNECT_AVRO_FIXED_SIZE_PROP: Final = "connect.fixed.size"
@@ -106,33 +105,37 @@ _UNSUPPORTED: Final[Mapping[str, str]] = {
 }
 
 
+# (key, default, importance, documentation) of each data setting, in Java's order and words
+_DATA_SETTINGS: Final[tuple[tuple[str, bool | int, Importance, str], ...]] = (
+    (GENERALIZED_SUM_TYPE_SUPPORT_CONFIG, False, Importance.MEDIUM,
+     "Toggle for enabling/disabling generalized sum type support: interoperability of enum/union with "
+     "other schema formats. Only false is supported."),
+    (IGNORE_DEFAULT_FOR_NULLABLES_CONFIG, False, Importance.MEDIUM,
+     "Whether to ignore the default for nullable fields when the value is null"),
+    (SCHEMAS_CACHE_SIZE_CONFIG, 1000, Importance.LOW, "Size of the converted schemas cache"),
+    (ENHANCED_AVRO_SCHEMA_SUPPORT_CONFIG, False, Importance.MEDIUM,
+     "Toggle for enabling/disabling enhanced avro schema support: Enum symbol preservation and Package "
+     "Name awareness"),
+    (SCRUB_INVALID_NAMES_CONFIG, False, Importance.MEDIUM,
+     "Whether to scrub invalid names by replacing invalid characters with valid ones"),
+    (CONNECT_META_DATA_CONFIG, True, Importance.LOW,
+     "Toggle for enabling/disabling connect converter to add its meta data to the output schema or not"),
+    (DISCARD_TYPE_DOC_DEFAULT_CONFIG, False, Importance.LOW,
+     "Only Avro field doc and default will be retained during conversion of Avro and Connect schema. "
+     "Deprecated; only false is supported."),
+    (ALLOW_OPTIONAL_MAP_KEYS_CONFIG, False, Importance.LOW,
+     "Allow optional string map key when converting from Connect Schema to Avro Schema."),
+    (FLATTEN_SINGLETON_UNIONS_CONFIG, True, Importance.LOW, "Whether to flatten singleton unions"),
+)
+
+
 def avro_data_config_def() -> ConfigDef:
     """The data settings of Confluent's ``AvroDataConfig``, with its defaults and documentation."""
-    return (
-        ConfigDef()
-        .define(GENERALIZED_SUM_TYPE_SUPPORT_CONFIG, ConfigType.BOOLEAN, False, None, Importance.MEDIUM,
-                "Toggle for enabling/disabling generalized sum type support: interoperability of "
-                "enum/union with other schema formats. Only false is supported.")
-        .define(IGNORE_DEFAULT_FOR_NULLABLES_CONFIG, ConfigType.BOOLEAN, False, None, Importance.MEDIUM,
-                "Whether to ignore the default for nullable fields when the value is null")
-        .define(SCHEMAS_CACHE_SIZE_CONFIG, ConfigType.INT, 1000, None, Importance.LOW,
-                "Size of the converted schemas cache")
-        .define(ENHANCED_AVRO_SCHEMA_SUPPORT_CONFIG, ConfigType.BOOLEAN, False, None, Importance.MEDIUM,
-                "Toggle for enabling/disabling enhanced avro schema support: Enum symbol preservation "
-                "and Package Name awareness")
-        .define(SCRUB_INVALID_NAMES_CONFIG, ConfigType.BOOLEAN, False, None, Importance.MEDIUM,
-                "Whether to scrub invalid names by replacing invalid characters with valid ones")
-        .define(CONNECT_META_DATA_CONFIG, ConfigType.BOOLEAN, True, None, Importance.LOW,
-                "Toggle for enabling/disabling connect converter to add its meta data to the output "
-                "schema or not")
-        .define(DISCARD_TYPE_DOC_DEFAULT_CONFIG, ConfigType.BOOLEAN, False, None, Importance.LOW,
-                "Only Avro field doc and default will be retained during conversion of Avro and "
-                "Connect schema. Deprecated; only false is supported.")
-        .define(ALLOW_OPTIONAL_MAP_KEYS_CONFIG, ConfigType.BOOLEAN, False, None, Importance.LOW,
-                "Allow optional string map key when converting from Connect Schema to Avro Schema.")
-        .define(FLATTEN_SINGLETON_UNIONS_CONFIG, ConfigType.BOOLEAN, True, None, Importance.LOW,
-                "Whether to flatten singleton unions")
-    )
+    definition = ConfigDef()
+    for key, default, importance, documentation in _DATA_SETTINGS:
+        kind = ConfigType.BOOLEAN if isinstance(default, bool) else ConfigType.INT
+        definition.define(key, kind, default, None, importance, documentation)
+    return definition
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,26 +168,6 @@ class AvroDataConfig:
             ignore_default_for_nullables=values[IGNORE_DEFAULT_FOR_NULLABLES_CONFIG],
             schemas_cache_size=max(1, values[SCHEMAS_CACHE_SIZE_CONFIG]),
         )
-
-
-class _LruCache:
-    """Java's bounded schema caches (``schemas.cache.config`` entries, least recently used out)."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._entries: collections.OrderedDict[Any, Any] = collections.OrderedDict()
-
-    def get(self, key: Any) -> Any:
-        found = self._entries.get(key)
-        if found is not None:
-            self._entries.move_to_end(key)
-        return found
-
-    def put(self, key: Any, value: Any) -> None:
-        self._entries[key] = value
-        self._entries.move_to_end(key)
-        if len(self._entries) > self._size:
-            self._entries.popitem(last=False)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -266,8 +249,9 @@ class AvroData:
 
     def __init__(self, config: AvroDataConfig | None = None) -> None:
         self.config = config or AvroDataConfig()
-        self._from_connect_cache = _LruCache(self.config.schemas_cache_size)
-        self._to_connect_cache = _LruCache(self.config.schemas_cache_size)
+        # Java's bounded caches of converted schemas (schemas.cache.config entries each)
+        self._from_connect_cache: LruCache[Schema, AvroSchema] = LruCache(self.config.schemas_cache_size)
+        self._to_connect_cache: LruCache[tuple[str, int | None], Schema] = LruCache(self.config.schemas_cache_size)
 
     # ---------------------------------------------------------------------------------------------
     # Connect schema -> Avro schema
@@ -278,7 +262,7 @@ class AvroData:
         if cached is None:
             cached = self._from_connect(schema, _FromConnectContext(), ignore_optional=False)
             self._from_connect_cache.put(schema, cached)
-        return cached  # type: ignore[no-any-return]
+        return cached
 
     def _from_connect(self, schema: Schema, ctx: _FromConnectContext, ignore_optional: bool) -> AvroSchema:
         if not _is_union_schema(schema) and not schema.is_optional:
@@ -495,7 +479,7 @@ class AvroData:
         if cached is None:
             cached = self._to_connect(avro, False, NO_DEFAULT, version, set())
             self._to_connect_cache.put(key, cached)
-        return cached  # type: ignore[no-any-return]
+        return cached
 
     def _to_connect(self, avro: AvroSchema, force_optional: bool, field_default: Any, version: int | None,
                     in_progress: set[int]) -> Schema:
@@ -749,9 +733,11 @@ class AvroData:
         """A function from a Connect value of ``schema`` to the datum fastavro writes with ``avro``
         (logical types already converted: fastavro is given the schema without them). Raises
         ``DataException`` as Java's ``fromConnectData`` does."""
-        inner = self._writer(schema, _non_null(avro))
+        inner = self._codec(schema, _non_null(avro), to_avro=True)
         if schema.is_optional:
             return lambda value: None if value is None else inner(value)
+        if schema.type is SchemaType.STRUCT and not _is_union_schema(schema):
+            return inner  # refuses None itself, one call less per record
 
         def required(value: Any) -> Any:
             if value is None:
@@ -760,45 +746,46 @@ class AvroData:
 
         return required
 
-    def _writer(self, schema: Schema, avro: AvroSchema) -> Callable[[Any], Any]:
-        """The writer of a non-None value (``avro`` without its null branch)."""
-        name = schema.name
+    def _codec(self, schema: Schema, avro: AvroSchema, to_avro: bool) -> Callable[[Any], Any]:
+        """The writer (``to_avro``) or reader of non-None values (``avro`` without its null branch)."""
+        logical = _logical_conversion(schema, to_avro)
+        if logical is not None:
+            if to_avro and avro.type == "fixed":
+                size = avro.size
+                return lambda value: _pad_to_fixed_size(logical(value), size)
+            return logical
         kind = schema.type
-        if name is not None and name in _TEMPORAL:
-            temporal = _TEMPORAL[name]
-            return lambda value: temporal.from_logical(schema, value)
         if kind is SchemaType.BYTES:
-            size = avro.size if avro.type == "fixed" else None
-            if name == Decimal.LOGICAL_NAME:
-                if size is not None:
-                    return lambda value: _pad_to_fixed_size(Decimal.from_logical(schema, value), size)
-                return lambda value: Decimal.from_logical(schema, value)
             return _as_bytes
         if kind is SchemaType.ARRAY:
             assert schema.value_schema is not None and avro.items is not None
-            element = self.value_writer(schema.value_schema, avro.items)
+            element = self._child(schema.value_schema, avro.items, to_avro)
             return lambda value: [element(v) for v in value]
+        if kind is SchemaType.MAP and avro.type == "map":
+            assert schema.value_schema is not None and avro.values is not None
+            values = self._child(schema.value_schema, avro.values, to_avro)
+            return lambda value: {k: values(v) for k, v in value.items()}
         if kind is SchemaType.MAP:
-            return self._map_writer(schema, avro)
+            return self._map_entries_codec(schema, avro, to_avro)
+        if kind is SchemaType.STRUCT and _is_union_schema(schema):
+            return self._union_writer(schema, avro) if to_avro else self._union_reader(avro, schema)
         if kind is SchemaType.STRUCT:
-            if _is_union_schema(schema):
-                return self._union_writer(schema, avro)
-            return self._struct_writer(schema, avro)
+            return self._struct_writer(schema, avro) if to_avro else self._struct_reader(avro, schema)
         return _identity
 
-    def _map_writer(self, schema: Schema, avro: AvroSchema) -> Callable[[Any], Any]:
-        key_schema, value_schema = schema.key_schema, schema.value_schema
-        assert key_schema is not None and value_schema is not None
-        if avro.type == "map":
-            assert avro.values is not None
-            values = self.value_writer(value_schema, avro.values)
-            return lambda value: {k: values(v) for k, v in value.items()}
-        assert avro.items is not None
+    def _child(self, schema: Schema, avro: AvroSchema, to_avro: bool) -> Callable[[Any], Any]:
+        return self.value_writer(schema, avro) if to_avro else self.value_reader(avro, schema)
+
+    def _map_entries_codec(self, schema: Schema, avro: AvroSchema, to_avro: bool) -> Callable[[Any], Any]:
+        """A map with keys other than strings, in Avro an array of MapEntry records."""
+        assert schema.key_schema is not None and schema.value_schema is not None and avro.items is not None
         entry_key, entry_value = avro.items.field(KEY_FIELD), avro.items.field(VALUE_FIELD)
         assert entry_key is not None and entry_value is not None
-        keys = self.value_writer(key_schema, entry_key.schema)
-        values = self.value_writer(value_schema, entry_value.schema)
-        return lambda value: [{KEY_FIELD: keys(k), VALUE_FIELD: values(v)} for k, v in value.items()]
+        keys = self._child(schema.key_schema, entry_key.schema, to_avro)
+        values = self._child(schema.value_schema, entry_value.schema, to_avro)
+        if to_avro:
+            return lambda value: [{KEY_FIELD: keys(k), VALUE_FIELD: values(v)} for k, v in value.items()]
+        return lambda datum: {keys(e[KEY_FIELD]): values(e[VALUE_FIELD]) for e in datum}
 
     def _struct_writer(self, schema: Schema, avro: AvroSchema) -> Callable[[Any], Any]:
         plan = []
@@ -812,7 +799,7 @@ class AvroData:
 
         def write(value: Any) -> Any:
             if value.__class__ is not Struct:
-                raise DataException(f"Invalid type for STRUCT: {type(value)}")
+                raise DataException(_NULL_VALUE_MESSAGE if value is None else f"Invalid type for STRUCT: {type(value)}")
             if value.schema is not schema and value.schema != schema:
                 raise DataException("Mismatching struct schema")
             values = value._values
@@ -839,14 +826,14 @@ class AvroData:
                             SchemaType.BOOLEAN, SchemaType.STRING, SchemaType.INT8, SchemaType.INT16)
                 and schema.name is None):
             return None
-        return self._writer(schema, _non_null(avro))
+        return self._codec(schema, _non_null(avro), to_avro=True)
 
     def _union_writer(self, schema: Schema, avro: AvroSchema) -> Callable[[Any], Any]:
         members = [m for m in avro.types if m.type != "null"]
         branches = []
         for f, member in zip(schema.fields, members, strict=False):
-            writer = self._writer(f.schema, member)
-            branch_name = member.full_name if member.is_named() else None
+            writer = self._codec(f.schema, member, to_avro=True)
+            branch_name = member.full_name if member.is_named() else member.type
             branches.append((f, writer, branch_name))
         use_default = not self.config.ignore_default_for_nullables
 
@@ -856,9 +843,9 @@ class AvroData:
             for f, writer, branch_name in branches:
                 v = value.get(f) if use_default else value.get_without_default(f)
                 if v is not None:
-                    datum = writer(v)
-                    # fastavro's tuple notation picks a named branch by its full name
-                    return datum if branch_name is None else (branch_name, datum)
+                    # fastavro's tuple notation names the branch, as the field does (an int64 is
+                    # written as Avro's long even where an int would hold it, as Java writes it)
+                    return branch_name, writer(v)
             if not schema.is_optional:
                 raise DataException(_NULL_VALUE_MESSAGE)
             return None
@@ -869,42 +856,9 @@ class AvroData:
         """A function from the datum fastavro reads with ``avro`` (logical types off, records in
         unions of several records as ``(name, record)``) to the Connect value of ``schema``."""
         if avro.type == "union" and not _is_union_schema(schema):
-            inner = self._reader(_non_null(avro), schema)
-            return lambda datum: None if datum is None else inner(datum)
-        inner = self._reader(avro, schema)
+            avro = _non_null(avro)
+        inner = self._codec(schema, avro, to_avro=False)
         return lambda datum: None if datum is None else inner(datum)
-
-    def _reader(self, avro: AvroSchema, schema: Schema) -> Callable[[Any], Any]:
-        name = schema.name
-        kind = schema.type
-        if name is not None and name in _TEMPORAL:
-            temporal = _TEMPORAL[name]
-            return lambda datum: temporal.to_logical(schema, datum)
-        if kind is SchemaType.BYTES:
-            if name == Decimal.LOGICAL_NAME:
-                return lambda datum: Decimal.to_logical(schema, datum)
-            return _as_bytes
-        if kind is SchemaType.ARRAY:
-            assert schema.value_schema is not None and avro.items is not None
-            element = self.value_reader(avro.items, schema.value_schema)
-            return lambda datum: [element(v) for v in datum]
-        if kind is SchemaType.MAP:
-            assert schema.key_schema is not None and schema.value_schema is not None
-            if avro.type == "map":
-                assert avro.values is not None
-                values = self.value_reader(avro.values, schema.value_schema)
-                return lambda datum: {k: values(v) for k, v in datum.items()}
-            assert avro.items is not None
-            entry_key, entry_value = avro.items.field(KEY_FIELD), avro.items.field(VALUE_FIELD)
-            assert entry_key is not None and entry_value is not None
-            keys = self.value_reader(entry_key.schema, schema.key_schema)
-            values = self.value_reader(entry_value.schema, schema.value_schema)
-            return lambda datum: {keys(e[KEY_FIELD]): values(e[VALUE_FIELD]) for e in datum}
-        if kind is SchemaType.STRUCT:
-            if _is_union_schema(schema):
-                return self._union_reader(avro, schema)
-            return self._struct_reader(avro, schema)
-        return _identity
 
     def _struct_reader(self, avro: AvroSchema, schema: Schema) -> Callable[[Any], Any]:
         plan = []
@@ -932,7 +886,7 @@ class AvroData:
             connect_field = schema.field(field_name)
             if connect_field is None:
                 raise DataException(f"Union member {field_name} is not a field of {schema!r}")
-            reader = self._reader(member, connect_field.schema)
+            reader = self._codec(connect_field.schema, member, to_avro=False)
             if member.is_named():
                 by_name[member.full_name or ""] = (field_name, reader)
             by_class.append((_DATUM_CLASSES.get(member.type, ()), field_name, reader))
@@ -944,7 +898,7 @@ class AvroData:
                 struct.put(field_name, reader(datum[1]))
                 return struct
             for classes, field_name, reader in by_class:
-                if isinstance(datum, classes) and not (isinstance(datum, bool) and bool not in classes):
+                if _is_datum_of(datum, classes):
                     struct.put(field_name, reader(datum))
                     return struct
             raise DataException(f"Value {datum!r} matches no member of the union")
@@ -952,11 +906,21 @@ class AvroData:
         return read
 
 
+_INT_CLASSES: Final = (int,)
+# The Python class of each Avro type's datum, to find a union's member from a value
 _DATUM_CLASSES: Final[Mapping[str, tuple[type, ...]]] = {
-    "boolean": (bool,), "int": (int,), "long": (int,), "float": (float,), "double": (float,),
+    "boolean": (bool,), "int": _INT_CLASSES, "long": (int,), "float": (float,), "double": (float,),
     "string": (str,), "enum": (str,), "bytes": (bytes,), "fixed": (bytes,), "array": (list,),
     "map": (dict,), "record": (dict,),
 }
+
+
+def _is_datum_of(datum: Any, classes: tuple[type, ...]) -> bool:
+    """Whether fastavro reads ``datum`` for a type of these datum classes (a bool is no int, and an
+    Avro int holds 32 bits only)."""
+    if not isinstance(datum, classes) or (isinstance(datum, bool) and bool not in classes):
+        return False
+    return classes is not _INT_CLASSES or -(2**31) <= datum < 2**31  # type: ignore[operator]
 
 
 def _identity(value: Any) -> Any:
@@ -1027,22 +991,25 @@ def _apply_field_level_params(original: Schema, field_params: Mapping[str, Any])
                                 if original.type in (SchemaType.MAP, SchemaType.ARRAY) else None))
 
 
-def _to_avro_logical(schema: Schema, value: Any) -> Any:
+def _logical_conversion(schema: Schema, to_avro: bool) -> Callable[[Any], Any] | None:
+    """Connect's conversion of a logical type's values to (or from) their Avro datum, or None for a
+    schema of no logical type."""
     name = schema.name
-    if name == Decimal.LOGICAL_NAME:
-        return Decimal.from_logical(schema, value)
-    temporal = _TEMPORAL.get(name) if name is not None else None
-    return value if temporal is None else temporal.from_logical(schema, value)
+    logical_type = Decimal if name == Decimal.LOGICAL_NAME else _TEMPORAL.get(name) if name is not None else None
+    if logical_type is None:
+        return None
+    convert: Callable[[Schema, Any], Any] = logical_type.from_logical if to_avro else logical_type.to_logical
+    return lambda value: convert(schema, value)
+
+
+def _to_avro_logical(schema: Schema, value: Any) -> Any:
+    conversion = _logical_conversion(schema, to_avro=True)
+    return value if conversion is None else conversion(value)
 
 
 def _to_connect_logical(schema: Schema, value: Any) -> Any:
-    name = schema.name
-    if value is None or name is None:
-        return value
-    if name == Decimal.LOGICAL_NAME:
-        return Decimal.to_logical(schema, value)
-    temporal = _TEMPORAL.get(name)
-    return value if temporal is None else temporal.to_logical(schema, value)
+    conversion = _logical_conversion(schema, to_avro=False)
+    return value if value is None or conversion is None else conversion(value)
 
 
 def _json_to_string(value: Any) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from connect_runtime.api.errors import DataException
-from connect_runtime.api.java_json import _quote, java_double_to_string, java_float_to_string
+from connect_runtime.api.java_json import _quote, java_float_to_string, json_dumps_compact
 
 PRIMITIVES: Final = frozenset(("null", "boolean", "int", "long", "float", "double", "bytes", "string"))
 NAMED: Final = frozenset(("record", "enum", "fixed"))
@@ -124,31 +124,15 @@ def primitive(type_name: str) -> AvroSchema:
 def json_text(value: Any) -> str:
     """``value`` (JSON data: None, bool, int, float, :class:`Float32`, str, list, dict) as Jackson
     writes it: compact, Java's number formats, Jackson's string escapes."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, str):
-        return _quote(value)
     if isinstance(value, Float32):
-        return _java_number(value, java_float_to_string)
-    if isinstance(value, float):
-        return _java_number(value, java_double_to_string)
-    if isinstance(value, int):
-        return int.__repr__(value)
+        text = java_float_to_string(value)
+        # Jackson quotes non-finite numbers (WRITE_NAN_AS_STRINGS is on by default)
+        return text if math.isfinite(value) else _quote(text)
     if isinstance(value, Mapping):
         return "{" + ",".join(_quote(str(k)) + ":" + json_text(v) for k, v in value.items()) + "}"
     if isinstance(value, list | tuple):
         return "[" + ",".join(json_text(v) for v in value) + "]"
-    raise DataException(f"Cannot write {type(value)} into an Avro schema")
-
-
-def _java_number(value: float, formatter: Any) -> str:
-    # Jackson quotes non-finite numbers (WRITE_NAN_AS_STRINGS is on by default).
-    text: str = formatter(value)
-    return text if math.isfinite(value) else _quote(text)
+    return json_dumps_compact(value).decode("utf-8")
 
 
 def _write(schema: AvroSchema, out: list[str], names: dict[str, AvroSchema], space: list[str | None]) -> None:

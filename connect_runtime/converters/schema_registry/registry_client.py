@@ -13,7 +13,8 @@ credentials left out):
 - 401 / 403: :class:`DataException` saying the credentials were refused (and naming the key they
   came from);
 - any other answer (409 incompatible schema, 404 unknown subject or id, 422 invalid schema):
-  :class:`DataException` carrying the registry's message.
+  :class:`DataException` carrying the registry's message; so is a success whose body is not the
+  registry's JSON (a proxy's page, say).
 """
 
 from __future__ import annotations
@@ -61,8 +62,16 @@ class RegistryClient:
     def __init__(self, settings: RegistrySettings, schema_type: str) -> None:
         self._settings = settings
         self._schema_type = schema_type
-        self._client = _new_client(settings, settings.connect_timeout_s, settings.read_timeout_s,
-                                   settings.max_retries)
+        self._session: SchemaRegistryClient | None = None
+
+    @property
+    def _client(self) -> SchemaRegistryClient:
+        # Made at the first call: a worker configures a task's converters to check them and drops them,
+        # and those should leave no HTTP session behind.
+        if self._session is None:
+            self._session = _new_client(self._settings, self._settings.connect_timeout_s,
+                                        self._settings.read_timeout_s, self._settings.max_retries)
+        return self._session
 
     @property
     def urls(self) -> str:
@@ -70,8 +79,10 @@ class RegistryClient:
         return self._settings.display_urls
 
     def close(self) -> None:
-        """Close the HTTP session."""
-        self._client.close()
+        """Close the HTTP session, if one was opened."""
+        if self._session is not None:
+            self._session.close()
+            self._session = None
 
     def check_access(self) -> None:
         """One quick call that proves the credentials work.
@@ -137,6 +148,9 @@ class RegistryClient:
             raise RetriableException(
                 f"The schema registry at {self.urls} could not be reached while {what}: {type(e).__name__}: {e}") \
                 from e
+        except (ValueError, KeyError, TypeError) as e:  # a 2xx whose body is not the registry's JSON
+            raise DataException(f"The schema registry at {self.urls} answered something that is not a schema "
+                                f"registry's answer while {what}: {type(e).__name__}: {e}") from e
 
     def _error(self, what: str, e: SchemaRegistryError) -> Exception:
         status = e.http_status_code

@@ -41,8 +41,6 @@ BASIC_AUTH_CREDENTIALS_SOURCE: Final = "basic.auth.credentials.source"
 USER_INFO: Final = "basic.auth.user.info"
 LEGACY_USER_INFO: Final = "schema.registry.basic.auth.user.info"
 BEARER_AUTH_CREDENTIALS_SOURCE: Final = "bearer.auth.credentials.source"
-REQUEST_HEADER_PREFIX: Final = "request.header."
-SSL_PREFIX: Final = "schema.registry."
 
 _PREFIX_SERIALIZER: Final = "io.confluent.kafka.serializers.schema.id.PrefixSchemaIdSerializer"
 _DUAL_DESERIALIZER: Final = "io.confluent.kafka.serializers.schema.id.DualSchemaIdDeserializer"
@@ -50,7 +48,10 @@ _PREFIX_DESERIALIZER: Final = "io.confluent.kafka.serializers.schema.id.PrefixSc
 _NULL_CONTEXT: Final = "io.confluent.kafka.serializers.context.NullContextNameStrategy"
 _ASSOCIATED: Final = "io.confluent.kafka.serializers.subject.AssociatedNameStrategy"
 
-_GROUP: Final = "Schema Registry"
+#: ``request.header.<name>=<value>``: an HTTP header sent with every registry request.
+REQUEST_HEADER_PREFIX: Final = "request.header."
+#: Java's ``SchemaRegistryClientConfig.CLIENT_NAMESPACE``, under which the client's ``ssl.*`` keys are.
+SSL_PREFIX: Final = "schema.registry."
 
 
 def _refuse_unless(accepted: tuple[Any, ...], why: str) -> Callable[[str, Any], None]:
@@ -128,164 +129,163 @@ def registry_config_def() -> ConfigDef:
         converter_config_def()
         .define(SCHEMA_REGISTRY_URL, ConfigType.LIST, validator=_urls, importance=Importance.HIGH,
                 documentation="Comma-separated list of URLs for schema registry instances that can be used to "
-                              "register or look up schemas.", group=_GROUP)
+                              "register or look up schemas.")
         .define("schema.registry.url.randomize", ConfigType.BOOLEAN, False, None, Importance.LOW,
                 "Whether to randomize the starting index of the schema registry URL list. This can help with "
-                "load balancing if many schema registry clients are using a shared configuration.", _GROUP)
+                "load balancing if many schema registry clients are using a shared configuration.")
         .define("max.schemas.per.subject", ConfigType.INT, 1000, Range.at_least(1), Importance.LOW,
-                "Maximum number of schemas to create or cache locally.", _GROUP)
+                "Maximum number of schemas to create or cache locally.")
         .define("normalize.schemas", ConfigType.BOOLEAN, False, None, Importance.MEDIUM,
-                "Whether to normalize schemas, which generally ignores ordering when it is not significant",
-                _GROUP)
+                "Whether to normalize schemas, which generally ignores ordering when it is not significant")
         .define("auto.register.schemas", ConfigType.BOOLEAN, True, None, Importance.MEDIUM,
-                "Specify if the Serializer should attempt to register the Schema with Schema Registry", _GROUP)
+                "Specify if the Serializer should attempt to register the Schema with Schema Registry")
         .define("propagate.schema.tags", ConfigType.BOOLEAN, False, refused("propagate.schema.tags", False),
                 Importance.LOW,
-                "Whether to propagate schema tags from a previous schema version during registration", _GROUP)
+                "Whether to propagate schema tags from a previous schema version during registration")
         .define("use.schema.id", ConfigType.INT, -1, refused("use.schema.id", -1), Importance.LOW,
-                "Schema ID to use for serialization", _GROUP)
+                "Schema ID to use for serialization")
         .define("use.schema.guid", ConfigType.STRING, None, refused("use.schema.guid", None), Importance.LOW,
-                "Schema GUID to use for serialization", _GROUP)
+                "Schema GUID to use for serialization")
         .define("id.compatibility.strict", ConfigType.BOOLEAN, True, None, Importance.LOW,
                 "Whether to check for backward compatibility between the schema with the given ID and  the "
-                "schema of the object to be serialized", _GROUP)
+                "schema of the object to be serialized")
         .define("use.latest.version", ConfigType.BOOLEAN, False, None, Importance.LOW,
-                "Specify if the Serializer should use the latest subject version for serialization", _GROUP)
+                "Specify if the Serializer should use the latest subject version for serialization")
         .define("latest.compatibility.strict", ConfigType.BOOLEAN, True, None, Importance.LOW,
                 "Whether to check for backward compatibility between the latest subject version and  the "
-                "Schema of the object to be serialized", _GROUP)
+                "Schema of the object to be serialized")
         .define("latest.cache.size", ConfigType.INT, 1000, Range.at_least(1), Importance.LOW,
-                "The maximum size for caches holding latest schemas", _GROUP)
+                "The maximum size for caches holding latest schemas")
         .define("latest.cache.ttl.sec", ConfigType.INT, -1, Range.at_least(-1), Importance.LOW,
-                "The TTL for caches holding latest schemas, or -1 for no TTL", _GROUP)
+                "The TTL for caches holding latest schemas, or -1 for no TTL")
         .define("use.latest.with.metadata", ConfigType.STRING, None, refused("use.latest.with.metadata", None),
                 Importance.LOW, "Specify if the Serializer or Deserializer should use the latest subject version "
-                "with the given metadata property and value, for example, 'application.version=v1'", _GROUP)
+                "with the given metadata property and value, for example, 'application.version=v1'")
         .define("schema.format", ConfigType.STRING, None, refused("schema.format", None), Importance.LOW,
-                "The schema format to use when registering or looking up schemas.", _GROUP)
+                "The schema format to use when registering or looking up schemas.")
         .define("execution.environment", ConfigType.STRING, None, refused("execution.environment", None),
-                Importance.MEDIUM, "The execution environment, one of ALL, CLIENT, GATEWAY, SERVER, or NONE",
-                _GROUP)
+                Importance.MEDIUM, "The execution environment, one of ALL, CLIENT, GATEWAY, SERVER, or NONE")
         .define("rule.executors", ConfigType.LIST, "", refused("rule.executors", []), Importance.LOW,
-                "A comma-separated list of rule executor names.", _GROUP)
+                "A comma-separated list of rule executor names.")
         .define("rule.actions", ConfigType.LIST, "", refused("rule.actions", []), Importance.LOW,
-                "A comma-separated list of rule action names.", _GROUP)
+                "A comma-separated list of rule action names.")
         .define("rule.service.loader.enable", ConfigType.BOOLEAN, True, None, Importance.LOW,
-                "Whether to enable the ServiceLoader for rule executors, defaults to true.", _GROUP)
+                "Whether to enable the ServiceLoader for rule executors, defaults to true.")
         .define("rule.metrics.enable", ConfigType.BOOLEAN, True, None, Importance.LOW,
                 "Whether to register and emit rule-execution metrics from the schema-registry "
-                "serializer/deserializer.", _GROUP)
+                "serializer/deserializer.")
         .define("validation.rules.executor.class", ConfigType.STRING,
                 "io.confluent.kafka.schemaregistry.rules.cel.CelValidator", None, Importance.LOW,
                 "Fully-qualified class name of the ValidationRuleExecutor used to evaluate inline validation "
-                "rules.", _GROUP)
+                "rules.")
         .define("validation.rules.fail.fast", ConfigType.BOOLEAN, False, None, Importance.LOW,
-                "When true, validation stops at the first failed rule and reports only that violation.", _GROUP)
+                "When true, validation stops at the first failed rule and reports only that violation.")
         .define(BASIC_AUTH_CREDENTIALS_SOURCE, ConfigType.STRING, "URL", _credentials_source, Importance.MEDIUM,
                 "Specify how to pick the credentials for Basic Auth header. The supported values are URL, "
-                "USER_INFO and SASL_INHERIT", _GROUP)
+                "USER_INFO and SASL_INHERIT")
         .define(BEARER_AUTH_CREDENTIALS_SOURCE, ConfigType.STRING, "STATIC_TOKEN",
                 refused(BEARER_AUTH_CREDENTIALS_SOURCE, "STATIC_TOKEN"), Importance.MEDIUM,
-                "Specify how to pick the credentials for Bearer Auth header. ", _GROUP)
+                "Specify how to pick the credentials for Bearer Auth header. ")
         .define(LEGACY_USER_INFO, ConfigType.PASSWORD, "", None, Importance.MEDIUM,
-                "Specify the user info for Basic Auth in the form of {username}:{password}", _GROUP)
+                "Specify the user info for Basic Auth in the form of {username}:{password}")
         .define(USER_INFO, ConfigType.PASSWORD, "", None, Importance.MEDIUM,
-                "Specify the user info for Basic Auth in the form of {username}:{password}", _GROUP)
+                "Specify the user info for Basic Auth in the form of {username}:{password}")
         .define("bearer.auth.token", ConfigType.PASSWORD, "", refused("bearer.auth.token", None),
-                Importance.MEDIUM, "Specify the Bearer token to be used for authentication", _GROUP)
+                Importance.MEDIUM, "Specify the Bearer token to be used for authentication")
     )
     for key in ("bearer.auth.issuer.endpoint.url", "bearer.auth.client.id"):
         d.define(key, ConfigType.STRING, None, refused(key, None), Importance.MEDIUM,
-                 "Bearer authentication (OAuth/OIDC client credentials).", _GROUP)
+                 "Bearer authentication (OAuth/OIDC client credentials).")
     d.define("bearer.auth.client.secret", ConfigType.PASSWORD, None, refused("bearer.auth.client.secret", None),
-             Importance.MEDIUM, "Bearer authentication (OAuth/OIDC client credentials).", _GROUP)
+             Importance.MEDIUM, "Bearer authentication (OAuth/OIDC client credentials).")
     d.define("bearer.auth.scope", ConfigType.STRING, None, refused("bearer.auth.scope", None), Importance.MEDIUM,
-             "Bearer authentication (OAuth/OIDC client credentials).", _GROUP)
+             "Bearer authentication (OAuth/OIDC client credentials).")
     d.define("bearer.auth.scope.claim.name", ConfigType.STRING, "scope", None, Importance.LOW,
-             "The OAuth claim for the scope (bearer authentication).", _GROUP)
+             "The OAuth claim for the scope (bearer authentication).")
     d.define("bearer.auth.sub.claim.name", ConfigType.STRING, "sub", None, Importance.LOW,
-             "The OAuth claim for the subject (bearer authentication).", _GROUP)
+             "The OAuth claim for the subject (bearer authentication).")
     for key in ("bearer.auth.identity.pool.id", "bearer.auth.logical.cluster"):
         d.define(key, ConfigType.STRING, None, refused(key, None), Importance.MEDIUM,
-                 "Additional property which can added in Request header to Schema Registry", _GROUP)
+                 "Additional property which can added in Request header to Schema Registry")
     d.define("bearer.auth.cache.expiry.buffer.seconds", ConfigType.SHORT, 300, Range.between(0, 3600),
              Importance.LOW, "The amount of buffer time between expiration times of the OAuth Token and "
-             "corresponding cache which hold the token.", _GROUP)
+             "corresponding cache which hold the token.")
     d.define("bearer.auth.custom.provider.class", ConfigType.STRING, None,
              refused("bearer.auth.custom.provider.class", None), Importance.MEDIUM,
-             "Custom class which will provide the token credential.", _GROUP)
+             "Custom class which will provide the token credential.")
     d.define("context.name.strategy", ConfigType.CLASS, _NULL_CONTEXT, refused("context.name.strategy", _NULL_CONTEXT),
-             Importance.MEDIUM, "A class used to determine the schema registry context.", _GROUP)
+             Importance.MEDIUM, "A class used to determine the schema registry context.")
     for role in ("key", "value"):
         d.define(f"{role}.subject.name.strategy", ConfigType.CLASS, SubjectNameStrategy.TOPIC.class_name, _strategy,
                  Importance.MEDIUM, f"Determines how to construct the subject name under which the {role} schema "
-                 f"is registered with the schema registry. By default, <topic>-{role} is used as subject.", _GROUP)
+                 f"is registered with the schema registry. By default, <topic>-{role} is used as subject.")
         d.define(f"{role}.schema.id.serializer", ConfigType.CLASS, _PREFIX_SERIALIZER,
                  refused(f"{role}.schema.id.serializer", _PREFIX_SERIALIZER), Importance.MEDIUM,
-                 f"Determines how to serialize the ID for the {role} schema.", _GROUP)
+                 f"Determines how to serialize the ID for the {role} schema.")
         d.define(f"{role}.schema.id.deserializer", ConfigType.CLASS, _DUAL_DESERIALIZER,
                  refused(f"{role}.schema.id.deserializer", _DUAL_DESERIALIZER, _PREFIX_DESERIALIZER),
-                 Importance.MEDIUM, f"Determines how to deserialize the ID for the {role} schema.", _GROUP)
+                 Importance.MEDIUM, f"Determines how to deserialize the ID for the {role} schema.")
     (d.define("schema.reflection", ConfigType.BOOLEAN, False, refused("schema.reflection", False), Importance.LOW,
-              "If true, uses the reflection API when serializing/deserializing ", _GROUP)
+              "If true, uses the reflection API when serializing/deserializing ")
      .define("proxy.host", ConfigType.STRING, "", None, Importance.LOW,
              "The hostname, or address, of the proxy server that will be used to connect to the schema "
-             "registry instances.", _GROUP)
+             "registry instances.")
      .define("proxy.port", ConfigType.INT, -1, None, Importance.LOW,
-             "The port number of the proxy server that will be used to connect to the schema registry instances.",
-             _GROUP)
+             "The port number of the proxy server that will be used to connect to the schema registry instances.")
      .define("http.connect.timeout.ms", ConfigType.INT, 60000, Range.at_least(1), Importance.LOW,
-             "Specify the http connection timeout in milliseconds for schema registry client", _GROUP)
+             "Specify the http connection timeout in milliseconds for schema registry client")
      .define("http.read.timeout.ms", ConfigType.INT, 60000, Range.at_least(1), Importance.LOW,
-             "Specify the http read timeout in milliseconds for schema registry client", _GROUP)
+             "Specify the http read timeout in milliseconds for schema registry client")
      .define("max.retries", ConfigType.INT, 3, Range.at_least(0), Importance.LOW,
-             "The maximum number of retries for a request", _GROUP)
+             "The maximum number of retries for a request")
      .define("retries.wait.ms", ConfigType.INT, 1000, Range.at_least(0), Importance.LOW,
-             "The maximum time to wait for the first retry. When jitter is applied, the actual wait may be less.",
-             _GROUP)
+             "The maximum time to wait for the first retry. When jitter is applied, the actual wait may be less.")
      .define("retries.max.wait.ms", ConfigType.INT, 20000, Range.at_least(0), Importance.LOW,
-             "The maximum time to wait for any retry.", _GROUP))
+             "The maximum time to wait for any retry."))
     _define_ssl(d)
     return d
 
 
 def _define_ssl(d: ConfigDef) -> None:
-    """Java's ``SchemaRegistryClientConfig.withClientSslSupport``: the client ``ssl.*`` keys under
-    ``schema.registry.``; read by the REST TLS code (PEM or PKCS12 stores; JKS is refused there)."""
-    group = "Schema Registry TLS"
-    for key, type_, default, doc in (
-        ("ssl.protocol", ConfigType.STRING, "TLSv1.3", "The SSL protocol used to generate the SSLContext."),
-        ("ssl.enabled.protocols", ConfigType.LIST, "TLSv1.2,TLSv1.3", "The list of protocols enabled for SSL "
-                                                                      "connections."),
-        ("ssl.cipher.suites", ConfigType.LIST, None, "A list of cipher suites."),
-        ("ssl.keystore.type", ConfigType.STRING, "JKS", "The file format of the key store file (PEM or PKCS12 "
-                                                        "here)."),
-        ("ssl.keystore.location", ConfigType.STRING, None, "The location of the key store file."),
-        ("ssl.keystore.password", ConfigType.PASSWORD, None, "The store password for the key store file."),
-        ("ssl.keystore.key", ConfigType.PASSWORD, None, "Private key in the format specified by "
-                                                        "'ssl.keystore.type'."),
-        ("ssl.keystore.certificate.chain", ConfigType.PASSWORD, None, "Certificate chain in the format specified "
-                                                                      "by 'ssl.keystore.type'."),
-        ("ssl.key.password", ConfigType.PASSWORD, None, "The password of the private key in the key store file."),
-        ("ssl.truststore.type", ConfigType.STRING, "JKS", "The file format of the trust store file (PEM or "
-                                                          "PKCS12 here)."),
-        ("ssl.truststore.location", ConfigType.STRING, None, "The location of the trust store file."),
-        ("ssl.truststore.password", ConfigType.PASSWORD, None, "The password for the trust store file."),
-        ("ssl.truststore.certificates", ConfigType.PASSWORD, None, "Trusted certificates in the format "
-                                                                   "specified by 'ssl.truststore.type'."),
-        ("ssl.endpoint.identification.algorithm", ConfigType.STRING, "https", "The endpoint identification "
-                                                                              "algorithm to validate server "
-                                                                              "hostname using server certificate."),
-        ("ssl.keymanager.algorithm", ConfigType.STRING, "SunX509", "The algorithm used by key manager factory."),
-        ("ssl.trustmanager.algorithm", ConfigType.STRING, "PKIX", "The algorithm used by trust manager factory."),
-        ("ssl.provider", ConfigType.STRING, None, "The name of the security provider used for SSL connections."),
-        ("ssl.secure.random.implementation", ConfigType.STRING, None, "The SecureRandom PRNG implementation to use "
-                                                                      "for SSL cryptography operations."),
-        ("ssl.engine.factory.class", ConfigType.CLASS, None, "The class of type "
-                                                             "org.apache.kafka.common.security.auth.SslEngineFactory."),
+    """Java's ``SchemaRegistryClientConfig.withClientSslSupport``: Kafka's client ``ssl.*`` keys (their
+    defaults and importance) under ``schema.registry.``; read by the REST TLS code (PEM or PKCS12
+    stores; JKS is refused there)."""
+    high, medium, low = Importance.HIGH, Importance.MEDIUM, Importance.LOW
+    for key, type_, default, importance, doc in (
+        ("ssl.protocol", ConfigType.STRING, "TLSv1.3", medium, "The SSL protocol used to generate the SSLContext."),
+        ("ssl.provider", ConfigType.STRING, None, medium,
+         "The name of the security provider used for SSL connections."),
+        ("ssl.cipher.suites", ConfigType.LIST, None, low, "A list of cipher suites."),
+        ("ssl.enabled.protocols", ConfigType.LIST, "TLSv1.2,TLSv1.3", medium,
+         "The list of protocols enabled for SSL connections."),
+        ("ssl.keystore.type", ConfigType.STRING, "JKS", medium,
+         "The file format of the key store file (PEM or PKCS12 here)."),
+        ("ssl.keystore.key", ConfigType.PASSWORD, None, high,
+         "Private key in the format specified by 'ssl.keystore.type'."),
+        ("ssl.keystore.certificate.chain", ConfigType.PASSWORD, None, high,
+         "Certificate chain in the format specified by 'ssl.keystore.type'."),
+        ("ssl.truststore.certificates", ConfigType.PASSWORD, None, high,
+         "Trusted certificates in the format specified by 'ssl.truststore.type'."),
+        ("ssl.keystore.location", ConfigType.STRING, None, high, "The location of the key store file."),
+        ("ssl.keystore.password", ConfigType.PASSWORD, None, high, "The store password for the key store file."),
+        ("ssl.key.password", ConfigType.PASSWORD, None, high,
+         "The password of the private key in the key store file."),
+        ("ssl.truststore.type", ConfigType.STRING, "JKS", medium,
+         "The file format of the trust store file (PEM or PKCS12 here)."),
+        ("ssl.truststore.location", ConfigType.STRING, None, high, "The location of the trust store file."),
+        ("ssl.truststore.password", ConfigType.PASSWORD, None, high, "The password for the trust store file."),
+        ("ssl.keymanager.algorithm", ConfigType.STRING, "SunX509", low,
+         "The algorithm used by key manager factory for SSL connections."),
+        ("ssl.trustmanager.algorithm", ConfigType.STRING, "PKIX", low,
+         "The algorithm used by trust manager factory for SSL connections."),
+        ("ssl.endpoint.identification.algorithm", ConfigType.STRING, "https", low,
+         "The endpoint identification algorithm to validate server hostname using server certificate."),
+        ("ssl.secure.random.implementation", ConfigType.STRING, None, low,
+         "The SecureRandom PRNG implementation to use for SSL cryptography operations."),
+        ("ssl.engine.factory.class", ConfigType.CLASS, None, low,
+         "The class of type org.apache.kafka.common.security.auth.SslEngineFactory."),
     ):
-        d.define(SSL_PREFIX + key, type_, default, None, Importance.LOW if key != "ssl.truststore.location"
-                 else Importance.HIGH, doc, group)
+        d.define(SSL_PREFIX + key, type_, default, None, importance, doc)
 
 
 @dataclass(frozen=True, slots=True)
