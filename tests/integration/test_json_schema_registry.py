@@ -23,6 +23,8 @@ from connect_runtime.api.errors import DataException
 from connect_runtime.converters import BUILTIN_CONVERTERS
 from connect_runtime.converters.schema_registry.json_schema_converter import JsonSchemaConverter
 
+pytestmark = pytest.mark.registry
+
 ADDR = (SchemaBuilder.struct().name("com.example.Address").optional()
         .field("street", Schema.STRING_SCHEMA).field("zip", Schema.OPTIONAL_INT32_SCHEMA).build())
 ORDER = (
