@@ -489,6 +489,10 @@ def test_variants_are_refused() -> None:
 def test_unsupported_settings_are_refused_by_name(key: str) -> None:
     with pytest.raises(ConfigException, match=re.escape(key)):
         JsonSchemaDataConfig.from_configs({key: "true"})
+    # and connector validation reports them on their key
+    errors = {value.name: value.errors for value in JsonSchemaFormat().config_def().validate({key: "true"})}
+    assert len(errors[key]) == 1 and "leave it false" in errors[key][0]
+    assert not any(errors[other] for other in errors if other != key)
 
 
 def test_a_bad_decimal_format_is_refused_by_name() -> None:

@@ -33,12 +33,12 @@ from typing import Any, Final
 
 import orjson
 
-from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, ValidString
+from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, Validator, ValidString
 from connect_runtime.api.data.logical_types import Date, Decimal, Time, Timestamp
 from connect_runtime.api.data.schema import _INT_RANGES, Schema, SchemaType
 from connect_runtime.api.data.schema_builder import SchemaBuilder
 from connect_runtime.api.data.struct import Struct
-from connect_runtime.api.errors import DataException
+from connect_runtime.api.errors import ConfigException, DataException
 from connect_runtime.api.java_json import (
     _quote,
     java_double_to_string,
@@ -68,6 +68,13 @@ _TEMPORAL: Final[dict[str, Any]] = {Date.LOGICAL_NAME: Date, Time.LOGICAL_NAME: 
 
 # --- configuration (JsonSchemaDataConfig) -----------------------------------------------------------
 
+# Settings Java has that this mapping does not implement: refused when set to true.
+_UNSUPPORTED: Final = {
+    "preserve.additional.properties": "undeclared properties are not kept; leave it false",
+    "generalized.sum.type.support": "generalized sum types (connect_union_N) are not supported; leave it false",
+}
+
+
 _DATA_KEYS: Final = (
     ("object.additional.properties", ConfigType.BOOLEAN, True, Importance.MEDIUM,
      "Whether struct schemas allow properties they do not declare; false writes "
@@ -95,15 +102,22 @@ def data_config_def() -> ConfigDef:
         "decimal.format", ConfigType.STRING, "BASE64", ValidString.one_of("BASE64", "NUMERIC", case_sensitive=False),
         Importance.LOW, "BASE64 writes a Decimal as the base64 of its unscaled bytes, NUMERIC as a JSON number.")
     for name, kind, default, importance, documentation in _DATA_KEYS:
-        definition.define(name, kind, default, None, importance, documentation)
+        why = _UNSUPPORTED.get(name)
+        definition.define(name, kind, default, None if why is None else _refused_when_true(why), importance,
+                          documentation)
     return definition
 
 
-# Settings Java has that this mapping does not implement: refused when set to true.
-_UNSUPPORTED: Final = {
-    "preserve.additional.properties": "undeclared properties are not kept; leave it false",
-    "generalized.sum.type.support": "generalized sum types (connect_union_N) are not supported; leave it false",
-}
+def _refused_when_true(why: str) -> Validator:
+    """A validator refusing ``true`` with ``why``, so connector validation reports it on its key."""
+
+    def validate(name: str, value: Any) -> None:
+        if value is True:
+            raise ConfigException(name, value, why)
+
+    return validate
+
+
 
 
 @dataclass(frozen=True)
