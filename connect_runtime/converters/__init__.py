@@ -14,6 +14,7 @@ from connect_runtime.api.converter import Converter, HeaderConverter
 from connect_runtime.converters.bytearray_converter import ByteArrayConverter
 from connect_runtime.converters.json_converter import JsonConverter
 from connect_runtime.converters.schema_registry.avro_converter import AvroConverter
+from connect_runtime.converters.schema_registry.json_schema_converter import JsonSchemaConverter
 from connect_runtime.converters.schema_registry.protobuf_converter import ProtobufConverter
 from connect_runtime.converters.simple_header_converter import SimpleHeaderConverter
 from connect_runtime.converters.string_converter import StringConverter
@@ -23,6 +24,7 @@ __all__ = [
     "AvroConverter",
     "ByteArrayConverter",
     "JsonConverter",
+    "JsonSchemaConverter",
     "ProtobufConverter",
     "SimpleHeaderConverter",
     "StringConverter",
@@ -45,5 +47,6 @@ BUILTIN_CONVERTERS: Final[dict[str, type[Converter | HeaderConverter]]] = {
     **_names(ByteArrayConverter, "org.apache.kafka.connect.converters.ByteArrayConverter"),
     **_names(SimpleHeaderConverter, "org.apache.kafka.connect.storage.SimpleHeaderConverter"),
     **_names(AvroConverter, "io.confluent.connect.avro.AvroConverter"),
+    **_names(JsonSchemaConverter, "io.confluent.connect.json.JsonSchemaConverter"),
     **_names(ProtobufConverter, "io.confluent.connect.protobuf.ProtobufConverter"),
 }

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from connect_runtime.api.config_def import ConfigDef
 from connect_runtime.api.data.schema import Schema
+from connect_runtime.api.errors import ConfigException
 
 
 class FormatSchema(ABC):
@@ -79,3 +80,15 @@ class SchemaFormat(ABC):
         """A schema read from the registry (by id, or the subject's latest with ``use.latest.version``),
         mapped to Connect as Confluent's converter maps it; ``version`` is the registry's version of it
         when known (the Connect schema's version when the schema itself names none)."""
+
+
+def parse_data_settings(definition: ConfigDef, configs: Mapping[str, Any],
+                        unsupported: Mapping[str, str]) -> dict[str, Any]:
+    """A format's data settings from a converter's ``configs`` (keys ``definition`` does not define are
+    the converter's, and ignored), refusing with ``ConfigException`` naming the key each boolean
+    setting of ``unsupported`` (key -> why) that is set to true."""
+    values = definition.parse({key: value for key, value in configs.items() if key in definition.keys})
+    for key, why in unsupported.items():
+        if values[key]:
+            raise ConfigException(key, configs.get(key), why)
+    return values
