@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from connect_runtime.api.config_def import ConfigDef
 from connect_runtime.api.config_values import parse_bool
 from connect_runtime.api.connector import SourceConnectorContext
-from connect_runtime.api.converter import CONVERTER_TYPE_CONFIG, Converter, HeaderConverter
+from connect_runtime.api.converter import CONVERTER_TYPE_CONFIG, HeaderConverter
 from connect_runtime.api.delegated_delivery import DelegatedDelivery
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.storage import OffsetStorageReader

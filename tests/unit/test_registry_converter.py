@@ -483,8 +483,9 @@ def test_the_worker_checks_a_registry_converter_without_calling_the_registry(
     connector: Any = Config({})
     connector.converter_settings = lambda kind: None  # the worker's converter, as a connector without its own
     worker._check_converter(connector, "value")
-    worker.config = Config({"schema.registry.url": "http://127.0.0.1:9", "basic.auth.credentials.source": "SASL_INHERIT"})
-    with pytest.raises(ConfigException, match="basic.auth.credentials.source"):
+    worker.config = Config({"schema.registry.url": "http://127.0.0.1:9",
+                            "basic.auth.credentials.source": "SASL_INHERIT"})
+    with pytest.raises(ConfigException, match=r"basic\.auth\.credentials\.source"):
         worker._check_converter(connector, "value")
     with pytest.raises(AssertionError, match="herder thread"):
         AvroConverter().configure({"schema.registry.url": "http://127.0.0.1:9"}, False)
