@@ -464,6 +464,39 @@ def test_compiled_and_generic_writers_agree(write: Callable[[ValueMapper, Schema
     assert encode_tree(write(ValueMapper(config()), order(), order_value())).decode() == JAVA_ORDER_VALUE
 
 
+def to_connect(mapper: ValueMapper, schema: Schema, node: Any) -> Any:
+    return mapper.to_connect(schema, node)
+
+
+def compiled_reader(mapper: ValueMapper, schema: Schema, node: Any) -> Any:
+    return mapper.reader(schema)(node)
+
+
+@pytest.mark.parametrize("read", [to_connect, compiled_reader])
+def test_compiled_and_generic_readers_agree(read: Callable[[ValueMapper, Schema, Any], Any]) -> None:
+    mapper = ValueMapper(config())
+    node = decode_text(JAVA_ORDER_VALUE.encode())
+    assert read(mapper, order(), node) == mapper.to_connect(order(), node)
+    # A default fills a missing field; a whole number in a float field reads as a float.
+    schema = (SchemaBuilder.struct().field("d", SchemaBuilder.int32().default_value(7).build())
+              .field("f", S.FLOAT64_SCHEMA).field("day", Date.builder().build()).build())
+    read_back = read(ValueMapper(config()), schema, {"f": 2, "day": 1})
+    assert read_back == Struct(schema).put("d", 7).put("f", 2.0).put("day", datetime.date(1970, 1, 2))
+    assert read_back.get("f").__class__ is float
+
+
+@pytest.mark.parametrize("read", [to_connect, compiled_reader])
+@pytest.mark.parametrize(("schema", "node"), [
+    (S.INT32_SCHEMA, True), (S.BOOLEAN_SCHEMA, 1), (S.INT32_SCHEMA, None),
+    (SchemaBuilder.struct().field("x", S.INT8_SCHEMA).build(), {"x": 300}),
+    (SchemaBuilder.struct().field("x", S.INT8_SCHEMA).build(), [1]),
+])
+def test_payload_values_that_do_not_fit_their_schema_are_refused(
+        read: Callable[[ValueMapper, Schema, Any], Any], schema: Schema, node: Any) -> None:
+    with pytest.raises(DataException):
+        read(ValueMapper(config()), schema, node)
+
+
 def test_a_required_null_value_is_refused_by_the_format() -> None:
     fmt = JsonSchemaFormat()
     fmt.configure({})

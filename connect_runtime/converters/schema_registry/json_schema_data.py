@@ -650,6 +650,45 @@ class ValueMapper:
             return write_struct
         return generic
 
+    def reader(self, schema: Schema) -> Callable[[Any], Any]:
+        """:meth:`to_connect` specialised for one schema, for the per-record path (as :meth:`writer`):
+        plain values of their schema's class and range pass as they are, structs are filled field by
+        field from readers compiled once; anything else goes through :meth:`to_connect`."""
+        generic = functools.partial(self.to_connect, schema)
+        plain = schema._plain_class
+        if plain is int or plain is bool or plain is str:
+            bounds = schema._plain_range
+
+            def read_plain(node: Any) -> Any:
+                if node.__class__ is plain and (bounds is None or bounds[0] <= node <= bounds[1]):  # type: ignore[operator]
+                    return node
+                return generic(node)
+
+            return read_plain
+        if schema.type is SchemaType.STRUCT and schema.name != JSON_TYPE_ONE_OF:
+            fields = [(field, field.name, field.index, field.schema._plain_class, field.schema._plain_range,
+                       self.reader(field.schema)) for field in schema.fields]
+
+            def read_struct(node: Any) -> Any:
+                if node.__class__ is not dict:
+                    return generic(node)
+                result = Struct(schema)
+                values = result._values
+                get = node.get
+                for field, name, index, plain_class, bounds, read in fields:
+                    value = read(get(name))
+                    if value is None:
+                        continue
+                    # What Struct.put would accept without validating; anything else it validates.
+                    if value.__class__ is plain_class and (bounds is None or bounds[0] <= value <= bounds[1]):
+                        values[index] = value
+                    else:
+                        result.put(field, value)
+                return result
+
+            return read_struct
+        return generic
+
     def default_tree(self, schema: Schema) -> Any:
         """A schema's default as its ``"default"`` keyword: objects in it keyed in the order of the
         ``org.json.JSONObject`` (a default ``HashMap``) Java converts the default to before printing."""

@@ -44,9 +44,9 @@ class JsonSchemaFormatSchema(FormatSchema):
         title = tree.get("title") if isinstance(tree, Mapping) else None
         self.record_name = title if isinstance(title, str) else None
         self._tree = tree
-        self._values = values
         self._write = values.writer(connect_schema)
-        self._read = decoder_for(connect_schema)
+        self._parse = decoder_for(connect_schema)
+        self._read = values.reader(connect_schema)
         self._validate: Callable[[Any], None] | None = _validator(tree, text) if validate else None
 
     def encode(self, value: Any) -> bytes:
@@ -60,7 +60,7 @@ class JsonSchemaFormatSchema(FormatSchema):
         return payload
 
     def decode(self, payload: bytes | memoryview) -> Any:
-        return self._values.to_connect(self.connect_schema, self._read(payload))
+        return self._read(self._parse(payload))
 
     def reads(self, writer: FormatSchema) -> bool | None:
         """True when both are the same schema, whatever the order of keys and of ``oneOf`` members
