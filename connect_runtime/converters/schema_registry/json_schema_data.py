@@ -680,7 +680,7 @@ class ValueMapper:
                     if value is None:
                         continue
                     # What Struct.put would accept without validating; anything else it validates.
-                    if value.__class__ is plain_class and (bounds is None or bounds[0] <= value <= bounds[1]):
+                    if value.__class__ is plain_class and (bounds is None or bounds[0] <= value <= bounds[1]):  # type: ignore[operator]
                         values[index] = value
                     else:
                         result.put(field, value)
