@@ -618,6 +618,20 @@ def test_validation_runs_only_when_json_fail_invalid_schema_asks() -> None:
         strict.from_registry(text, 1).encode("abcd")
 
 
+def test_json_fail_invalid_schema_validates_what_is_read_too() -> None:
+    # Java's converter passes the setting to its deserializer as well, which validates every payload.
+    text = '{"type":"object","properties":{"s":{"type":"string","maxLength":3}}}'
+    payload = b'{"s":"abcd"}'
+    lenient = JsonSchemaFormat()
+    lenient.configure({})
+    assert lenient.from_registry(text, 1).decode(payload).get("s") == "abcd"
+    strict = JsonSchemaFormat()
+    strict.configure({"json.fail.invalid.schema": "true"})
+    assert strict.from_registry(text, 1).decode(b'{"s":"abc"}').get("s") == "abc"
+    with pytest.raises(DataException, match="Validation error"):
+        strict.from_registry(text, 1).decode(payload)
+
+
 def test_the_format_names_records_by_title() -> None:
     fmt = JsonSchemaFormat()
     fmt.configure({})
