@@ -47,7 +47,7 @@ from connect_runtime.api.java_json import (
     json_loads_decimal,
 )
 from connect_runtime.converters.json_converter import _node_type
-from connect_runtime.converters.schema_registry.format import parse_data_settings
+from connect_runtime.converters.schema_registry.format import StructFiller, parse_data_settings
 
 NAMESPACE: Final = "io.confluent.connect.json"
 JSON_TYPE_ENUM: Final = NAMESPACE + ".Enum"
@@ -620,16 +620,9 @@ class ValueMapper:
         else, and any value that is not plainly valid, goes through :meth:`to_tree` (and its errors).
         """
         generic = functools.partial(self.to_tree, schema)
-        plain = schema._plain_class
-        if plain is int or plain is bool or plain is str:
-            bounds = schema._plain_range
-
-            def write_plain(value: Any) -> Any:
-                if value.__class__ is plain and (bounds is None or bounds[0] <= value <= bounds[1]):  # type: ignore[operator]
-                    return value
-                return generic(value)
-
-            return write_plain
+        plain = _plain_or(schema, generic)
+        if plain is not None:
+            return plain
         if schema.type is SchemaType.STRUCT and schema.name != JSON_TYPE_ONE_OF:
             fields = [(field.index, field.name, field.schema.default_value, self.writer(field.schema))
                       for field in schema.fields]
@@ -655,36 +648,18 @@ class ValueMapper:
         plain values of their schema's class and range pass as they are, structs are filled field by
         field from readers compiled once; anything else goes through :meth:`to_connect`."""
         generic = functools.partial(self.to_connect, schema)
-        plain = schema._plain_class
-        if plain is int or plain is bool or plain is str:
-            bounds = schema._plain_range
-
-            def read_plain(node: Any) -> Any:
-                if node.__class__ is plain and (bounds is None or bounds[0] <= node <= bounds[1]):  # type: ignore[operator]
-                    return node
-                return generic(node)
-
-            return read_plain
+        plain = _plain_or(schema, generic)
+        if plain is not None:
+            return plain
         if schema.type is SchemaType.STRUCT and schema.name != JSON_TYPE_ONE_OF:
-            fields = [(field, field.name, field.index, field.schema._plain_class, field.schema._plain_range,
-                       self.reader(field.schema)) for field in schema.fields]
+            fields = [(field.name, self.reader(field.schema)) for field in schema.fields]
+            fill = StructFiller(schema).fill
 
             def read_struct(node: Any) -> Any:
                 if node.__class__ is not dict:
                     return generic(node)
-                result = Struct(schema)
-                values = result._values
                 get = node.get
-                for field, name, index, plain_class, bounds, read in fields:
-                    value = read(get(name))
-                    if value is None:
-                        continue
-                    # What Struct.put would accept without validating; anything else it validates.
-                    if value.__class__ is plain_class and (bounds is None or bounds[0] <= value <= bounds[1]):  # type: ignore[operator]
-                        values[index] = value
-                    else:
-                        result.put(field, value)
-                return result
+                return fill(Struct(schema), [read(get(name)) for name, read in fields])
 
             return read_struct
         return generic
@@ -795,6 +770,22 @@ class ValueMapper:
         if best is None:
             raise DataException("Did not find matching oneof field for data")
         return Struct(schema).put(best, self.to_connect(best.schema, node))
+
+
+def _plain_or(schema: Schema, generic: Callable[[Any], Any]) -> Callable[[Any], Any] | None:
+    """For an int, boolean or string schema, a function passing a value of exactly its plain class (and
+    range) as it is, in JSON as in Connect, and any other to ``generic``; None for other schemas."""
+    plain = schema._plain_class
+    if plain is not int and plain is not bool and plain is not str:
+        return None
+    bounds = schema._plain_range
+
+    def plain_or_generic(value: Any) -> Any:
+        if value.__class__ is plain and (bounds is None or bounds[0] <= value <= bounds[1]):  # type: ignore[operator]
+            return value
+        return generic(value)
+
+    return plain_or_generic
 
 
 class _DefaultMapper(ValueMapper):

@@ -32,6 +32,7 @@ from google.protobuf.message import Message
 from connect_runtime.api.data import Date, Decimal, Schema, SchemaBuilder, SchemaType, Struct, Time, Timestamp
 from connect_runtime.api.errors import DataException
 from connect_runtime.converters.schema_registry import protobuf_text
+from connect_runtime.converters.schema_registry.format import StructFiller
 from connect_runtime.converters.schema_registry.protobuf_text import (
     ProtoEnum,
     ProtoField,
@@ -644,9 +645,10 @@ class ProtobufData:
             always = (
                 (f.type != _F.TYPE_MESSAGE or f.is_repeated) and not self._is_optional(f, params)
             ) or self.config.generate_struct_for_nulls
-            field_steps.append((f.name, connect_field, connect_field.index, connect_field.schema._plain_class,
-                                connect_field.schema._plain_range, always,
-                                self.value_getter(connect_field.schema, f, params)))
+            getter = self.value_getter(connect_field.schema, f, params)
+            field_steps.append((f.name, connect_field.index, always, getter))
+        fill = StructFiller(schema).fill
+        field_count = len(schema.fields)
 
         def read(message: Message) -> Struct:
             struct = Struct(schema)
@@ -662,16 +664,11 @@ class ProtobufData:
                     union = Struct(target.schema)
                     union.put(member, value)
                     struct.put(target, union)
-            values = struct._values
-            for name, connect_field, index, plain, bounds, always, getter in field_steps:
+            values: list[Any] = [None] * field_count
+            for name, index, always, getter in field_steps:
                 if always or message.HasField(name):
-                    value = getter(message)
-                    # What Struct.put would accept without validating; anything else it validates.
-                    if value.__class__ is plain and (bounds is None or bounds[0] <= value <= bounds[1]):  # type: ignore[operator]
-                        values[index] = value
-                    else:
-                        struct.put(connect_field, value)
-            return struct
+                    values[index] = getter(message)
+            return fill(struct, values)
 
         return read
 
