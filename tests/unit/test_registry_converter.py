@@ -297,6 +297,24 @@ def test_use_latest_version_writes_with_the_latest_and_checks_it_can_read_the_re
     assert loose.from_connect_data("t", reading(1), schema=READING) is not None
 
 
+def test_use_latest_version_checks_the_latest_once_per_record_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check parses and compares both schemas: done per record it costs far more than the record."""
+    checks: Counter[str] = Counter()
+    reads = ToyFormatSchema.reads
+
+    def counted(self: ToyFormatSchema, writer: FormatSchema) -> bool | None:
+        checks[writer.text] += 1
+        return reads(self, writer)
+
+    monkeypatch.setattr(ToyFormatSchema, "reads", counted)
+    narrow = SchemaBuilder.struct().name("toy.Reading").field("seqno", Schema.INT64_SCHEMA).build()
+    conv, registry = converter(**{"auto.register.schemas": "false", "use.latest.version": "true"})
+    registry.register("t-value", ToyFormatSchema(narrow).text)
+    for seqno in range(5):
+        assert conv.from_connect_data("t", reading(seqno), schema=READING) is not None
+    assert checks == {ToyFormatSchema(READING).text: 1}
+
+
 def test_refused_settings_fail_configure_on_their_key() -> None:
     with pytest.raises(ConfigException) as raised:
         ToyConverter().configure({"schema.registry.url": URL, "bearer.auth.credentials.source": "STATIC_TOKEN"},

@@ -76,6 +76,7 @@ class SchemaRegistryConverter(Converter):
         self._format_schemas: LruCache[Schema, FormatSchema] = LruCache(1000)
         self._ids: LruCache[tuple[str, str], int] = LruCache(1000)
         self._readers: LruCache[int, FormatSchema] = LruCache(1000)
+        self._latest_verdicts: LruCache[tuple[int, str], bool | None] = LruCache(1000)
         self._cache_size = 1000
 
     def version(self) -> str:
@@ -105,6 +106,7 @@ class SchemaRegistryConverter(Converter):
         self._settings = settings
         size = self._cache_size = settings.max_schemas_per_subject
         self._format_schemas, self._ids, self._readers = LruCache(size), LruCache(size), LruCache(size)
+        self._latest_verdicts = LruCache(settings.latest_cache_size)
         self._writers = {}
         if self._client is not None:
             self._client.close()
@@ -163,7 +165,14 @@ class SchemaRegistryConverter(Converter):
             writer = self._format.from_registry(latest.text, latest.version)
             self._readers.put(latest.id, writer)
         if settings.latest_compatibility_strict and writer.text != format_schema.text:
-            reads = self.latest_reads(writer, format_schema)
+            # Checked once per (latest version, record schema), as Java caches it with the latest version:
+            # a check parses and compares both schemas, far more than writing a record costs.
+            verdict_key = (latest.id, format_schema.text)
+            reads = self._latest_verdicts.get(verdict_key)
+            if reads is None:
+                reads = self.latest_reads(writer, format_schema)
+                if reads is not None:
+                    self._latest_verdicts.put(verdict_key, reads)
             if reads is None:
                 raise DataException(
                     f"Cannot check {self._format.schema_type} schemas against the latest version of subject "
