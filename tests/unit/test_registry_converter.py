@@ -453,6 +453,32 @@ def test_validation_reports_refusals_on_the_prefixed_keys_without_calling_the_re
             "value.converter.connect.meta.data"} <= listed
 
 
+def test_validation_reports_what_only_parsing_the_settings_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Refusals no single key's validator makes (bearer auth named at all, the credentials' form, a TLS
+    store Python cannot read) are errors on their keys, as configure would raise them; a URL's
+    password is never echoed."""
+    monkeypatch.setattr(registry_converter, "RegistryClient", lambda *args: pytest.fail("called the registry"))
+    validator = ConnectorValidator(WorkerConfig.from_properties({
+        "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c", "offset.storage.topic": "o",
+        "status.storage.topic": "s", "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter"}), PluginRegistry())
+    base = {"connector.class": "VerifiableSource", "name": "v", "topic": "t",
+            "key.converter": "io.confluent.connect.avro.AvroConverter", "key.converter.schema.registry.url": URL}
+    p = "key.converter."
+    for settings, key in (
+            ({p + "bearer.auth.credentials.source": "STATIC_TOKEN"}, "bearer.auth.credentials.source"),
+            ({p + "basic.auth.credentials.source": "USER_INFO", p + "basic.auth.user.info": "alice"},
+             "basic.auth.user.info"),
+            ({p + "schema.registry.ssl.truststore.type": "JKS",
+              p + "schema.registry.ssl.truststore.location": "/no/such/store.jks"},
+             "schema.registry.ssl.truststore.type"),
+            ({p + "schema.registry.url": "ftp://alice:s3cret@registry:8081"}, "schema.registry.url")):
+        infos = validator.validate({**base, **settings})
+        errors = {c.value.name: c.value.errors for c in infos.configs if c.value.errors}
+        assert list(errors) == [p + key] and infos.error_count == 1, errors
+        assert "s3cret" not in str(errors) and "alice" not in str(errors)
+
+
 def test_avro_checks_the_latest_version_with_avros_resolution_rules() -> None:
     fmt = AvroFormat()
     written = fmt.from_connect(READING)

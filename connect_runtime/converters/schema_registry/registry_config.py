@@ -85,7 +85,7 @@ def _urls(name: str, value: Any) -> None:
         raise ConfigException(name, value, "at least one registry URL is needed")
     for url in value:
         if urlsplit(url).scheme not in ("http", "https"):
-            raise ConfigException(name, url, "a registry URL starts with http:// or https://")
+            raise ConfigException(name, without_credentials(url), "a registry URL starts with http:// or https://")
 
 
 _NOT_HONOURED: Final = "is not supported by this runtime; remove it"
