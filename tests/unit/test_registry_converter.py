@@ -7,7 +7,9 @@ The real format and registry are in tests/integration/test_avro_converter.py."""
 
 from __future__ import annotations
 
+import base64
 import json
+import logging
 import ssl
 import threading
 from collections import Counter
@@ -420,6 +422,21 @@ def test_tls_from_a_pem_truststore_and_request_headers(tmp_path: Path) -> None:
             untrusted.check_access()
         assert raised.value.name == "schema.registry.ssl.truststore.location"
         assert f"The schema registry at {url} presented a certificate that is not trusted" in str(raised.value)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_password_in_the_url_is_sent_as_basic_auth_and_logged_nowhere(caplog: pytest.LogCaptureFixture) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Registry)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        caplog.set_level(logging.DEBUG)
+        client = real_client(**{"schema.registry.url": f"http://alice:s3cret@127.0.0.1:{server.server_port}/v7"})
+        assert client.by_id(1) == RegistrySchema(1, '"long"')
+        assert _Registry.seen[-1].get("Authorization") == "Basic " + base64.b64encode(b"alice:s3cret").decode()
+        assert f"127.0.0.1:{server.server_port}/v7/schemas/ids/1" in caplog.text  # the request was logged
+        assert "s3cret" not in caplog.text
     finally:
         server.shutdown()
         server.server_close()
