@@ -245,7 +245,7 @@ def test_key_subjects_and_record_strategies() -> None:
         conv.from_connect_data("t", 5, schema=Schema.INT64_SCHEMA)
 
 
-def test_reading_back_caches_by_id_and_takes_the_version_under_the_topic_subject() -> None:
+def test_reading_back_caches_by_id_and_topic_and_takes_the_version_under_the_topic_subject() -> None:
     writer, _ = converter()
     data = writer.from_connect_data("t", reading(7), schema=READING)
     reader = ToyConverter()
@@ -257,8 +257,15 @@ def test_reading_back_caches_by_id_and_takes_the_version_under_the_topic_subject
         assert got.schema is not None and (got.schema.name, got.schema.version) == ("toy.Reading", 1)
         assert isinstance(got.value, Struct) and got.value.get("seqno") == 7
     assert (registry.calls["by_id"], registry.calls["lookup_version"]) == (1, 1)
-    # a topic whose subject does not hold the schema: no version, still read
-    assert reader.to_connect_data("elsewhere", data).schema is not None
+    # a topic whose subject does not hold the schema: no version (not the other topic's), still read
+    elsewhere = reader.to_connect_data("elsewhere", data).schema
+    assert elsewhere is not None and elsewhere.version is None
+    # a topic whose subject holds it as its second version
+    registry.register("later-value", ToyFormatSchema(SchemaBuilder.struct().name("toy.Other").build()).text)
+    registry.register("later-value", ToyFormatSchema(READING).text)
+    later = reader.to_connect_data("later", data).schema
+    assert later is not None and later.version == 2
+    assert reader.to_connect_data("t", data).schema.version == 1  # type: ignore[union-attr]
 
 
 def test_reading_refuses_bytes_without_the_magic_byte() -> None:
