@@ -53,6 +53,7 @@ def test_several_urls_credentials_in_the_url_sent_as_the_login_and_never_in_a_ur
     assert s.urls == ("http://a:1/x", "http://b:2")
     assert s.client_conf()["url"] == "http://a:1/x,http://b:2"
     assert s.client_conf()["basic.auth.user.info"] == "u:p@ss"
+    assert "p@ss" not in repr(s) and "p%40ss" not in repr(s)
     assert s.display_urls == "http://a:1/x,http://b:2"
     assert s.credentials_key == "schema.registry.url"
     same = parse({"schema.registry.url": "http://u:pw@a:1,http://u:pw@b:2"})

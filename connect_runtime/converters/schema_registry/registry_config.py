@@ -295,7 +295,7 @@ class RegistrySettings:
     #: The registry URLs in the order they are tried, without credentials.
     urls: tuple[str, ...]
     #: ``user:password`` for Basic authentication (``basic.auth.user.info``, or the URLs' own), else None.
-    user_info: str | None
+    user_info: str | None = field(repr=False)
     #: The key that holds the credentials, for the message when the registry refuses them.
     credentials_key: str | None
     auto_register: bool
