@@ -126,11 +126,7 @@ class SchemaRegistryConverter(Converter):
         if schema is None:
             raise DataException(f"{type(self).__name__} needs a schema: the {self._role} written to topic {topic} "
                                 "has none (use a converter without a registry for schemaless data)")
-        entry = self._writers.get((topic, id(schema)))
-        if entry is None or entry[0] is not schema:
-            header, format_schema = self._writer(topic, schema)
-        else:
-            _, header, format_schema = entry
+        header, format_schema = self._cached_writer(topic, schema)
         try:
             return header + format_schema.encode(value)
         except DataException:
@@ -138,6 +134,14 @@ class SchemaRegistryConverter(Converter):
         except Exception as e:  # a codec's own error: the value does not fit its schema
             raise DataException(f"Failed to serialize {self._format.schema_type} data from topic {topic}: {e}") \
                 from e
+
+    def _cached_writer(self, topic: str, schema: Schema) -> tuple[bytes, FormatSchema]:
+        """The header and format schema to write a value of ``schema`` to ``topic`` with (cache 1, then
+        :meth:`_writer`)."""
+        entry = self._writers.get((topic, id(schema)))
+        if entry is None or entry[0] is not schema:  # the entry holds its schema, so its id() is not reused
+            return self._writer(topic, schema)
+        return entry[1], entry[2]
 
     def _writer(self, topic: str, schema: Schema) -> tuple[bytes, FormatSchema]:
         settings, client = self._configured()
