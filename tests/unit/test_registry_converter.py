@@ -471,16 +471,20 @@ def test_a_password_in_the_url_is_sent_as_basic_auth_and_logged_nowhere(caplog: 
 # -- connector validation: refusals on their keys, and no registry call -------------------------------------
 
 
+def connector_validator() -> ConnectorValidator:
+    return ConnectorValidator(WorkerConfig.from_properties({
+        "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c", "offset.storage.topic": "o",
+        "status.storage.topic": "s", "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter"}), PluginRegistry())
+
+
 def test_validation_reports_refusals_on_the_prefixed_keys_without_calling_the_registry(
         monkeypatch: pytest.MonkeyPatch) -> None:
     def no_registry(*args: Any) -> None:
         raise AssertionError("validation must not reach the registry")
 
     monkeypatch.setattr(registry_converter, "RegistryClient", no_registry)
-    validator = ConnectorValidator(WorkerConfig.from_properties({
-        "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c", "offset.storage.topic": "o",
-        "status.storage.topic": "s", "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "value.converter": "org.apache.kafka.connect.json.JsonConverter"}), PluginRegistry())
+    validator = connector_validator()
     base = {"connector.class": "VerifiableSource", "name": "v", "topic": "t",
             "value.converter": "io.confluent.connect.avro.AvroConverter", "value.converter.schema.registry.url": URL}
     infos = validator.validate({**base, "value.converter.use.schema.id": "7",
@@ -501,10 +505,7 @@ def test_validation_reports_what_only_parsing_the_settings_refuses(monkeypatch: 
     store Python cannot read) are errors on their keys, as configure would raise them; a URL's
     password is never echoed."""
     monkeypatch.setattr(registry_converter, "RegistryClient", lambda *args: pytest.fail("called the registry"))
-    validator = ConnectorValidator(WorkerConfig.from_properties({
-        "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c", "offset.storage.topic": "o",
-        "status.storage.topic": "s", "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "value.converter": "org.apache.kafka.connect.json.JsonConverter"}), PluginRegistry())
+    validator = connector_validator()
     base = {"connector.class": "VerifiableSource", "name": "v", "topic": "t",
             "key.converter": "io.confluent.connect.avro.AvroConverter", "key.converter.schema.registry.url": URL}
     p = "key.converter."
