@@ -12,8 +12,10 @@ writes (and back), with the logical types done by Connect's own conversions as J
 from __future__ import annotations
 
 import contextlib
+import functools
+import struct
 import urllib.parse
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -25,6 +27,7 @@ from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import ConfigException, DataException
 from connect_runtime.converters.json_schema_encoding import LruCache
 from connect_runtime.converters.schema_registry.avro_schema import (
+    BRANCH_FIELD,
     NO_DEFAULT,
     AvroField,
     AvroSchema,
@@ -32,6 +35,9 @@ from connect_runtime.converters.schema_registry.avro_schema import (
     is_valid_default,
     json_text,
     primitive,
+    union_branch_name,
+    union_of,
+    validate_name,
 )
 
 NAMESPACE: Final = "io.confluent.connect.avro"
@@ -289,9 +295,9 @@ class AvroData:
         elif _is_union_schema(schema):
             members = [primitive("null")] if schema.is_optional else []
             members += [self._from_connect_with_cycle(_non_optional(f.schema), ctx, True) for f in schema.fields]
-            base = AvroSchema("union", types=members)
+            base = union_of(members)
         elif schema.is_optional:
-            base = AvroSchema("union", types=[
+            base = union_of([
                 primitive("null"), self._from_connect_with_cycle(_non_optional(schema), ctx, False)])
         else:
             base = self._record_from_connect(schema, ctx)
@@ -324,6 +330,9 @@ class AvroData:
         symbols = [key[len(prefix):] for key in params if key.startswith(prefix)]
         _, name = self._name_or_default(ctx, schema.name)
         enum_namespace, enum_name = _split_name(params[AVRO_TYPE_ENUM], False)
+        validate_name(enum_name or "")
+        for symbol in symbols:
+            validate_name(symbol)
         return AvroSchema("enum", name=enum_name, namespace=enum_namespace,
                           doc=params.get(AVRO_ENUM_DOC_PREFIX_PROP + name), symbols=symbols,
                           enum_default=params.get(AVRO_ENUM_DEFAULT_PREFIX_PROP + name))
@@ -332,7 +341,7 @@ class AvroData:
         params = schema.parameters or {}
         if _is_fixed_schema(schema):
             namespace, name = self._name_or_default(ctx, schema.name)
-            base = AvroSchema("fixed", name=name, namespace=namespace,
+            base = AvroSchema("fixed", name=validate_name(name), namespace=namespace,
                               size=_parse_int(params[CONNECT_AVRO_FIXED_SIZE_PROP], "fixed size"))
         else:
             base = primitive("bytes")
@@ -352,7 +361,7 @@ class AvroData:
             entry = AvroSchema("record", name=MAP_ENTRY_TYPE_NAME, namespace=NAMESPACE)
         else:
             namespace, name = self._name_or_default(ctx, schema.name)
-            entry = AvroSchema("record", name=name, namespace=namespace)
+            entry = AvroSchema("record", name=validate_name(name), namespace=namespace)
             entry.props[CONNECT_INTERNAL_TYPE_NAME] = MAP_ENTRY_TYPE_NAME
         entry.fields.append(self._record_field(KEY_FIELD, key_schema, None, ctx))
         entry.fields.append(self._record_field(VALUE_FIELD, value_schema, None, ctx))
@@ -361,7 +370,8 @@ class AvroData:
     def _record_from_connect(self, schema: Schema, ctx: _FromConnectContext) -> AvroSchema:
         namespace, name = self._name_or_default(ctx, schema.name)
         params = schema.parameters or {}
-        record = AvroSchema("record", name=name, namespace=namespace, doc=params.get(AVRO_RECORD_DOC_PROP))
+        record = AvroSchema("record", name=validate_name(name), namespace=namespace,
+                            doc=params.get(AVRO_RECORD_DOC_PROP))
         if schema.name is not None:
             ctx.cycle_references[schema.name] = record
         scrub = self.config.scrub_invalid_names
@@ -386,7 +396,7 @@ class AvroData:
         avro = self._from_connect(schema, ctx, False)
         if default is not NO_DEFAULT and not is_valid_default(avro, default):
             default = NO_DEFAULT  # Avro refuses it; Java writes the field without a default
-        field = AvroField(name, avro, doc=doc, default=default)
+        field = AvroField(validate_name(name), avro, doc=doc, default=default)
         if (self.config.connect_meta_data and already_seen and schema.parameters
                 and _is_named_avro_type(avro)):
             params = _parameters_from_connect(schema.parameters)
@@ -455,6 +465,9 @@ class AvroData:
             assert key_schema is not None and value_schema is not None
             if key_schema.type is SchemaType.STRING and (
                     not key_schema.is_optional or self.config.allow_optional_map_keys):
+                if None in value:
+                    # Java fails on it (a JSON object has no null key); so must this, not write "None"
+                    raise DataException("A map default with a null key (allow.optional.map.keys) has no Avro form")
                 return {k: self._default_from_connect(value_schema, v) for k, v in value.items()}
             return [[self._default_from_connect(key_schema, k), self._default_from_connect(value_schema, v)]
                     for k, v in value.items()]
@@ -690,18 +703,11 @@ class AvroData:
                 raise DataException("Invalid JSON for array default value")
             assert avro.items is not None and schema.value_schema is not None
             items, element_schema = avro.items, schema.value_schema
-            if schema.type is SchemaType.MAP:  # a MapEntry array
-                key_schema = schema.key_schema
-                assert key_schema is not None
-                entry_key, entry_value = avro.items.field(KEY_FIELD), avro.items.field(VALUE_FIELD)
-                assert entry_key is not None and entry_value is not None
-                result = {}
-                for pair in value:
-                    k, v = (pair[0], pair[1]) if isinstance(pair, list) else (pair[KEY_FIELD], pair[VALUE_FIELD])
-                    result[self._default_from_avro(key_schema, entry_key.schema, k)] = (
-                        self._default_from_avro(element_schema, entry_value.schema, v))
-            else:
-                result = [self._default_from_avro(element_schema, items, v) for v in value]
+            if schema.type is SchemaType.MAP:
+                # Java converts a MapEntry array's default to a list, which the map schema refuses:
+                # the default is dropped (as the registered text holds it, Avro's or Connect's)
+                raise DataException("Invalid default for a map of non-string keys")
+            result = [self._default_from_avro(element_schema, items, v) for v in value]
         elif kind == "map":
             if not isinstance(value, dict):
                 raise DataException("Invalid JSON for map default value")
@@ -720,8 +726,16 @@ class AvroData:
             first = avro.types[0]
             if first.type == "null":
                 return None
-            member = schema.field(self._union_member_name(first)) if _is_union_schema(schema) else None
-            return self._default_from_avro(member.schema if member is not None else schema, first, value)
+            # Java looks the first member up as a field of the Connect schema, so in a default nested
+            # in another (an array's element, a struct's field) an optional with a default drops
+            # the whole default: a DataException for a schema that is no struct (Java's
+            # NullPointerException for a struct without that field is one here too)
+            if schema.type is not SchemaType.STRUCT:
+                raise DataException("Cannot look up fields on non-struct type")
+            member = schema.field(self._union_member_name(first))
+            if member is None:
+                raise DataException(f"No union member field {self._union_member_name(first)} in {schema!r}")
+            return self._default_from_avro(member.schema, first, value)
         else:
             return None
         return _to_connect_logical(schema, result)
@@ -733,7 +747,7 @@ class AvroData:
         """A function from a Connect value of ``schema`` to the datum fastavro writes with ``avro``
         (logical types already converted: fastavro is given the schema without them). Raises
         ``DataException`` as Java's ``fromConnectData`` does."""
-        inner = self._codec(schema, _non_null(avro), to_avro=True)
+        inner = self._codec(schema, avro if _is_union_schema(schema) else _non_null(avro), to_avro=True)
         if schema.is_optional:
             return lambda value: None if value is None else inner(value)
         if schema.type is SchemaType.STRUCT and not _is_union_schema(schema):
@@ -764,6 +778,8 @@ class AvroData:
         if kind is SchemaType.MAP and avro.type == "map":
             assert schema.value_schema is not None and avro.values is not None
             values = self._child(schema.value_schema, avro.values, to_avro)
+            if to_avro:
+                return lambda value: {k: values(v) for k, v in java_hash_map_order(value)}
             return lambda value: {k: values(v) for k, v in value.items()}
         if kind is SchemaType.MAP:
             return self._map_entries_codec(schema, avro, to_avro)
@@ -826,15 +842,19 @@ class AvroData:
                             SchemaType.BOOLEAN, SchemaType.STRING, SchemaType.INT8, SchemaType.INT16)
                 and schema.name is None):
             return None
-        return self._codec(schema, _non_null(avro), to_avro=True)
+        # a Connect union keeps its Avro union, even of one member: its writer picks the branch
+        return self._codec(schema, avro if _is_union_schema(schema) else _non_null(avro), to_avro=True)
 
     def _union_writer(self, schema: Schema, avro: AvroSchema) -> Callable[[Any], Any]:
-        members = [m for m in avro.types if m.type != "null"]
+        members = [(i, m) for i, m in enumerate(avro.types) if m.type != "null"]
+        branching = len(members) > 1
         branches = []
-        for f, member in zip(schema.fields, members, strict=False):
+        for f, (i, member) in zip(schema.fields, members, strict=False):
             writer = self._codec(f.schema, member, to_avro=True)
-            branch_name = member.full_name if member.is_named() else member.type
-            branches.append((f, writer, branch_name))
+            # the branch goes by the wrapper record codec_schema gives it, in fastavro's tuple
+            # notation: the branch of the field, as Java writes it (an int64 as Avro's long even
+            # where an int would hold it), never one fastavro guesses from the value
+            branches.append((f, writer, union_branch_name(avro, i) if branching else None))
         use_default = not self.config.ignore_default_for_nullables
 
         def write(value: Any) -> Any:
@@ -843,9 +863,7 @@ class AvroData:
             for f, writer, branch_name in branches:
                 v = value.get(f) if use_default else value.get_without_default(f)
                 if v is not None:
-                    # fastavro's tuple notation names the branch, as the field does (an int64 is
-                    # written as Avro's long even where an int would hold it, as Java writes it)
-                    return branch_name, writer(v)
+                    return writer(v) if branch_name is None else (branch_name, {BRANCH_FIELD: writer(v)})
             if not schema.is_optional:
                 raise DataException(_NULL_VALUE_MESSAGE)
             return None
@@ -864,10 +882,12 @@ class AvroData:
         plan = []
         for f in schema.fields:
             avro_field = avro.field(f.name)
+            if avro_field is None and self.config.scrub_invalid_names:
+                avro_field = avro.field(scrub_name(f.name))
             if avro_field is None:
                 raise DataException(f"Field {f.name} is not in the Avro schema {avro.full_name}")
             plain = (f.schema.name is None and f.schema.type.is_primitive and f.schema.type is not SchemaType.BYTES)
-            plan.append((f.name, None if plain else self.value_reader(avro_field.schema, f.schema)))
+            plan.append((avro_field.name, None if plain else self.value_reader(avro_field.schema, f.schema)))
 
         def read(datum: Any) -> Struct:
             struct = Struct(schema)
@@ -878,49 +898,67 @@ class AvroData:
         return read
 
     def _union_reader(self, avro: AvroSchema, schema: Schema) -> Callable[[Any], Any]:
-        members = [m for m in avro.types if m.type != "null"]
-        by_name: dict[str, tuple[str, Callable[[Any], Any]]] = {}
-        by_class: list[tuple[tuple[type, ...], str, Callable[[Any], Any]]] = []
-        for member in members:
+        members = [(i, m) for i, m in enumerate(avro.types) if m.type != "null"]
+        by_branch: dict[str, tuple[str, Callable[[Any], Any]]] = {}
+        for i, member in members:
             field_name = self._union_member_name(member)
             connect_field = schema.field(field_name)
             if connect_field is None:
                 raise DataException(f"Union member {field_name} is not a field of {schema!r}")
             reader = self._codec(connect_field.schema, member, to_avro=False)
-            if member.is_named():
-                by_name[member.full_name or ""] = (field_name, reader)
-            by_class.append((_DATUM_CLASSES.get(member.type, ()), field_name, reader))
+            by_branch[union_branch_name(avro, i)] = (field_name, reader)
+
+        if len(members) == 1:
+            ((only_field, only_reader),) = by_branch.values()
+
+            def read_only(datum: Any) -> Struct:
+                struct = Struct(schema)
+                struct.put(only_field, only_reader(datum))
+                return struct
+
+            return read_only
 
         def read(datum: Any) -> Struct:
+            # (wrapper name, {"v": datum}): codec_schema's wrapper records name the branch
+            field_name, reader = by_branch[datum[0]]
             struct = Struct(schema)
-            if isinstance(datum, tuple):
-                field_name, reader = by_name[datum[0]]
-                struct.put(field_name, reader(datum[1]))
-                return struct
-            for classes, field_name, reader in by_class:
-                if _is_datum_of(datum, classes):
-                    struct.put(field_name, reader(datum))
-                    return struct
-            raise DataException(f"Value {datum!r} matches no member of the union")
+            struct.put(field_name, reader(datum[1][BRANCH_FIELD]))
+            return struct
 
         return read
 
 
-_INT_CLASSES: Final = (int,)
-# The Python class of each Avro type's datum, to find a union's member from a value
-_DATUM_CLASSES: Final[Mapping[str, tuple[type, ...]]] = {
-    "boolean": (bool,), "int": _INT_CLASSES, "long": (int,), "float": (float,), "double": (float,),
-    "string": (str,), "enum": (str,), "bytes": (bytes,), "fixed": (bytes,), "array": (list,),
-    "map": (dict,), "record": (dict,),
-}
+def java_hash_map_order(value: Mapping[str, Any]) -> Iterable[tuple[str, Any]]:
+    """The entries of a map with string keys in the order Java's ``HashMap`` iterates them.
+
+    Java's ``fromConnectData`` copies such a map into a ``HashMap`` before Avro writes it, so the
+    bytes follow that order; writing the same order keeps a map in a record key the same bytes (and
+    so the same partition and the same compacted key) whichever worker wrote it. The order: by
+    bucket (the spread ``String.hashCode`` in a table of 16 doubled while more than 3/4 full), in
+    insertion order within one. (A bucket of more than 8 keys, which Java turns into a tree, is
+    not modelled: that needs 9 keys of one bucket in one map.)
+    """
+    if len(value) < 2:
+        return value.items()
+    capacity = 16
+    while len(value) > capacity * 3 // 4:
+        capacity *= 2
+    mask = capacity - 1
+    return sorted(value.items(), key=lambda item: _java_spread_hash(item[0]) & mask)
 
 
-def _is_datum_of(datum: Any, classes: tuple[type, ...]) -> bool:
-    """Whether fastavro reads ``datum`` for a type of these datum classes (a bool is no int, and an
-    Avro int holds 32 bits only)."""
-    if not isinstance(datum, classes) or (isinstance(datum, bool) and bool not in classes):
-        return False
-    return classes is not _INT_CLASSES or -(2**31) <= datum < 2**31  # type: ignore[operator]
+@functools.lru_cache(maxsize=4096)
+def _java_spread_hash(key: str) -> int:
+    """``HashMap.hash(key)`` of a Java ``String`` (the hash over UTF-16 code units, spread)."""
+    h = 0
+    if key.isascii():
+        units: Iterable[int] = key.encode("ascii")
+    else:
+        data = key.encode("utf-16-be")
+        units = struct.unpack(f">{len(data) // 2}H", data)
+    for unit in units:
+        h = (31 * h + unit) & 0xFFFFFFFF
+    return h ^ (h >> 16)
 
 
 def _identity(value: Any) -> Any:
@@ -955,8 +993,8 @@ def _maybe_make_optional(schema: Schema, base: AvroSchema) -> AvroSchema:
     if not schema.is_optional:
         return base
     if schema.default_value is not None:
-        return AvroSchema("union", types=[base, primitive("null")])
-    return AvroSchema("union", types=[primitive("null"), base])
+        return union_of([base, primitive("null")])
+    return union_of([primitive("null"), base])
 
 
 def _is_named_avro_type(avro: AvroSchema) -> bool:
