@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import struct
 import urllib.parse
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance
 from connect_runtime.api.data.logical_types import Date, Decimal, Time, Timestamp
@@ -569,7 +570,7 @@ class AvroData:
             for symbol in avro.symbols:
                 builder.parameter(f"{AVRO_TYPE_ENUM}.{symbol}", symbol)
         elif kind == "union":
-            return self._union_to_connect(avro, force_optional, in_progress)
+            return self._union_to_connect(avro, force_optional, field_default, in_progress)
         elif kind == "null":
             raise DataException("Standalone null schemas are not supported by this converter")
         else:
@@ -604,15 +605,9 @@ class AvroData:
             if key.startswith(AVRO_PROP):
                 builder.parameter(key, value if isinstance(value, str) else _json_to_string(value))
         connect_default = avro.prop(CONNECT_DEFAULT_VALUE_PROP)
-        default = field_default
-        if field_default is NO_DEFAULT:
-            default = connect_default
-        elif meta and connect_default is None:
+        self._apply_default(builder, avro, field_default, connect_default)
+        if field_default is not NO_DEFAULT and meta and connect_default is None:
             builder.parameter(AVRO_FIELD_DEFAULT_FLAG_PROP, "true")
-        if default is not None and default is not NO_DEFAULT:
-            # as Java: an invalid default is ignored (Java logs a warning)
-            with contextlib.suppress(DataException):
-                builder.default_value(self._default_from_avro(builder.build(), avro, default))
         name = avro.prop(CONNECT_NAME_PROP)
         if name is not None:
             if not isinstance(name, str):
@@ -648,7 +643,8 @@ class AvroData:
         in_progress.discard(id(avro))
         return builder
 
-    def _union_to_connect(self, avro: AvroSchema, force_optional: bool, in_progress: set[int]) -> Schema:
+    def _union_to_connect(self, avro: AvroSchema, force_optional: bool, field_default: Any,
+                          in_progress: set[int]) -> Schema:
         members = avro.types
         if len(members) == 1 and self.config.flatten_singleton_unions:
             return self._to_connect(members[0], False, NO_DEFAULT, None, in_progress)
@@ -669,7 +665,103 @@ class AvroData:
             builder.field(field_name, self._to_connect(member, True, NO_DEFAULT, None, in_progress))
         if force_optional:
             builder.optional()
+        # a union has no properties, so only a field's own default can apply (an optional's
+        # member above gets none: Java passes it none)
+        self._apply_default(builder, avro, field_default, None)
         return builder.build()
+
+    def _apply_default(self, builder: SchemaBuilder, avro: AvroSchema, field_default: Any,
+                       connect_default: Any) -> None:
+        """Java's default of a converted schema: the field's Avro default, as Avro hands it over
+        (``Field.defaultVal()``: Java objects, through ``toConnectData``), else ``connect.default``
+        (JSON, through ``defaultValueFromAvro``); one that fails to convert is ignored (Java logs
+        a warning)."""
+        converted: Any = None
+        with contextlib.suppress(DataException):
+            if field_default is not NO_DEFAULT:
+                try:
+                    java_object = _java_object(field_default, avro)
+                except _NoJavaDefault:  # Java's defaultVal() failed: it falls back to connect.default
+                    java_object = None
+                if java_object is not None:
+                    converted = self._object_to_connect(builder.build(), java_object)
+                    builder.default_value(converted)
+                    return
+            if connect_default is not None:
+                converted = self._default_from_avro(builder.build(), avro, connect_default)
+            if converted is not None:
+                builder.default_value(converted)
+
+    def _object_to_connect(self, schema: Schema, value: Any) -> Any:
+        """Java's ``toConnectData`` of the Java objects Avro makes of a JSON default (see
+        :func:`_java_object`), or of a Connect default standing in for a record field the JSON
+        leaves out (:class:`_ConnectObject`); ``DataException`` where Java's casts fail."""
+        if value is None and not schema.is_optional:
+            raise DataException(_NULL_VALUE_MESSAGE)
+        if value is None or value is _JSON_NULL:
+            return None
+        kind = schema.type
+        if isinstance(value, _ConnectObject):
+            value = value.value
+            if value is None:
+                return self._object_to_connect(schema, None)
+            logical = schema.name in (Decimal.LOGICAL_NAME, *_TEMPORAL)
+            # a Connect value is the Java object Connect holds: a Byte, Short, Struct, Date or
+            # BigDecimal fails the cast toConnectData makes, the others pass through
+            if logical or kind in (SchemaType.INT8, SchemaType.INT16, SchemaType.STRUCT):
+                raise DataException(f"Invalid type for {kind}: {type(value)}")
+            if kind is SchemaType.ARRAY:
+                assert schema.value_schema is not None
+                element = schema.value_schema
+                return [self._object_to_connect(element, _ConnectObject(v)) for v in value]
+            if kind is SchemaType.MAP:
+                return self._object_map_to_connect(schema, {k: _ConnectObject(v) for k, v in value.items()})
+            return value
+        expected = _JAVA_CLASSES.get(kind)
+        if expected is not None:
+            if value.__class__ is not expected:
+                raise DataException(f"Invalid type for {kind}: {type(value)}")
+            if kind is SchemaType.INT8 or kind is SchemaType.INT16:
+                bits = 8 if kind is SchemaType.INT8 else 16
+                value = _java_narrow(cast(int, value), bits)
+            else:
+                value = _JAVA_TO_PYTHON[expected](value)
+        elif kind is SchemaType.ARRAY:
+            if not isinstance(value, list):
+                raise DataException(f"Invalid type for ARRAY: {type(value)}")
+            assert schema.value_schema is not None
+            element = schema.value_schema
+            value = [self._object_to_connect(element, v) for v in value]
+        elif kind is SchemaType.MAP:
+            value = self._object_map_to_connect(schema, value)
+        elif _is_union_schema(schema):
+            for f in schema.fields:
+                if _is_simple_instance(f.schema, value):
+                    return Struct(schema).put(f.name, self._object_to_connect(f.schema, value))
+            raise DataException("Did not find matching union field for data")
+        else:  # STRUCT: Avro gives a record's default as a map
+            if not isinstance(value, dict):
+                raise DataException(f"Invalid type for STRUCT: {type(value)}")
+            struct = Struct(schema)
+            for f in schema.fields:
+                key = scrub_name(f.name) if self.config.scrub_invalid_names else f.name
+                member = value[key] if key in value else _ConnectObject(f.schema.default_value)
+                struct.put(f, self._object_to_connect(f.schema, member))
+            return struct
+        conversion = _logical_conversion(schema, to_avro=False)
+        return value if conversion is None else conversion(value)
+
+    def _object_map_to_connect(self, schema: Schema, value: Any) -> dict[Any, Any]:
+        key_schema, value_schema = schema.key_schema, schema.value_schema
+        assert key_schema is not None and value_schema is not None
+        if key_schema.type is not SchemaType.STRING or key_schema.is_optional:
+            # Java expects MapEntry records here, which a JSON default gives only as an empty list
+            if value == []:
+                return {}
+            raise DataException(f"Invalid type for MAP: {type(value)}")
+        if not isinstance(value, dict):
+            raise DataException(f"Invalid type for MAP: {type(value)}")
+        return {k: self._object_to_connect(value_schema, v) for k, v in java_hash_map_order(value, len(value))}
 
     def _union_member_name(self, member: AvroSchema) -> str:
         if member.is_named():
@@ -677,26 +769,28 @@ class AvroData:
         return member.type
 
     def _default_from_avro(self, schema: Schema, avro: AvroSchema, value: Any) -> Any:
-        """``defaultValueFromAvro``: a JSON default as the Connect value of ``schema``."""
-        if value is None:
+        """``defaultValueFromAvro``: a JSON default as the Connect value of ``schema``, read as
+        Jackson reads a node (a JSON null inside is a node too: an int of it is 0, a string "null")."""
+        if value is _MISSING:
             return None
         kind = avro.type
         result: Any
         if kind == "int":
             if schema.type not in (SchemaType.INT8, SchemaType.INT16, SchemaType.INT32):
                 return None
-            result = int(value)
+            bits = 8 if schema.type is SchemaType.INT8 else 16 if schema.type is SchemaType.INT16 else 32
+            result = _java_narrow(_jackson_long(value), bits)
         elif kind == "long":
-            result = int(value)
+            result = _jackson_long(value)
         elif kind in ("float", "double"):
-            result = float(value)
+            result = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
         elif kind == "boolean":
-            result = value is True
+            result = _jackson_as_boolean(value)
         elif kind in ("string", "enum"):
-            result = value if isinstance(value, str) else _json_to_string(value)
+            result = _jackson_as_text(value)
         elif kind in ("bytes", "fixed"):
             if not isinstance(value, str):
-                raise DataException("Invalid binary data in default value")
+                return None  # Jackson's binaryValue() of any other node
             result = value.encode("latin-1")
         elif kind == "array":
             if not isinstance(value, list):
@@ -713,7 +807,9 @@ class AvroData:
                 raise DataException("Invalid JSON for map default value")
             assert avro.values is not None and schema.value_schema is not None
             values, value_schema = avro.values, schema.value_schema
-            result = {k: self._default_from_avro(value_schema, values, v) for k, v in value.items()}
+            # Java collects it in a HashMap sized to the entries: the order written back is that one's
+            result = {k: self._default_from_avro(value_schema, values, v)
+                      for k, v in java_hash_map_order(value, len(value))}
         elif kind == "record":
             if not isinstance(value, dict):
                 raise DataException("Invalid JSON for record default value")
@@ -721,7 +817,7 @@ class AvroData:
             for f in avro.fields:
                 connect_field = schema.field(f.name)
                 assert connect_field is not None
-                result.put(f.name, self._default_from_avro(connect_field.schema, f.schema, value.get(f.name)))
+                result.put(f.name, self._default_from_avro(connect_field.schema, f.schema, value.get(f.name, _MISSING)))
         elif kind == "union":
             first = avro.types[0]
             if first.type == "null":
@@ -736,6 +832,8 @@ class AvroData:
             if member is None:
                 raise DataException(f"No union member field {self._union_member_name(first)} in {schema!r}")
             return self._default_from_avro(member.schema, first, value)
+        elif kind == "null":
+            return None
         else:
             return None
         return _to_connect_logical(schema, result)
@@ -928,19 +1026,162 @@ class AvroData:
         return read
 
 
-def java_hash_map_order(value: Mapping[str, Any]) -> Iterable[tuple[str, Any]]:
+class _JavaInt(int):
+    """An ``Integer``, as Avro's ``JacksonUtils.toObject`` makes one."""
+
+
+class _JavaLong(int):
+    """A ``Long``."""
+
+
+class _JavaFloat(float):
+    """A ``Float``."""
+
+
+class _JavaDouble(float):
+    """A ``Double``."""
+
+
+class _NoJavaDefault(Exception):
+    """Avro's ``Field.defaultVal()`` fails (Java then uses ``connect.default``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _ConnectObject:
+    """A Connect default standing in, in a record default, for a field the JSON leaves out."""
+
+    value: Any
+
+
+#: Avro's ``JsonProperties.NULL_VALUE``: a JSON null inside a default
+_JSON_NULL: Final = object()
+_JAVA_CLASSES: Final[Mapping[SchemaType, type]] = {
+    SchemaType.INT8: _JavaInt, SchemaType.INT16: _JavaInt, SchemaType.INT32: _JavaInt,
+    SchemaType.INT64: _JavaLong, SchemaType.FLOAT32: _JavaFloat, SchemaType.FLOAT64: _JavaDouble,
+    SchemaType.BOOLEAN: bool, SchemaType.STRING: str, SchemaType.BYTES: bytes,
+}
+_JAVA_TO_PYTHON: Final[Mapping[type, Callable[[Any], Any]]] = {
+    _JavaInt: int, _JavaLong: int, _JavaFloat: float, _JavaDouble: float, bool: bool, str: str, bytes: bytes,
+}
+# AvroData's SIMPLE_AVRO_SCHEMA_TYPES: the Java classes a union member of each type takes
+_SIMPLE_CLASSES: Final[Mapping[SchemaType, tuple[type, ...]]] = {
+    SchemaType.INT32: (_JavaInt,), SchemaType.INT64: (_JavaLong,), SchemaType.FLOAT32: (_JavaFloat,),
+    SchemaType.FLOAT64: (_JavaDouble,), SchemaType.BOOLEAN: (bool,), SchemaType.STRING: (str,),
+    SchemaType.BYTES: (bytes,), SchemaType.ARRAY: (list,), SchemaType.MAP: (dict,),
+}
+
+
+def _java_object(node: Any, avro: AvroSchema | None) -> Any:
+    """Avro's ``JacksonUtils.toObject(node, schema)`` (Avro 1.12), by which ``Field.defaultVal()``
+    hands a JSON default over: a union's first member decides, numbers take the schema's Java
+    class, a JSON null is ``NULL_VALUE``, records and maps are maps."""
+    if avro is not None and avro.type == "union":
+        return _java_object(node, avro.types[0] if avro.types else None)
+    kind = avro.type if avro is not None else None
+    if node is None:
+        return _JSON_NULL
+    if isinstance(node, bool):
+        return node
+    if isinstance(node, int):
+        if kind in (None, "int"):
+            return _JavaInt(node) if -(2**31) <= node < 2**31 else _JavaLong(node)
+        if kind == "long":
+            return _JavaLong(node)
+        if kind in ("float", "double"):
+            return _JavaFloat(node) if kind == "float" else _JavaDouble(node)
+        return None
+    if isinstance(node, float):
+        if kind in (None, "double"):
+            return _JavaDouble(node)
+        return _JavaFloat(node) if kind == "float" else None
+    if isinstance(node, str):
+        if kind in (None, "string", "enum"):
+            return node
+        return node.encode("latin-1") if kind in ("bytes", "fixed") else None
+    if isinstance(node, list):
+        items = avro.items if avro is not None else None
+        if avro is not None and items is None and node:
+            raise _NoJavaDefault  # Avro's getElementType() of a non-array, asked per element
+        return [_java_object(v, items) for v in node]
+    if isinstance(node, dict):
+        result = {}
+        for key, v in node.items():
+            member: AvroSchema | None = None
+            if kind == "map":
+                member = avro.values if avro is not None else None
+            elif kind == "record":
+                found = avro.field(key) if avro is not None else None
+                if found is None:
+                    raise _NoJavaDefault  # Avro's getField(key).schema(): a NullPointerException
+                member = found.schema
+            result[key] = _java_object(v, member)
+        return result
+    return None
+
+
+#: A record field a JSON default leaves out (Java's null, where a JSON null is a NullNode)
+_MISSING: Final = object()
+
+
+def _jackson_long(node: Any) -> int:
+    """Jackson's ``longValue()``: a number's (a double's truncated), 0 for any other node."""
+    if isinstance(node, bool) or not isinstance(node, int | float):
+        return 0
+    if isinstance(node, float):
+        return int(node) if math.isfinite(node) else 0
+    return _java_narrow(node, 64)
+
+
+def _java_narrow(value: int, bits: int) -> int:
+    half = 1 << (bits - 1)
+    return (value + half) % (1 << bits) - half
+
+
+def _jackson_as_boolean(node: Any) -> bool:
+    if isinstance(node, bool):
+        return node
+    if isinstance(node, int):
+        return node != 0
+    return isinstance(node, str) and node.strip() == "true"
+
+
+def _jackson_as_text(node: Any) -> str:
+    if isinstance(node, str):
+        return node
+    if node is None:
+        return "null"
+    if isinstance(node, list | dict):
+        return ""
+    return json_text(node)
+
+
+def _is_simple_instance(schema: Schema, value: Any) -> bool:
+    """``isInstanceOfAvroSchemaTypeForSimpleSchema``: whether a union member takes ``value``."""
+    if _is_enum_schema(schema):
+        return False  # Java compares the value's class name with the enum's name: a String never
+    classes = _SIMPLE_CLASSES.get(schema.type)
+    if classes is None or not isinstance(value, classes) or (isinstance(value, bool) and bool not in classes):
+        return False
+    if _is_fixed_schema(schema):
+        size = _parse_int((schema.parameters or {})[CONNECT_AVRO_FIXED_SIZE_PROP], "fixed size")
+        return isinstance(value, bytes) and len(value) == size
+    return True
+
+
+def java_hash_map_order(value: Mapping[str, Any], initial_capacity: int | None = None) -> Iterable[tuple[str, Any]]:
     """The entries of a map with string keys in the order Java's ``HashMap`` iterates them.
 
     Java's ``fromConnectData`` copies such a map into a ``HashMap`` before Avro writes it, so the
     bytes follow that order; writing the same order keeps a map in a record key the same bytes (and
     so the same partition and the same compacted key) whichever worker wrote it. The order: by
-    bucket (the spread ``String.hashCode`` in a table of 16 doubled while more than 3/4 full), in
-    insertion order within one. (A bucket of more than 8 keys, which Java turns into a tree, is
-    not modelled: that needs 9 keys of one bucket in one map.)
+    bucket (the spread ``String.hashCode`` in a table of 16, or of ``initial_capacity`` rounded up
+    to a power of two, doubled while more than 3/4 full), in insertion order within one. (A bucket
+    of more than 8 keys, which Java turns into a tree, is not modelled: that needs 9 keys of one
+    bucket in one map.)
     """
     if len(value) < 2:
         return value.items()
-    capacity = 16
+    capacity = 16 if initial_capacity is None else 1 << max(0, initial_capacity - 1).bit_length()
     while len(value) > capacity * 3 // 4:
         capacity *= 2
     mask = capacity - 1
