@@ -634,3 +634,37 @@ def test_a_union_with_field_names_of_its_own_encodes() -> None:
     fs = java_case(union)
     assert fs.text == '["int","string"]'
     assert fs.encode(Struct(union).put("second", "x")).hex() == "020278"
+
+
+# Avro texts read as Java's toConnectSchema reads them and written again (Java's output verbatim): a
+# field's own Avro default goes through Avro's Java objects, connect.default through JSON nodes.
+READ_DEFAULTS = [
+    ('{"type": "record", "name": "R", "fields": [{"name": "a", "type": {"type": "array", "items": [{"type": "long", "connect.default": 5}, "null"]}, "default": [1, 2]}]}',
+     '{"type":"record","name":"R","fields":[{"name":"a","type":{"type":"array","items":[{"type":"long","connect.default":5},"null"]},"default":[1,2]}],"connect.name":"R"}'),
+    ('{"type": "record", "name": "R", "fields": [{"name": "a", "type": {"type": "array", "items": ["null", {"type": "record", "name": "E", "fields": []}]}, "default": [{}]}]}',
+     '{"type":"record","name":"R","fields":[{"name":"a","type":{"type":"array","items":["null",{"type":"record","name":"E","fields":[],"connect.name":"E"}]},"default":[{}]}],"connect.name":"R"}'),
+    ('{"type": "record", "name": "R", "fields": [{"name": "a", "type": [{"type": "array", "items": [{"type": "double", "connect.default": 10000000.0}, "null"], "connect.default": [1.5]}, "null"]}]}',
+     '{"type":"record","name":"R","fields":[{"name":"a","type":["null",{"type":"array","items":[{"type":"double","connect.default":1.0E7},"null"]}],"default":null}],"connect.name":"R"}'),
+    ('{"type": "record", "name": "R", "fields": [{"name": "m", "type": {"type": "map", "values": "int"}, "default": {"zz": 1, "a": 2, "hi": 3, "Aa": 4, "BB": 5}}]}',
+     '{"type":"record","name":"R","fields":[{"name":"m","type":{"type":"map","values":"int"},"default":{"zz":1,"Aa":4,"BB":5,"a":2,"hi":3}}],"connect.name":"R"}'),
+    ('{"type": "record", "name": "R", "fields": [{"name": "m", "type": {"type": "array", "items": {"type": "record", "name": "MapEntry", "namespace": "io.confluent.connect.avro", "fields": [{"name": "key", "type": "int"}, {"name": "value", "type": "string"}]}}, "default": []}]}',
+     '{"type":"record","name":"R","fields":[{"name":"m","type":{"type":"array","items":{"type":"record","name":"MapEntry","namespace":"io.confluent.connect.avro","fields":[{"name":"key","type":"int"},{"name":"value","type":"string"}]}},"default":[]}],"connect.name":"R"}'),
+    ('{"type": "record", "name": "R", "fields": [{"name": "m", "type": {"type": "array", "items": {"type": "record", "name": "MapEntry", "namespace": "io.confluent.connect.avro", "fields": [{"name": "key", "type": "int"}, {"name": "value", "type": "string"}]}}, "default": [{"key": 1, "value": "a"}]}]}',
+     '{"type":"record","name":"R","fields":[{"name":"m","type":{"type":"array","items":{"type":"record","name":"MapEntry","namespace":"io.confluent.connect.avro","fields":[{"name":"key","type":"int"},{"name":"value","type":"string"}]}}}],"connect.name":"R"}'),
+    ('{"type": "record", "name": "R", "fields": [{"name": "u", "type": ["int", "string"], "default": 7}]}',
+     '{"type":"record","name":"R","fields":[{"name":"u","type":["int","string"],"default":7}],"connect.name":"R"}'),
+    ('{"type": "record", "name": "R", "fields": [{"name": "a", "type": {"type": "array", "items": "int", "connect.default": [1, null, 3]}}, {"name": "s", "type": {"type": "array", "items": "string", "connect.default": ["x", null]}}]}',
+     '{"type":"record","name":"R","fields":[{"name":"a","type":{"type":"array","items":"int","connect.default":[1,0,3]},"default":[1,0,3]},{"name":"s","type":{"type":"array","items":"string","connect.default":["x","null"]},"default":["x","null"]}],"connect.name":"R"}'),
+    ('{"type": "record", "name": "R", "fields": [{"name": "a", "type": {"type": "int", "connect.type": "int8"}, "default": 300}]}',
+     '{"type":"record","name":"R","fields":[{"name":"a","type":{"type":"int","connect.type":"int8"},"default":44}],"connect.name":"R"}'),
+    ('{"type": "record", "name": "R", "fields": [{"name": "r", "type": {"type": "record", "name": "In", "fields": [{"name": "x", "type": "int", "default": 4}, {"name": "y", "type": "string"}]}, "default": {"y": "q"}}]}',
+     '{"type":"record","name":"R","fields":[{"name":"r","type":{"type":"record","name":"In","fields":[{"name":"x","type":"int","default":4},{"name":"y","type":"string"}],"connect.name":"In"},"default":{"x":4,"y":"q"}}],"connect.name":"R"}'),
+    ('{"type": "record", "name": "R", "fields": [{"name": "r", "type": {"type": "record", "name": "In", "fields": [{"name": "x", "type": {"type": "int", "connect.type": "int8"}, "default": 4}, {"name": "y", "type": "string"}]}, "default": {"y": "q"}}]}',
+     '{"type":"record","name":"R","fields":[{"name":"r","type":{"type":"record","name":"In","fields":[{"name":"x","type":{"type":"int","connect.type":"int8"},"default":4},{"name":"y","type":"string"}],"connect.name":"In"}}],"connect.name":"R"}'),
+]
+
+
+@pytest.mark.parametrize(("text", "java_written_again"), READ_DEFAULTS, ids=['array-of-optional-with-default', 'array-of-optional-struct', 'connect-default-only-drops-nested-optional-with-default', 'map-default-in-hashmap-order', 'empty-map-entry-default', 'map-entry-default-dropped', 'union-field-default', 'json-null-in-connect-default', 'int8-default-narrowed', 'missing-record-field-takes-its-default', 'missing-int8-record-field-drops-the-default'])
+def test_defaults_read_from_avro_as_java_reads_them(text: str, java_written_again: str) -> None:
+    back = AvroData().to_connect_schema(parse(text))
+    assert AvroData().from_connect_schema(back).text() == java_written_again
