@@ -668,3 +668,36 @@ READ_DEFAULTS = [
 def test_defaults_read_from_avro_as_java_reads_them(text: str, java_written_again: str) -> None:
     back = AvroData().to_connect_schema(parse(text))
     assert AvroData().from_connect_schema(back).text() == java_written_again
+
+
+def decimal_schema(scale: int, **params: str) -> Schema:
+    builder = Decimal.builder(scale)
+    for key, value in params.items():
+        builder.parameter(key.replace("_", "."), value)
+    return builder.build()
+
+
+@pytest.mark.parametrize(("schema", "value", "java_text", "java_hex"), [
+    # scale above the precision, or a negative precision: Java's legacy path, nothing checked
+    (decimal_schema(2, connect_decimal_precision="0"), decimal.Decimal("1.25"),
+     '{"type":"bytes","scale":2,"precision":0,"connect.version":1,"connect.parameters":{"scale":"2","connect.decimal.precision":"0"},"connect.name":"org.apache.kafka.connect.data.Decimal","logicalType":"decimal"}', "7d"),
+    (decimal_schema(0, connect_decimal_precision="-1"), decimal.Decimal("7"),
+     '{"type":"bytes","scale":0,"precision":-1,"connect.version":1,"connect.parameters":{"scale":"0","connect.decimal.precision":"-1"},"connect.name":"org.apache.kafka.connect.data.Decimal","logicalType":"decimal"}', "07"),
+    (decimal_schema(0, connect_decimal_precision="4", connect_fixed_size="2"), decimal.Decimal("-5"),
+     '{"type":"fixed","name":"Decimal","namespace":"org.apache.kafka.connect.data","size":2,"scale":0,"precision":4,"connect.version":1,"connect.parameters":{"scale":"0","connect.decimal.precision":"4","connect.fixed.size":"2"},"connect.name":"org.apache.kafka.connect.data.Decimal","logicalType":"decimal"}', "fffb"),
+], ids=["scale-above-precision", "negative-precision", "fixed"])
+def test_decimal_precision_is_checked_only_where_java_checks_it(
+        schema: Schema, value: decimal.Decimal, java_text: str, java_hex: str) -> None:
+    fs = java_case(schema)
+    assert fs.text == java_text
+    assert fs.encode(value).hex() == java_hex
+
+
+@pytest.mark.parametrize(("schema", "message"), [
+    (decimal_schema(0, connect_decimal_precision="0"), "Invalid decimal precision: 0 (must be positive)"),
+    (decimal_schema(0, connect_decimal_precision="10", connect_fixed_size="2"), "fixed(2) cannot store 10 digits (max 4)"),
+], ids=["zero", "beyond-the-fixed-size"])
+def test_decimal_precision_avro_refuses(schema: Schema, message: str) -> None:
+    with pytest.raises(DataException) as raised:
+        java_case(schema)
+    assert str(raised.value) == message

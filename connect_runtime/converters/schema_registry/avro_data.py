@@ -425,10 +425,11 @@ class AvroData:
                 props[CONNECT_TYPE_PROP] = connect_type
         name = schema.name.lower() if schema.name is not None else None
         if name == Decimal.LOGICAL_NAME.lower():
-            if props[AVRO_LOGICAL_DECIMAL_PRECISION_PROP] <= 0:
-                raise DataException(
-                    f"Invalid decimal precision: {props[AVRO_LOGICAL_DECIMAL_PRECISION_PROP]} (must be positive)")
-            # a negative scale or one above the precision takes Java's legacy path: the same prop
+            precision, scale = props[AVRO_LOGICAL_DECIMAL_PRECISION_PROP], props[AVRO_LOGICAL_DECIMAL_SCALE_PROP]
+            # a negative scale or one above the precision takes Java's legacy path (the same prop,
+            # unchecked); otherwise Avro's decimal type checks the precision
+            if 0 <= scale <= precision:
+                _check_decimal_precision(precision, base)
             props[AVRO_LOGICAL_TYPE_PROP] = AVRO_LOGICAL_DECIMAL
         else:
             for logical_name, logical_type in _LOGICAL_BY_NAME.items():
@@ -1228,6 +1229,16 @@ def _non_null(avro: AvroSchema) -> AvroSchema:
         if len(members) == 1:
             return members[0]
     return avro
+
+
+def _check_decimal_precision(precision: int, base: AvroSchema) -> None:
+    """Avro's ``LogicalTypes.Decimal.validate``: a positive precision, within a fixed's size."""
+    if precision <= 0:
+        raise DataException(f"Invalid decimal precision: {precision} (must be positive)")
+    if base.type == "fixed":
+        max_precision = round(math.floor(math.log10(2) * (8 * base.size - 1)))
+        if precision > max_precision:
+            raise DataException(f"fixed({base.size}) cannot store {precision} digits (max {max_precision})")
 
 
 def _maybe_make_optional(schema: Schema, base: AvroSchema) -> AvroSchema:
