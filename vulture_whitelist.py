@@ -57,6 +57,7 @@ _.user_info  # BasicAuthProxy: a test's basic.auth.user.info
 _.protocol_version, _.do_GET, _.do_POST, _.do_PUT, _.do_DELETE  # BasicAuthProxy's handler, read by http.server
 _.start_ready  # WorkerProcess (docs/plugins.md)
 _.wait_exit  # WorkerProcess (docs/plugins.md)
+_.kill_mid_stream  # testing.cluster: the SIGKILL-mid-stream loop of the EOS tests
 _.error_code  # ConnectRestError; also the REST error body's field (rest/models.py)
 _.server_info  # ConnectClient: GET /
 _.validation_errors  # ConnectClient (docs/plugins.md)
@@ -152,3 +153,10 @@ _.buckets
 _.gauge  # the metric-group API the worker, herder and task mirrors record through
 _.state_ratios
 _.CLIENT_METRICS  # exporters and the client-statistics code read it
+# SubjectNameStrategy: members looked up by Java class name (STRATEGY_CLASS_NAMES)
+_.TOPIC_RECORD
+# antlr's error-listener hook (its argument names are antlr's), called by the .proto parser
+_.syntaxError
+offendingSymbol
+# a protobuf descriptor field, set for protobuf to read when it compiles the file
+_.oneof_index

@@ -29,6 +29,7 @@ from connect_runtime.config.override_policies import validate_client_overrides
 from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.config.worker_plugins import WorkerPlugins
+from connect_runtime.converters.schema_registry.registry_converter import SchemaRegistryConverter
 from connect_runtime.errors import BadRequestHttpError, NotFoundHttpError
 from connect_runtime.plugins.registry import PluginNotFoundError, PluginRegistry, listed_name, plugin_types
 from connect_runtime.plugins.versions import check_requested_versions, converter_versions, installed_version
@@ -219,9 +220,11 @@ class ConnectorValidator:
         except Exception as e:
             logger.exception("Failed to validate the settings of %s %s", what, name)
             return _with_errors(infos, props, {key_name: f"Failed to perform config validation for {what}: {e}"})
-        # Only a built-in converter is configured here: a plugin's configure may open clients (a schema
-        # registry's), which a converter cannot be asked to close; Java checks only the ConfigDef.
-        if not any(cv.errors for cv in checked.values()) and type(converter).__module__.startswith(_BUILT_IN):
+        # Only a built-in converter is configured here, and not a registry converter: a plugin's configure
+        # may open clients (a schema registry's, which also calls it), which a converter cannot be asked
+        # to close; Java checks only the ConfigDef, which holds the registry converters' refusals.
+        if (not any(cv.errors for cv in checked.values()) and type(converter).__module__.startswith(_BUILT_IN)
+                and not isinstance(converter, SchemaRegistryConverter)):
             try:
                 if isinstance(converter, HeaderConverter) and kind == "header":
                     converter.configure(settings)

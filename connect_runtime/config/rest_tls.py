@@ -36,6 +36,7 @@ __all__ = [
     "PeerTls",
     "TlsSettingError",
     "client_context",
+    "prefixed_client_context",
     "server_context",
     "tls_settings",
 ]
@@ -81,8 +82,8 @@ class TlsSettingError(ConfigException):
     written. ``message`` completes "Unsupported REST TLS setting <key>: ", unless ``whole`` says it is
     the whole line."""
 
-    def __init__(self, key: str, message: str, *, whole: bool = False) -> None:
-        super().__init__(message if whole else f"Unsupported REST TLS setting {key}: {message}")
+    def __init__(self, key: str, message: str, *, whole: bool = False, what: str = "REST TLS") -> None:
+        super().__init__(message if whole else f"Unsupported {what} setting {key}: {message}")
         self.key = key
         self.value = None
 
@@ -98,9 +99,10 @@ class ClientAuth(StrEnum):
 class _Settings:
     """The settings one context is built from, with the prefix they were written with (for messages)."""
 
-    def __init__(self, values: Mapping[str, str], prefix: str) -> None:
+    def __init__(self, values: Mapping[str, str], prefix: str, what: str = "REST TLS") -> None:
         self.values = values
         self.prefix = prefix
+        self.what = what
 
     def get(self, key: str) -> str | None:
         value = self.values.get(key)
@@ -110,7 +112,7 @@ class _Settings:
         return self.prefix + key
 
     def refuse(self, key: str, message: str) -> TlsSettingError:
-        return TlsSettingError(self.name(key), message)
+        return TlsSettingError(self.name(key), message, what=self.what)
 
 
 def tls_settings(originals: Mapping[str, str], prefix: str) -> tuple[dict[str, str], str]:
@@ -159,7 +161,17 @@ def server_context(originals: Mapping[str, str], prefix: str = LISTENERS_HTTPS_P
 def client_context(originals: Mapping[str, str]) -> ssl.SSLContext:
     """The context of calls to other workers over https (Java's ``RestClient``): the ``listeners.https.``
     settings, else the top-level ``ssl.*`` ones."""
-    s = _Settings(*tls_settings(originals, LISTENERS_HTTPS_PREFIX))
+    return _client_context(_Settings(*tls_settings(originals, LISTENERS_HTTPS_PREFIX)))
+
+
+def prefixed_client_context(values: Mapping[str, str], prefix: str, what: str) -> ssl.SSLContext:
+    """The context of an https client whose ``ssl.*`` settings were written with ``prefix`` (stripped in
+    ``values``, e.g. a schema registry's ``schema.registry.ssl.*``); refusals name the key as written
+    and say ``Unsupported <what> setting``."""
+    return _client_context(_Settings({k: v for k, v in values.items() if k in _KEYS}, prefix, what))
+
+
+def _client_context(s: _Settings) -> ssl.SSLContext:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     _check_common(s)
     _load_keystore(context, s)

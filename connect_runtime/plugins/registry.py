@@ -59,8 +59,10 @@ def java_class_name(cls: type) -> str | None:
     return next((java for java, ours in JAVA_CLASS_NAMES.items() if ours == qualified), None)
 
 
-#: Kafka's class names of our built-in converters (what a Java worker recommends for ``*.converter``).
-JAVA_CONVERTER_NAMES: Final = sorted(name for name in BUILTIN_CONVERTERS if name.startswith("org.apache.kafka."))
+#: The Java class names of our built-in converters, Kafka's and Confluent's (what a Java worker with
+#: them installed recommends for ``*.converter``).
+JAVA_CONVERTER_NAMES: Final = sorted(name for name in BUILTIN_CONVERTERS
+                                     if name.startswith(("org.apache.kafka.", "io.confluent.")))
 #: Built-in converter, transform and predicate class -> the Kafka class name a Java worker lists it under
 #: (their Kafka names are registered as names of these classes; connectors' are in JAVA_CLASS_NAMES).
 _LISTED_NAMES: Final[Mapping[type, str]] = {

@@ -18,7 +18,7 @@ import ssl
 import subprocess
 import sys
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -277,6 +277,19 @@ class WorkerProcess:
         except OSError:
             return ""
 
+
+
+def kill_mid_stream(worker: WorkerProcess, client: ConnectClient, connector: str, tasks: int,
+                    written: Callable[[], int], *, kills: int, every: int, timeout_s: float = 90.0) -> None:
+    """SIGKILL ``worker`` ``kills`` times, each once ``written()`` (records in the connector's topic) has
+    grown by ``every`` since the restart before, so that each kill lands mid-stream; restart it and wait
+    until ``connector`` runs its ``tasks`` again."""
+    for _ in range(kills):
+        target = written() + every
+        wait_until(lambda: written() > target, timeout_s, message="records flowing")  # noqa: B023 (called here)
+        worker.kill()
+        worker.start_ready()
+        client.wait_running(connector, tasks)
 
 
 class WorkerGroup:

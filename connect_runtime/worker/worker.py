@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from connect_runtime.api.config_def import ConfigDef
 from connect_runtime.api.config_values import parse_bool
 from connect_runtime.api.connector import SourceConnectorContext
-from connect_runtime.api.converter import CONVERTER_TYPE_CONFIG, Converter, HeaderConverter
+from connect_runtime.api.converter import CONVERTER_TYPE_CONFIG, HeaderConverter
 from connect_runtime.api.delegated_delivery import DelegatedDelivery
 from connect_runtime.api.errors import ConnectException
 from connect_runtime.api.storage import OffsetStorageReader
@@ -28,6 +28,7 @@ from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.transformation_config import enrich
 from connect_runtime.config.worker_config import ExactlyOnceSourceSupport, WorkerConfig
 from connect_runtime.config.worker_plugins import WorkerPlugins
+from connect_runtime.converters.schema_registry.registry_converter import SchemaRegistryConverter
 from connect_runtime.futures import completed, failed
 from connect_runtime.metrics.connect_metrics import ConnectMetrics
 from connect_runtime.plugins.registry import JAVA_CLASS_NAMES, PluginRegistry, java_class_name, qualified_name
@@ -554,8 +555,8 @@ class Worker:
         # its process starts); the process builds its own.
         for built in build_transformation_chain(connector_props, self.plugins):
             close_quietly(built)
-        self._converter(connector_config, "key")
-        self._converter(connector_config, "value")
+        self._check_converter(connector_config, "key")
+        self._check_converter(connector_config, "value")
         self._header_converter(connector_config)
         base = self._producer_base(connector_config, task_id)
         eos = self.eos_enabled
@@ -641,11 +642,16 @@ class Worker:
         own = connector_config.converter_settings(kind)
         return own if own is not None else self.config.converter_settings(kind)
 
-    def _converter(self, connector_config: SourceConnectorConfig, kind: str) -> Converter:
+    def _check_converter(self, connector_config: SourceConnectorConfig, kind: str) -> None:
+        """Build and configure the connector's key or value converter to check its settings (the task's
+        process builds its own). A registry converter's settings are only parsed: its ``configure`` calls
+        the registry, which must not hold up the herder thread this runs on."""
         name, settings = self._converter_spec(connector_config, kind)
         conv = self.plugins.converter(name)()
-        conv.configure(settings, kind == "key")
-        return conv
+        if isinstance(conv, SchemaRegistryConverter):
+            conv.check_settings(settings, kind == "key")
+        else:
+            conv.configure(settings, kind == "key")
 
     def _header_converter(self, connector_config: SourceConnectorConfig) -> HeaderConverter:
         """The connector's ``header.converter`` if it sets one, else the worker's, configured with its

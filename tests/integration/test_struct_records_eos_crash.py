@@ -16,7 +16,7 @@ import pytest
 from connect_runtime.api import Schema, Struct
 from connect_runtime.converters.json_converter import JsonConverter
 from connect_runtime.testing import ConnectClient, WorkerProcess, check_sequences, new_topic, read_committed
-from connect_runtime.testing.cluster import end_offsets, plugin_path, stored_offsets, wait_until
+from connect_runtime.testing.cluster import end_offsets, kill_mid_stream, plugin_path, stored_offsets, wait_until
 
 pytestmark = pytest.mark.kafka
 
@@ -44,12 +44,7 @@ def test_structs_through_a_transform_chain_are_exactly_once_under_sigkill(
             "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
             "transforms.route.regex": "(.*)-in", "transforms.route.replacement": "$1-out"})
         client.wait_running(CONNECTOR, 2)
-        for kill in range(1, 4):
-            # Each kill mid-stream, once 300 more records arrived since the last one.
-            wait_until(lambda k=kill: _records_in(kafka_bootstrap, topic) > 300 * k, 60, message="records flowing")
-            worker.kill()
-            worker.start_ready()
-            client.wait_running(CONNECTOR, 2)
+        kill_mid_stream(worker, client, CONNECTOR, 2, lambda: _records_in(kafka_bootstrap, topic), kills=3, every=300)
         wait_until(lambda: _records_in(kafka_bootstrap, topic) > 1100, 60, message="records after the restarts")
         assert worker.stop() == 0, worker.log_tail()
 

@@ -18,6 +18,8 @@ from typing import Any
 
 import fastavro
 import pytest
+from plugins.every_type_source import ADDRESS as ADDR
+from plugins.every_type_source import ORDER
 
 from connect_runtime.api.data import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp
 from connect_runtime.api.errors import ConfigException, DataException
@@ -66,25 +68,7 @@ def test_a_primitives_and_logical_types(schema: Schema, expected: str) -> None:
 
 # --- B, C: every type in one named struct -------------------------------------------------------------
 
-ADDR = (SchemaBuilder.struct().optional()
-        .field("street", Schema.STRING_SCHEMA).field("zip", Schema.OPTIONAL_INT32_SCHEMA).build())
-ORDER = (
-    SchemaBuilder.struct().name("com.example.Order").version(3).doc("an order").parameter("owner", "team-a")
-    .field("i8", Schema.INT8_SCHEMA).field("i16", Schema.INT16_SCHEMA).field("i32", Schema.INT32_SCHEMA)
-    .field("i64", Schema.INT64_SCHEMA).field("f32", Schema.FLOAT32_SCHEMA).field("f64", Schema.FLOAT64_SCHEMA)
-    .field("flag", Schema.BOOLEAN_SCHEMA).field("s", Schema.STRING_SCHEMA).field("b", Schema.BYTES_SCHEMA)
-    .field("opt_s", Schema.OPTIONAL_STRING_SCHEMA)
-    .field("def_s", SchemaBuilder.string().default_value("x").build())
-    .field("opt_def_i", SchemaBuilder.int32().optional().default_value(5).build())
-    .field("doc_s", SchemaBuilder.string().doc("field doc").build())
-    .field("amount", Decimal.schema(2)).field("day", Date.SCHEMA).field("tod", Time.SCHEMA)
-    .field("ts", Timestamp.builder().optional().build())
-    .field("tags", SchemaBuilder.array(Schema.STRING_SCHEMA).build())
-    .field("counts", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT32_SCHEMA).build())
-    .field("by_id", SchemaBuilder.map(Schema.INT32_SCHEMA, Schema.STRING_SCHEMA).optional().build())
-    .field("addr", ADDR)
-    .build()
-)
+# Example B's struct is the end-to-end test plugin's value schema (tests/integration/test_avro_converter.py).
 GOLDEN_B = '{"type":"record","name":"Order","namespace":"com.example","fields":[{"name":"i8","type":{"type":"int","connect.type":"int8"}},{"name":"i16","type":{"type":"int","connect.type":"int16"}},{"name":"i32","type":"int"},{"name":"i64","type":"long"},{"name":"f32","type":"float"},{"name":"f64","type":"double"},{"name":"flag","type":"boolean"},{"name":"s","type":"string"},{"name":"b","type":"bytes"},{"name":"opt_s","type":["null","string"],"default":null},{"name":"def_s","type":{"type":"string","connect.default":"x"},"default":"x"},{"name":"opt_def_i","type":[{"type":"int","connect.default":5},"null"],"default":5},{"name":"doc_s","type":{"type":"string","connect.doc":"field doc"}},{"name":"amount","type":{"type":"bytes","scale":2,"precision":64,"connect.version":1,"connect.parameters":{"scale":"2"},"connect.name":"org.apache.kafka.connect.data.Decimal","logicalType":"decimal"}},{"name":"day","type":{"type":"int","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Date","logicalType":"date"}},{"name":"tod","type":{"type":"int","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Time","logicalType":"time-millis"}},{"name":"ts","type":["null",{"type":"long","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Timestamp","logicalType":"timestamp-millis"}],"default":null},{"name":"tags","type":{"type":"array","items":"string"}},{"name":"counts","type":{"type":"map","values":"int"}},{"name":"by_id","type":["null",{"type":"array","items":{"type":"record","name":"MapEntry","namespace":"io.confluent.connect.avro","fields":[{"name":"key","type":"int"},{"name":"value","type":"string"}]}}],"default":null},{"name":"addr","type":["null",{"type":"record","name":"ConnectDefault","namespace":"io.confluent.connect.avro","fields":[{"name":"street","type":"string"},{"name":"zip","type":["null","int"],"default":null}]}],"default":null}],"connect.doc":"an order","connect.version":3,"connect.parameters":{"owner":"team-a"},"connect.name":"com.example.Order"}'
 GOLDEN_C = '{"type":"record","name":"Order","namespace":"com.example","fields":[{"name":"i8","type":"int"},{"name":"i16","type":"int"},{"name":"i32","type":"int"},{"name":"i64","type":"long"},{"name":"f32","type":"float"},{"name":"f64","type":"double"},{"name":"flag","type":"boolean"},{"name":"s","type":"string"},{"name":"b","type":"bytes"},{"name":"opt_s","type":["null","string"],"default":null},{"name":"def_s","type":"string","default":"x"},{"name":"opt_def_i","type":["int","null"],"default":5},{"name":"doc_s","type":"string"},{"name":"amount","type":{"type":"bytes","scale":2,"precision":64,"logicalType":"decimal"}},{"name":"day","type":{"type":"int","logicalType":"date"}},{"name":"tod","type":{"type":"int","logicalType":"time-millis"}},{"name":"ts","type":["null",{"type":"long","logicalType":"timestamp-millis"}],"default":null},{"name":"tags","type":{"type":"array","items":"string"}},{"name":"counts","type":{"type":"map","values":"int"}},{"name":"by_id","type":["null",{"type":"array","items":{"type":"record","name":"MapEntry","namespace":"io.confluent.connect.avro","fields":[{"name":"key","type":"int"},{"name":"value","type":"string"}]}}],"default":null},{"name":"addr","type":["null",{"type":"record","name":"ConnectDefault","namespace":"io.confluent.connect.avro","fields":[{"name":"street","type":"string"},{"name":"zip","type":["null","int"],"default":null}]}],"default":null}]}'
 

@@ -146,6 +146,7 @@ def test_cpu_per_record_weighs_each_window_by_its_length(bench: ModuleType) -> N
 def test_connector_config_sets_the_boundary_only_when_exactly_once(bench: ModuleType) -> None:
     rb = object.__new__(bench.RuntimeBench)  # no broker: only the attributes connector_config reads
     rb.topic, rb.boundary, rb.interval_ms, rb.record_data, rb.eos = "t", "interval", 500, "complete", True
+    rb.extra_config = {}
     assert rb.connector_config("t2") == {
         "connector.class": "VerifiableSource", "topic": "t2", "tasks.max": "1", "throughput": "-1",
         "complete.record.data": "true", "transaction.boundary": "interval",
@@ -154,3 +155,5 @@ def test_connector_config_sets_the_boundary_only_when_exactly_once(bench: Module
     config = rb.connector_config()
     assert config["topic"] == "t" and config["complete.record.data"] == "false"
     assert "transaction.boundary" not in config and "transaction.boundary.interval.ms" not in config
+    rb.extra_config = {"value.converter": "io.confluent.connect.avro.AvroConverter"}
+    assert rb.connector_config()["value.converter"] == "io.confluent.connect.avro.AvroConverter"

@@ -10,6 +10,7 @@ from connect_runtime.cluster.herder_api import ConfigInfos
 from connect_runtime.cluster.validation import ConnectorValidator
 from connect_runtime.config.connector_config import source_connector_config_def
 from connect_runtime.config.worker_config import WorkerConfig
+from connect_runtime.converters import BUILTIN_CONVERTERS
 from connect_runtime.errors import BadRequestHttpError, NotFoundHttpError
 from connect_runtime.plugins.registry import PluginRegistry
 from connect_runtime.types import TargetState
@@ -22,7 +23,9 @@ WORKER = WorkerConfig.from_properties({
     "status.storage.topic": "s", "key.converter": "org.apache.kafka.connect.storage.StringConverter",
     "value.converter": "org.apache.kafka.connect.json.JsonConverter",
 })
-JAVA_CONVERTERS = ["org.apache.kafka.connect.converters.ByteArrayConverter",
+# Confluent's registry converters are built in too, under their Java names (sorted first).
+JAVA_CONVERTERS = [*sorted(n for n in BUILTIN_CONVERTERS if n.startswith("io.confluent.")),
+                   "org.apache.kafka.connect.converters.ByteArrayConverter",
                    "org.apache.kafka.connect.json.JsonConverter", "org.apache.kafka.connect.storage.StringConverter"]
 FRAMEWORK_KEYS = list(source_connector_config_def().keys)
 

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from connect_runtime.api.config_def import ConfigDef
 from connect_runtime.api.data.schema import Schema
+from connect_runtime.api.errors import ConfigException
 
 
 class FormatSchema(ABC):
@@ -42,6 +43,18 @@ class FormatSchema(ABC):
     def decode(self, payload: bytes | memoryview) -> Any:
         """The Connect value of :attr:`connect_schema` for a payload (the bytes after the header)."""
 
+    def for_payload(self, payload: bytes | memoryview) -> FormatSchema:
+        """The schema of the message a payload holds, when a registry schema holds several (Protobuf's
+        message indexes name one message of the file); this schema itself for the other formats."""
+        return self
+
+    def reads(self, writer: FormatSchema) -> bool | None:
+        """Whether data written with ``writer`` can be read with this schema (Java's
+        ``isBackwardCompatible``), which ``latest.compatibility.strict`` checks before writing with the
+        subject's latest version; None when the format cannot tell (then the converter refuses to write
+        with the latest version unless ``latest.compatibility.strict=false``)."""
+        return None
+
 
 class SchemaFormat(ABC):
     """A schema language the registry stores (Avro, JSON Schema, Protobuf) and its data config."""
@@ -67,3 +80,15 @@ class SchemaFormat(ABC):
         """A schema read from the registry (by id, or the subject's latest with ``use.latest.version``),
         mapped to Connect as Confluent's converter maps it; ``version`` is the registry's version of it
         when known (the Connect schema's version when the schema itself names none)."""
+
+
+def parse_data_settings(definition: ConfigDef, configs: Mapping[str, Any],
+                        unsupported: Mapping[str, str]) -> dict[str, Any]:
+    """A format's data settings from a converter's ``configs`` (keys ``definition`` does not define are
+    the converter's, and ignored), refusing with ``ConfigException`` naming the key each boolean
+    setting of ``unsupported`` (key -> why) that is set to true."""
+    values = definition.parse({key: value for key, value in configs.items() if key in definition.keys})
+    for key, why in unsupported.items():
+        if values[key]:
+            raise ConfigException(key, configs.get(key), why)
+    return values
