@@ -30,6 +30,13 @@ logger = logging.getLogger(__name__)
 RETRIES_DELAY_MIN_MS: Final = 300
 
 
+class ToleranceExceeded(ConnectException):
+    """A record's failure was not tolerated, retries included (Java's ``ConnectException`` of that
+    message). Final even when caused by a retriable error: ``errors.retry.timeout`` has already been
+    spent on it, so the worker does not restart the task as it restarts one Kafka's unavailability failed.
+    """
+
+
 class Stage(Enum):
     """Where in the record's processing an operation failed (the names the reference logs)."""
 
@@ -126,7 +133,7 @@ class RetryWithToleranceOperator:
             self.logged += 1
             self._report(stage, plugin, original, error)
         if self.tolerance is not ToleranceType.ALL:
-            raise ConnectException("Tolerance exceeded in error handler") from error
+            raise ToleranceExceeded("Tolerance exceeded in error handler") from error
         self.skipped += 1
         return SKIP
 

@@ -577,3 +577,22 @@ def test_the_worker_checks_a_registry_converter_without_calling_the_registry(
         worker._check_converter(connector, "value")
     with pytest.raises(AssertionError, match="herder thread"):
         AvroConverter().configure({"schema.registry.url": "http://127.0.0.1:9"}, False)
+
+
+def test_a_subject_created_meanwhile_is_registered_again() -> None:
+    """Apicurio answers the loser of two concurrent first registrations 409 "already exists"."""
+    client = real_client()
+    answers: list[Exception | int] = [
+        SchemaRegistryError(409, 409, "An artifact with ID 't-value' in group 'null' already exists."), 7]
+
+    def register_schema(subject: str, schema: object, normalize: bool = False) -> int:
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    client._client.register_schema = register_schema  # type: ignore[method-assign]
+    assert client.register("t-value", '"long"') == 7
+    incompatible = failing(real_client(), SchemaRegistryError(409, 409, "Incompatible artifact: t-value"))
+    with pytest.raises(DataException, match="Incompatible artifact"):
+        incompatible.register("t-value", '"long"')
