@@ -220,13 +220,15 @@ class ConnectorValidator:
         except Exception as e:
             logger.exception("Failed to validate the settings of %s %s", what, name)
             return _with_errors(infos, props, {key_name: f"Failed to perform config validation for {what}: {e}"})
-        # Only a built-in converter is configured here, and not a registry converter: a plugin's configure
-        # may open clients (a schema registry's, which also calls it), which a converter cannot be asked
-        # to close; Java checks only the ConfigDef, which holds the registry converters' refusals.
-        if (not any(cv.errors for cv in checked.values()) and type(converter).__module__.startswith(_BUILT_IN)
-                and not isinstance(converter, SchemaRegistryConverter)):
+        # Only a built-in converter is configured here: a plugin's configure may open clients, which a
+        # converter cannot be asked to close. A registry converter's configure calls the registry, so its
+        # settings are only parsed (refusals no single key's validator can make: the credentials' form,
+        # the TLS stores, bearer auth named at all).
+        if not any(cv.errors for cv in checked.values()) and type(converter).__module__.startswith(_BUILT_IN):
             try:
-                if isinstance(converter, HeaderConverter) and kind == "header":
+                if isinstance(converter, SchemaRegistryConverter):
+                    converter.check_settings(settings, kind == "key")
+                elif isinstance(converter, HeaderConverter) and kind == "header":
                     converter.configure(settings)
                 elif isinstance(converter, Converter):
                     converter.configure(settings, kind == "key")

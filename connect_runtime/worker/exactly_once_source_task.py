@@ -88,6 +88,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         #: The producer's transaction.timeout.ms: the broker aborts a transaction open longer than that.
         self._expiry_ms = producer_transaction_timeout_ms
         self._txn_began: float | None = None  # time.monotonic() when the open transaction began
+        self._retrying_at_begin = 0.0  # the error handler's retrying_s then
         self._interval_s = interval_ms / 1000.0 if boundary is TransactionBoundary.INTERVAL else 0.0
         self._next_commit = 0.0
         self._producer_closed = False
@@ -129,6 +130,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self.metrics.producer_call("begin", timed_ns() - calling)
         self._txn_open = True
         self._txn_began = time.monotonic()
+        self._retrying_at_begin = self._error_handler.retrying_s
         self.metrics.transaction_began()
 
     def batch_end(self, sent: int) -> None:
@@ -237,7 +239,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
                     f"{what} {self.id}: its transaction was open for {open_s:.1f} s, longer than the producer's "
                     f"transaction.timeout.ms ({self._expiry_ms} ms), so the broker aborted it and bumped the "
                     f"producer's epoch, which librdkafka reports as {err.name()}, 'fenced by a newer instance' "
-                    f"(the cause below): the transaction timed out.{self._expiry_hint()}")
+                    f"(the cause below): the transaction timed out.{self._retry_hint(open_s)}{self._expiry_hint()}")
         hint = ""
         if err is not None:
             if err.code() in _SIZE_CODES:
@@ -248,6 +250,18 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
 
     def _expiry_hint(self) -> str:
         return _TIMEOUT_HINT
+
+    def _retry_hint(self, open_s: float) -> str:
+        """What to change when retrying a failed record held the transaction open past its expiry."""
+        retried_s = self._error_handler.retrying_s - self._retrying_at_begin
+        if retried_s * 1000 < self._expiry_ms / 2:
+            return ""
+        limit_ms = self._error_handler.retry_timeout_ms
+        limit = "no limit" if limit_ms < 0 else f"{limit_ms} ms"
+        return (f" {retried_s:.1f} s of the {open_s:.1f} s went on retrying a failed record within "
+                f"errors.retry.timeout ({limit}; a converter waiting for its schema registry, say): "
+                "keep errors.retry.timeout below transaction.timeout.ms, so that the record fails (or is skipped) "
+                "before its transaction expires.")
 
     def _close_producer(self) -> None:
         if self._producer_closed:

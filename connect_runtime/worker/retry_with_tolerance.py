@@ -30,6 +30,13 @@ logger = logging.getLogger(__name__)
 RETRIES_DELAY_MIN_MS: Final = 300
 
 
+class ToleranceExceeded(ConnectException):
+    """A record's failure was not tolerated, retries included (Java's ``ConnectException`` of that
+    message). Final even when caused by a retriable error: ``errors.retry.timeout`` has already been
+    spent on it, so the worker does not restart the task as it restarts one Kafka's unavailability failed.
+    """
+
+
 class Stage(Enum):
     """Where in the record's processing an operation failed (the names the reference logs)."""
 
@@ -75,6 +82,14 @@ class RetryWithToleranceOperator:
         self.logged = 0
         #: When the last failure happened, in epoch ms (0: never).
         self.last_error_ms = 0
+        #: Seconds spent backing off and retrying records, in all: under exactly-once a record being
+        #: retried holds its transaction open, which the task's error names when the broker expires it.
+        self.retrying_s = 0.0
+
+    @property
+    def retry_timeout_ms(self) -> int:
+        """``errors.retry.timeout``: how long a record is retried (-1: without end)."""
+        return self._retry_timeout_ms
 
     def trigger_stop(self) -> None:
         """The task is stopping: end any backoff now and retry no more."""
@@ -93,20 +108,23 @@ class RetryWithToleranceOperator:
             if self._retry_timeout_ms != 0:
                 start = time.monotonic()
                 deadline = float("inf") if self._retry_timeout_ms < 0 else start + self._retry_timeout_ms / 1000.0
-                while time.monotonic() < deadline and not self._stop.is_set():
-                    self._backoff(attempt, deadline)
-                    self.retries += 1
-                    if self._stop.is_set():
-                        break
-                    attempt += 1
-                    try:
-                        return operation(*args)
-                    except RetriableException as e:
-                        error = e
-                        self.failures += 1
-                    except Exception as e:
-                        error = e
-                        break
+                try:
+                    while time.monotonic() < deadline and not self._stop.is_set():
+                        self._backoff(attempt, deadline)
+                        self.retries += 1
+                        if self._stop.is_set():
+                            break
+                        attempt += 1
+                        try:
+                            return operation(*args)
+                        except RetriableException as e:
+                            error = e
+                            self.failures += 1
+                        except Exception as e:
+                            error = e
+                            break
+                finally:
+                    self.retrying_s += time.monotonic() - start
         # As the reference: the error the record ends with counts once more, besides its retriable attempts.
         self.failures += 1
         self.errors += 1
@@ -115,7 +133,7 @@ class RetryWithToleranceOperator:
             self.logged += 1
             self._report(stage, plugin, original, error)
         if self.tolerance is not ToleranceType.ALL:
-            raise ConnectException("Tolerance exceeded in error handler") from error
+            raise ToleranceExceeded("Tolerance exceeded in error handler") from error
         self.skipped += 1
         return SKIP
 

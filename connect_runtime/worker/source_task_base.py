@@ -41,7 +41,7 @@ from connect_runtime.converters.json_converter import JsonConverter
 from connect_runtime.converters.simple_header_converter import SimpleHeaderConverter
 from connect_runtime.storage import formats
 from connect_runtime.types import ConnectorTaskId, TargetState
-from connect_runtime.worker.retry_with_tolerance import SKIP, RetryWithToleranceOperator, Stage
+from connect_runtime.worker.retry_with_tolerance import SKIP, RetryWithToleranceOperator, Stage, ToleranceExceeded
 from connect_runtime.worker.task_metrics import NullTaskMetrics, TaskMetrics
 from connect_runtime.worker.task_offset_store import TaskOffsetStore
 from connect_runtime.worker.task_status import TaskStatusListener
@@ -252,7 +252,8 @@ class WorkerSourceTask(ABC):
             except Exception:
                 logger.exception("Task %s failed to abort its open transaction", self.id)
             self._stop_plugin()  # as Java: the plugin is stopped before FAILED is reported
-            self._status.on_failure(self.id, "".join(traceback.format_exception(e)), is_transient(e))
+            transient = is_transient(e) and not isinstance(e, ToleranceExceeded)
+            self._status.on_failure(self.id, "".join(traceback.format_exception(e)), transient)
         finally:
             self._close()
 

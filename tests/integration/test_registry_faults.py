@@ -166,6 +166,36 @@ def test_registry_stopped_mid_stream(kafka_bootstrap: str, worker: WorkerProcess
     _assert_exact(kafka_bootstrap, registry, resume_topic, worker, "resumes")
 
 
+def test_an_outage_longer_than_the_transaction_timeout_fails_the_task_saying_so(
+        kafka_bootstrap: str, worker: WorkerProcess, local_registry: LocalRegistry) -> None:
+    """Under exactly-once a record retried while the registry is down holds its transaction open (records
+    before it in the batch were sent): past transaction.timeout.ms the broker aborts it. Once the registry
+    is back the task fails with one line that says the retry held the transaction past its timeout and
+    what to change; nothing of the aborted transaction is visible."""
+    registry = local_registry.url
+    assert registry is not None
+    topic = new_topic(kafka_bootstrap)
+    with ConnectClient(worker.url) as client:
+        # A new schema every 50 records, 7 records a poll: the new schema comes mid-transaction.
+        client.create_connector("expires", _config(
+            topic, registry, errors_retry_timeout="300000", errors_retry_delay_max_ms="500", version_every="50",
+            batch="7", producer_override_transaction_timeout_ms="3000", **NO_CLIENT_RETRIES))
+        wait_until(lambda: _count(kafka_bootstrap, topic) > 100, 60, message="records flowing")
+        local_registry.stop()
+        wait_until(lambda: any("could not be reached" in line and "[task-expires-0]" in line
+                               for line in worker.log_path.read_text().splitlines()), 60, message="the task retrying")
+        # The outage outlasts the timeout and the broker's check of expired transactions (every 10 s).
+        time.sleep(15)
+        local_registry.start()
+        trace = _failed_trace(client, "expires")
+    error = trace.rstrip().splitlines()[-1]
+    assert "longer than the producer's transaction.timeout.ms (3000 ms)" in error, trace
+    assert "went on retrying a failed record within errors.retry.timeout (300000 ms" in error, trace
+    assert "keep errors.retry.timeout below transaction.timeout.ms" in error, trace
+    assert worker.stop() == 0
+    _assert_exact(kafka_bootstrap, registry, topic, worker, "expires")
+
+
 def test_incompatible_schema_aborts_its_transaction(kafka_bootstrap: str, worker: WorkerProcess,
                                                    schema_registry_url: str) -> None:
     """A 409 (a new required field under BACKWARD) fails the task with the registry's message, and the

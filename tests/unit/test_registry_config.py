@@ -46,13 +46,22 @@ def test_defaults_are_javas_and_translate_to_the_client() -> None:
     assert keys["schema.registry.ssl.truststore.location"].importance.value == "HIGH"
 
 
-def test_several_urls_credentials_in_the_url_and_display_without_them() -> None:
+def test_several_urls_credentials_in_the_url_sent_as_the_login_and_never_in_a_url() -> None:
+    """The registry client's HTTP library logs each request's URL at INFO: a password in it would be
+    in the task's log."""
     s = parse({"schema.registry.url": "http://u:p%40ss@a:1/x/, http://b:2"})
-    assert s.urls == ("http://u:p%40ss@a:1/x", "http://b:2")
-    assert s.client_conf()["url"] == "http://u:p%40ss@a:1/x,http://b:2"
+    assert s.urls == ("http://a:1/x", "http://b:2")
+    assert s.client_conf()["url"] == "http://a:1/x,http://b:2"
+    assert s.client_conf()["basic.auth.user.info"] == "u:p@ss"
+    assert "p@ss" not in repr(s) and "p%40ss" not in repr(s)
     assert s.display_urls == "http://a:1/x,http://b:2"
     assert s.credentials_key == "schema.registry.url"
-    assert "basic.auth.user.info" not in s.client_conf()
+    same = parse({"schema.registry.url": "http://u:pw@a:1,http://u:pw@b:2"})
+    assert (same.urls, same.user_info) == (("http://a:1", "http://b:2"), "u:pw")
+    with pytest.raises(ConfigException, match="different credentials") as raised:
+        parse({"schema.registry.url": "http://u:pw@a:1,http://v:other@b:2"})
+    assert "pw" not in str(raised.value) and "other" not in str(raised.value)
+    assert "basic.auth.user.info" not in parse({}).client_conf()
 
 
 def test_user_info_source_takes_basic_auth_user_info_or_its_alias_and_drops_url_credentials() -> None:

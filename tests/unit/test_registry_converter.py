@@ -7,7 +7,9 @@ The real format and registry are in tests/integration/test_avro_converter.py."""
 
 from __future__ import annotations
 
+import base64
 import json
+import logging
 import ssl
 import threading
 from collections import Counter
@@ -31,6 +33,7 @@ from connect_runtime.converters.schema_registry import registry_client, registry
 from connect_runtime.converters.schema_registry.avro_converter import AvroConverter
 from connect_runtime.converters.schema_registry.avro_format import AvroFormat
 from connect_runtime.converters.schema_registry.format import FormatSchema, SchemaFormat
+from connect_runtime.converters.schema_registry.json_schema_converter import JsonSchemaConverter
 from connect_runtime.converters.schema_registry.registry_client import RegistryClient, RegistrySchema
 from connect_runtime.converters.schema_registry.registry_config import RegistrySettings, registry_config_def
 from connect_runtime.converters.schema_registry.registry_converter import SchemaRegistryConverter
@@ -225,6 +228,24 @@ def test_tombstones_make_no_registry_call_and_null_for_a_required_schema_is_refu
     assert conv.to_connect_data("t", None).schema is None and conv.to_connect_data("t", None).value is None
 
 
+def test_json_schema_nulls_written_with_a_schema_id_take_the_writer_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """JsonSchemaConverter writes an optional schema's null as JSON null with the schema's id: after the
+    first, such records cost what any other record costs."""
+    misses: Counter[str] = Counter()
+    writer = SchemaRegistryConverter._writer
+
+    def counted(self: SchemaRegistryConverter, topic: str, schema: Schema) -> tuple[bytes, FormatSchema]:
+        misses[topic] += 1
+        return writer(self, topic, schema)
+
+    monkeypatch.setattr(SchemaRegistryConverter, "_writer", counted)
+    conv = JsonSchemaConverter()
+    conv.configure({"schema.registry.url": URL}, False)
+    optional = SchemaBuilder.string().optional().build()
+    assert [conv.from_connect_data("t", None, schema=optional) for _ in range(3)] == [b"\x00\x00\x00\x00\x01null"] * 3
+    assert misses == {"t": 1}
+
+
 def test_a_codec_error_is_a_data_exception_naming_the_topic() -> None:
     conv, _ = converter()
     with pytest.raises(DataException, match="Failed to serialize TOY data from topic t: the codec refused it"):
@@ -243,7 +264,7 @@ def test_key_subjects_and_record_strategies() -> None:
         conv.from_connect_data("t", 5, schema=Schema.INT64_SCHEMA)
 
 
-def test_reading_back_caches_by_id_and_takes_the_version_under_the_topic_subject() -> None:
+def test_reading_back_caches_by_id_and_topic_and_takes_the_version_under_the_topic_subject() -> None:
     writer, _ = converter()
     data = writer.from_connect_data("t", reading(7), schema=READING)
     reader = ToyConverter()
@@ -255,8 +276,15 @@ def test_reading_back_caches_by_id_and_takes_the_version_under_the_topic_subject
         assert got.schema is not None and (got.schema.name, got.schema.version) == ("toy.Reading", 1)
         assert isinstance(got.value, Struct) and got.value.get("seqno") == 7
     assert (registry.calls["by_id"], registry.calls["lookup_version"]) == (1, 1)
-    # a topic whose subject does not hold the schema: no version, still read
-    assert reader.to_connect_data("elsewhere", data).schema is not None
+    # a topic whose subject does not hold the schema: no version (not the other topic's), still read
+    elsewhere = reader.to_connect_data("elsewhere", data).schema
+    assert elsewhere is not None and elsewhere.version is None
+    # a topic whose subject holds it as its second version
+    registry.register("later-value", ToyFormatSchema(SchemaBuilder.struct().name("toy.Other").build()).text)
+    registry.register("later-value", ToyFormatSchema(READING).text)
+    later = reader.to_connect_data("later", data).schema
+    assert later is not None and later.version == 2
+    assert reader.to_connect_data("t", data).schema.version == 1  # type: ignore[union-attr]
 
 
 def test_reading_refuses_bytes_without_the_magic_byte() -> None:
@@ -295,6 +323,24 @@ def test_use_latest_version_writes_with_the_latest_and_checks_it_can_read_the_re
                                    "latest.compatibility.strict": "false"})
     registry.register("t-value", ToyFormatSchema(wider).text)
     assert loose.from_connect_data("t", reading(1), schema=READING) is not None
+
+
+def test_use_latest_version_checks_the_latest_once_per_record_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check parses and compares both schemas: done per record it costs far more than the record."""
+    checks: Counter[str] = Counter()
+    reads = ToyFormatSchema.reads
+
+    def counted(self: ToyFormatSchema, writer: FormatSchema) -> bool | None:
+        checks[writer.text] += 1
+        return reads(self, writer)
+
+    monkeypatch.setattr(ToyFormatSchema, "reads", counted)
+    narrow = SchemaBuilder.struct().name("toy.Reading").field("seqno", Schema.INT64_SCHEMA).build()
+    conv, registry = converter(**{"auto.register.schemas": "false", "use.latest.version": "true"})
+    registry.register("t-value", ToyFormatSchema(narrow).text)
+    for seqno in range(5):
+        assert conv.from_connect_data("t", reading(seqno), schema=READING) is not None
+    assert checks == {ToyFormatSchema(READING).text: 1}
 
 
 def test_refused_settings_fail_configure_on_their_key() -> None:
@@ -407,7 +453,29 @@ def test_tls_from_a_pem_truststore_and_request_headers(tmp_path: Path) -> None:
         server.server_close()
 
 
+def test_a_password_in_the_url_is_sent_as_basic_auth_and_logged_nowhere(caplog: pytest.LogCaptureFixture) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Registry)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        caplog.set_level(logging.DEBUG)
+        client = real_client(**{"schema.registry.url": f"http://alice:s3cret@127.0.0.1:{server.server_port}/v7"})
+        assert client.by_id(1) == RegistrySchema(1, '"long"')
+        assert _Registry.seen[-1].get("Authorization") == "Basic " + base64.b64encode(b"alice:s3cret").decode()
+        assert f"127.0.0.1:{server.server_port}/v7/schemas/ids/1" in caplog.text  # the request was logged
+        assert "s3cret" not in caplog.text
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 # -- connector validation: refusals on their keys, and no registry call -------------------------------------
+
+
+def connector_validator() -> ConnectorValidator:
+    return ConnectorValidator(WorkerConfig.from_properties({
+        "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c", "offset.storage.topic": "o",
+        "status.storage.topic": "s", "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter"}), PluginRegistry())
 
 
 def test_validation_reports_refusals_on_the_prefixed_keys_without_calling_the_registry(
@@ -416,10 +484,7 @@ def test_validation_reports_refusals_on_the_prefixed_keys_without_calling_the_re
         raise AssertionError("validation must not reach the registry")
 
     monkeypatch.setattr(registry_converter, "RegistryClient", no_registry)
-    validator = ConnectorValidator(WorkerConfig.from_properties({
-        "bootstrap.servers": "b:9092", "group.id": "g", "config.storage.topic": "c", "offset.storage.topic": "o",
-        "status.storage.topic": "s", "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "value.converter": "org.apache.kafka.connect.json.JsonConverter"}), PluginRegistry())
+    validator = connector_validator()
     base = {"connector.class": "VerifiableSource", "name": "v", "topic": "t",
             "value.converter": "io.confluent.connect.avro.AvroConverter", "value.converter.schema.registry.url": URL}
     infos = validator.validate({**base, "value.converter.use.schema.id": "7",
@@ -433,6 +498,29 @@ def test_validation_reports_refusals_on_the_prefixed_keys_without_calling_the_re
     listed = {c.definition.name for c in clean.configs}
     assert {"value.converter.schema.registry.url", "value.converter.auto.register.schemas",
             "value.converter.connect.meta.data"} <= listed
+
+
+def test_validation_reports_what_only_parsing_the_settings_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Refusals no single key's validator makes (bearer auth named at all, the credentials' form, a TLS
+    store Python cannot read) are errors on their keys, as configure would raise them; a URL's
+    password is never echoed."""
+    monkeypatch.setattr(registry_converter, "RegistryClient", lambda *args: pytest.fail("called the registry"))
+    validator = connector_validator()
+    base = {"connector.class": "VerifiableSource", "name": "v", "topic": "t",
+            "key.converter": "io.confluent.connect.avro.AvroConverter", "key.converter.schema.registry.url": URL}
+    p = "key.converter."
+    for settings, key in (
+            ({p + "bearer.auth.credentials.source": "STATIC_TOKEN"}, "bearer.auth.credentials.source"),
+            ({p + "basic.auth.credentials.source": "USER_INFO", p + "basic.auth.user.info": "alice"},
+             "basic.auth.user.info"),
+            ({p + "schema.registry.ssl.truststore.type": "JKS",
+              p + "schema.registry.ssl.truststore.location": "/no/such/store.jks"},
+             "schema.registry.ssl.truststore.type"),
+            ({p + "schema.registry.url": "ftp://alice:s3cret@registry:8081"}, "schema.registry.url")):
+        infos = validator.validate({**base, **settings})
+        errors = {c.value.name: c.value.errors for c in infos.configs if c.value.errors}
+        assert list(errors) == [p + key] and infos.error_count == 1, errors
+        assert "s3cret" not in str(errors) and "alice" not in str(errors)
 
 
 def test_avro_checks_the_latest_version_with_avros_resolution_rules() -> None:
@@ -489,3 +577,22 @@ def test_the_worker_checks_a_registry_converter_without_calling_the_registry(
         worker._check_converter(connector, "value")
     with pytest.raises(AssertionError, match="herder thread"):
         AvroConverter().configure({"schema.registry.url": "http://127.0.0.1:9"}, False)
+
+
+def test_a_subject_created_meanwhile_is_registered_again() -> None:
+    """Apicurio answers the loser of two concurrent first registrations 409 "already exists"."""
+    client = real_client()
+    answers: list[Exception | int] = [
+        SchemaRegistryError(409, 409, "An artifact with ID 't-value' in group 'null' already exists."), 7]
+
+    def register_schema(subject: str, schema: object, normalize: bool = False) -> int:
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    client._client.register_schema = register_schema  # type: ignore[method-assign]
+    assert client.register("t-value", '"long"') == 7
+    incompatible = failing(real_client(), SchemaRegistryError(409, 409, "Incompatible artifact: t-value"))
+    with pytest.raises(DataException, match="Incompatible artifact"):
+        incompatible.register("t-value", '"long"')

@@ -77,6 +77,8 @@ def test_retries_stop_at_the_timeout() -> None:
     elapsed = time.monotonic() - started
     # Backoff 300 ms, then 600 ms clipped to the deadline: two retries in about 0.7 s.
     assert 0.6 < elapsed < 1.5 and flaky.calls == 2
+    # The time retried is kept: under exactly-once it is time the record's transaction stayed open.
+    assert 0.6 < op.retrying_s <= elapsed and op.retry_timeout_ms == 700
 
 
 def test_stop_ends_the_backoff() -> None:

@@ -11,7 +11,7 @@ from confluent_kafka import KafkaError, KafkaException
 from task_loop_setup import ScriptedTask, task_setup
 
 from connect_runtime.api import SourceRecord
-from connect_runtime.api.errors import ConnectException
+from connect_runtime.api.errors import ConnectException, RetriableException
 from connect_runtime.testing import wait_until
 from connect_runtime.testing.fakes import FakeProducer, FakeStatusListener
 from connect_runtime.types import TargetState
@@ -151,3 +151,27 @@ def test_a_task_that_starts_paused_reports_paused_and_is_fenced_only_once_resume
     task.stop()
     assert task.join(10)
     assert events.index("PAUSED") < events.index("fenced") < events.index("RUNNING")
+
+
+class _RegistryDown:
+    """A value converter whose registry never answers: every call is retriable."""
+
+    def from_connect_data(self, topic: str, value: object) -> bytes:
+        raise RetriableException("The schema registry at http://registry:8081 could not be reached")
+
+    def to_connect_data(self, topic: str, data: bytes | None) -> object:
+        return data
+
+
+def test_a_failure_whose_retries_ran_out_is_final_and_not_restarted_as_transient() -> None:
+    """A retriable converter error fails the task once ``errors.retry.timeout`` is spent ("Tolerance
+    exceeded"); the worker must not restart it as it restarts a task Kafka's unavailability failed."""
+    events: list[str] = []
+    statuses = FakeStatusListener(events)
+    setup = task_setup(ScriptedTask([[_record("data", 1)]]), statuses=statuses, producer=FakeProducer(events),
+                       value_converter=_RegistryDown())
+    ExactlyOnceWorkerSourceTask(setup, fence=lambda: None, verify_generation=lambda: None)._run()
+    assert "FAILED" in events
+    [(trace, transient)] = statuses.failures
+    assert "Tolerance exceeded in error handler" in trace and "could not be reached" in trace
+    assert transient is False

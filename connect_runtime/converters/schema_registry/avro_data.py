@@ -12,10 +12,13 @@ writes (and back), with the logical types done by Connect's own conversions as J
 from __future__ import annotations
 
 import contextlib
+import functools
+import math
+import struct
 import urllib.parse
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance
 from connect_runtime.api.data.logical_types import Date, Decimal, Time, Timestamp
@@ -25,6 +28,7 @@ from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import ConfigException, DataException
 from connect_runtime.converters.json_schema_encoding import LruCache
 from connect_runtime.converters.schema_registry.avro_schema import (
+    BRANCH_FIELD,
     NO_DEFAULT,
     AvroField,
     AvroSchema,
@@ -32,6 +36,9 @@ from connect_runtime.converters.schema_registry.avro_schema import (
     is_valid_default,
     json_text,
     primitive,
+    union_branch_name,
+    union_of,
+    validate_name,
 )
 
 NAMESPACE: Final = "io.confluent.connect.avro"
@@ -289,9 +296,9 @@ class AvroData:
         elif _is_union_schema(schema):
             members = [primitive("null")] if schema.is_optional else []
             members += [self._from_connect_with_cycle(_non_optional(f.schema), ctx, True) for f in schema.fields]
-            base = AvroSchema("union", types=members)
+            base = union_of(members)
         elif schema.is_optional:
-            base = AvroSchema("union", types=[
+            base = union_of([
                 primitive("null"), self._from_connect_with_cycle(_non_optional(schema), ctx, False)])
         else:
             base = self._record_from_connect(schema, ctx)
@@ -324,6 +331,9 @@ class AvroData:
         symbols = [key[len(prefix):] for key in params if key.startswith(prefix)]
         _, name = self._name_or_default(ctx, schema.name)
         enum_namespace, enum_name = _split_name(params[AVRO_TYPE_ENUM], False)
+        validate_name(enum_name or "")
+        for symbol in symbols:
+            validate_name(symbol)
         return AvroSchema("enum", name=enum_name, namespace=enum_namespace,
                           doc=params.get(AVRO_ENUM_DOC_PREFIX_PROP + name), symbols=symbols,
                           enum_default=params.get(AVRO_ENUM_DEFAULT_PREFIX_PROP + name))
@@ -332,7 +342,7 @@ class AvroData:
         params = schema.parameters or {}
         if _is_fixed_schema(schema):
             namespace, name = self._name_or_default(ctx, schema.name)
-            base = AvroSchema("fixed", name=name, namespace=namespace,
+            base = AvroSchema("fixed", name=validate_name(name), namespace=namespace,
                               size=_parse_int(params[CONNECT_AVRO_FIXED_SIZE_PROP], "fixed size"))
         else:
             base = primitive("bytes")
@@ -352,7 +362,7 @@ class AvroData:
             entry = AvroSchema("record", name=MAP_ENTRY_TYPE_NAME, namespace=NAMESPACE)
         else:
             namespace, name = self._name_or_default(ctx, schema.name)
-            entry = AvroSchema("record", name=name, namespace=namespace)
+            entry = AvroSchema("record", name=validate_name(name), namespace=namespace)
             entry.props[CONNECT_INTERNAL_TYPE_NAME] = MAP_ENTRY_TYPE_NAME
         entry.fields.append(self._record_field(KEY_FIELD, key_schema, None, ctx))
         entry.fields.append(self._record_field(VALUE_FIELD, value_schema, None, ctx))
@@ -361,7 +371,8 @@ class AvroData:
     def _record_from_connect(self, schema: Schema, ctx: _FromConnectContext) -> AvroSchema:
         namespace, name = self._name_or_default(ctx, schema.name)
         params = schema.parameters or {}
-        record = AvroSchema("record", name=name, namespace=namespace, doc=params.get(AVRO_RECORD_DOC_PROP))
+        record = AvroSchema("record", name=validate_name(name), namespace=namespace,
+                            doc=params.get(AVRO_RECORD_DOC_PROP))
         if schema.name is not None:
             ctx.cycle_references[schema.name] = record
         scrub = self.config.scrub_invalid_names
@@ -386,7 +397,7 @@ class AvroData:
         avro = self._from_connect(schema, ctx, False)
         if default is not NO_DEFAULT and not is_valid_default(avro, default):
             default = NO_DEFAULT  # Avro refuses it; Java writes the field without a default
-        field = AvroField(name, avro, doc=doc, default=default)
+        field = AvroField(validate_name(name), avro, doc=doc, default=default)
         if (self.config.connect_meta_data and already_seen and schema.parameters
                 and _is_named_avro_type(avro)):
             params = _parameters_from_connect(schema.parameters)
@@ -414,10 +425,11 @@ class AvroData:
                 props[CONNECT_TYPE_PROP] = connect_type
         name = schema.name.lower() if schema.name is not None else None
         if name == Decimal.LOGICAL_NAME.lower():
-            if props[AVRO_LOGICAL_DECIMAL_PRECISION_PROP] <= 0:
-                raise DataException(
-                    f"Invalid decimal precision: {props[AVRO_LOGICAL_DECIMAL_PRECISION_PROP]} (must be positive)")
-            # a negative scale or one above the precision takes Java's legacy path: the same prop
+            precision, scale = props[AVRO_LOGICAL_DECIMAL_PRECISION_PROP], props[AVRO_LOGICAL_DECIMAL_SCALE_PROP]
+            # a negative scale or one above the precision takes Java's legacy path (the same prop,
+            # unchecked); otherwise Avro's decimal type checks the precision
+            if 0 <= scale <= precision:
+                _check_decimal_precision(precision, base)
             props[AVRO_LOGICAL_TYPE_PROP] = AVRO_LOGICAL_DECIMAL
         else:
             for logical_name, logical_type in _LOGICAL_BY_NAME.items():
@@ -455,6 +467,9 @@ class AvroData:
             assert key_schema is not None and value_schema is not None
             if key_schema.type is SchemaType.STRING and (
                     not key_schema.is_optional or self.config.allow_optional_map_keys):
+                if None in value:
+                    # Java fails on it (a JSON object has no null key); so must this, not write "None"
+                    raise DataException("A map default with a null key (allow.optional.map.keys) has no Avro form")
                 return {k: self._default_from_connect(value_schema, v) for k, v in value.items()}
             return [[self._default_from_connect(key_schema, k), self._default_from_connect(value_schema, v)]
                     for k, v in value.items()]
@@ -556,7 +571,7 @@ class AvroData:
             for symbol in avro.symbols:
                 builder.parameter(f"{AVRO_TYPE_ENUM}.{symbol}", symbol)
         elif kind == "union":
-            return self._union_to_connect(avro, force_optional, in_progress)
+            return self._union_to_connect(avro, force_optional, field_default, in_progress)
         elif kind == "null":
             raise DataException("Standalone null schemas are not supported by this converter")
         else:
@@ -591,15 +606,9 @@ class AvroData:
             if key.startswith(AVRO_PROP):
                 builder.parameter(key, value if isinstance(value, str) else _json_to_string(value))
         connect_default = avro.prop(CONNECT_DEFAULT_VALUE_PROP)
-        default = field_default
-        if field_default is NO_DEFAULT:
-            default = connect_default
-        elif meta and connect_default is None:
+        self._apply_default(builder, avro, field_default, connect_default)
+        if field_default is not NO_DEFAULT and meta and connect_default is None:
             builder.parameter(AVRO_FIELD_DEFAULT_FLAG_PROP, "true")
-        if default is not None and default is not NO_DEFAULT:
-            # as Java: an invalid default is ignored (Java logs a warning)
-            with contextlib.suppress(DataException):
-                builder.default_value(self._default_from_avro(builder.build(), avro, default))
         name = avro.prop(CONNECT_NAME_PROP)
         if name is not None:
             if not isinstance(name, str):
@@ -635,7 +644,8 @@ class AvroData:
         in_progress.discard(id(avro))
         return builder
 
-    def _union_to_connect(self, avro: AvroSchema, force_optional: bool, in_progress: set[int]) -> Schema:
+    def _union_to_connect(self, avro: AvroSchema, force_optional: bool, field_default: Any,
+                          in_progress: set[int]) -> Schema:
         members = avro.types
         if len(members) == 1 and self.config.flatten_singleton_unions:
             return self._to_connect(members[0], False, NO_DEFAULT, None, in_progress)
@@ -656,7 +666,103 @@ class AvroData:
             builder.field(field_name, self._to_connect(member, True, NO_DEFAULT, None, in_progress))
         if force_optional:
             builder.optional()
+        # a union has no properties, so only a field's own default can apply (an optional's
+        # member above gets none: Java passes it none)
+        self._apply_default(builder, avro, field_default, None)
         return builder.build()
+
+    def _apply_default(self, builder: SchemaBuilder, avro: AvroSchema, field_default: Any,
+                       connect_default: Any) -> None:
+        """Java's default of a converted schema: the field's Avro default, as Avro hands it over
+        (``Field.defaultVal()``: Java objects, through ``toConnectData``), else ``connect.default``
+        (JSON, through ``defaultValueFromAvro``); one that fails to convert is ignored (Java logs
+        a warning)."""
+        converted: Any = None
+        with contextlib.suppress(DataException):
+            if field_default is not NO_DEFAULT:
+                try:
+                    java_object = _java_object(field_default, avro)
+                except _NoJavaDefault:  # Java's defaultVal() failed: it falls back to connect.default
+                    java_object = None
+                if java_object is not None:
+                    converted = self._object_to_connect(builder.build(), java_object)
+                    builder.default_value(converted)
+                    return
+            if connect_default is not None:
+                converted = self._default_from_avro(builder.build(), avro, connect_default)
+            if converted is not None:
+                builder.default_value(converted)
+
+    def _object_to_connect(self, schema: Schema, value: Any) -> Any:
+        """Java's ``toConnectData`` of the Java objects Avro makes of a JSON default (see
+        :func:`_java_object`), or of a Connect default standing in for a record field the JSON
+        leaves out (:class:`_ConnectObject`); ``DataException`` where Java's casts fail."""
+        if value is None and not schema.is_optional:
+            raise DataException(_NULL_VALUE_MESSAGE)
+        if value is None or value is _JSON_NULL:
+            return None
+        kind = schema.type
+        if isinstance(value, _ConnectObject):
+            value = value.value
+            if value is None:
+                return self._object_to_connect(schema, None)
+            logical = schema.name in (Decimal.LOGICAL_NAME, *_TEMPORAL)
+            # a Connect value is the Java object Connect holds: a Byte, Short, Struct, Date or
+            # BigDecimal fails the cast toConnectData makes, the others pass through
+            if logical or kind in (SchemaType.INT8, SchemaType.INT16, SchemaType.STRUCT):
+                raise DataException(f"Invalid type for {kind}: {type(value)}")
+            if kind is SchemaType.ARRAY:
+                assert schema.value_schema is not None
+                element = schema.value_schema
+                return [self._object_to_connect(element, _ConnectObject(v)) for v in value]
+            if kind is SchemaType.MAP:
+                return self._object_map_to_connect(schema, {k: _ConnectObject(v) for k, v in value.items()})
+            return value
+        expected = _JAVA_CLASSES.get(kind)
+        if expected is not None:
+            if value.__class__ is not expected:
+                raise DataException(f"Invalid type for {kind}: {type(value)}")
+            if kind is SchemaType.INT8 or kind is SchemaType.INT16:
+                bits = 8 if kind is SchemaType.INT8 else 16
+                value = _java_narrow(cast(int, value), bits)
+            else:
+                value = _JAVA_TO_PYTHON[expected](value)
+        elif kind is SchemaType.ARRAY:
+            if not isinstance(value, list):
+                raise DataException(f"Invalid type for ARRAY: {type(value)}")
+            assert schema.value_schema is not None
+            element = schema.value_schema
+            value = [self._object_to_connect(element, v) for v in value]
+        elif kind is SchemaType.MAP:
+            value = self._object_map_to_connect(schema, value)
+        elif _is_union_schema(schema):
+            for f in schema.fields:
+                if _is_simple_instance(f.schema, value):
+                    return Struct(schema).put(f.name, self._object_to_connect(f.schema, value))
+            raise DataException("Did not find matching union field for data")
+        else:  # STRUCT: Avro gives a record's default as a map
+            if not isinstance(value, dict):
+                raise DataException(f"Invalid type for STRUCT: {type(value)}")
+            struct = Struct(schema)
+            for f in schema.fields:
+                key = scrub_name(f.name) if self.config.scrub_invalid_names else f.name
+                member = value[key] if key in value else _ConnectObject(f.schema.default_value)
+                struct.put(f, self._object_to_connect(f.schema, member))
+            return struct
+        conversion = _logical_conversion(schema, to_avro=False)
+        return value if conversion is None else conversion(value)
+
+    def _object_map_to_connect(self, schema: Schema, value: Any) -> dict[Any, Any]:
+        key_schema, value_schema = schema.key_schema, schema.value_schema
+        assert key_schema is not None and value_schema is not None
+        if key_schema.type is not SchemaType.STRING or key_schema.is_optional:
+            # Java expects MapEntry records here, which a JSON default gives only as an empty list
+            if value == []:
+                return {}
+            raise DataException(f"Invalid type for MAP: {type(value)}")
+        if not isinstance(value, dict):
+            raise DataException(f"Invalid type for MAP: {type(value)}")
+        return {k: self._object_to_connect(value_schema, v) for k, v in java_hash_map_order(value, len(value))}
 
     def _union_member_name(self, member: AvroSchema) -> str:
         if member.is_named():
@@ -664,50 +770,47 @@ class AvroData:
         return member.type
 
     def _default_from_avro(self, schema: Schema, avro: AvroSchema, value: Any) -> Any:
-        """``defaultValueFromAvro``: a JSON default as the Connect value of ``schema``."""
-        if value is None:
+        """``defaultValueFromAvro``: a JSON default as the Connect value of ``schema``, read as
+        Jackson reads a node (a JSON null inside is a node too: an int of it is 0, a string "null")."""
+        if value is _MISSING:
             return None
         kind = avro.type
         result: Any
         if kind == "int":
             if schema.type not in (SchemaType.INT8, SchemaType.INT16, SchemaType.INT32):
                 return None
-            result = int(value)
+            bits = 8 if schema.type is SchemaType.INT8 else 16 if schema.type is SchemaType.INT16 else 32
+            result = _java_narrow(_jackson_long(value), bits)
         elif kind == "long":
-            result = int(value)
+            result = _jackson_long(value)
         elif kind in ("float", "double"):
-            result = float(value)
+            result = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
         elif kind == "boolean":
-            result = value is True
+            result = _jackson_as_boolean(value)
         elif kind in ("string", "enum"):
-            result = value if isinstance(value, str) else _json_to_string(value)
+            result = _jackson_as_text(value)
         elif kind in ("bytes", "fixed"):
             if not isinstance(value, str):
-                raise DataException("Invalid binary data in default value")
+                return None  # Jackson's binaryValue() of any other node
             result = value.encode("latin-1")
         elif kind == "array":
             if not isinstance(value, list):
                 raise DataException("Invalid JSON for array default value")
             assert avro.items is not None and schema.value_schema is not None
             items, element_schema = avro.items, schema.value_schema
-            if schema.type is SchemaType.MAP:  # a MapEntry array
-                key_schema = schema.key_schema
-                assert key_schema is not None
-                entry_key, entry_value = avro.items.field(KEY_FIELD), avro.items.field(VALUE_FIELD)
-                assert entry_key is not None and entry_value is not None
-                result = {}
-                for pair in value:
-                    k, v = (pair[0], pair[1]) if isinstance(pair, list) else (pair[KEY_FIELD], pair[VALUE_FIELD])
-                    result[self._default_from_avro(key_schema, entry_key.schema, k)] = (
-                        self._default_from_avro(element_schema, entry_value.schema, v))
-            else:
-                result = [self._default_from_avro(element_schema, items, v) for v in value]
+            if schema.type is SchemaType.MAP:
+                # Java converts a MapEntry array's default to a list, which the map schema refuses:
+                # the default is dropped (as the registered text holds it, Avro's or Connect's)
+                raise DataException("Invalid default for a map of non-string keys")
+            result = [self._default_from_avro(element_schema, items, v) for v in value]
         elif kind == "map":
             if not isinstance(value, dict):
                 raise DataException("Invalid JSON for map default value")
             assert avro.values is not None and schema.value_schema is not None
             values, value_schema = avro.values, schema.value_schema
-            result = {k: self._default_from_avro(value_schema, values, v) for k, v in value.items()}
+            # Java collects it in a HashMap sized to the entries: the order written back is that one's
+            result = {k: self._default_from_avro(value_schema, values, v)
+                      for k, v in java_hash_map_order(value, len(value))}
         elif kind == "record":
             if not isinstance(value, dict):
                 raise DataException("Invalid JSON for record default value")
@@ -715,13 +818,23 @@ class AvroData:
             for f in avro.fields:
                 connect_field = schema.field(f.name)
                 assert connect_field is not None
-                result.put(f.name, self._default_from_avro(connect_field.schema, f.schema, value.get(f.name)))
+                result.put(f.name, self._default_from_avro(connect_field.schema, f.schema, value.get(f.name, _MISSING)))
         elif kind == "union":
             first = avro.types[0]
             if first.type == "null":
                 return None
-            member = schema.field(self._union_member_name(first)) if _is_union_schema(schema) else None
-            return self._default_from_avro(member.schema if member is not None else schema, first, value)
+            # Java looks the first member up as a field of the Connect schema, so in a default nested
+            # in another (an array's element, a struct's field) an optional with a default drops
+            # the whole default: a DataException for a schema that is no struct (Java's
+            # NullPointerException for a struct without that field is one here too)
+            if schema.type is not SchemaType.STRUCT:
+                raise DataException("Cannot look up fields on non-struct type")
+            member = schema.field(self._union_member_name(first))
+            if member is None:
+                raise DataException(f"No union member field {self._union_member_name(first)} in {schema!r}")
+            return self._default_from_avro(member.schema, first, value)
+        elif kind == "null":
+            return None
         else:
             return None
         return _to_connect_logical(schema, result)
@@ -733,7 +846,7 @@ class AvroData:
         """A function from a Connect value of ``schema`` to the datum fastavro writes with ``avro``
         (logical types already converted: fastavro is given the schema without them). Raises
         ``DataException`` as Java's ``fromConnectData`` does."""
-        inner = self._codec(schema, _non_null(avro), to_avro=True)
+        inner = self._codec(schema, avro if _is_union_schema(schema) else _non_null(avro), to_avro=True)
         if schema.is_optional:
             return lambda value: None if value is None else inner(value)
         if schema.type is SchemaType.STRUCT and not _is_union_schema(schema):
@@ -764,6 +877,8 @@ class AvroData:
         if kind is SchemaType.MAP and avro.type == "map":
             assert schema.value_schema is not None and avro.values is not None
             values = self._child(schema.value_schema, avro.values, to_avro)
+            if to_avro:
+                return lambda value: {k: values(v) for k, v in java_hash_map_order(value)}
             return lambda value: {k: values(v) for k, v in value.items()}
         if kind is SchemaType.MAP:
             return self._map_entries_codec(schema, avro, to_avro)
@@ -826,15 +941,19 @@ class AvroData:
                             SchemaType.BOOLEAN, SchemaType.STRING, SchemaType.INT8, SchemaType.INT16)
                 and schema.name is None):
             return None
-        return self._codec(schema, _non_null(avro), to_avro=True)
+        # a Connect union keeps its Avro union, even of one member: its writer picks the branch
+        return self._codec(schema, avro if _is_union_schema(schema) else _non_null(avro), to_avro=True)
 
     def _union_writer(self, schema: Schema, avro: AvroSchema) -> Callable[[Any], Any]:
-        members = [m for m in avro.types if m.type != "null"]
+        members = [(i, m) for i, m in enumerate(avro.types) if m.type != "null"]
+        branching = len(members) > 1
         branches = []
-        for f, member in zip(schema.fields, members, strict=False):
+        for f, (i, member) in zip(schema.fields, members, strict=False):
             writer = self._codec(f.schema, member, to_avro=True)
-            branch_name = member.full_name if member.is_named() else member.type
-            branches.append((f, writer, branch_name))
+            # the branch goes by the wrapper record codec_schema gives it, in fastavro's tuple
+            # notation: the branch of the field, as Java writes it (an int64 as Avro's long even
+            # where an int would hold it), never one fastavro guesses from the value
+            branches.append((f, writer, union_branch_name(avro, i) if branching else None))
         use_default = not self.config.ignore_default_for_nullables
 
         def write(value: Any) -> Any:
@@ -843,9 +962,7 @@ class AvroData:
             for f, writer, branch_name in branches:
                 v = value.get(f) if use_default else value.get_without_default(f)
                 if v is not None:
-                    # fastavro's tuple notation names the branch, as the field does (an int64 is
-                    # written as Avro's long even where an int would hold it, as Java writes it)
-                    return branch_name, writer(v)
+                    return writer(v) if branch_name is None else (branch_name, {BRANCH_FIELD: writer(v)})
             if not schema.is_optional:
                 raise DataException(_NULL_VALUE_MESSAGE)
             return None
@@ -864,10 +981,12 @@ class AvroData:
         plan = []
         for f in schema.fields:
             avro_field = avro.field(f.name)
+            if avro_field is None and self.config.scrub_invalid_names:
+                avro_field = avro.field(scrub_name(f.name))
             if avro_field is None:
                 raise DataException(f"Field {f.name} is not in the Avro schema {avro.full_name}")
             plain = (f.schema.name is None and f.schema.type.is_primitive and f.schema.type is not SchemaType.BYTES)
-            plan.append((f.name, None if plain else self.value_reader(avro_field.schema, f.schema)))
+            plan.append((avro_field.name, None if plain else self.value_reader(avro_field.schema, f.schema)))
 
         def read(datum: Any) -> Struct:
             struct = Struct(schema)
@@ -878,49 +997,210 @@ class AvroData:
         return read
 
     def _union_reader(self, avro: AvroSchema, schema: Schema) -> Callable[[Any], Any]:
-        members = [m for m in avro.types if m.type != "null"]
-        by_name: dict[str, tuple[str, Callable[[Any], Any]]] = {}
-        by_class: list[tuple[tuple[type, ...], str, Callable[[Any], Any]]] = []
-        for member in members:
+        members = [(i, m) for i, m in enumerate(avro.types) if m.type != "null"]
+        by_branch: dict[str, tuple[str, Callable[[Any], Any]]] = {}
+        for i, member in members:
             field_name = self._union_member_name(member)
             connect_field = schema.field(field_name)
             if connect_field is None:
                 raise DataException(f"Union member {field_name} is not a field of {schema!r}")
             reader = self._codec(connect_field.schema, member, to_avro=False)
-            if member.is_named():
-                by_name[member.full_name or ""] = (field_name, reader)
-            by_class.append((_DATUM_CLASSES.get(member.type, ()), field_name, reader))
+            by_branch[union_branch_name(avro, i)] = (field_name, reader)
+
+        if len(members) == 1:
+            ((only_field, only_reader),) = by_branch.values()
+
+            def read_only(datum: Any) -> Struct:
+                struct = Struct(schema)
+                struct.put(only_field, only_reader(datum))
+                return struct
+
+            return read_only
 
         def read(datum: Any) -> Struct:
+            # (wrapper name, {"v": datum}): codec_schema's wrapper records name the branch
+            field_name, reader = by_branch[datum[0]]
             struct = Struct(schema)
-            if isinstance(datum, tuple):
-                field_name, reader = by_name[datum[0]]
-                struct.put(field_name, reader(datum[1]))
-                return struct
-            for classes, field_name, reader in by_class:
-                if _is_datum_of(datum, classes):
-                    struct.put(field_name, reader(datum))
-                    return struct
-            raise DataException(f"Value {datum!r} matches no member of the union")
+            struct.put(field_name, reader(datum[1][BRANCH_FIELD]))
+            return struct
 
         return read
 
 
-_INT_CLASSES: Final = (int,)
-# The Python class of each Avro type's datum, to find a union's member from a value
-_DATUM_CLASSES: Final[Mapping[str, tuple[type, ...]]] = {
-    "boolean": (bool,), "int": _INT_CLASSES, "long": (int,), "float": (float,), "double": (float,),
-    "string": (str,), "enum": (str,), "bytes": (bytes,), "fixed": (bytes,), "array": (list,),
-    "map": (dict,), "record": (dict,),
+class _JavaInt(int):
+    """An ``Integer``, as Avro's ``JacksonUtils.toObject`` makes one."""
+
+
+class _JavaLong(int):
+    """A ``Long``."""
+
+
+class _JavaFloat(float):
+    """A ``Float``."""
+
+
+class _JavaDouble(float):
+    """A ``Double``."""
+
+
+class _NoJavaDefault(Exception):
+    """Avro's ``Field.defaultVal()`` fails (Java then uses ``connect.default``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _ConnectObject:
+    """A Connect default standing in, in a record default, for a field the JSON leaves out."""
+
+    value: Any
+
+
+#: Avro's ``JsonProperties.NULL_VALUE``: a JSON null inside a default
+_JSON_NULL: Final = object()
+_JAVA_CLASSES: Final[Mapping[SchemaType, type]] = {
+    SchemaType.INT8: _JavaInt, SchemaType.INT16: _JavaInt, SchemaType.INT32: _JavaInt,
+    SchemaType.INT64: _JavaLong, SchemaType.FLOAT32: _JavaFloat, SchemaType.FLOAT64: _JavaDouble,
+    SchemaType.BOOLEAN: bool, SchemaType.STRING: str, SchemaType.BYTES: bytes,
+}
+_JAVA_TO_PYTHON: Final[Mapping[type, Callable[[Any], Any]]] = {
+    _JavaInt: int, _JavaLong: int, _JavaFloat: float, _JavaDouble: float, bool: bool, str: str, bytes: bytes,
+}
+# AvroData's SIMPLE_AVRO_SCHEMA_TYPES: the Java classes a union member of each type takes
+_SIMPLE_CLASSES: Final[Mapping[SchemaType, tuple[type, ...]]] = {
+    SchemaType.INT32: (_JavaInt,), SchemaType.INT64: (_JavaLong,), SchemaType.FLOAT32: (_JavaFloat,),
+    SchemaType.FLOAT64: (_JavaDouble,), SchemaType.BOOLEAN: (bool,), SchemaType.STRING: (str,),
+    SchemaType.BYTES: (bytes,), SchemaType.ARRAY: (list,), SchemaType.MAP: (dict,),
 }
 
 
-def _is_datum_of(datum: Any, classes: tuple[type, ...]) -> bool:
-    """Whether fastavro reads ``datum`` for a type of these datum classes (a bool is no int, and an
-    Avro int holds 32 bits only)."""
-    if not isinstance(datum, classes) or (isinstance(datum, bool) and bool not in classes):
+def _java_object(node: Any, avro: AvroSchema | None) -> Any:
+    """Avro's ``JacksonUtils.toObject(node, schema)`` (Avro 1.12), by which ``Field.defaultVal()``
+    hands a JSON default over: a union's first member decides, numbers take the schema's Java
+    class, a JSON null is ``NULL_VALUE``, records and maps are maps."""
+    if avro is not None and avro.type == "union":
+        return _java_object(node, avro.types[0] if avro.types else None)
+    kind = avro.type if avro is not None else None
+    if node is None:
+        return _JSON_NULL
+    if isinstance(node, bool):
+        return node
+    if isinstance(node, int):
+        if kind in (None, "int"):
+            return _JavaInt(node) if -(2**31) <= node < 2**31 else _JavaLong(node)
+        if kind == "long":
+            return _JavaLong(node)
+        if kind in ("float", "double"):
+            return _JavaFloat(node) if kind == "float" else _JavaDouble(node)
+        return None
+    if isinstance(node, float):
+        if kind in (None, "double"):
+            return _JavaDouble(node)
+        return _JavaFloat(node) if kind == "float" else None
+    if isinstance(node, str):
+        if kind in (None, "string", "enum"):
+            return node
+        return node.encode("latin-1") if kind in ("bytes", "fixed") else None
+    if isinstance(node, list):
+        items = avro.items if avro is not None else None
+        if avro is not None and items is None and node:
+            raise _NoJavaDefault  # Avro's getElementType() of a non-array, asked per element
+        return [_java_object(v, items) for v in node]
+    if isinstance(node, dict):
+        result = {}
+        for key, v in node.items():
+            member: AvroSchema | None = None
+            if kind == "map":
+                member = avro.values if avro is not None else None
+            elif kind == "record":
+                found = avro.field(key) if avro is not None else None
+                if found is None:
+                    raise _NoJavaDefault  # Avro's getField(key).schema(): a NullPointerException
+                member = found.schema
+            result[key] = _java_object(v, member)
+        return result
+    return None
+
+
+#: A record field a JSON default leaves out (Java's null, where a JSON null is a NullNode)
+_MISSING: Final = object()
+
+
+def _jackson_long(node: Any) -> int:
+    """Jackson's ``longValue()``: a number's (a double's truncated), 0 for any other node."""
+    if isinstance(node, bool) or not isinstance(node, int | float):
+        return 0
+    if isinstance(node, float):
+        return int(node) if math.isfinite(node) else 0
+    return _java_narrow(node, 64)
+
+
+def _java_narrow(value: int, bits: int) -> int:
+    half = 1 << (bits - 1)
+    return (value + half) % (1 << bits) - half
+
+
+def _jackson_as_boolean(node: Any) -> bool:
+    if isinstance(node, bool):
+        return node
+    if isinstance(node, int):
+        return node != 0
+    return isinstance(node, str) and node.strip() == "true"
+
+
+def _jackson_as_text(node: Any) -> str:
+    if isinstance(node, str):
+        return node
+    if node is None:
+        return "null"
+    if isinstance(node, list | dict):
+        return ""
+    return json_text(node)
+
+
+def _is_simple_instance(schema: Schema, value: Any) -> bool:
+    """``isInstanceOfAvroSchemaTypeForSimpleSchema``: whether a union member takes ``value``."""
+    if _is_enum_schema(schema):
+        return False  # Java compares the value's class name with the enum's name: a String never
+    classes = _SIMPLE_CLASSES.get(schema.type)
+    if classes is None or not isinstance(value, classes) or (isinstance(value, bool) and bool not in classes):
         return False
-    return classes is not _INT_CLASSES or -(2**31) <= datum < 2**31  # type: ignore[operator]
+    if _is_fixed_schema(schema):
+        size = _parse_int((schema.parameters or {})[CONNECT_AVRO_FIXED_SIZE_PROP], "fixed size")
+        return isinstance(value, bytes) and len(value) == size
+    return True
+
+
+def java_hash_map_order(value: Mapping[str, Any], initial_capacity: int | None = None) -> Iterable[tuple[str, Any]]:
+    """The entries of a map with string keys in the order Java's ``HashMap`` iterates them.
+
+    Java's ``fromConnectData`` copies such a map into a ``HashMap`` before Avro writes it, so the
+    bytes follow that order; writing the same order keeps a map in a record key the same bytes (and
+    so the same partition and the same compacted key) whichever worker wrote it. The order: by
+    bucket (the spread ``String.hashCode`` in a table of 16, or of ``initial_capacity`` rounded up
+    to a power of two, doubled while more than 3/4 full), in insertion order within one. (A bucket
+    of more than 8 keys, which Java turns into a tree, is not modelled: that needs 9 keys of one
+    bucket in one map.)
+    """
+    if len(value) < 2:
+        return value.items()
+    capacity = 16 if initial_capacity is None else 1 << max(0, initial_capacity - 1).bit_length()
+    while len(value) > capacity * 3 // 4:
+        capacity *= 2
+    mask = capacity - 1
+    return sorted(value.items(), key=lambda item: _java_spread_hash(item[0]) & mask)
+
+
+@functools.lru_cache(maxsize=4096)
+def _java_spread_hash(key: str) -> int:
+    """``HashMap.hash(key)`` of a Java ``String`` (the hash over UTF-16 code units, spread)."""
+    h = 0
+    if key.isascii():
+        units: Iterable[int] = key.encode("ascii")
+    else:
+        data = key.encode("utf-16-be")
+        units = struct.unpack(f">{len(data) // 2}H", data)
+    for unit in units:
+        h = (31 * h + unit) & 0xFFFFFFFF
+    return h ^ (h >> 16)
 
 
 def _identity(value: Any) -> Any:
@@ -951,12 +1231,22 @@ def _non_null(avro: AvroSchema) -> AvroSchema:
     return avro
 
 
+def _check_decimal_precision(precision: int, base: AvroSchema) -> None:
+    """Avro's ``LogicalTypes.Decimal.validate``: a positive precision, within a fixed's size."""
+    if precision <= 0:
+        raise DataException(f"Invalid decimal precision: {precision} (must be positive)")
+    if base.type == "fixed":
+        max_precision = round(math.floor(math.log10(2) * (8 * base.size - 1)))
+        if precision > max_precision:
+            raise DataException(f"fixed({base.size}) cannot store {precision} digits (max {max_precision})")
+
+
 def _maybe_make_optional(schema: Schema, base: AvroSchema) -> AvroSchema:
     if not schema.is_optional:
         return base
     if schema.default_value is not None:
-        return AvroSchema("union", types=[base, primitive("null")])
-    return AvroSchema("union", types=[primitive("null"), base])
+        return union_of([base, primitive("null")])
+    return union_of([primitive("null"), base])
 
 
 def _is_named_avro_type(avro: AvroSchema) -> bool:

@@ -10,7 +10,6 @@ prefix, both ways.
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
@@ -21,7 +20,7 @@ from connect_runtime.api.data.schema import Schema, SchemaType
 from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import DataException
 from connect_runtime.converters.schema_registry.avro_data import AvroData, AvroDataConfig, avro_data_config_def
-from connect_runtime.converters.schema_registry.avro_schema import AvroSchema, parse
+from connect_runtime.converters.schema_registry.avro_schema import AvroSchema, codec_schema, parse
 from connect_runtime.converters.schema_registry.format import FormatSchema, SchemaFormat
 
 # Anything fastavro raises for a datum that does not fit its schema.
@@ -40,11 +39,11 @@ class AvroFormatSchema(FormatSchema):
         self._raw_bytes = avro.type == "bytes"
         self._match_fields_by_name = match_fields_by_name
         self._write: Callable[[Any], Any] = data.value_writer(connect_schema, avro)
-        self._read: Callable[[Any], Any] = data.value_reader(avro, connect_schema)
-        # fastavro gets the schema without logical types (Connect's conversions run instead, as in
-        # Java) and without defaults (every datum is complete; fastavro's checks of defaults are
-        # stricter than Avro Java's, which registered them)
-        self._parsed = fastavro.parse_schema(_codec_schema(json.loads(self.text)))
+        # compiled on first use: a schema made from Connect only encodes, and Java reads only with the
+        # registered schema's own mapping (a Connect union's field names, say, need not be Java's)
+        self._read: Callable[[Any], Any] | None = None
+        self._data, self._avro = data, avro
+        self._parsed = fastavro.parse_schema(codec_schema(avro))
 
     def encode(self, value: Any) -> bytes:
         """The Avro binary of a Connect ``value`` (raw bytes for a ``bytes`` schema)."""
@@ -62,14 +61,19 @@ class AvroFormatSchema(FormatSchema):
 
     def decode(self, payload: bytes | memoryview) -> Any:
         """The Connect value of an Avro binary payload written with this schema."""
+        read = self._read or self._compile_reader()
         if self._raw_bytes:
-            return self._read(bytes(payload))
+            return read(bytes(payload))
         try:
             datum = fastavro.schemaless_reader(io.BytesIO(payload), self._parsed, None, return_record_name=True,
                                                return_record_name_override=True)
         except _READ_ERRORS as e:
             raise DataException(f"Failed to read Avro data: {e}") from e
-        return self._read(datum)
+        return read(datum)
+
+    def _compile_reader(self) -> Callable[[Any], Any]:
+        self._read = self._data.value_reader(self._avro, self.connect_schema)
+        return self._read
 
 
 class AvroFormat(SchemaFormat):
@@ -101,15 +105,6 @@ class AvroFormat(SchemaFormat):
         avro = parse(text)
         connect_schema = self._data.to_connect_schema(avro, version)
         return AvroFormatSchema(avro, connect_schema, self._data, text=text, match_fields_by_name=True)
-
-
-def _codec_schema(node: Any) -> Any:
-    """The parsed schema JSON without ``logicalType`` and ``default`` (see AvroFormatSchema)."""
-    if isinstance(node, dict):
-        return {k: _codec_schema(v) for k, v in node.items() if k not in ("logicalType", "default")}
-    if isinstance(node, list):
-        return [_codec_schema(v) for v in node]
-    return node
 
 
 def _adapt(value: Any, schema: Schema) -> Any:

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from connect_runtime.api.errors import DataException
-from connect_runtime.api.java_json import _quote, java_float_to_string, json_dumps_compact
+from connect_runtime.api.java_json import java_float_to_string, json_dumps_compact
 
 PRIMITIVES: Final = frozenset(("null", "boolean", "int", "long", "float", "double", "bytes", "string"))
 NAMED: Final = frozenset(("record", "enum", "fixed"))
@@ -112,6 +114,46 @@ class AvroField:
     order: str | None = None
 
 
+def union_of(types: list[AvroSchema]) -> AvroSchema:
+    """A union of ``types``; ``DataException`` with Avro's message for one Avro refuses: a union
+    in a union, or two members of one name (the full name of a named type, else the type)."""
+    union = AvroSchema("union", types=types)
+    seen: set[str] = set()
+    for member in types:
+        if member.type == "union":
+            raise DataException(f"Nested union: {union.text()}")
+        name = member.full_name if member.is_named() else member.type
+        if name in seen:
+            raise DataException(f"Duplicate in union:{name}")
+        seen.add(name or "")
+    return union
+
+
+def validate_name(name: str) -> str:
+    """``name`` if Avro Java (1.12, its default validator) accepts it as the simple name of a type,
+    a field name or an enum symbol, else ``DataException`` with Avro's message: a letter or ``_``,
+    then letters, digits (``Character.isLetter`` / ``isLetterOrDigit``, per UTF-16 unit) or ``_``."""
+    if not name:
+        raise DataException("Empty name")
+    if not _is_name_char(name[0], False):
+        raise DataException(f"Illegal initial character: {name}")
+    if not all(_is_name_char(c, True) for c in name):
+        raise DataException(f"Illegal character in: {name}")
+    return name
+
+
+def _is_name_char(c: str, digit_ok: bool) -> bool:
+    if c == "_" or ("a" <= c <= "z") or ("A" <= c <= "Z") or (digit_ok and "0" <= c <= "9"):
+        return True
+    if c.isascii() or ord(c) > 0xFFFF:
+        return False  # Java sees a character beyond the BMP as two surrogates, no letters
+    category = unicodedata.category(c)
+    return category in _LETTER_CATEGORIES or (digit_ok and category == "Nd")
+
+
+_LETTER_CATEGORIES: Final = frozenset(("Lu", "Ll", "Lt", "Lm", "Lo"))
+
+
 def primitive(type_name: str) -> AvroSchema:
     """A new primitive schema node (a fresh node, so properties may be added to it)."""
     return AvroSchema(type_name)
@@ -122,8 +164,10 @@ def primitive(type_name: str) -> AvroSchema:
 
 
 def json_text(value: Any) -> str:
-    """``value`` (JSON data: None, bool, int, float, :class:`Float32`, str, list, dict) as Jackson
-    writes it: compact, Java's number formats, Jackson's string escapes."""
+    """``value`` (JSON data: None, bool, int, float, :class:`Float32`, str, list, dict) as Avro's
+    ``Schema.toString`` writes it: compact, Java's number formats, Jackson's string escapes."""
+    if isinstance(value, str):
+        return _quote(value)
     if isinstance(value, Float32):
         text = java_float_to_string(value)
         # Jackson quotes non-finite numbers (WRITE_NAN_AS_STRINGS is on by default)
@@ -133,6 +177,23 @@ def json_text(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "[" + ",".join(json_text(v) for v in value) + "]"
     return json_dumps_compact(value).decode("utf-8")
+
+
+def _quote(text: str) -> str:
+    """A JSON string as Jackson's writer-based generator (the one ``Schema.toString`` uses) writes
+    it: only quotes, backslashes and control characters escaped; other characters, those beyond
+    the BMP too, as they are (the byte-based generator would escape those as surrogate pairs)."""
+    return '"' + _ESCAPE_RE.sub(_escape_char, text) + '"'
+
+
+_ESCAPE_RE: Final = re.compile('[\x00-\x1f"\\\\]')
+_SHORT_ESCAPES: Final = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n",
+                         "\f": "\\f", "\r": "\\r"}
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    char = match.group()
+    return _SHORT_ESCAPES.get(char) or f"\\u{ord(char):04X}"
 
 
 def _write(schema: AvroSchema, out: list[str], names: dict[str, AvroSchema], space: list[str | None]) -> None:
@@ -161,13 +222,12 @@ def _write(schema: AvroSchema, out: list[str], names: dict[str, AvroSchema], spa
         _write_props(schema.props, out)
         out.append("}")
         return
-    # A named type: by name when this definition was printed before (Avro's writeNameRef).
+    # A named type: by name when a type of this full name was printed before (Avro 1.12's
+    # writeNameRef tracks full names only, so a *different* type of the same name is printed as a
+    # reference too: Java registers that text, and so must we; the codec keeps the real types).
     full = schema.full_name
     assert full is not None
-    seen = names.get(full)
-    if seen is not None:
-        if seen is not schema and seen.text() != schema.text():
-            raise DataException(f"Can't redefine: {full}")
+    if full in names:
         # Avro's Name.getQualified: the short name when in the enclosing namespace (or in none)
         short = not schema.namespace or schema.namespace == space[0]
         out.append(_quote((schema.name or "") if short else full))
@@ -214,6 +274,90 @@ def _write(schema: AvroSchema, out: list[str], names: dict[str, AvroSchema], spa
 def _write_props(props: Mapping[str, Any], out: list[str]) -> None:
     for key, value in props.items():
         out.append("," + _quote(key) + ":" + json_text(value))
+
+
+def codec_schema(avro: AvroSchema) -> Any:
+    """The schema fastavro writes and reads ``avro``'s data with, built from the nodes, not the text.
+
+    The text is no faithful description: Avro Java prints a second, different type of an already
+    printed full name as a mere name reference (two unrelated maps with non-string keys both make
+    ``io.confluent.connect.avro.MapEntry``), and its name lookup falls back to the null namespace
+    where fastavro's does not. Java writes each value with the real node, so the codec has every
+    node under its :func:`_codec_name` (a later, different node of the same name gets a suffix),
+    the branches of a union of several types wrapped (:func:`union_branch_name`), no logical
+    types (Connect's conversions run instead, as in Java) and no defaults (every datum is
+    complete; fastavro checks defaults more strictly than Avro Java, which registered them).
+    """
+    return _codec_node(avro, {}, set())
+
+
+#: The field of codec_schema's union branch wrappers.
+BRANCH_FIELD: Final = "v"
+
+
+def union_branch_name(union: AvroSchema, index: int) -> str:
+    """The name of the wrapper record :func:`codec_schema` gives the ``index``-th member of a
+    union of several types (in fastavro's tuple notation, the name of that branch). The names
+    hold for the life of the union node, as the codec and the value writers made from it do."""
+    return f".union{id(union)}.{index}"
+
+
+def _codec_name(avro: AvroSchema) -> str:
+    """A named type's name in :func:`codec_schema` (and so in fastavro's union tuples): the full
+    name, with a leading dot when it has no namespace. fastavro qualifies a name without a dot by
+    the enclosing namespace, where Avro Java falls back to the null namespace."""
+    full = avro.full_name or ""
+    return full if "." in full else "." + full
+
+
+def _codec_node(avro: AvroSchema, defined: dict[int, str], taken: set[str]) -> Any:
+    kind = avro.type
+    if kind == "union":
+        if sum(member.type != "null" for member in avro.types) < 2:
+            return [_codec_node(member, defined, taken) for member in avro.types]
+        # Each branch of a union of several types is wrapped in a record of one field, which Avro
+        # encodes as that field alone: the bytes are the same, and fastavro's tuple notation then
+        # names the branch both ways, where its own guess from a value is no guide (an int64 in
+        # an int branch, a float read as a double, a map taken for a record).
+        branches: list[Any] = []
+        for i, member in enumerate(avro.types):
+            if member.type == "null":
+                branches.append("null")
+                continue
+            wrapper = union_branch_name(avro, i)
+            if wrapper in taken:
+                branches.append(wrapper)  # this union met before: its wrappers are defined
+                continue
+            taken.add(wrapper)
+            branches.append({"type": "record", "name": wrapper, "namespace": "",
+                             "fields": [{"name": BRANCH_FIELD, "type": _codec_node(member, defined, taken)}]})
+        return branches
+    if kind == "array":
+        assert avro.items is not None
+        return {"type": "array", "items": _codec_node(avro.items, defined, taken)}
+    if kind == "map":
+        assert avro.values is not None
+        return {"type": "map", "values": _codec_node(avro.values, defined, taken)}
+    if not avro.is_named():
+        return kind
+    name = defined.get(id(avro))
+    if name is not None:
+        return name
+    full = _codec_name(avro)
+    name, suffix = full, 1
+    while name in taken:
+        suffix += 1
+        name = f"{full}_{suffix}"
+    taken.add(name)
+    defined[id(avro)] = name
+    node: dict[str, Any] = {"type": kind, "name": name, "namespace": ""}
+    if kind == "record":
+        node["fields"] = [{"name": f.name, "type": _codec_node(f.schema, defined, taken)} for f in avro.fields]
+    elif kind == "enum":
+        node["symbols"] = avro.symbols
+    else:
+        node["size"] = avro.size
+    return node
 
 
 # -------------------------------------------------------------------------------------------------

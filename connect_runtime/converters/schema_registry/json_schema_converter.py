@@ -40,6 +40,6 @@ class JsonSchemaConverter(SchemaRegistryConverter):
         if value is None and schema is not None:
             if not schema.is_optional and schema.default_value is None:
                 return None
-            header, format_schema = self._writer(topic, schema)
+            header, format_schema = self._cached_writer(topic, schema)
             return header + format_schema.encode(None)
         return super().from_connect_data(topic, value, schema=schema)

@@ -66,6 +66,10 @@ class RegistrySchema:
     version: int | None = None
 
 
+#: Registrations of one schema when the registry says its subject was created meanwhile.
+_CREATE_RACE_ATTEMPTS: Final = 3
+
+
 class RegistryClient:
     """The registry calls of one converter (one ``SchemaRegistryClient``), for one schema type."""
 
@@ -120,8 +124,19 @@ class RegistryClient:
     def register(self, subject: str, text: str) -> int:
         """The id of ``text`` under ``subject``, registered if new (``auto.register.schemas``)."""
         schema = Schema(text, self._schema_type)
-        return self._call(f"registering a schema under subject {subject}",
-                          lambda: self._client.register_schema(subject, schema, self._settings.normalize))
+
+        def register() -> int:
+            # Two tasks registering a subject's first schema at once: Apicurio answers the one that lost
+            # the race 409 "... already exists"; registering again then finds the subject.
+            for _ in range(_CREATE_RACE_ATTEMPTS - 1):
+                try:
+                    return self._client.register_schema(subject, schema, self._settings.normalize)
+                except SchemaRegistryError as e:
+                    if e.http_status_code != 409 or "already exists" not in str(e.error_message):
+                        raise
+            return self._client.register_schema(subject, schema, self._settings.normalize)
+
+        return self._call(f"registering a schema under subject {subject}", register)
 
     def lookup(self, subject: str, text: str) -> int:
         """The id of ``text`` already registered under ``subject`` (``auto.register.schemas=false``)."""

@@ -21,7 +21,7 @@ import ssl
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from connect_runtime.api.config_def import ConfigDef, ConfigType, Importance, Range
 from connect_runtime.api.converter import converter_config_def
@@ -85,7 +85,7 @@ def _urls(name: str, value: Any) -> None:
         raise ConfigException(name, value, "at least one registry URL is needed")
     for url in value:
         if urlsplit(url).scheme not in ("http", "https"):
-            raise ConfigException(name, url, "a registry URL starts with http:// or https://")
+            raise ConfigException(name, without_credentials(url), "a registry URL starts with http:// or https://")
 
 
 _NOT_HONOURED: Final = "is not supported by this runtime; remove it"
@@ -292,10 +292,10 @@ def _define_ssl(d: ConfigDef) -> None:
 class RegistrySettings:
     """What the converter does with the registry, parsed from its settings (prefix stripped)."""
 
-    #: The registry URLs in the order they are tried, credentials (``URL`` source) included.
+    #: The registry URLs in the order they are tried, without credentials.
     urls: tuple[str, ...]
-    #: ``user:password`` for Basic authentication (``USER_INFO`` source), else None.
-    user_info: str | None
+    #: ``user:password`` for Basic authentication (``basic.auth.user.info``, or the URLs' own), else None.
+    user_info: str | None = field(repr=False)
     #: The key that holds the credentials, for the message when the registry refuses them.
     credentials_key: str | None
     auto_register: bool
@@ -340,8 +340,13 @@ class RegistrySettings:
                 raise ConfigException(credentials_key, "[hidden]", "must be in the form {username}:{password}")
             # Java's USER_INFO source ignores credentials in the URLs; the Python client would refuse both.
             urls = [without_credentials(u) for u in urls]
-        elif urlsplit(urls[0]).username is not None:
-            credentials_key = SCHEMA_REGISTRY_URL
+        else:
+            user_info = _url_user_info(urls)
+            if user_info is not None:
+                credentials_key = SCHEMA_REGISTRY_URL
+                # Sent as the client's Basic credentials, not in the URLs: its HTTP library logs every
+                # request's URL at INFO.
+                urls = [without_credentials(u) for u in urls]
         ttl = values["latest.cache.ttl.sec"]
         host, port = values["proxy.host"], values["proxy.port"]
         ssl_values = {k[len(SSL_PREFIX):]: str(v) for k, v in originals.items()
@@ -398,6 +403,21 @@ def _tls_context(values: Mapping[str, str]) -> ssl.SSLContext:
     except TlsSettingError as e:
         e.name = e.key  # so validation puts the error on the key
         raise
+
+
+def _url_user_info(urls: list[str]) -> str | None:
+    """The ``user:password`` the URLs carry (``URL`` source), None when none does. The registry client
+    sends one login to every URL, so URLs carrying different ones are refused."""
+    logins = {(unquote(p.username or ""), unquote(p.password or "")) for p in map(urlsplit, urls)
+              if p.username is not None or p.password is not None}
+    if not logins:
+        return None
+    if len(logins) > 1:
+        raise ConfigException(SCHEMA_REGISTRY_URL, ",".join(without_credentials(u) for u in urls),
+                              "the URLs carry different credentials, but one login is sent to every registry "
+                              "URL; give them all the same, or use basic.auth.credentials.source=USER_INFO")
+    user, password = logins.pop()
+    return f"{user}:{password}"
 
 
 def without_credentials(url: str) -> str:

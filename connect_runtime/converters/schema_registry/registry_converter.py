@@ -12,7 +12,8 @@ lookup, the format's encode and a bytes concatenation, with no registry call:
    are immutable, so the object's identity is enough, and most sources reuse one schema object;
 2. on a miss, Connect schema (by equality) -> format schema, then (subject, schema text) -> id,
    and only then the registry (register, or look up with ``auto.register.schemas=false``);
-3. reading: id -> format schema, from the registry once per id.
+3. reading: (topic, id) -> format schema, from the registry once per id and topic (the schema's
+   version, which the Connect schema carries, is the one under the topic's subject).
 
 ``use.latest.version`` (with ``auto.register.schemas=false``, as Java) writes with the subject's latest
 version instead; confluent-kafka's client caches that version for ``latest.cache.ttl.sec``, so such
@@ -75,7 +76,9 @@ class SchemaRegistryConverter(Converter):
         self._writers: dict[tuple[str, int], tuple[Schema, bytes, FormatSchema]] = {}
         self._format_schemas: LruCache[Schema, FormatSchema] = LruCache(1000)
         self._ids: LruCache[tuple[str, str], int] = LruCache(1000)
-        self._readers: LruCache[int, FormatSchema] = LruCache(1000)
+        self._readers: LruCache[tuple[str, int], FormatSchema] = LruCache(1000)
+        self._latest: LruCache[tuple[str, int], FormatSchema] = LruCache(1000)
+        self._latest_verdicts: LruCache[tuple[int, str], bool | None] = LruCache(1000)
         self._cache_size = 1000
 
     def version(self) -> str:
@@ -105,6 +108,7 @@ class SchemaRegistryConverter(Converter):
         self._settings = settings
         size = self._cache_size = settings.max_schemas_per_subject
         self._format_schemas, self._ids, self._readers = LruCache(size), LruCache(size), LruCache(size)
+        self._latest, self._latest_verdicts = LruCache(settings.latest_cache_size), LruCache(settings.latest_cache_size)
         self._writers = {}
         if self._client is not None:
             self._client.close()
@@ -122,11 +126,7 @@ class SchemaRegistryConverter(Converter):
         if schema is None:
             raise DataException(f"{type(self).__name__} needs a schema: the {self._role} written to topic {topic} "
                                 "has none (use a converter without a registry for schemaless data)")
-        entry = self._writers.get((topic, id(schema)))
-        if entry is None or entry[0] is not schema:
-            header, format_schema = self._writer(topic, schema)
-        else:
-            _, header, format_schema = entry
+        header, format_schema = self._cached_writer(topic, schema)
         try:
             return header + format_schema.encode(value)
         except DataException:
@@ -134,6 +134,14 @@ class SchemaRegistryConverter(Converter):
         except Exception as e:  # a codec's own error: the value does not fit its schema
             raise DataException(f"Failed to serialize {self._format.schema_type} data from topic {topic}: {e}") \
                 from e
+
+    def _cached_writer(self, topic: str, schema: Schema) -> tuple[bytes, FormatSchema]:
+        """The header and format schema to write a value of ``schema`` to ``topic`` with (cache 1, then
+        :meth:`_writer`)."""
+        entry = self._writers.get((topic, id(schema)))
+        if entry is None or entry[0] is not schema:  # the entry holds its schema, so its id() is not reused
+            return self._writer(topic, schema)
+        return entry[1], entry[2]
 
     def _writer(self, topic: str, schema: Schema) -> tuple[bytes, FormatSchema]:
         settings, client = self._configured()
@@ -158,12 +166,19 @@ class SchemaRegistryConverter(Converter):
     def _latest_writer(self, subject: str, format_schema: FormatSchema) -> tuple[bytes, FormatSchema]:
         settings, client = self._configured()
         latest = client.latest(subject)
-        writer = self._readers.get(latest.id)
+        writer = self._latest.get((subject, latest.id))
         if writer is None:
             writer = self._format.from_registry(latest.text, latest.version)
-            self._readers.put(latest.id, writer)
+            self._latest.put((subject, latest.id), writer)
         if settings.latest_compatibility_strict and writer.text != format_schema.text:
-            reads = self.latest_reads(writer, format_schema)
+            # Checked once per (latest version, record schema), as Java caches it with the latest version:
+            # a check parses and compares both schemas, far more than writing a record costs.
+            verdict_key = (latest.id, format_schema.text)
+            reads = self._latest_verdicts.get(verdict_key)
+            if reads is None:
+                reads = self.latest_reads(writer, format_schema)
+                if reads is not None:
+                    self._latest_verdicts.put(verdict_key, reads)
             if reads is None:
                 raise DataException(
                     f"Cannot check {self._format.schema_type} schemas against the latest version of subject "
@@ -189,7 +204,8 @@ class SchemaRegistryConverter(Converter):
             raise DataException(f"Failed to deserialize data for topic {topic} to {self._format.schema_type}: "
                                 "Unknown magic byte!")
         schema_id = int.from_bytes(data[1:_HEADER_SIZE], "big")
-        format_schema = self._readers.get(schema_id)
+        # Per topic: the Connect schema's version is the schema's version under the topic's subject.
+        format_schema = self._readers.get((topic, schema_id))
         if format_schema is None:
             format_schema = self._reader(topic, schema_id)
         try:
@@ -219,7 +235,7 @@ class SchemaRegistryConverter(Converter):
             logger.debug("No version of schema id %s under the topic's subject: %s", schema_id, e)
         if version is not None:
             format_schema = self._format.from_registry(registered.text, version)
-        self._readers.put(schema_id, format_schema)
+        self._readers.put((topic, schema_id), format_schema)
         return format_schema
 
     # -- helpers ---------------------------------------------------------------------------------------
