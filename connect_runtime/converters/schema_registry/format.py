@@ -9,11 +9,12 @@ one tested path to the registry.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from connect_runtime.api.config_def import ConfigDef
-from connect_runtime.api.data.schema import Schema
+from connect_runtime.api.data.schema import Field, Schema
+from connect_runtime.api.data.struct import Struct
 from connect_runtime.api.errors import ConfigException
 
 
@@ -80,6 +81,29 @@ class SchemaFormat(ABC):
         """A schema read from the registry (by id, or the subject's latest with ``use.latest.version``),
         mapped to Connect as Confluent's converter maps it; ``version`` is the registry's version of it
         when known (the Connect schema's version when the schema itself names none)."""
+
+
+class StructFiller:
+    """Fills Structs of one schema on a format's per-record read path: a value of exactly its field's
+    plain class (and range) is stored as it is, as ``Struct.put`` would store it after its own check;
+    any other value goes through ``Struct.put`` and its validation."""
+
+    __slots__ = ("_checks",)
+
+    def __init__(self, schema: Schema) -> None:
+        self._checks: list[tuple[Field, int, type | None, tuple[int, int] | None]] = [
+            (field, field.index, field.schema._plain_class, field.schema._plain_range) for field in schema.fields]
+
+    def fill(self, struct: Struct, values: Sequence[Any]) -> Struct:
+        """Put ``values`` (one per field, in field order; None leaves a field as it is) into ``struct``."""
+        stored = struct._values
+        for check, value in zip(self._checks, values):  # noqa: B905 - one value per field, by construction
+            if value is not None:
+                if value.__class__ is check[2] and (check[3] is None or check[3][0] <= value <= check[3][1]):  # type: ignore[operator]
+                    stored[check[1]] = value
+                else:
+                    struct.put(check[0], value)
+        return struct
 
 
 def parse_data_settings(definition: ConfigDef, configs: Mapping[str, Any],

@@ -20,7 +20,7 @@ class JsonSchemaConverter(SchemaRegistryConverter):
     Settings: the registry's (see :class:`SchemaRegistryConverter`), ``JsonSchemaDataConfig``'s
     (``object.additional.properties``, ``use.optional.for.nonrequired``, ``decimal.format``,
     ``flatten.singleton.unions``, ``ignore.default.for.nullables``, ``schemas.cache.config``, ...) and
-    ``json.fail.invalid.schema`` (validate every value against its schema; off by default, as in Java).
+    ``json.fail.invalid.schema`` (validate every value written or read against its schema; off by default, as in Java).
 
     Nulls as Java writes them: a null of an optional schema (or of one with a default) is the JSON
     text ``null`` (or the default) with the schema's id; a null without a schema, or of a required

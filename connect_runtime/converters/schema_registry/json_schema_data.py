@@ -27,6 +27,7 @@ import decimal
 import functools
 import math
 import re
+import struct
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -46,7 +47,7 @@ from connect_runtime.api.java_json import (
     json_loads_decimal,
 )
 from connect_runtime.converters.json_converter import _node_type
-from connect_runtime.converters.schema_registry.format import parse_data_settings
+from connect_runtime.converters.schema_registry.format import StructFiller, parse_data_settings
 
 NAMESPACE: Final = "io.confluent.connect.json"
 JSON_TYPE_ENUM: Final = NAMESPACE + ".Enum"
@@ -166,9 +167,10 @@ def _table_size_for(n: int) -> int:
     return size
 
 
-def java_hash_order(keys: list[str], sizing: str) -> list[str]:
-    """``keys`` (inserted in this order) in the iteration order of the ``java.util.HashMap`` Java's
-    mapping passes them through: ``"default"`` (``new HashMap<>()`` filled by puts), ``"copy"``
+def java_hash_order(keys: list[Any], sizing: str) -> list[Any]:
+    """``keys`` (strings, or None, inserted in this order) in the iteration order of the
+    ``java.util.HashMap`` Java's mapping passes them through: ``"default"`` (``new HashMap<>()`` or
+    ``HashSet`` filled by puts), ``"copy"``
     (``new HashMap<>(map)``, sized ``ceil(n / 0.75)`` as on JDK 19+ and 17.0.15) or ``"sized"``
     (``new HashMap<>(n)``, as ``org.json``'s ``JSONObject(Map)``). A HashMap iterates by bucket,
     then by insertion within a bucket (a resize keeps that order).
@@ -183,8 +185,8 @@ def java_hash_order(keys: list[str], sizing: str) -> list[str]:
     while count > capacity * 0.75:
         capacity *= 2
 
-    def bucket(key: str) -> int:
-        h = _java_string_hash(key)
+    def bucket(key: str | None) -> int:
+        h = 0 if key is None else _java_string_hash(key)
         return (h ^ (h >> 16)) & (capacity - 1)
 
     return sorted(keys, key=bucket)  # sorted() is stable: insertion order within a bucket
@@ -235,8 +237,10 @@ class _SchemaWriter:
             params = schema.parameters or {}
             if JSON_TYPE_ENUM in params:
                 prefix = JSON_TYPE_ENUM + "."
-                head["enum"] = [None if key[len(prefix):] == NULL_MARKER else key[len(prefix):]
-                                for key in params if key.startswith(prefix)]
+                symbols = [None if key[len(prefix):] == NULL_MARKER else key[len(prefix):]
+                           for key in params if key.startswith(prefix)]
+                # everit prints an enum's values from a HashSet (getPossibleValues), not in their order.
+                head["enum"] = java_hash_order(symbols, "default")
             else:
                 head["type"] = "string"
         elif kind is SchemaType.BYTES:
@@ -302,8 +306,8 @@ class _SchemaWriter:
 
 
 def _ordered_properties(properties: dict[str, Any]) -> dict[str, Any]:
-    # ObjectSchema.Builder puts into a default HashMap; the built schema keeps a copy of it.
-    return {name: properties[name] for name in java_hash_order(java_hash_order(list(properties), "default"), "copy")}
+    # ObjectSchema.Builder puts into a default HashMap, which the built schema wraps without copying.
+    return {name: properties[name] for name in java_hash_order(list(properties), "default")}
 
 
 def _element(schema: Schema | None) -> Schema:
@@ -323,8 +327,22 @@ def from_connect_schema(schema: Schema, config: JsonSchemaDataConfig) -> dict[st
 
 
 def schema_text(tree: Any) -> str:
-    """The registry text of a JSON Schema tree: compact, keys in the tree's order, as Jackson prints it."""
-    return encode_tree(tree).decode("utf-8")
+    """The registry text of a JSON Schema tree: compact, keys in the tree's order, as Jackson prints it
+    to a String (``canonicalString``): characters outside the BMP stay as they are, where a payload
+    (Jackson's UTF-8 writer) escapes them."""
+    body: bytes = orjson.dumps(tree)
+    if 92 in body and b"\\u00" in body:
+        body = orjson.dumps(_jackson_strings(tree, _quote_text))
+    return body.decode("utf-8")
+
+
+_TEXT_ESCAPES: Final = re.compile('[\x00-\x1f"\\\\]')
+
+
+def _quote_text(text: str) -> str:
+    """A JSON string literal as Jackson's writer to a String writes it: ``_quote`` without escaping
+    characters outside the BMP."""
+    return '"' + _TEXT_ESCAPES.sub(lambda match: _quote(match.group())[1:-1], text) + '"'
 
 
 # --- JSON Schema -> Connect schema --------------------------------------------------------------------
@@ -398,7 +416,7 @@ class _SchemaReader:
         # Fields by connect.index; a property without one takes the count so far, in the order Java's
         # HashMap of properties iterates (a later one with the same index replaces it, as in Java).
         by_index: dict[int, str] = {}
-        for name in java_hash_order(list(properties), "copy"):
+        for name in java_hash_order(list(properties), "default"):
             sub = properties[name]
             index = sub.get(CONNECT_INDEX) if isinstance(sub, Mapping) else None
             by_index[index if isinstance(index, int) else len(by_index)] = name
@@ -602,16 +620,9 @@ class ValueMapper:
         else, and any value that is not plainly valid, goes through :meth:`to_tree` (and its errors).
         """
         generic = functools.partial(self.to_tree, schema)
-        plain = schema._plain_class
-        if plain is int or plain is bool or plain is str:
-            bounds = schema._plain_range
-
-            def write_plain(value: Any) -> Any:
-                if value.__class__ is plain and (bounds is None or bounds[0] <= value <= bounds[1]):  # type: ignore[operator]
-                    return value
-                return generic(value)
-
-            return write_plain
+        plain = _plain_or(schema, generic)
+        if plain is not None:
+            return plain
         if schema.type is SchemaType.STRUCT and schema.name != JSON_TYPE_ONE_OF:
             fields = [(field.index, field.name, field.schema.default_value, self.writer(field.schema))
                       for field in schema.fields]
@@ -632,9 +643,31 @@ class ValueMapper:
             return write_struct
         return generic
 
+    def reader(self, schema: Schema) -> Callable[[Any], Any]:
+        """:meth:`to_connect` specialised for one schema, for the per-record path (as :meth:`writer`):
+        plain values of their schema's class and range pass as they are, structs are filled field by
+        field from readers compiled once; anything else goes through :meth:`to_connect`."""
+        generic = functools.partial(self.to_connect, schema)
+        plain = _plain_or(schema, generic)
+        if plain is not None:
+            return plain
+        if schema.type is SchemaType.STRUCT and schema.name != JSON_TYPE_ONE_OF:
+            fields = [(field.name, self.reader(field.schema)) for field in schema.fields]
+            fill = StructFiller(schema).fill
+
+            def read_struct(node: Any) -> Any:
+                if node.__class__ is not dict:
+                    return generic(node)
+                get = node.get
+                return fill(Struct(schema), [read(get(name)) for name, read in fields])
+
+            return read_struct
+        return generic
+
     def default_tree(self, schema: Schema) -> Any:
-        """A schema's default as its ``"default"`` keyword."""
-        return _DefaultMapper(self._config).to_tree(schema, schema.default_value)
+        """A schema's default as its ``"default"`` keyword: objects in it keyed in the order of the
+        ``org.json.JSONObject`` (a default ``HashMap``) Java converts the default to before printing."""
+        return _json_object_order(_DefaultMapper(self._config).to_tree(schema, schema.default_value))
 
     def _number(self, text: str) -> Any:
         """A number already in Jackson's text, written as it is."""
@@ -739,12 +772,63 @@ class ValueMapper:
         return Struct(schema).put(best, self.to_connect(best.schema, node))
 
 
+def _plain_or(schema: Schema, generic: Callable[[Any], Any]) -> Callable[[Any], Any] | None:
+    """For an int, boolean or string schema, a function passing a value of exactly its plain class (and
+    range) as it is, in JSON as in Connect, and any other to ``generic``; None for other schemas."""
+    plain = schema._plain_class
+    if plain is not int and plain is not bool and plain is not str:
+        return None
+    bounds = schema._plain_range
+
+    def plain_or_generic(value: Any) -> Any:
+        if value.__class__ is plain and (bounds is None or bounds[0] <= value <= bounds[1]):  # type: ignore[operator]
+            return value
+        return generic(value)
+
+    return plain_or_generic
+
+
 class _DefaultMapper(ValueMapper):
-    """Defaults print as Java's ``BigDecimal`` prints them (``1.0E+10``): Java re-reads the schema
-    text with ``USE_BIG_DECIMAL_FOR_FLOATS`` before it prints it."""
+    """Defaults print as ``org.json`` prints them and then Java's ``BigDecimal`` (``2``, ``1.0E+10``):
+    Java re-reads the schema text with ``USE_BIG_DECIMAL_FOR_FLOATS`` before it prints it.
+
+    Inside an array, map or struct default, Java's default passes through ``org.json``'s
+    ``JSONArray`` / ``JSONObject``, which hold a FLOAT32 as the double it widens to
+    (``1.0000000116860974E-7``) and BYTES as an array of signed byte numbers.
+    """
+
+    def __init__(self, config: JsonSchemaDataConfig) -> None:
+        super().__init__(config)
+        self._nested = False
 
     def _number(self, text: str) -> Any:
-        return orjson.Fragment(str(decimal.Decimal(text)))
+        # org.json prints a number without trailing fraction zeros (2.0 -> 2, 1.50 -> 1.5) unless it
+        # has an exponent; BigDecimal then has no negative zero.
+        if "." in text and "E" not in text and "e" not in text:
+            text = text.rstrip("0").rstrip(".")
+        number = decimal.Decimal(text)
+        return orjson.Fragment(str(number.copy_abs() if number.is_zero() else number))
+
+    def to_tree(self, schema: Schema, value: Any) -> Any:
+        if self._nested and value is not None:
+            if schema.type is SchemaType.FLOAT32 and isinstance(value, float) and math.isfinite(value):
+                return self._number(java_double_to_string(_FLOAT32.unpack(_FLOAT32.pack(value))[0]))
+            if schema.type is SchemaType.BYTES and not (schema.name == Decimal.LOGICAL_NAME and
+                                                        self._config.numeric_decimals):
+                raw = (Decimal.from_logical(schema, value) if schema.name == Decimal.LOGICAL_NAME and
+                       isinstance(value, decimal.Decimal) else value)
+                if isinstance(raw, bytes | bytearray | memoryview):
+                    return [byte - 256 if byte > 127 else byte for byte in bytes(raw)]
+        if self._nested:
+            return super().to_tree(schema, value)
+        self._nested = True
+        try:
+            return super().to_tree(schema, value)
+        finally:
+            self._nested = False
+
+
+_FLOAT32: Final = struct.Struct("<f")
 
 
 def _matches_simply(schema: Schema, node: Any) -> bool:
@@ -771,6 +855,14 @@ def _struct_match(schema: Schema, node: Any) -> int:
         return 0
     shared = [field for field in schema.fields if field.name in node]
     return len(shared) + sum(_struct_match(field.schema, node[field.name]) for field in shared)
+
+
+def _json_object_order(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {key: _json_object_order(node[key]) for key in java_hash_order(list(node), "default")}
+    if isinstance(node, list):
+        return [_json_object_order(item) for item in node]
+    return node
 
 
 def omitted(node: Any) -> bool:
@@ -807,20 +899,21 @@ def encode_tree(tree: Any) -> bytes:
     """
     body: bytes = orjson.dumps(tree)
     if (92 in body and b"\\u00" in body) or (not body.isascii() and _ASTRAL.search(body) is not None):
-        body = orjson.dumps(_jackson_strings(tree))
+        body = orjson.dumps(_jackson_strings(tree, _quote))
     return body
 
 
 _ASTRAL: Final = re.compile(b"[\xf0-\xf4]")
 
 
-def _jackson_strings(node: Any) -> Any:
+def _jackson_strings(node: Any, quote: Callable[[str], str]) -> Any:
     if isinstance(node, str):
-        return orjson.Fragment(_quote(node))
+        return orjson.Fragment(quote(node))
     if isinstance(node, list):
-        return [_jackson_strings(item) for item in node]
+        return [_jackson_strings(item, quote) for item in node]
     if isinstance(node, dict):
-        members = [_quote(key).encode() + b":" + orjson.dumps(_jackson_strings(value)) for key, value in node.items()]
+        members = [quote(key).encode() + b":" + orjson.dumps(_jackson_strings(value, quote))
+                   for key, value in node.items()]
         return orjson.Fragment(b"{" + b",".join(members) + b"}")
     return node
 

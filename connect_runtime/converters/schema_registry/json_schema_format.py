@@ -2,7 +2,7 @@
 
 The mapping itself is :mod:`.json_schema_data`; this module binds it to the converter: a Connect
 schema becomes the schema text Java registers, and values are written as the JSON text Jackson
-writes. Java's serializer validates every value against its schema only when
+writes. Java's serializer and deserializer validate every value against its schema only when
 ``json.fail.invalid.schema`` asks for it; the mapping already writes only values that fit, so the
 per-record path skips validation by default (it costs about five times the encoding itself).
 """
@@ -44,9 +44,9 @@ class JsonSchemaFormatSchema(FormatSchema):
         title = tree.get("title") if isinstance(tree, Mapping) else None
         self.record_name = title if isinstance(title, str) else None
         self._tree = tree
-        self._values = values
         self._write = values.writer(connect_schema)
-        self._read = decoder_for(connect_schema)
+        self._parse = decoder_for(connect_schema)
+        self._read = values.reader(connect_schema)
         self._validate: Callable[[Any], None] | None = _validator(tree, text) if validate else None
 
     def encode(self, value: Any) -> bytes:
@@ -60,7 +60,11 @@ class JsonSchemaFormatSchema(FormatSchema):
         return payload
 
     def decode(self, payload: bytes | memoryview) -> Any:
-        return self._values.to_connect(self.connect_schema, self._read(payload))
+        node = self._parse(payload)
+        if self._validate is not None:
+            # Java's converter hands json.fail.invalid.schema to its deserializer too.
+            self._validate(node)
+        return self._read(node)
 
     def reads(self, writer: FormatSchema) -> bool | None:
         """True when both are the same schema, whatever the order of keys and of ``oneOf`` members
@@ -120,8 +124,8 @@ class JsonSchemaFormat(SchemaFormat):
     def config_def(self) -> ConfigDef:
         return data_config_def().define(
             FAIL_INVALID_SCHEMA, ConfigType.BOOLEAN, False, None, Importance.MEDIUM,
-            "Whether every value is validated against its JSON Schema before it is written (off: the "
-            "mapping writes only values that fit their schema, and validating costs more than encoding).")
+            "Whether every value is validated against its JSON Schema when written and when read (off: "
+            "the mapping writes only values that fit their schema, and validating costs more than encoding).")
 
     def configure(self, configs: Mapping[str, Any]) -> None:
         self._config = JsonSchemaDataConfig.from_configs(configs)

@@ -32,6 +32,7 @@ from google.protobuf.message import Message
 from connect_runtime.api.data import Date, Decimal, Schema, SchemaBuilder, SchemaType, Struct, Time, Timestamp
 from connect_runtime.api.errors import DataException
 from connect_runtime.converters.schema_registry import protobuf_text
+from connect_runtime.converters.schema_registry.format import StructFiller
 from connect_runtime.converters.schema_registry.protobuf_text import (
     ProtoEnum,
     ProtoField,
@@ -482,15 +483,20 @@ class ProtobufData:
             if proto_field is None:
                 raise DataException(f"Cannot find field with name {name}")
             steps.append((f, self.value_setter(f.schema, proto_field)))
-        get = Struct.get_without_default if self.config.ignore_default_for_nullables else Struct.get
+        # Struct.get / get_without_default by field index, resolved here rather than per record.
+        use_defaults = not self.config.ignore_default_for_nullables
+        indexed = [(f.index, f.schema.default_value if use_defaults else None, setter) for f, setter in steps]
 
         def fill(message: Message, struct: Struct) -> None:
             if struct.__class__ is not Struct:
                 raise DataException(f"Invalid type for STRUCT: {type(struct)}")
             if struct.schema is not schema and struct.schema != schema:
                 raise DataException("Mismatching struct schema")
-            for connect_field, setter in steps:
-                value = get(struct, connect_field)
+            values = struct._values
+            for index, default, setter in indexed:
+                value = values[index]
+                if value is None:
+                    value = default
                 if value is not None:
                     setter(message, value)
 
@@ -639,7 +645,10 @@ class ProtobufData:
             always = (
                 (f.type != _F.TYPE_MESSAGE or f.is_repeated) and not self._is_optional(f, params)
             ) or self.config.generate_struct_for_nulls
-            field_steps.append((f.name, connect_field, always, self.value_getter(connect_field.schema, f, params)))
+            getter = self.value_getter(connect_field.schema, f, params)
+            field_steps.append((f.name, connect_field.index, always, getter))
+        fill = StructFiller(schema).fill
+        field_count = len(schema.fields)
 
         def read(message: Message) -> Struct:
             struct = Struct(schema)
@@ -655,10 +664,11 @@ class ProtobufData:
                     union = Struct(target.schema)
                     union.put(member, value)
                     struct.put(target, union)
-            for name, connect_field, always, getter in field_steps:
+            values: list[Any] = [None] * field_count
+            for name, index, always, getter in field_steps:
                 if always or message.HasField(name):
-                    struct.put(connect_field, getter(message))
-            return struct
+                    values[index] = getter(message)
+            return fill(struct, values)
 
         return read
 

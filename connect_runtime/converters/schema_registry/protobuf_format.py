@@ -80,6 +80,8 @@ def encode_indexes(indexes: tuple[int, ...]) -> bytes:
 
 def decode_indexes(payload: bytes | memoryview) -> tuple[tuple[int, ...], int]:
     """The message indexes at the start of ``payload`` and the offset of the message after them."""
+    if payload[:1] == b"\x00":  # the first message, as almost every payload names it
+        return (0,), 1
     count, offset = _read_zigzag_varint(payload, 0)
     if count == 0:
         return (0,), offset
