@@ -582,7 +582,8 @@ def test_variants_are_refused() -> None:
 
 # --- settings ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("key", ["preserve.additional.properties", "generalized.sum.type.support"])
+@pytest.mark.parametrize("key", ["preserve.additional.properties", "generalized.sum.type.support",
+                                 "json.indent.output"])
 def test_unsupported_settings_are_refused_by_name(key: str) -> None:
     with pytest.raises(ConfigException, match=re.escape(key)):
         JsonSchemaDataConfig.from_configs({key: "true"})

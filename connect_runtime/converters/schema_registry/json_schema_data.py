@@ -73,6 +73,7 @@ _TEMPORAL: Final[dict[str, Any]] = {Date.LOGICAL_NAME: Date, Time.LOGICAL_NAME: 
 _UNSUPPORTED: Final = {
     "preserve.additional.properties": "undeclared properties are not kept; leave it false",
     "generalized.sum.type.support": "generalized sum types (connect_union_N) are not supported; leave it false",
+    "json.indent.output": "payloads are written compact, never indented; leave it false",
 }
 
 
@@ -94,6 +95,9 @@ _DATA_KEYS: Final = (
     ("ignore.default.for.nullables", ConfigType.BOOLEAN, False, Importance.MEDIUM,
      "Whether a null value of an optional schema with a default is written as null rather than as the default."),
     ("schemas.cache.config", ConfigType.INT, 1000, Importance.LOW, "How many mapped schemas to keep, each way."),
+    # The serializer's, which Java's converter hands the same settings: its payloads' whitespace.
+    ("json.indent.output", ConfigType.BOOLEAN, False, Importance.LOW,
+     "Not supported: must be false (payloads are compact JSON)."),
 )
 
 
