@@ -230,12 +230,14 @@ class LocalKafkaCluster(LocalService):
         with self._locked():
             if not (self.data_dir / _STATE_FILE).is_file():
                 raise LocalKafkaError(f"no Kafka cluster was started in {self.data_dir}")
+            if node._running_pid() is None:
+                self._wait_fenced(node_id, timeout)
             address = node.start(timeout=timeout)
             self._wait_registered(self.node_ids, timeout)
             bootstrap = self.bootstrap
             assert bootstrap is not None
-            wait_until(lambda: not under_replicated(bootstrap), timeout, interval_s=0.5,
-                       message=f"every partition of {bootstrap} to have its replicas in sync again")
+            self._wait(lambda: not under_replicated(bootstrap), timeout,
+                       f"bring every partition's replicas back in sync after node {node_id} restarted")
             return address
 
     def status(self) -> dict[int, LocalKafkaStatus]:
@@ -274,18 +276,30 @@ class LocalKafkaCluster(LocalService):
             futures = [pool.submit(action, node) for node in self._nodes.values()]
         return [future.result() for future in futures]
 
+    def _wait_fenced(self, node_id: int, timeout_s: float) -> None:
+        """Wait until the controller has fenced a dead node: a node started again before that would be
+        reported as registered, in sync, by the metadata of its previous life."""
+        if not any(node._running_pid() is not None for n, node in self._nodes.items() if n != node_id):
+            raise LocalKafkaError(f"no other node of the cluster in {self.data_dir} runs; start the cluster")
+        bootstrap = self.bootstrap
+        assert bootstrap is not None
+        self._wait(lambda: node_id not in admin_client(bootstrap).list_topics(timeout=5).brokers, timeout_s,
+                   f"fence the dead node {node_id}")
+
     def _wait_registered(self, node_ids: tuple[int, ...], timeout_s: float) -> None:
         bootstrap = self.bootstrap
         assert bootstrap is not None
 
-        def registered() -> bool:
-            return set(node_ids) <= set(admin_client(bootstrap).list_topics(timeout=5).brokers)
+        self._wait(lambda: set(node_ids) <= set(admin_client(bootstrap).list_topics(timeout=5).brokers),
+                   timeout_s, f"list nodes {list(node_ids)} in its metadata")
 
+    def _wait(self, condition: Callable[[], bool], timeout_s: float, what: str) -> None:
+        """Poll ``condition``; :class:`LocalKafkaError` "the cluster did not <what> within ..." at the deadline."""
         try:
-            wait_until(registered, timeout_s, interval_s=0.5, message=f"nodes {list(node_ids)} in the metadata")
+            wait_until(condition, timeout_s, interval_s=0.5, message=what)
         except AssertionError as exc:
-            raise LocalKafkaError(f"the Kafka cluster in {self.data_dir} did not list nodes {list(node_ids)} "
-                                  f"within {timeout_s:g} s") from exc
+            raise LocalKafkaError(f"the Kafka cluster in {self.data_dir} did not {what} within {timeout_s:g} s",
+                                  str(exc)) from exc
 
     # -- command line -----------------------------------------------------------------------------
     def _cli_start(self, args: argparse.Namespace) -> str:
