@@ -366,8 +366,8 @@ class LocalKafka(SingleProcessService):
     @classmethod
     def _from_start_args(cls, args: argparse.Namespace) -> LocalService:
         cluster = _cluster_class()
-        if args.brokers is None:
-            return cls._for_data_dir(args.data_dir)
+        if args.brokers is None and not cluster.holds_cluster(args.data_dir):
+            return cls(args.data_dir)
         if args.brokers == 1:
             if cluster.holds_cluster(args.data_dir):
                 raise LocalKafkaError(f"{args.data_dir} holds a Kafka cluster; use --brokers "
@@ -375,6 +375,8 @@ class LocalKafka(SingleProcessService):
             return cls(args.data_dir)
         if args.port is not None:
             raise LocalKafkaError("--port applies to a single broker; a cluster chooses its ports")
+        if (Path(args.data_dir) / _PORTS_FILE).is_file():
+            raise LocalKafkaError(f"{args.data_dir} holds a single broker; use --brokers 1 or another --data-dir")
         return cluster(args.data_dir, brokers=args.brokers)
 
     @classmethod

@@ -37,6 +37,20 @@ def test_only_one_or_three_brokers(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_port_is_for_a_single_broker(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(["start", "--brokers", "3", "--port", "9092", "--data-dir", str(tmp_path / "three")]) == 1
     assert "--port applies to a single broker" in capsys.readouterr().err
+    recorded = tmp_path / "recorded"
+    recorded.mkdir()
+    (recorded / "cluster.json").write_text('{"brokers": 3}')
+    assert cli(["start", "--port", "9092", "--data-dir", str(recorded)]) == 1  # the dir says: a cluster
+    assert "--port applies to a single broker" in capsys.readouterr().err
+
+
+def test_a_single_brokers_dir_is_not_a_clusters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    single = tmp_path / "single"
+    single.mkdir()
+    (single / "ports.json").write_text('{"port": 9092}')
+    assert cli(["start", "--brokers", "3", "--data-dir", str(single)]) == 1
+    assert "holds a single broker" in capsys.readouterr().err
+    assert not (single / "cluster.json").exists()
 
 
 def test_an_external_cluster_cannot_be_killed() -> None:
