@@ -55,7 +55,9 @@ def test_internal_topics_are_replicated_three_times(kafka_cluster: KafkaCluster)
     _transactional_producer(bootstrap, f"tx-{topic}")  # creates __transaction_state
     consumer: Any = Consumer(client_settings(bootstrap, **{"group.id": f"group-{topic}", "enable.auto.commit": False}))
     try:
-        consumer.commit(offsets=[TopicPartition(topic, 0, 0)], asynchronous=False)  # creates __consumer_offsets
+        # Creates __consumer_offsets; its partitions' coordinators load (NOT_COORDINATOR) for a moment.
+        wait_until(lambda: all(tp.error is None for tp in consumer.commit(
+            offsets=[TopicPartition(topic, 0, 0)], asynchronous=False)), 30, message="an offset commit")
     finally:
         consumer.close()
     admin: Any = admin_client(bootstrap)
