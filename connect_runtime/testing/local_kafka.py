@@ -239,7 +239,8 @@ class LocalKafka(SingleProcessService):
 
     command = "local-kafka"
     title = "Kafka"
-    description = f"Run a local single-node Apache Kafka {KAFKA_VERSION} broker (KRaft) on {HOST}."
+    description = (f"Run a local single-node Apache Kafka {KAFKA_VERSION} broker (KRaft) on {HOST}, or with "
+                   "--brokers 3 a three-node cluster.")
     start_help = "start the broker (no-op if running) and print bootstrap.servers"
     stop_help = "stop the broker (the data is kept)"
     status_help = "say whether the broker runs"
