@@ -50,6 +50,7 @@ _.pytest_sessionfinish  # pytest hook of the plugin
 _.exitstatus  # pytest's Session.exitstatus, read by pytest after the session
 _.pytest_runtest_makereport  # pytest hook of the plugin
 _.kafka_sasl_bootstrap  # pytest fixture
+_.kafka_cluster  # pytest fixture
 _.connect_client  # pytest fixture
 _.connect_cluster  # pytest fixture
 _.registry_basic_auth  # pytest fixture

@@ -1,13 +1,16 @@
 """The test toolkit of connect-runtime: test connectors against a real Kafka and real workers.
 
 The pytest plugin (:mod:`connect_runtime.testing.pytest_plugin`, registered on install) provides the
-fixtures: ``kafka_bootstrap``, ``schema_registry_url``, ``worker_factory``, ``connect_worker``,
+fixtures: ``kafka_bootstrap``, ``kafka_cluster``, ``schema_registry_url``, ``worker_factory``, ``connect_worker``,
 ``connect_client``, ``connect_cluster`` and more. The names below are the helpers tests call:
 
 Workers and REST
     :class:`WorkerProcess` (one ``connect-distributed`` child process), :class:`WorkerGroup` (workers
     of one group, cleaned up together), :data:`FAST_FAILOVER`, :func:`plugin_path`, :func:`worker_properties`,
     :class:`ConnectClient` and :class:`ConnectRestError`.
+Brokers
+    :class:`KafkaCluster` (what ``kafka_cluster`` gives: three brokers, one of which a test can kill and
+    restart, and who leads a partition or coordinates a transactional id).
 Topics
     :func:`new_topic`, :func:`read_committed`, :func:`read_records`, :func:`wait_for_records`,
     :func:`end_offsets`, :func:`stable_offsets`, :func:`open_transactions`,
@@ -30,6 +33,7 @@ Test connectors
 from connect_runtime.testing.cluster import FAST_FAILOVER, WorkerGroup, WorkerProcess, plugin_path, worker_properties
 from connect_runtime.testing.connect_client import ConnectClient, ConnectRestError
 from connect_runtime.testing.fakes import FakeOffsetStorageReader, FakeTaskContext, FakeTransactionContext
+from connect_runtime.testing.local_kafka_cluster import KafkaCluster
 from connect_runtime.testing.sequence_source import IdleSourceTask, SequenceSourceConnector, SequenceSourceTask
 from connect_runtime.testing.sequences import SequenceReport, check_sequences, verifiable_key, verifiable_pairs
 from connect_runtime.testing.source_offsets import read_source_offset, read_source_offsets
@@ -62,6 +66,7 @@ __all__ = [
     "FakeTaskContext",
     "FakeTransactionContext",
     "IdleSourceTask",
+    "KafkaCluster",
     "SequenceReport",
     "SequenceSourceConnector",
     "SequenceSourceTask",

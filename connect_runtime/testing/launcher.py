@@ -18,7 +18,8 @@ the state file (:attr:`LocalService.state_file_name`, JSON)
 (``start|stop|status`` with ``--data-dir``, ``start --timeout``; ``start`` prints one ``key=value``
 line on stdout, progress goes to stderr; ``status`` exits 0 when running, 1 when not; an error is one
 line ``error: ...`` and exit code 1). A launcher subclasses it with its processes' start, stop and
-status, and names its command line's texts and extra ``start`` flags.
+status, and names its command line's texts and extra ``start`` flags (and any subcommands beyond
+``start|stop|status``: :meth:`LocalService._add_commands`).
 
 Most services are one process on one port (a Kafka broker, a schema registry):
 :class:`SingleProcessService` adds what they share (``<name>.pid``, the port recorded in the state file
@@ -365,7 +366,22 @@ class LocalService(ABC):
         stop.add_argument("--data-dir", type=Path, default=cls.default_data_dir, help=data_dir_help)
         status = sub.add_parser("status", help=cls.status_help)
         status.add_argument("--data-dir", type=Path, default=cls.default_data_dir, help=data_dir_help)
+        cls._add_commands(sub, data_dir_help)
         return parser
+
+    @classmethod
+    def _add_commands(cls, sub: Any, data_dir_help: str) -> None:
+        """Subcommands of this launcher beyond ``start|stop|status`` (``sub`` is the subparsers action);
+        :meth:`_cli_command` runs them."""
+
+    @classmethod
+    def _for_data_dir(cls, data_dir: Path) -> LocalService:
+        """The service ``stop``, ``status`` and further subcommands act on, for ``data_dir``."""
+        return cls(data_dir)
+
+    def _cli_command(self, args: argparse.Namespace) -> int:
+        """Run a subcommand of :meth:`_add_commands`; returns the exit code."""
+        raise ValueError(f"unknown command {args.command}")
 
     @classmethod
     def cli(cls, argv: list[str] | None = None) -> int:
@@ -376,13 +392,15 @@ class LocalService(ABC):
             if args.command == "start":
                 print(cls._from_start_args(args)._cli_start(args), flush=True)
                 return 0
-            service = cls(args.data_dir)
+            service = cls._for_data_dir(args.data_dir)
             if args.command == "stop":
                 stopped = service.stop()
-                print(f"stopped {cls.title} in {service.data_dir}" if stopped
-                      else f"no {cls.title} running in {service.data_dir}")
+                print(f"stopped {service.title} in {service.data_dir}" if stopped
+                      else f"no {service.title} running in {service.data_dir}")
                 return 0
-            return 0 if service._cli_status() else 1
+            if args.command == "status":
+                return 0 if service._cli_status() else 1
+            return service._cli_command(args)
         except (LauncherError, ValueError) as exc:
             print(f"error: {getattr(exc, 'message', exc)}", file=sys.stderr)
             return 1

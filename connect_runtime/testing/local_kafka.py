@@ -33,9 +33,14 @@ Library use::
 
 Command line (wired as ``connect-runtime local-kafka``)::
 
-    connect-runtime local-kafka start [--port P] [--data-dir D]
+    connect-runtime local-kafka start [--port P] [--brokers N] [--data-dir D]
     connect-runtime local-kafka status [--data-dir D]
     connect-runtime local-kafka stop [--data-dir D]
+    connect-runtime local-kafka kill|restart NODE [--data-dir D]
+
+``--brokers 3`` runs a three-node cluster instead
+(:class:`~connect_runtime.testing.local_kafka_cluster.LocalKafkaCluster`); ``kill`` and ``restart``
+act on one of its nodes.
 
 The data dir, its lock and the command line are those of every local service
 (:mod:`connect_runtime.testing.launcher`).
@@ -43,6 +48,7 @@ The data dir, its lock and the command line are those of every local service
 
 from __future__ import annotations
 
+import argparse
 import base64
 import logging
 import subprocess
@@ -51,13 +57,14 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from connect_runtime.testing.java_service import MavenRun, cache_root, fetch_once, find_java
 from connect_runtime.testing.launcher import (
     HOST,
     LOG_TAIL_LINES,
     LauncherError,
+    LocalService,
     ServiceStatus,
     SingleProcessService,
     accepts_connections,
@@ -65,6 +72,9 @@ from connect_runtime.testing.launcher import (
 from connect_runtime.testing.launcher import free_port as free_port  # re-exported: callers import it from here
 from connect_runtime.testing.launcher import port_in_use as port_in_use
 from connect_runtime.testing.topics import close_admin_clients
+
+if TYPE_CHECKING:
+    from connect_runtime.testing.local_kafka_cluster import LocalKafkaCluster
 
 logger = logging.getLogger(__name__)
 
@@ -229,7 +239,8 @@ class LocalKafka(SingleProcessService):
 
     command = "local-kafka"
     title = "Kafka"
-    description = f"Run a local single-node Apache Kafka {KAFKA_VERSION} broker (KRaft) on {HOST}."
+    description = (f"Run a local single-node Apache Kafka {KAFKA_VERSION} broker (KRaft) on {HOST}, or with "
+                   "--brokers 3 a three-node cluster.")
     start_help = "start the broker (no-op if running) and print bootstrap.servers"
     stop_help = "stop the broker (the data is kept)"
     status_help = "say whether the broker runs"
@@ -245,6 +256,9 @@ class LocalKafka(SingleProcessService):
     port_help = "client port (default: recorded or free)"
     error = LocalKafkaError
     status_type = LocalKafkaStatus
+    node_id: int = NODE_ID
+    """The broker's ``node.id``."""
+    jvm_opts: ClassVar[tuple[str, ...]] = tuple(_JVM_OPTS)
 
     def __init__(self, data_dir: Path | str = DEFAULT_DATA_DIR, *, cache_dir: Path | None = None) -> None:
         """Prepare (but do not start) a broker for ``data_dir``; jars go to ``cache_dir``."""
@@ -306,7 +320,7 @@ class LocalKafka(SingleProcessService):
         else:
             logger.info("reusing the formatted data in %s", self.log_dir)
         cmd = [*self._java_base(java, classpath), _MAIN_CLASS, str(self.data_dir / "server.properties")]
-        logger.info("starting Kafka %s in %s", KAFKA_VERSION, self.data_dir)
+        logger.info("starting Kafka %s (node %d) in %s", KAFKA_VERSION, self.node_id, self.data_dir)
         self._spawn(cmd, self.stdout_log, self.pid_file)
 
     def _readiness(self) -> str:
@@ -330,9 +344,50 @@ class LocalKafka(SingleProcessService):
                 md = admin.list_topics(timeout=min(5.0, max(0.5, remaining)))
             except Exception as exc:  # KafkaException; keep polling until the deadline
                 return str(exc)
-            return None if NODE_ID in md.brokers else f"metadata lists brokers {sorted(md.brokers)}"
+            return None if self.node_id in md.brokers else f"metadata lists brokers {sorted(md.brokers)}"
 
         return probe
+
+    # -- command line -----------------------------------------------------------------------------
+    @classmethod
+    def _add_start_arguments(cls, start: argparse.ArgumentParser) -> None:
+        super()._add_start_arguments(start)
+        start.add_argument("--brokers", type=int, default=None,
+                           help="nodes: 1 (a single broker) or 3 (a cluster, replication factor 3) "
+                                "(default: what the data dir holds, else 1)")
+
+    @classmethod
+    def _add_commands(cls, sub: Any, data_dir_help: str) -> None:
+        for name, text in (("kill", "SIGKILL one node of a cluster"),
+                           ("restart", "start a node of a cluster again and wait until it has caught up")):
+            command = sub.add_parser(name, help=text)
+            command.add_argument("node", type=int, help="the node id (1, 2, 3)")
+            command.add_argument("--data-dir", type=Path, default=cls.default_data_dir, help=data_dir_help)
+
+    @classmethod
+    def _from_start_args(cls, args: argparse.Namespace) -> LocalService:
+        cluster = _cluster_class()
+        if args.brokers is None and not cluster.holds_cluster(args.data_dir):
+            return cls(args.data_dir)
+        if args.brokers == 1:
+            if cluster.holds_cluster(args.data_dir):
+                raise LocalKafkaError(f"{args.data_dir} holds a Kafka cluster; use --brokers "
+                                      f"{cluster.recorded_brokers(args.data_dir)} or another --data-dir")
+            return cls(args.data_dir)
+        if args.port is not None:
+            raise LocalKafkaError("--port applies to a single broker; a cluster chooses its ports")
+        if (Path(args.data_dir) / _PORTS_FILE).is_file():
+            raise LocalKafkaError(f"{args.data_dir} holds a single broker; use --brokers 1 or another --data-dir")
+        return cluster(args.data_dir, brokers=args.brokers)
+
+    @classmethod
+    def _for_data_dir(cls, data_dir: Path) -> LocalService:
+        cluster = _cluster_class()
+        return cluster(data_dir) if cluster.holds_cluster(data_dir) else cls(data_dir)
+
+    def _cli_command(self, args: argparse.Namespace) -> int:
+        raise LocalKafkaError(f"{self.data_dir} holds no Kafka cluster; {args.command} needs one "
+                              "(start one with --brokers 3)")
 
     # -- internals --------------------------------------------------------------------------------
     def _before_stop(self) -> None:
@@ -373,13 +428,13 @@ class LocalKafka(SingleProcessService):
         self._write_state({"port": broker_port, "controller_port": controller_port, "sasl_port": sasl_port})
         return broker_port, sasl_port, controller_port
 
-    def _write_configs(self, broker_port: int, sasl_port: int, controller_port: int) -> None:
-        self.logs_dir.mkdir(parents=True, exist_ok=True)
+    def _server_properties(self, broker_port: int, sasl_port: int, controller_port: int) -> dict[str, str]:
+        """The broker's ``server.properties``."""
         sasl = SASL_LISTENER.lower()
-        props = {
+        return {
             "process.roles": "broker,controller",
-            "node.id": str(NODE_ID),
-            "controller.quorum.voters": f"{NODE_ID}@{HOST}:{controller_port}",
+            "node.id": str(self.node_id),
+            "controller.quorum.voters": f"{self.node_id}@{HOST}:{controller_port}",
             "listeners": f"PLAINTEXT://{HOST}:{broker_port},{SASL_LISTENER}://{HOST}:{sasl_port},"
                          f"CONTROLLER://{HOST}:{controller_port}",
             "advertised.listeners": f"PLAINTEXT://{HOST}:{broker_port},{SASL_LISTENER}://{HOST}:{sasl_port}",
@@ -403,6 +458,10 @@ class LocalKafka(SingleProcessService):
             "group.initial.rebalance.delay.ms": "0",
             "auto.create.topics.enable": "false",
         }
+
+    def _write_configs(self, broker_port: int, sasl_port: int, controller_port: int) -> None:
+        self.logs_dir.mkdir(parents=True, exist_ok=True)
+        props = self._server_properties(broker_port, sasl_port, controller_port)
         text = "# written by connect_runtime.testing.local_kafka on every start\n"
         text += "".join(f"{k}={_escape_property(v)}\n" for k, v in props.items())
         (self.data_dir / "server.properties").write_text(text)
@@ -436,21 +495,24 @@ logger.statechange.level = WARN
     def _java_base(self, java: str, classpath: str) -> list[str]:
         return [
             java,
-            *_JVM_OPTS,
+            *self.jvm_opts,
             f"-Dlog4j2.configurationFile={self.data_dir / 'log4j2.properties'}",
             "-cp",
             classpath,
         ]
 
+    def _format_args(self) -> list[str]:
+        """The arguments of ``StorageTool format`` beyond ``-c server.properties``."""
+        return ["-t", _random_cluster_id()]
+
     def _format(self, java: str, classpath: str) -> None:
-        cluster_id = _random_cluster_id()
-        logger.info("formatting %s (cluster id %s)", self.log_dir, cluster_id)
+        args = self._format_args()
+        logger.info("formatting %s (%s)", self.log_dir, " ".join(args))
         cmd = [
             *self._java_base(java, classpath),
             "kafka.tools.StorageTool",
             "format",
-            "-t",
-            cluster_id,
+            *args,
             "-c",
             str(self.data_dir / "server.properties"),
         ]
@@ -464,6 +526,13 @@ logger.statechange.level = WARN
             )
 
 
+def _cluster_class() -> type[LocalKafkaCluster]:
+    # The cluster is built from brokers of this module: imported when the command line needs it.
+    from connect_runtime.testing.local_kafka_cluster import LocalKafkaCluster
+
+    return LocalKafkaCluster
+
+
 def _escape_property(value: str) -> str:
     """Escape a value for a Java ``.properties`` file."""
     return value.replace("\\", "\\\\").replace("\n", "\\n")
@@ -474,9 +543,9 @@ def _escape_property(value: str) -> str:
 
 
 def cli(argv: list[str] | None = None) -> int:
-    """``connect-runtime local-kafka start|stop|status``; returns the process exit code.
+    """``connect-runtime local-kafka start|stop|status|kill|restart``; returns the process exit code.
 
-    ``start`` prints exactly ``bootstrap.servers=HOST:PORT`` on stdout; progress goes to stderr.
+    ``start`` prints exactly ``bootstrap.servers=HOST:PORT[,HOST:PORT...]`` on stdout; progress goes to stderr.
     ``status`` exits 0 when running and 1 when not. Errors are one line on stderr and exit code 1.
     """
     return LocalKafka.cli(argv)

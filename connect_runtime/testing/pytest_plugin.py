@@ -17,6 +17,14 @@ Fixtures
         :data:`~connect_runtime.testing.local_kafka.SASL_PASSWORD`). A cluster named by
         ``$KAFKA_BOOTSTRAP_SERVERS`` has no such listener that the plugin knows of: a test asking for
         this fixture then fails, saying so, rather than being skipped.
+    ``kafka_cluster`` (session)
+        a :class:`~connect_runtime.testing.local_kafka_cluster.KafkaCluster` of three brokers
+        (replication factor 3, ``min.insync.replicas=2``): ``bootstrap``, ``node_ids``, ``kill(node)``,
+        ``restart(node)``, ``partition_leader(topic, partition)`` and
+        ``transaction_coordinator(transactional_id)``. ``$KAFKA_CLUSTER_BOOTSTRAP_SERVERS`` when set
+        (then ``kill`` and ``restart`` fail the test, saying so), otherwise a
+        :class:`~connect_runtime.testing.local_kafka_cluster.LocalKafkaCluster` started the first time
+        a test asks for it and stopped at the end of the session.
     ``schema_registry_url`` (session)
         ``schema.registry.url`` of a real schema registry (Confluent's API): ``$SCHEMA_REGISTRY_URL`` when
         set, otherwise a local Apicurio Registry started for the session (see
@@ -100,6 +108,7 @@ from connect_runtime.testing.cluster import FAST_FAILOVER, WorkerGroup, WorkerPr
 from connect_runtime.testing.connect_client import ConnectClient
 from connect_runtime.testing.launcher import LauncherError
 from connect_runtime.testing.local_kafka import SASL_LISTENER, LocalKafka
+from connect_runtime.testing.local_kafka_cluster import KafkaCluster, LocalKafkaCluster
 from connect_runtime.testing.local_registry import LocalRegistry
 from connect_runtime.testing.reaper import start_reaper
 from connect_runtime.testing.registry_proxy import BasicAuthProxy
@@ -110,6 +119,9 @@ __all__ = ["BOOTSTRAP_ENV", "new_topic", "unique_topic_name"]
 
 BOOTSTRAP_ENV = "KAFKA_BOOTSTRAP_SERVERS"
 """Environment variable naming an existing cluster to use instead of a local broker."""
+
+CLUSTER_BOOTSTRAP_ENV = "KAFKA_CLUSTER_BOOTSTRAP_SERVERS"
+"""Environment variable naming an existing multi-broker cluster for the ``kafka_cluster`` fixture."""
 
 SESSION_ENV = "CONNECT_RUNTIME_TEST_SESSION"
 """Environment variable marking every process a test session starts (a token of that session)."""
@@ -215,6 +227,28 @@ def kafka_sasl_bootstrap(kafka_bootstrap: str, pytestconfig: pytest.Config) -> s
         pytest.fail(f"this test needs a {SASL_LISTENER} listener with the PLAIN mechanism, which only the "
                     f"broker the plugin starts has; unset {BOOTSTRAP_ENV} to run it", pytrace=False)
     return sasl
+
+
+@pytest.fixture(scope="session")
+def kafka_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaCluster]:
+    """A three-broker Kafka (replication factor 3, ``min.insync.replicas=2``) for the whole session.
+
+    Uses ``$KAFKA_CLUSTER_BOOTSTRAP_SERVERS`` when set (the cluster is left alone; ``kill`` and ``restart``
+    then raise); otherwise starts a local three-node cluster in a temporary data dir and stops it when
+    the session ends.
+    """
+    external = os.environ.get(CLUSTER_BOOTSTRAP_ENV, "").strip()
+    if external:
+        try:
+            yield KafkaCluster(external)
+        finally:
+            close_admin_clients(external)
+        return
+    local = LocalKafkaCluster(tmp_path_factory.mktemp("local-kafka-cluster"))
+    with _started(local, "a local three-broker Kafka cluster") as cluster:
+        bootstrap = cluster.bootstrap
+        assert bootstrap is not None  # recorded by start()
+        yield KafkaCluster(bootstrap, cluster)
 
 
 #: A schema registry's Confluent-compatible URL; the ``schema_registry_url`` fixture uses it when set.
