@@ -82,7 +82,10 @@ def _run_worker(worker: DistributedWorker, stop: threading.Event) -> int:
         logger.error("Worker failed to start because of an unexpected error", exc_info=True)
         worker.stop()
         return 1
-    while not stop.wait(0.5):
+    # is_set and sleep, never stop.wait: the SIGTERM handler runs on this thread and calls stop.set(),
+    # which takes the lock Event.wait holds at moments; a signal arriving then would deadlock the worker.
+    while not stop.is_set():
+        time.sleep(0.5)
         if worker.failure is not None:  # already logged, on one line, by the worker
             worker.stop()
             return 1
