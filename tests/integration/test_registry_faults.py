@@ -36,6 +36,7 @@ from connect_runtime.testing.launcher import free_port
 from connect_runtime.testing.local_registry import LocalRegistry
 from connect_runtime.testing.pytest_plugin import new_topic
 from connect_runtime.testing.registry_proxy import BasicAuthProxy
+from connect_runtime.testing.topics import open_transactions
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 
@@ -184,8 +185,10 @@ def test_an_outage_longer_than_the_transaction_timeout_fails_the_task_saying_so(
         local_registry.stop()
         wait_until(lambda: any("could not be reached" in line and "[task-expires-0]" in line
                                for line in worker.log_path.read_text().splitlines()), 60, message="the task retrying")
-        # The outage outlasts the timeout and the broker's check of expired transactions (every 10 s).
-        time.sleep(15)
+        # The outage outlasts the timeout: the broker aborts the open transaction (it checks every 10 s).
+        wait_until(lambda: open_transactions(kafka_bootstrap, topic) != {}, 30, message="the retry's open transaction")
+        wait_until(lambda: open_transactions(kafka_bootstrap, topic) == {}, 60,
+                   message="the broker aborting the expired transaction")
         local_registry.start()
         trace = _failed_trace(client, "expires")
     error = trace.rstrip().splitlines()[-1]
