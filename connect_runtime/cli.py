@@ -8,6 +8,7 @@ import argparse
 import faulthandler
 import logging
 import os
+import queue
 import signal
 import sys
 import threading
@@ -47,9 +48,11 @@ def distributed_main(argv: Sequence[str] | None = None) -> int:
         return 1
     # `kill -USR1 <pid>` writes every thread's stack to stderr (like jstack for a Java worker).
     faulthandler.register(signal.SIGUSR1, all_threads=True)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    # SimpleQueue.put is reentrant, so the handlers may call it on the main thread at any point, even
+    # while that thread is inside get (Event.set would take a lock Event.wait holds and deadlock there).
+    stop: queue.SimpleQueue[int] = queue.SimpleQueue()
+    signal.signal(signal.SIGTERM, lambda signum, _: stop.put(signum))
+    signal.signal(signal.SIGINT, lambda signum, _: stop.put(signum))
     try:
         code = _run_worker(distributed_worker(composed), stop)
     finally:
@@ -60,8 +63,9 @@ def distributed_main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
-def _run_worker(worker: DistributedWorker, stop: threading.Event) -> int:
-    """Start ``worker``, serve until ``stop`` is set (or the worker fails), stop it; the exit code."""
+def _run_worker(worker: DistributedWorker, stop: queue.SimpleQueue[int]) -> int:
+    """Start ``worker``, serve until a signal number arrives on ``stop`` (or the worker fails), stop it;
+    the exit code."""
     from rest.server import RestServerError
 
     try:
@@ -82,10 +86,12 @@ def _run_worker(worker: DistributedWorker, stop: threading.Event) -> int:
         logger.error("Worker failed to start because of an unexpected error", exc_info=True)
         worker.stop()
         return 1
-    # is_set and sleep, never stop.wait: the SIGTERM handler runs on this thread and calls stop.set(),
-    # which takes the lock Event.wait holds at moments; a signal arriving then would deadlock the worker.
-    while not stop.is_set():
-        time.sleep(0.5)
+    while True:
+        try:
+            stop.get(timeout=0.5)
+            break
+        except queue.Empty:
+            pass
         if worker.failure is not None:  # already logged, on one line, by the worker
             worker.stop()
             return 1
