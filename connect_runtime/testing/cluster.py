@@ -50,6 +50,7 @@ from connect_runtime.testing.waiting import assert_settles, wait_until
 
 __all__ = [
     "FAST_FAILOVER",
+    "THREE_BROKERS",
     "ConnectClient",
     "ConnectRestError",
     "SequenceReport",
@@ -90,6 +91,15 @@ FAST_FAILOVER: dict[str, str] = {
 """Worker settings that detect a dead worker in 3 to 4 s (the defaults take 7 to 10 s) and forget a departed
 worker at once: for tests that kill workers. :class:`WorkerGroup` ``defaults`` of the ``connect_cluster``
 fixture."""
+
+THREE_BROKERS: dict[str, str] = {
+    "config.storage.replication.factor": "3",
+    "offset.storage.replication.factor": "3",
+    "status.storage.replication.factor": "3",
+}
+"""Worker settings for a cluster of three brokers (the ``kafka_cluster`` fixture): the internal topics
+replicated three times, as in production, where :func:`worker_properties` makes them for one broker."""
+
 
 def plugin_path(*dirs: str | Path) -> dict[str, str]:
     """``extra`` worker settings for a :class:`WorkerProcess` that discovers the plugins of Python plugin
