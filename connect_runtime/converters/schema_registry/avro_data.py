@@ -25,7 +25,7 @@ from connect_runtime.api.data.logical_types import Date, Decimal, Time, Timestam
 from connect_runtime.api.data.schema import Schema, SchemaType
 from connect_runtime.api.data.schema_builder import SchemaBuilder
 from connect_runtime.api.data.struct import Struct
-from connect_runtime.api.errors import ConfigException, DataException
+from connect_runtime.api.errors import DataException
 from connect_runtime.converters.json_schema_encoding import LruCache
 from connect_runtime.converters.schema_registry.avro_schema import (
     BRANCH_FIELD,
@@ -40,6 +40,7 @@ from connect_runtime.converters.schema_registry.avro_schema import (
     union_of,
     validate_name,
 )
+from connect_runtime.converters.schema_registry.format import parse_data_settings
 
 NAMESPACE: Final = "io.confluent.connect.avro"
 DEFAULT_SCHEMA_NAME: Final = "ConnectDefault"
@@ -161,11 +162,7 @@ class AvroDataConfig:
     def from_configs(configs: Mapping[str, Any]) -> AvroDataConfig:
         """Parse the data keys of a converter's config (other keys are ignored); a setting this
         implementation does not honour raises ``ConfigException`` naming it."""
-        definition = avro_data_config_def()
-        values = definition.parse({k: v for k, v in configs.items() if k in definition.keys})
-        for key, why in _UNSUPPORTED.items():
-            if values[key]:
-                raise ConfigException(key, configs.get(key), why)
+        values = parse_data_settings(avro_data_config_def(), configs, _UNSUPPORTED)
         return AvroDataConfig(
             connect_meta_data=values[CONNECT_META_DATA_CONFIG],
             enhanced_avro_schema_support=values[ENHANCED_AVRO_SCHEMA_SUPPORT_CONFIG],
