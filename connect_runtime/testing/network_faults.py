@@ -220,6 +220,18 @@ class _Link:
             self.abort()
 
 
+def set_mode(route: _Route, mode: str, delay_s: float) -> None:
+    """On the proxy's loop: switch ``route`` to ``mode``."""
+    route.mode, route.delay_s = mode, delay_s
+    if mode == BLACKHOLE:
+        route.open.clear()
+    else:
+        route.open.set()
+    if mode == CUT:
+        for link in list(route.links):
+            link.abort()
+
+
 class _Proxy:
     """A transparent TCP proxy on an event loop of its own thread; routes are changed from other threads
     through :meth:`call`."""
@@ -229,6 +241,7 @@ class _Proxy:
         self._thread = threading.Thread(target=self.loop.run_forever, name="network-faults-proxy", daemon=True)
         self._thread.start()
         self._servers: list[asyncio.Server] = []
+        self._routes: list[_Route] = []
 
     def call(self, fn: Callable[[], _T]) -> _T:
         """Run ``fn`` on the proxy's loop and return its result."""
@@ -238,6 +251,8 @@ class _Proxy:
 
     def listen(self, route: _Route) -> int:
         """Serve ``route`` on a new port of 127.0.0.1: that port."""
+        self._routes.append(route)
+
         async def start() -> int:
             server = await asyncio.start_server(lambda r, w: self._accept(route, r, w), "127.0.0.1", 0)
             self._servers.append(server)
@@ -271,10 +286,13 @@ class _Proxy:
         async def stop() -> None:
             for server in self._servers:
                 server.close()
+            for route in self._routes:  # every connection ends by itself, so none is cancelled mid-read
+                set_mode(route, CUT, 0.0)
             tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            if tasks:
+                _, pending = await asyncio.wait(tasks, timeout=5)
+                for t in pending:
+                    t.cancel()
         with contextlib.suppress(Exception):
             asyncio.run_coroutine_threadsafe(stop(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
@@ -383,7 +401,7 @@ class NetworkFaults:
             rule = refuse_rule(self.chain, cage.path, port)
             if self._ipt("filter", "-C", *rule[1:], check=False).returncode != 0:
                 self._ipt("filter", *rule)
-            self._proxy.call(functools.partial(self._set, route, CUT, 0.0))
+            self._proxy.call(functools.partial(set_mode, route, CUT, 0.0))
 
     def blackhole(self, cage: Cage, *, brokers: bool = True, peers: bool = False) -> None:
         """Accept the cage's connections but never answer: new and open ones stall until healed."""
@@ -401,24 +419,12 @@ class NetworkFaults:
     def _change(self, cage: Cage, brokers: bool, peers: bool, mode: str, delay_s: float) -> None:
         for route, port in self._routes(cage, brokers, peers):
             self._ipt("filter", "-D", *refuse_rule(self.chain, cage.path, port)[1:], check=False)
-            self._proxy.call(functools.partial(self._set, route, mode, delay_s))
+            self._proxy.call(functools.partial(set_mode, route, mode, delay_s))
 
     @staticmethod
     def _routes(cage: Cage, brokers: bool, peers: bool) -> list[tuple[_Route, int]]:
         return ([(cage.broker_route, cage.broker_port)] if brokers else []) + \
                ([(cage.peer_route, cage.peer_port)] if peers else [])
-
-    @staticmethod
-    def _set(route: _Route, mode: str, delay_s: float) -> None:
-        """On the proxy's loop: switch ``route`` to ``mode``."""
-        route.mode, route.delay_s = mode, delay_s
-        if mode == BLACKHOLE:
-            route.open.clear()
-        else:
-            route.open.set()
-        if mode == CUT:
-            for link in list(route.links):
-                link.abort()
 
     def close(self) -> None:
         """Remove this instance's rules and chains, kill what is left in its cgroups and remove them."""
