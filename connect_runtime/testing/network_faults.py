@@ -297,7 +297,8 @@ class _Proxy:
             asyncio.run_coroutine_threadsafe(stop(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(10)
-        self.loop.close()
+        if not self._thread.is_alive():  # a loop still running cannot be closed; the thread is a daemon
+            self.loop.close()
 
 
 # ---- the toolkit -----------------------------------------------------------------------------------
@@ -311,7 +312,9 @@ class Cage:
     cgroup: Path
     #: The cgroup's path as the packet filter matches it (relative to the cgroup v2 root).
     path: str
+    #: The broker addresses whose connections are routed through the proxy.
     brokers: list[tuple[str, int]]
+    #: The peer REST addresses whose connections are routed through the proxy.
     peers: list[tuple[str, int]]
     broker_route: _Route = field(default_factory=_Route, repr=False)
     peer_route: _Route = field(default_factory=_Route, repr=False)

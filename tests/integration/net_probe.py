@@ -1,8 +1,9 @@
 """A stand-in for a worker in the network-fault tests: serves HTTP on a port (``GET /health``) and, on
 ``GET /probe`` (a new connection) or ``GET /persistent`` (one kept open), asks the broker for its API
-versions, answering ``{"ok": ..., "error": ..., "latency_s": ...}``.
+versions, answering ``{"ok": ..., "error": ..., "latency_s": ...}``; ``GET /peer`` does the same with
+``GET /health`` of the HTTP port PEER_PORT on 127.0.0.1.
 
-    python net_probe.py PORT BROKER_HOST:BROKER_PORT
+    python net_probe.py PORT BROKER_HOST:BROKER_PORT PEER_PORT
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import struct
 import sys
 import threading
 import time
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TIMEOUT_S = 2.0
@@ -63,15 +65,31 @@ class Probe:
         return {"ok": True, "error": None, "latency_s": time.monotonic() - started}
 
 
+def peer(port: int) -> dict[str, object]:
+    started = time.monotonic()
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=TIMEOUT_S) as answer:
+            answer.read()
+    except OSError as exc:
+        return {"ok": False, "error": repr(exc), "latency_s": time.monotonic() - started}
+    return {"ok": True, "error": None, "latency_s": time.monotonic() - started}
+
+
 def main() -> None:
     port = int(sys.argv[1])
     host, _, broker_port = sys.argv[2].rpartition(":")
     probe = Probe((host, int(broker_port)))
+    peer_port = int(sys.argv[3])
     probe.once(persistent=True)  # open the kept connection now, inside whatever cgroup this runs in
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            body = {"ok": True} if self.path == "/health" else probe.once(persistent=self.path == "/persistent")
+            if self.path == "/health":
+                body: dict[str, object] = {"ok": True}
+            elif self.path == "/peer":
+                body = peer(peer_port)
+            else:
+                body = probe.once(persistent=self.path == "/persistent")
             data = json.dumps(body).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")

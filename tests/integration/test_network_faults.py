@@ -25,8 +25,8 @@ PROBE = Path(__file__).with_name("net_probe.py")
 class _Prober:
     """A net_probe.py child (in ``cgroup`` when given) and the calls the test makes to it."""
 
-    def __init__(self, bootstrap: str, cgroup: Path | None) -> None:
-        self.port = free_port()
+    def __init__(self, bootstrap: str, cgroup: Path | None, port: int, peer: int) -> None:
+        self.port = port
         join = None
         if cgroup is not None:
             procs = str(cgroup / "cgroup.procs")
@@ -34,7 +34,8 @@ class _Prober:
             def join() -> None:
                 with open(procs, "w") as f:
                     f.write("0")
-        self.proc = subprocess.Popen([sys.executable, str(PROBE), str(self.port), bootstrap.split(",")[0]],
+        self.proc = subprocess.Popen([sys.executable, str(PROBE), str(self.port), bootstrap.split(",")[0],
+                                      str(peer)],
                                      preexec_fn=join)
         wait_until(self.healthy, 30, message=f"the probe on {self.port} to serve")
 
@@ -44,8 +45,8 @@ class _Prober:
         except httpx.HTTPError:
             return False
 
-    def probe(self, persistent: bool = False) -> dict[str, Any]:
-        path = "/persistent" if persistent else "/probe"
+    def probe(self, persistent: bool = False, path: str | None = None) -> dict[str, Any]:
+        path = path or ("/persistent" if persistent else "/probe")
         body: dict[str, Any] = httpx.get(f"http://127.0.0.1:{self.port}{path}", timeout=10).json()
         return body
 
@@ -56,9 +57,10 @@ class _Prober:
 
 @pytest.fixture
 def probers(kafka_bootstrap: str, network_faults: NetworkFaults) -> Iterator[tuple[Any, _Prober, _Prober]]:
-    cage = network_faults.cage(kafka_bootstrap)
-    inside = _Prober(kafka_bootstrap, cage.cgroup)
-    outside = _Prober(kafka_bootstrap, None)
+    inside_port, outside_port = free_port(), free_port()
+    cage = network_faults.cage(kafka_bootstrap, peers=[outside_port])
+    inside = _Prober(kafka_bootstrap, cage.cgroup, inside_port, outside_port)
+    outside = _Prober(kafka_bootstrap, None, outside_port, inside_port)
     try:
         yield cage, inside, outside
     finally:
@@ -110,6 +112,18 @@ def test_delay_slows_only_the_caged_process(network_faults: NetworkFaults, probe
     assert fast["ok"] and fast["latency_s"] < slow["latency_s"], (fast, slow)
     network_faults.heal(cage)
     assert inside.probe(persistent=True)["ok"]
+
+
+def test_peer_faults_reach_only_the_peers_named(network_faults: NetworkFaults, probers: Any) -> None:
+    cage, inside, outside = probers
+    assert inside.probe(path="/peer")["ok"] and outside.probe(path="/peer")["ok"]
+    network_faults.cut(cage, brokers=False, peers=True)
+    refused = inside.probe(path="/peer")
+    assert not refused["ok"] and "refused" in refused["error"].lower(), refused
+    assert _reaches(inside)  # the brokers are still there
+    assert outside.probe(path="/peer")["ok"]  # the peer still reaches the caged process
+    network_faults.heal(cage)
+    assert inside.probe(path="/peer")["ok"]
 
 
 def test_nothing_is_left_behind(kafka_bootstrap: str, network_faults: NetworkFaults, probers: Any) -> None:
