@@ -112,6 +112,8 @@ def test_a_partitioned_worker_is_fenced_and_rejoins(kafka_bootstrap: str, cluste
                message="the healed worker to run a task again, as its own REST API tells")
     floor = _committed_total(kafka_bootstrap, topic)
     wait_until(lambda: _committed_total(kafka_bootstrap, topic) > floor + 200, 60, message="records flowing")
+    # The leader, never cut off, led throughout: the healed worker did not depose it.
+    assert current_leader(kafka_bootstrap, workers[0].props["config.storage.topic"])["epoch"] == leader["epoch"]
     _stopped_exactly_once(client, kafka_bootstrap, victim, "pw", topic, 3)
 
 
