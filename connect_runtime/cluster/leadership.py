@@ -125,8 +125,10 @@ class Leadership:
             self._deaf_at = now
             self._lost_at = None
             return
-        if self._deaf_at is not None and now - self._deaf_at < 2 * self._heartbeat_s:
-            return  # back in contact: the others' heartbeats read after ours may still be on their way
+        if self._deaf_at is not None and now - self._deaf_at < self._heartbeat_s:
+            # Back in contact: the others' heartbeats may be read after ours (another status partition),
+            # and within an interval every live worker has written a new one.
+            return
         if now - self._started_at < 2 * self._heartbeat_s and self._membership.others_known(self._worker_id):
             # Learn who else is alive (their heartbeats) before ranking ourselves. A status topic that
             # never named another worker is a new cluster: claim at once (two workers starting together
@@ -148,12 +150,13 @@ class Leadership:
     def _hears_itself(self, now: float) -> bool:
         """Whether this worker reads the status topic as it is: its own latest heartbeat came back
         recently enough that a leader heartbeat past the session timeout means the leader, not this
-        worker's network, went quiet (ours can be up to an interval fresher than the leader's, hence
-        half of what is left). Before its first heartbeat comes back, the herder's start-up rule."""
+        worker's network, went quiet. Cut off, ours is at least session timeout - interval old when the
+        leader's passes the session timeout (it was at most an interval fresher); half an interval less
+        leaves room for a slow read. Before its first heartbeat comes back, the herder's start-up rule."""
         beat = self._membership.heartbeat(self._worker_id)
         if beat is None or beat.replayed or beat.session != self._session:
             return self._in_contact()
-        fresh_s = max(self._heartbeat_s, (self._session_timeout_s - self._heartbeat_s) / 2)
+        fresh_s = max(self._heartbeat_s, self._session_timeout_s - 1.5 * self._heartbeat_s)
         return now - beat.received_at <= fresh_s
 
     def _claim(self) -> None:
