@@ -51,6 +51,7 @@ _.exitstatus  # pytest's Session.exitstatus, read by pytest after the session
 _.pytest_runtest_makereport  # pytest hook of the plugin
 _.kafka_sasl_bootstrap  # pytest fixture
 _.kafka_cluster  # pytest fixture
+_.network_faults, _.cut, _.blackhole, _.heal  # pytest fixture; NetworkFaults: tests and bench call these
 _.connect_client  # pytest fixture
 _.connect_cluster  # pytest fixture
 _.registry_basic_auth  # pytest fixture

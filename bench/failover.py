@@ -20,14 +20,18 @@
     again on the same data dir and port; seconds from the broker being back until both tasks are
     RUNNING and new records are committed, with no REST call but reads. Always on a broker this script
     starts (an external one cannot be restarted); ``--broker-outage 0`` skips it.
+(e) *worker partition*: black-hole a worker that is not the leader and runs tasks from the brokers
+    (:mod:`connect_runtime.testing.network_faults`: its process and REST port stay up, it hears nothing);
+    seconds until every one of its tasks is RUNNING on another worker. Needs root, ``iptables`` and
+    cgroup v2; without them the case reports why instead of figures.
 
-Targets: (a) and (b) within the session timeout + 2 s, (c) within 1 s; ``within_target``
-says per settings and case whether every round met its target.
+Targets: (a) and (b) within the session timeout + 2 s, (c) within 1 s, (e) within the session timeout
++ 5 s; ``within_target`` says per settings and case whether every round met its target.
 
 Prints ONE JSON object on stdout; logs go to stderr. Broker: ``--bootstrap``, else
 ``$KAFKA_BOOTSTRAP_SERVERS``, else a LocalKafka in a temp dir.
 
-    python bench/failover.py [--rounds 2] [--settings default,tuned] [--bootstrap HOST:PORT]
+    python bench/failover.py [--rounds 2] [--settings default,tuned] [--cases a,b] [--bootstrap HOST:PORT]
                              [--broker-outage 30]
 """
 
@@ -60,6 +64,7 @@ from connect_runtime.testing.cluster import (
     wait_until,
 )
 from connect_runtime.testing.local_kafka import LocalKafka, free_port
+from connect_runtime.testing.network_faults import Cage, NetworkFaults, NetworkFaultsUnavailable
 from connect_runtime.testing.pytest_plugin import new_topic
 
 log = logging.getLogger("bench.failover")
@@ -83,9 +88,15 @@ def _leader_url(bootstrap: str, config_topic: str) -> str | None:
     return None if record is None else str(record["url"])
 
 
-def _cluster(bootstrap: str, workdir: Path, overrides: dict[str, str]) -> list[WorkerProcess]:
+def _cluster(bootstrap: str, workdir: Path, overrides: dict[str, str],
+             prepare: Callable[[WorkerProcess], object] | None = None) -> list[WorkerProcess]:
+    """Three ready workers of a new group; ``prepare`` is called with each before it starts."""
     group = f"bench-failover-{uuid.uuid4().hex[:6]}"
-    workers = [WorkerProcess(bootstrap, workdir, group, extra=overrides).start() for _ in range(3)]
+    workers = [WorkerProcess(bootstrap, workdir, group, extra=overrides) for _ in range(3)]
+    for w in workers:
+        if prepare is not None:
+            prepare(w)
+        w.start()
     for w in workers:
         w.wait_ready(120)
     return workers
@@ -132,11 +143,15 @@ def _wait_s(overrides: dict[str, str]) -> float:
     return (eff["session.timeout.ms"] + eff["scheduled.rebalance.max.delay.ms"]) / 1000 + 120
 
 
-def _worker_leaves(bootstrap: str, workdir: Path, overrides: dict[str, str], sig: signal.Signals,
-                   interval_s: float, the_leader: bool = False) -> tuple[float, int]:
-    """Signal a worker running tasks (not the leader, or ``the_leader``); seconds until all its tasks RUN
-    elsewhere, and the number of FAILED task states seen meanwhile."""
-    workers = _cluster(bootstrap, workdir, overrides)
+def _worker_leaves(bootstrap: str, workdir: Path, overrides: dict[str, str], sig: signal.Signals | None,
+                   interval_s: float, the_leader: bool = False,
+                   faults: NetworkFaults | None = None) -> tuple[float, int]:
+    """Signal a worker running tasks (not the leader, or ``the_leader``), or black-hole it from the
+    brokers through ``faults``; seconds until all its tasks RUN elsewhere, and the number of FAILED task
+    states seen meanwhile."""
+    cages: dict[int, Cage] = {}
+    prepare = None if faults is None else lambda w: cages.setdefault(w.port, faults.cage(w))
+    workers = _cluster(bootstrap, workdir, overrides, prepare)
     try:
         _client, leader = _running_eos_tasks(bootstrap, workers)
         victim = next(w for w in workers if (w.url == leader) == the_leader)
@@ -144,9 +159,12 @@ def _worker_leaves(bootstrap: str, workdir: Path, overrides: dict[str, str], sig
         watcher = ConnectClient(next(w for w in workers if w is not victim).url)
         failed: list[dict[str, Any]] = []
         started = time.monotonic()
-        victim.signal(sig)
+        if faults is not None:
+            faults.blackhole(cages[victim.port])
+        if sig is not None:
+            victim.signal(sig)
         wait_until(lambda: _all_running_elsewhere(watcher, "bench", TASKS, dead, failed), _wait_s(overrides),
-                   interval_s=interval_s, message=f"tasks running elsewhere after {sig.name}")
+                   interval_s=interval_s, message="tasks running elsewhere")
         return time.monotonic() - started, len(failed)
     finally:
         for w in workers:
@@ -163,6 +181,11 @@ def worker_handoff(bootstrap: str, workdir: Path, overrides: dict[str, str]) -> 
 
 def leader_handoff(bootstrap: str, workdir: Path, overrides: dict[str, str]) -> tuple[float, int]:
     return _worker_leaves(bootstrap, workdir, overrides, signal.SIGTERM, 0.02, the_leader=True)
+
+
+def worker_partition(bootstrap: str, workdir: Path, overrides: dict[str, str]) -> float:
+    with NetworkFaults() as faults:
+        return _worker_leaves(bootstrap, workdir, overrides, None, 0.05, faults=faults)[0]
 
 
 def leader_failover(bootstrap: str, workdir: Path, overrides: dict[str, str]) -> float:
@@ -223,7 +246,7 @@ def _figures(values: list[float]) -> dict[str, Any]:
             "max_s": round(max(values), 2) if values else None}
 
 
-def _run(bootstrap: str, workdir: Path, name: str, rounds: int) -> dict[str, Any]:
+def _run(bootstrap: str, workdir: Path, name: str, rounds: int, only: set[str] | None = None) -> dict[str, Any]:
     """Every case under the settings ``name``, ``rounds`` times each: figures, targets, pass/fail."""
     overrides = PROFILES[name]
     effective = _effective(overrides)
@@ -233,13 +256,20 @@ def _run(bootstrap: str, workdir: Path, name: str, rounds: int) -> dict[str, Any
         "leader_sigkill_to_writes_served": (leader_failover, sigkill_target_s),
         "worker_sigterm_to_tasks_running": (worker_handoff, SIGTERM_TARGET_S),
         "leader_sigterm_to_tasks_running": (leader_handoff, SIGTERM_TARGET_S),
+        "worker_partition_to_tasks_running": (worker_partition, effective["session.timeout.ms"] / 1000 + 5),
     }
     out: dict[str, Any] = {"overrides": overrides, "effective": effective}
     for case, (run, target_s) in cases.items():
+        if only is not None and case not in only:
+            continue
         results = []
-        for i in range(rounds):
-            log.info("%s settings: %s, round %d", name, case, i + 1)
-            results.append(run(bootstrap, workdir / f"{name}-{case}-{i}", overrides))
+        try:
+            for i in range(rounds):
+                log.info("%s settings: %s, round %d", name, case, i + 1)
+                results.append(run(bootstrap, workdir / f"{name}-{case}-{i}", overrides))
+        except NetworkFaultsUnavailable as exc:
+            out[case] = {"unavailable": str(exc)}
+            continue
         seconds = [r[0] if isinstance(r, tuple) else r for r in results]
         out[case] = {**_figures(seconds), "target_s": target_s,
                      "within_target": bool(seconds) and max(seconds) <= target_s}
@@ -253,6 +283,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--settings", default="default,tuned",
                         help=f"comma-separated worker settings to measure, of {', '.join(PROFILES)}")
+    parser.add_argument("--cases", default="",
+                        help="comma-separated cases to run (e.g. worker_partition_to_tasks_running); default all")
     add_bootstrap_argument(parser)
     parser.add_argument("--broker-outage", type=float, default=30.0,
                         help="seconds the broker is down in the broker-restart run (0: skip it)")
@@ -264,7 +296,8 @@ def main() -> int:
     configure_logging()
     with tempfile.TemporaryDirectory(prefix="bench-failover-") as tmp:
         with broker(Path(tmp), args.bootstrap) as kafka:
-            results = {name: _run(kafka.bootstrap, Path(tmp), name, args.rounds) for name in profiles}
+            only = {c.strip() for c in args.cases.split(",") if c.strip()} or None
+            results = {name: _run(kafka.bootstrap, Path(tmp), name, args.rounds, only) for name in profiles}
         outage_s = broker_restart(Path(tmp) / "outage", args.broker_outage) if args.broker_outage > 0 else None
     print(json.dumps({
         "benchmark": "failover", "rounds": args.rounds, "workers": 3, "tasks": TASKS,

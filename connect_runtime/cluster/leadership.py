@@ -4,7 +4,10 @@ The leader is the author of the last committed ``leader`` record while it is liv
 down names a successor in its leaving heartbeat, which claims at once. Otherwise, when there is no
 leader record or its author is not live, the live workers rank themselves by id and the first claims:
 it initialises the transactional producer ``connect-cluster-<group.id>`` (fencing the previous
-leader's producer and aborting its open transaction) and commits ``leader`` with epoch + 1. Every
+leader's producer and aborting its open transaction) and commits ``leader`` with epoch + 1. A worker
+judges the leader dead only while it hears its own heartbeats: cut off from the status topic, it sees
+every heartbeat age alike, and a claim begun then would complete when the network heals and fence a
+healthy leader; back in contact, it first reads the heartbeats that waited for it. Every
 privileged config write goes through that producer, so a deposed leader can never write again; a
 leader that sees a newer record, or whose write is fenced, steps down at once.
 
@@ -65,6 +68,8 @@ class Leadership:
         self.is_leader = False
         self._epoch = 0
         self._lost_at: float | None = None
+        #: When this worker last did not hear its own heartbeats (None: not since it started).
+        self._deaf_at: float | None = None
         self._writer_retry_at = 0.0
 
     def current_leader(self, state: ClusterConfigState) -> LeaderRecord | None:
@@ -116,6 +121,14 @@ class Leadership:
             self._claim()
             return
         now = time.monotonic()
+        if not self._hears_itself(now):
+            self._deaf_at = now
+            self._lost_at = None
+            return
+        if self._deaf_at is not None and now - self._deaf_at < self._heartbeat_s:
+            # Back in contact: the others' heartbeats may be read after ours (another status partition),
+            # and within an interval every live worker has written a new one.
+            return
         if now - self._started_at < 2 * self._heartbeat_s and self._membership.others_known(self._worker_id):
             # Learn who else is alive (their heartbeats) before ranking ourselves. A status topic that
             # never named another worker is a new cluster: claim at once (two workers starting together
@@ -133,6 +146,18 @@ class Leadership:
         if now - self._lost_at < rank * self._session_timeout_s:
             return
         self._claim()
+
+    def _hears_itself(self, now: float) -> bool:
+        """Whether this worker reads the status topic as it is: its own latest heartbeat came back
+        recently enough that a leader heartbeat past the session timeout means the leader, not this
+        worker's network, went quiet. Cut off, ours is at least session timeout - interval old when the
+        leader's passes the session timeout (it was at most an interval fresher); half an interval less
+        leaves room for a slow read. Before its first heartbeat comes back, the herder's start-up rule."""
+        beat = self._membership.heartbeat(self._worker_id)
+        if beat is None or beat.replayed or beat.session != self._session:
+            return self._in_contact()
+        fresh_s = max(self._heartbeat_s, self._session_timeout_s - 1.5 * self._heartbeat_s)
+        return now - beat.received_at <= fresh_s
 
     def _claim(self) -> None:
         try:

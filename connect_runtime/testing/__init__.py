@@ -11,6 +11,9 @@ Workers and REST
 Brokers
     :class:`KafkaCluster` (what ``kafka_cluster`` gives: three brokers, one of which a test can kill and
     restart, and who leads a partition or coordinates a transactional id).
+Network faults
+    :class:`NetworkFaults` (what ``network_faults`` gives: cut, black-hole or delay one worker's
+    connections to the brokers while its REST port stays up), :class:`NetworkFaultsUnavailable`.
 Topics
     :func:`new_topic`, :func:`read_committed`, :func:`read_records`, :func:`wait_for_records`,
     :func:`end_offsets`, :func:`stable_offsets`, :func:`open_transactions`,
@@ -34,6 +37,7 @@ from connect_runtime.testing.cluster import FAST_FAILOVER, WorkerGroup, WorkerPr
 from connect_runtime.testing.connect_client import ConnectClient, ConnectRestError
 from connect_runtime.testing.fakes import FakeOffsetStorageReader, FakeTaskContext, FakeTransactionContext
 from connect_runtime.testing.local_kafka_cluster import KafkaCluster
+from connect_runtime.testing.network_faults import NetworkFaults, NetworkFaultsUnavailable
 from connect_runtime.testing.sequence_source import IdleSourceTask, SequenceSourceConnector, SequenceSourceTask
 from connect_runtime.testing.sequences import SequenceReport, check_sequences, verifiable_key, verifiable_pairs
 from connect_runtime.testing.source_offsets import read_source_offset, read_source_offsets
@@ -67,6 +71,8 @@ __all__ = [
     "FakeTransactionContext",
     "IdleSourceTask",
     "KafkaCluster",
+    "NetworkFaults",
+    "NetworkFaultsUnavailable",
     "SequenceReport",
     "SequenceSourceConnector",
     "SequenceSourceTask",

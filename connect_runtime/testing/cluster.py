@@ -148,6 +148,20 @@ def terminate(proc: subprocess.Popen[bytes], timeout_s: float = 60.0) -> int:
         raise
 
 
+def _join_cgroup(cgroup: Path | None) -> Callable[[], None] | None:
+    """A ``preexec_fn`` moving the child into ``cgroup`` before it runs anything (sockets keep the cgroup
+    they were created in, so joining later would leave early connections outside it)."""
+    if cgroup is None:
+        return None
+    procs = str(cgroup / "cgroup.procs")
+
+    def join() -> None:
+        with open(procs, "w") as f:  # "0": the writing process itself
+            f.write("0")
+
+    return join
+
+
 class WorkerProcess:
     """A ``connect-distributed`` child process with its own properties file and log.
 
@@ -162,13 +176,19 @@ class WorkerProcess:
     its first listener. For an https worker, put the keystore settings in ``extra``
     (``listeners.https.ssl.keystore.*``) and pass ``verify`` (an :class:`ssl.SSLContext` trusting the
     test CA) for the readiness check and for :class:`ConnectClient` (``verify=worker.verify``).
+
+    ``cgroup`` (a cgroup v2 directory) starts the worker inside that cgroup, so that it, its task
+    processes and every socket they open belong to it from the first instruction: what
+    :mod:`~connect_runtime.testing.network_faults` matches its rules on.
     """
 
     def __init__(self, bootstrap: str, workdir: Path, group_id: str, *, port: int | None = None,
                  eos: str = "enabled", extra: Mapping[str, str] | None = None,
                  env: Mapping[str, str] | None = None, scheme: str = "http",
-                 verify: ssl.SSLContext | bool = True) -> None:
+                 verify: ssl.SSLContext | bool = True, cgroup: Path | None = None) -> None:
         self.port = port or free_port()
+        #: The cgroup v2 directory the worker is started in (None: this process's own).
+        self.cgroup = cgroup
         #: How clients of this worker verify its https listeners.
         self.verify = verify
         #: Variables merged over this process's environment for the child (plugins are found through
@@ -206,7 +226,8 @@ class WorkerProcess:
         env = {**os.environ, **self.env}
         env.setdefault("PYTHONUNBUFFERED", "1")
         self.proc = subprocess.Popen([sys.executable, "-c", _WORKER_CMD, str(self.config_path)],
-                                     stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+                                     stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                                     preexec_fn=_join_cgroup(self.cgroup))
         log.close()
         return self
 
@@ -328,14 +349,15 @@ class WorkerGroup:
 
     def __call__(self, eos: str = "enabled", extra: Mapping[str, str] | None = None,
                  env: Mapping[str, str] | None = None, port: int | None = None, *,
-                 ready: bool = False, timeout_s: float = 60.0) -> WorkerProcess:
-        """Start one more worker of the group; wait until it serves REST when ``ready``.
+                 ready: bool = False, timeout_s: float = 60.0, cgroup: Path | None = None) -> WorkerProcess:
+        """Start one more worker of the group (inside ``cgroup`` when given: see :class:`WorkerProcess`);
+        wait until it serves REST when ``ready``.
 
         Not waiting is for tests of a worker that must refuse to start; otherwise call
         ``wait_ready()`` or pass ``ready=True``.
         """
         worker = WorkerProcess(self.bootstrap, self.workdir, self.group_id, port=port, eos=eos,
-                               extra={**self.defaults, **(extra or {})}, env=env)
+                               extra={**self.defaults, **(extra or {})}, env=env, cgroup=cgroup)
         self.workers.append(worker)
         worker.start()
         if ready:

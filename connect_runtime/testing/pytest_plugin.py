@@ -57,6 +57,13 @@ Fixtures
         a :class:`~connect_runtime.testing.cluster.WorkerGroup` of its own group whose workers detect a
         dead member within seconds (:data:`~connect_runtime.testing.cluster.FAST_FAILOVER`), for tests
         that kill workers: ``connect_cluster.start(3)``, or ``connect_cluster()`` for one more.
+    ``network_faults`` (function)
+        a :class:`~connect_runtime.testing.network_faults.NetworkFaults`: ``cage(worker)`` before the
+        worker starts, then ``cut(cage)``, ``blackhole(cage)``, ``delay(cage, ms)`` and ``heal(cage)`` of
+        its connections to the brokers (``peers=True``: to its peers' REST ports) while its process and
+        REST port stay up. Needs root, ``iptables`` and cgroup v2: a machine without them fails the test,
+        naming what is missing. Its rules and cgroups are removed at the end of the test, and what still
+        runs in the cgroups is killed.
     ``spark_cluster`` (session)
         a :class:`~connect_runtime.testing.spark_cluster.LocalSparkCluster` (a Spark standalone
         master and 2 workers of 1 core and 1g each on 127.0.0.1 and, on Linux, 127.0.0.2: two hosts
@@ -110,6 +117,7 @@ from connect_runtime.testing.launcher import LauncherError
 from connect_runtime.testing.local_kafka import SASL_LISTENER, LocalKafka
 from connect_runtime.testing.local_kafka_cluster import KafkaCluster, LocalKafkaCluster
 from connect_runtime.testing.local_registry import LocalRegistry
+from connect_runtime.testing.network_faults import NetworkFaults, NetworkFaultsUnavailable
 from connect_runtime.testing.reaper import start_reaper
 from connect_runtime.testing.registry_proxy import BasicAuthProxy
 from connect_runtime.testing.spark_cluster import LocalSparkCluster
@@ -380,3 +388,15 @@ def connect_cluster(request: pytest.FixtureRequest, kafka_bootstrap: str, tmp_pa
     """
     group = WorkerGroup(kafka_bootstrap, tmp_path, f"cluster-{uuid.uuid4().hex[:8]}", defaults=FAST_FAILOVER)
     yield from _worker_group(request, group)
+
+
+@pytest.fixture
+def network_faults() -> Iterator[NetworkFaults]:
+    """Network faults for workers caged by the test (see :mod:`connect_runtime.testing.network_faults`);
+    every rule, cgroup and process left in one is removed at the end of the test."""
+    try:
+        faults = NetworkFaults()
+    except NetworkFaultsUnavailable as exc:
+        pytest.fail(str(exc), pytrace=False)
+    with faults:
+        yield faults
