@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import logging
 import os
@@ -648,13 +649,16 @@ def _percentiles(values: list[float]) -> dict[str, Any]:
 # the final check
 
 
+def offset_mismatches(last: dict[int, int], stored: dict[int, int]) -> dict[int, dict[str, int | None]]:
+    """Tasks whose stored seqno is not the last one delivered (``last``: per task, from the topic)."""
+    return {task: {"stored": stored.get(task), "last": top} for task, top in last.items() if stored.get(task) != top}
+
+
 def check_sequence_connector(run: Run, name: str) -> dict[str, Any]:
     """A sequence connector (key the task, value the seqno): per task no duplicate and no gap under
     ``read_committed``, and its stored offset the last seqno delivered."""
     report = check_sequences(read_committed(run.bootstrap, run.topics[name], 300), key=verifiable_key)
-    offsets = stored_offsets(run.bootstrap, run.offsets_topic, name)
-    mismatched = {task: {"stored": offsets.get(task), "last": top}
-                  for task, top in report.max_seqno.items() if offsets.get(task) != top}
+    mismatched = offset_mismatches(report.max_seqno, stored_offsets(run.bootstrap, run.offsets_topic, name))
     return {"records": sum(report.counts.values()), "tasks": sorted(report.counts),
             "duplicates": sum(len(v) for v in report.duplicates.values()),
             "gaps": sum(len(v) for v in report.gaps.values()),
@@ -663,22 +667,29 @@ def check_sequence_connector(run: Run, name: str) -> dict[str, Any]:
             "offsets_match": not mismatched and bool(report.counts), "offset_mismatches": mismatched}
 
 
-def check_file_connector(run: Run, written: int) -> dict[str, Any]:
-    """The file source: every line written delivered exactly once, in order, and the stored position
-    the end of the file (just after the last line delivered)."""
-    # Values are JsonConverter strings (schemaless): "line-<n>" with its quotes.
-    lines = [json.loads(v) if v is not None else "" for _, v in read_committed(run.bootstrap, run.topics[FILE], 300)]
+def file_lines_report(lines: list[str], written: int) -> dict[str, Any]:
+    """Lines delivered against the ``written`` lines ``line-0`` ... : duplicates, gaps (lines never
+    delivered), whether they came in order, and lines that were never written."""
     numbers = [int(line.split("-", 1)[1]) for line in lines]
     seen: dict[int, int] = {}
     for n in numbers:
         seen[n] = seen.get(n, 0) + 1
     duplicates = sorted(n for n, c in seen.items() if c > 1)
     gaps = [n for n in range(written) if n not in seen]
-    stored = read_source_offset(run.bootstrap, run.offsets_topic, FILE, {"filename": str(run.input_file)})
-    size = run.input_file.stat().st_size
     return {"records": len(lines), "lines_written": written, "duplicates": len(duplicates), "gaps": len(gaps),
             "duplicated_sample": duplicates[:10], "missing_sample": gaps[:10],
-            "in_order": numbers == sorted(numbers), "extra_lines": sorted(n for n in seen if n >= written)[:10],
+            "in_order": all(a < b for a, b in itertools.pairwise(numbers)),
+            "extra_lines": sorted(n for n in seen if n >= written)[:10]}
+
+
+def check_file_connector(run: Run, written: int) -> dict[str, Any]:
+    """The file source: every line written delivered exactly once, in order, and the stored position
+    the end of the file (just after the last line delivered)."""
+    # Values are JsonConverter strings (schemaless): "line-<n>" with its quotes.
+    lines = [json.loads(v) if v is not None else "" for _, v in read_committed(run.bootstrap, run.topics[FILE], 300)]
+    stored = read_source_offset(run.bootstrap, run.offsets_topic, FILE, {"filename": str(run.input_file)})
+    size = run.input_file.stat().st_size
+    return {**file_lines_report(lines, written),
             "offsets_match": stored is not None and stored.get("position") == size,
             "stored_position": None if stored is None else stored.get("position"), "file_size": size}
 

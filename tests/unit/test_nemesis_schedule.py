@@ -79,3 +79,18 @@ def test_the_command_line_prints_the_schedule_a_seed_draws(nemesis: ModuleType) 
     assert one["schedule"] == [json.loads(json.dumps(f.__dict__)) for f in nemesis.draw_schedule(11, 300, one["kinds"])]
     only = schedule("--seed", "11", "--duration", "300", "--faults", "pause_resume,stop_resume")
     assert {f["kind"] for f in only["schedule"]} <= {"pause_resume", "stop_resume"}
+
+
+def test_the_file_check_finds_duplicates_gaps_disorder_and_strangers(nemesis: ModuleType) -> None:
+    good = nemesis.file_lines_report([f"line-{i}" for i in range(5)], 5)
+    assert (good["duplicates"], good["gaps"], good["in_order"], good["extra_lines"]) == (0, 0, True, [])
+    bad = nemesis.file_lines_report(["line-0", "line-2", "line-2", "line-1", "line-7"], 5)
+    assert bad["duplicates"] == 1 and bad["duplicated_sample"] == [2]
+    assert bad["gaps"] == 2 and bad["missing_sample"] == [3, 4]
+    assert not bad["in_order"] and bad["extra_lines"] == [7]
+
+
+def test_a_stored_offset_other_than_the_last_record_is_a_mismatch(nemesis: ModuleType) -> None:
+    assert nemesis.offset_mismatches({0: 9, 1: 4}, {0: 9, 1: 4}) == {}
+    assert nemesis.offset_mismatches({0: 9, 1: 4}, {0: 8}) == {0: {"stored": 8, "last": 9},
+                                                                1: {"stored": None, "last": 4}}
