@@ -50,7 +50,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -566,20 +566,27 @@ DEFAULT_KINDS = [name for name, kind in KINDS.items() if kind.needs != "network"
 
 @dataclass
 class Outcome:
-    """What happened to one scheduled fault (times in seconds from the run's start)."""
+    """What happened to one scheduled fault: its ``target`` as drawn plus what it resolved to
+    (``resolved``: a worker's URL, ``resolved_node``: a broker), and ``times`` in seconds from the
+    run's start (``injected_at_s``; ``healed_at_s`` when the heal started; ``heal_s`` how long the heal
+    took: a worker serving REST again, a broker back with its partitions in sync; ``recovered_at_s``
+    when every task was RUNNING and every source partition had committed since the heal started;
+    ``recovery_s`` and ``recovery_from_injection_s``). ``error`` says why it was not injected, healed or
+    recovered from (the run stops there)."""
 
-    index: int
-    kind: str
+    fault: Fault
     target: dict[str, Any]
-    planned_at_s: float
-    hold_s: float
-    injected_at_s: float | None = None
-    healed_at_s: float | None = None
-    heal_s: float | None = None
-    recovered_at_s: float | None = None
-    recovery_s: float | None = None
-    recovery_from_injection_s: float | None = None
+    times: dict[str, float] = field(default_factory=dict)
     error: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.fault.kind
+
+    def report(self) -> dict[str, Any]:
+        """The fault's entry in the report's ``faults``."""
+        return {"index": self.fault.index, "kind": self.kind, "target": self.target,
+                "planned_at_s": self.fault.at_s, "hold_s": self.fault.hold_s, **self.times, "error": self.error}
 
 
 def run_schedule(run: Run, schedule: list[Fault], duration_s: float, t0: float) -> list[Outcome]:
@@ -588,7 +595,7 @@ def run_schedule(run: Run, schedule: list[Fault], duration_s: float, t0: float) 
     outcomes: list[Outcome] = []
     for fault in schedule:
         target = json.loads(json.dumps(fault.target))
-        out = Outcome(fault.index, fault.kind, target, fault.at_s, fault.hold_s)
+        out = Outcome(fault, target)
         outcomes.append(out)
         wait_s = t0 + fault.at_s - time.monotonic()
         if wait_s > 0:
@@ -598,7 +605,7 @@ def run_schedule(run: Run, schedule: list[Fault], duration_s: float, t0: float) 
         heal: Callable[[], None] | None = None
         injected = time.monotonic()
         try:
-            out.injected_at_s = round(injected - t0, 2)
+            out.times["injected_at_s"] = round(injected - t0, 2)
             heal = KINDS[fault.kind].inject(run, target)
             time.sleep(fault.hold_s)
         except Exception as e:
@@ -612,8 +619,8 @@ def run_schedule(run: Run, schedule: list[Fault], duration_s: float, t0: float) 
                 except Exception as e:
                     out.error = f"heal: {type(e).__name__}: {e}"
                     log.exception("fault %d could not be healed", fault.index)
-            out.healed_at_s = round(healed - t0, 2)
-            out.heal_s = round(time.monotonic() - healed, 2)
+            out.times["healed_at_s"] = round(healed - t0, 2)
+            out.times["heal_s"] = round(time.monotonic() - healed, 2)
         if out.error is not None:
             break
         try:
@@ -622,10 +629,9 @@ def run_schedule(run: Run, schedule: list[Fault], duration_s: float, t0: float) 
             out.error = f"no recovery: {e}"
             log.error("fault %d: %s", fault.index, out.error)
             break
-        out.recovered_at_s = round(done - t0, 2)
-        out.recovery_s = round(done - healed, 2)
-        out.recovery_from_injection_s = round(done - injected, 2)
-        log.info("fault %d recovered %.1f s after the heal", fault.index, out.recovery_s)
+        out.times.update(recovered_at_s=round(done - t0, 2), recovery_s=round(done - healed, 2),
+                         recovery_from_injection_s=round(done - injected, 2))
+        log.info("fault %d recovered %.1f s after the heal", fault.index, done - healed)
     run.current_fault = None
     rest = t0 + duration_s - time.monotonic()
     if rest > 0 and all(o.error is None for o in outcomes):
@@ -767,22 +773,26 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--duration", type=float, default=120.0, help="seconds of faults (default 120)")
     parser.add_argument("--seed", type=int, default=None, help="the schedule's seed (default: a random one)")
-    parser.add_argument("--faults", default="",
+    faults = parser.add_argument_group("the faults")
+    faults.add_argument("--faults", default="",
                         help=f"comma-separated kinds to draw from (default: {','.join(DEFAULT_KINDS)})")
-    parser.add_argument("--bootstrap-cluster", default=None,
-                        help="an existing three-broker cluster (no broker faults on it)")
-    parser.add_argument("--cluster-dir", default=None,
-                        help="a local three-node cluster's data dir (started if not running)")
-    parser.add_argument("--report", default=None, help="also write the JSON report to this file")
-    parser.add_argument("--workdir", default=None,
-                        help="keep the workers' logs (and a local cluster's data) here (default: a temp dir, removed)")
-    parser.add_argument("--schedule-only", action="store_true", help="print the schedule the seed draws and exit")
-    parser.add_argument("--verifiable-rate", type=int, default=150, help="records/s per VerifiableSource task")
-    parser.add_argument("--boundary-poll-ms", type=int, default=50,
-                        help="the boundary source's pause per poll of 10 records (50: 200 records/s)")
-    parser.add_argument("--file-rate", type=float, default=100.0, help="lines/s appended to the file source's input")
-    parser.add_argument("--recovery-timeout", type=float, default=180.0,
+    faults.add_argument("--recovery-timeout", type=float, default=180.0,
                         help="seconds a fault's recovery may take before the run fails")
+    brokers = parser.add_argument_group("the brokers (default: a local three-node cluster in the workdir)")
+    brokers.add_argument("--bootstrap-cluster", default=None,
+                         help="an existing three-broker cluster (no broker faults on it)")
+    brokers.add_argument("--cluster-dir", default=None,
+                         help="a local three-node cluster's data dir (started if not running)")
+    output = parser.add_argument_group("output")
+    output.add_argument("--report", default=None, help="also write the JSON report to this file")
+    output.add_argument("--workdir", default=None,
+                        help="keep the workers' logs (and a local cluster's data) here (default: a temp dir, removed)")
+    output.add_argument("--schedule-only", action="store_true", help="print the schedule the seed draws and exit")
+    load = parser.add_argument_group("the connectors' load (defaults: about 750 records/s in all)")
+    load.add_argument("--verifiable-rate", type=int, default=150, help="records/s per VerifiableSource task")
+    load.add_argument("--boundary-poll-ms", type=int, default=50,
+                      help="the boundary source's pause per poll of 10 records (50: 200 records/s)")
+    load.add_argument("--file-rate", type=float, default=100.0, help="lines/s appended to the file source's input")
     args = parser.parse_args(argv)
     kinds = _kinds(args, parser)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
@@ -888,17 +898,17 @@ def _passed(report: dict[str, Any], outcomes: list[Outcome], schedule: list[Faul
 def _summary(report: dict[str, Any], outcomes: list[Outcome], schedule: list[Fault], run: Run) -> dict[str, Any]:
     final = report.get("final") or {}
     checks = [final[n] for n in CONNECTORS if n in final]
-    injected = [o for o in outcomes if o.injected_at_s is not None]
+    def times(name: str, kind: str | None = None) -> list[float]:
+        return [o.times[name] for o in outcomes if name in o.times and kind in (None, o.kind)]
+
     return {
-        "faults": [asdict(o) for o in outcomes],
+        "faults": [o.report() for o in outcomes],
         "faults_scheduled": len(schedule),
-        "faults_injected": len(injected),
-        "faults_recovered": sum(o.recovery_s is not None for o in outcomes),
-        "recovery_s": _percentiles([o.recovery_s for o in outcomes if o.recovery_s is not None]),
-        "recovery_from_injection_s": _percentiles([o.recovery_from_injection_s for o in outcomes
-                                                   if o.recovery_from_injection_s is not None]),
-        "recovery_by_kind": {kind: _percentiles([o.recovery_s for o in outcomes
-                                                 if o.kind == kind and o.recovery_s is not None])
+        "faults_injected": len(times("injected_at_s")),
+        "faults_recovered": len(times("recovery_s")),
+        "recovery_s": _percentiles(times("recovery_s")),
+        "recovery_from_injection_s": _percentiles(times("recovery_from_injection_s")),
+        "recovery_by_kind": {kind: _percentiles(times("recovery_s", kind))
                              for kind in sorted({o.kind for o in outcomes})},
         "records": sum(c["records"] for c in checks),
         "duplicates": sum(c["duplicates"] for c in checks),
