@@ -7,7 +7,7 @@ Three workers run three exactly-once connectors on a three-broker cluster (repli
 - ``verifiable``: VerifiableSource, ``transaction.boundary=interval`` (one transaction a second per task),
   ``tasks.max=3``;
 - ``boundary``: a sequence source that defines its own transactions (``transaction.boundary=connector``,
-  the test plugin ``boundary_source``);
+  the test plugin ``boundary_source``), one transaction a poll;
 - ``file``: FileStreamSource on a file this script keeps appending numbered lines to.
 
 While they run, faults drawn from ``random.Random(seed)`` hit the workers, the brokers and the
@@ -286,7 +286,8 @@ class Run:
                          "tasks.max": str(VERIFIABLE_TASKS), "throughput": str(self.args.verifiable_rate),
                          "transaction.boundary": "interval", "transaction.boundary.interval.ms": "1000", **eos},
             BOUNDARY: {"connector.class": "boundary_source.BoundarySourceConnector", "topic": self.topics[BOUNDARY],
-                       "tasks.max": "1", "transaction.boundary": "connector", "records.per.transaction": "10",
+                       "tasks.max": "1", "transaction.boundary": "connector",
+                       "records.per.transaction": str(self.args.boundary_batch),
                        "poll.interval.ms": str(self.args.boundary_poll_ms), **eos},
             FILE: {"connector.class": "FileStreamSource", "file": str(self.input_file), "topic": self.topics[FILE],
                    "tasks.max": "1", **eos},
@@ -788,10 +789,12 @@ def main(argv: list[str] | None = None) -> int:
     output.add_argument("--workdir", default=None,
                         help="keep the workers' logs (and a local cluster's data) here (default: a temp dir, removed)")
     output.add_argument("--schedule-only", action="store_true", help="print the schedule the seed draws and exit")
-    load = parser.add_argument_group("the connectors' load (defaults: about 750 records/s in all)")
+    load = parser.add_argument_group("the connectors' load (defaults: up to 800 records/s in all)")
     load.add_argument("--verifiable-rate", type=int, default=150, help="records/s per VerifiableSource task")
-    load.add_argument("--boundary-poll-ms", type=int, default=50,
-                      help="the boundary source's pause per poll of 10 records (50: 200 records/s)")
+    load.add_argument("--boundary-batch", type=int, default=50,
+                      help="records a poll of the boundary source, each poll one transaction")
+    load.add_argument("--boundary-poll-ms", type=int, default=200,
+                      help="the boundary source's pause per poll (with 50 records: up to 250 records/s)")
     load.add_argument("--file-rate", type=float, default=100.0, help="lines/s appended to the file source's input")
     args = parser.parse_args(argv)
     kinds = _kinds(args, parser)
