@@ -806,6 +806,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report))
         return 0
     configure_logging()
+    # A SIGTERM (a timeout, an operator) unwinds like an error: faults healed, workers and brokers stopped.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     # librdkafka reports every broker a fault takes away: its warnings and errors are enough.
     logging.getLogger("connect_runtime.testing.kafka").setLevel(logging.WARNING)
     if any(KINDS[k].needs == "network" for k in kinds):
@@ -832,12 +834,14 @@ def main(argv: list[str] | None = None) -> int:
             log.exception("the run failed")
             report["error"] = f"{type(e).__name__}: {e}"
         finally:
-            if run.tail is not None:
-                run.tail.close()
-            run.writer.finish()
-            if "error" in report or not _passed(report, outcomes, schedule):
-                report["worker_logs"] = [str(w.log_path) for w in group.workers]
-            group.close()
+            # Nothing the run started outlives it, whatever fails on the way out.
+            with contextlib.ExitStack() as cleanup:
+                cleanup.callback(group.close)
+                cleanup.callback(run.writer.finish)
+                if run.tail is not None:
+                    cleanup.callback(run.tail.close)
+        if "error" in report or not _passed(report, outcomes, schedule):
+            report["worker_logs"] = [str(w.log_path) for w in group.workers]
     report.update(_summary(report, outcomes, schedule, run))
     report["loadavg_1m_before_after"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
     report["kafka"] = "external" if args.bootstrap_cluster else KAFKA_VERSION
