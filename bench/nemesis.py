@@ -36,6 +36,7 @@ cluster did not recover from).
 from __future__ import annotations
 
 import argparse
+import bisect
 import contextlib
 import itertools
 import json
@@ -195,8 +196,8 @@ class OffsetsTail(threading.Thread):
         self._topic = topic
         self._done = threading.Event()
         self._lock = threading.Lock()
-        self._changed: dict[tuple[str, str], float] = {}
-        self.latest: dict[tuple[str, str], Any] = {}
+        # When each (connector, source partition) had an offset committed, ascending.
+        self._commits: dict[tuple[str, str], list[float]] = {}
 
     def run(self) -> None:
         metadata = self._consumer.list_topics(self._topic, timeout=30)
@@ -210,20 +211,32 @@ class OffsetsTail(threading.Thread):
                     name, partition = json.loads(m.key())
                 except (ValueError, TypeError):
                     continue
-                key = (str(name), json.dumps(partition, sort_keys=True))
-                with self._lock:
-                    self._changed[key] = time.monotonic()
-                    self.latest[key] = None if m.value() is None else json.loads(m.value())
+                if isinstance(partition, dict):
+                    self.note(str(name), partition, time.monotonic())
         self._consumer.close()
+
+    def note(self, connector: str, partition: dict[str, Any], when: float) -> None:
+        """An offset of ``connector``'s source ``partition`` was committed at ``when`` (monotonic)."""
+        with self._lock:
+            self._commits.setdefault((connector, json.dumps(partition, sort_keys=True)), []).append(when)
 
     def committed_since(self, connector: str, partition: dict[str, Any], since: float) -> bool:
         """Whether ``connector`` committed an offset of source ``partition`` after ``since`` (monotonic)."""
+        return self.first_commit_after(connector, partition, since) is not None
+
+    def first_commit_after(self, connector: str, partition: dict[str, Any], since: float) -> float | None:
+        """When ``connector`` first committed an offset of source ``partition`` after ``since``, if it did."""
         with self._lock:
-            return self._changed.get((connector, json.dumps(partition, sort_keys=True)), -1.0) > since
+            times = self._commits.get((connector, json.dumps(partition, sort_keys=True)), [])
+            i = bisect.bisect_right(times, since)
+            return times[i] if i < len(times) else None
 
     def close(self) -> None:
         self._done.set()
-        self.join(30)
+        if self.ident is None:
+            self._consumer.close()
+        else:
+            self.join(30)
 
 
 class FileWriter(threading.Thread):
@@ -572,8 +585,9 @@ class Outcome:
     run's start (``injected_at_s``; ``healed_at_s`` when the heal started; ``heal_s`` how long the heal
     took: a worker serving REST again, a broker back with its partitions in sync; ``recovered_at_s``
     when every task was RUNNING and every source partition had committed since the heal started;
-    ``recovery_s`` and ``recovery_from_injection_s``; ``committing_during_fault_s`` when every source
-    partition had committed since the injection, if that happened before the heal). ``error`` says why
+    ``recovery_s`` and ``recovery_from_injection_s``; ``committing_again_s`` when, from the injection,
+    every source partition had committed again: before ``healed_at_s``, the work went on through the
+    fault). ``error`` says why
     it was not injected, healed or recovered from (the run stops there)."""
 
     fault: Fault
@@ -591,18 +605,13 @@ class Outcome:
                 "planned_at_s": self.fault.at_s, "hold_s": self.fault.hold_s, **self.times, "error": self.error}
 
 
-def hold(run: Run, out: Outcome, injected: float, hold_s: float) -> None:
-    """Hold the fault for ``hold_s``, noting when every source partition has committed since the injection
-    if that happens meanwhile (``committing_during_fault_s``: the work carried on through the fault, with
-    no REST call, as the brokers' and workers' failover should make it)."""
+def committing_again_s(run: Run, injected: float) -> float | None:
+    """Seconds from the injection until every source partition had committed again (through the fault,
+    with no REST call, when that comes before the heal), or None if one has not."""
     assert run.tail is not None
     tail = run.tail
-    end = injected + hold_s
-    while (now := time.monotonic()) < end:
-        if "committing_during_fault_s" not in out.times and all(
-                tail.committed_since(name, p, injected) for name in CONNECTORS for p in run.source_partitions(name)):
-            out.times["committing_during_fault_s"] = round(now - injected, 2)
-        time.sleep(min(0.5, max(0.0, end - now)))
+    firsts = [tail.first_commit_after(name, p, injected) for name in CONNECTORS for p in run.source_partitions(name)]
+    return None if None in firsts else round(max(t for t in firsts if t is not None) - injected, 2)
 
 
 def run_schedule(run: Run, schedule: list[Fault], duration_s: float, t0: float) -> list[Outcome]:
@@ -623,7 +632,7 @@ def run_schedule(run: Run, schedule: list[Fault], duration_s: float, t0: float) 
         try:
             out.times["injected_at_s"] = round(injected - t0, 2)
             heal = KINDS[fault.kind].inject(run, target)
-            hold(run, out, injected, fault.hold_s)
+            time.sleep(fault.hold_s)
         except Exception as e:
             out.error = f"inject: {type(e).__name__}: {e}"
             log.exception("fault %d could not be injected", fault.index)
@@ -647,6 +656,9 @@ def run_schedule(run: Run, schedule: list[Fault], duration_s: float, t0: float) 
             break
         out.times.update(recovered_at_s=round(done - t0, 2), recovery_s=round(done - healed, 2),
                          recovery_from_injection_s=round(done - injected, 2))
+        again = committing_again_s(run, injected)
+        if again is not None:
+            out.times["committing_again_s"] = again
         log.info("fault %d recovered %.1f s after the heal", fault.index, done - healed)
     run.current_fault = None
     rest = t0 + duration_s - time.monotonic()

@@ -94,3 +94,17 @@ def test_a_stored_offset_other_than_the_last_record_is_a_mismatch(nemesis: Modul
     assert nemesis.offset_mismatches({0: 9, 1: 4}, {0: 9, 1: 4}) == {}
     assert nemesis.offset_mismatches({0: 9, 1: 4}, {0: 8}) == {0: {"stored": 8, "last": 9},
                                                                 1: {"stored": None, "last": 4}}
+
+
+def test_the_offsets_tail_answers_when_each_partition_committed_after_a_moment(nemesis: ModuleType) -> None:
+    tail = nemesis.OffsetsTail("127.0.0.1:9", "offsets")  # never started: no broker is asked
+    try:
+        for when in (1.0, 2.0, 5.0):
+            tail.note("c", {"id": 0}, when)
+        assert tail.first_commit_after("c", {"id": 0}, 0.5) == 1.0
+        assert tail.first_commit_after("c", {"id": 0}, 2.0) == 5.0
+        assert tail.first_commit_after("c", {"id": 0}, 5.0) is None
+        assert tail.first_commit_after("c", {"id": 1}, 0.0) is None
+        assert tail.committed_since("c", {"id": 0}, 4.0) and not tail.committed_since("c", {"id": 0}, 6.0)
+    finally:
+        tail.close()
