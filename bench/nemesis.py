@@ -818,11 +818,11 @@ def main(argv: list[str] | None = None) -> int:
     output.add_argument("--schedule-only", action="store_true", help="print the schedule the seed draws and exit")
     load = parser.add_argument_group("the connectors' load (defaults: up to 800 records/s in all)")
     load.add_argument("--verifiable-rate", type=int, default=150, help="records/s per VerifiableSource task")
-    load.add_argument("--boundary-batch", type=int, default=50,
-                      help="records a poll of the boundary source, each poll one transaction")
-    load.add_argument("--boundary-poll-ms", type=int, default=200,
-                      help="the boundary source's pause per poll (with 50 records: up to 250 records/s)")
     load.add_argument("--file-rate", type=float, default=100.0, help="lines/s appended to the file source's input")
+    boundary = parser.add_argument_group("the boundary source's load: one transaction a poll")
+    boundary.add_argument("--boundary-batch", type=int, default=50, help="records a poll")
+    boundary.add_argument("--boundary-poll-ms", type=int, default=200,
+                          help="the pause before each poll (with 50 records: up to 250 records/s)")
     args = parser.parse_args(argv)
     kinds = _kinds(args, parser)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
