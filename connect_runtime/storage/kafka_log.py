@@ -129,11 +129,18 @@ class KafkaBasedLog:
         (``init_transactions``) that aborts it, so the successor must be allowed to start first.
         """
         consumer = Consumer(client_config(self._consumer_config))
-        md = consumer.list_topics(self.topic, timeout=timeout_s)
-        tmd = md.topics.get(self.topic)
-        if tmd is None or tmd.error is not None or not tmd.partitions:
-            consumer.close()
-            raise KafkaException(f"Topic {self.topic} has no partitions or does not exist")
+        # A topic just created (by this worker or a peer starting with it) is known to the broker that
+        # created it before every other broker's metadata cache has it, and this consumer may ask another
+        # one: a missing topic is looked for again until the grace for a missing topic has passed.
+        deadline = time.monotonic() + min(timeout_s, self._missing_topic_grace_s)
+        while True:
+            tmd = consumer.list_topics(self.topic, timeout=timeout_s).topics.get(self.topic)
+            if tmd is not None and tmd.error is None and tmd.partitions:
+                break
+            if time.monotonic() >= deadline:
+                consumer.close()
+                raise KafkaException(f"Topic {self.topic} has no partitions or does not exist")
+            self._stopping.wait(0.2)
         self._partitions = [TopicPartition(self.topic, p) for p in sorted(tmd.partitions)]
         consumer.assign([TopicPartition(self.topic, p, 0) for p in sorted(tmd.partitions)])
         self._consumer = consumer

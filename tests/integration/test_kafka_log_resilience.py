@@ -8,13 +8,14 @@ import time
 from pathlib import Path
 
 import pytest
-from confluent_kafka import Message, Producer
+from confluent_kafka import KafkaException, Message, Producer
 from confluent_kafka.admin import AdminClient
 
 from connect_runtime.storage.kafka_log import KafkaBasedLog
 from connect_runtime.testing.cluster import wait_until
 from connect_runtime.testing.local_kafka import LocalKafka, free_port
 from connect_runtime.testing.pytest_plugin import new_topic
+from connect_runtime.testing.topics import unique_topic_name
 
 
 class _Collector:
@@ -89,3 +90,33 @@ def test_deleted_topic_stops_the_reader_once_naming_the_topic(kafka_bootstrap: s
     assert failed_topic == topic and topic in reason and "\n" not in reason, reason
     assert log.read_to_end().exception(timeout=1) is not None  # later reads fail at once
     log.stop()
+
+
+@pytest.mark.kafka
+def test_start_waits_for_a_topic_whose_metadata_has_not_reached_its_broker_yet(kafka_bootstrap: str) -> None:
+    """On three brokers a worker that creates an internal topic (or whose peer just did) may ask a broker
+    whose metadata cache does not have it yet: the reader looks again rather than failing the worker's
+    start. Shown here by a topic that appears a second after the reader starts."""
+    topic = unique_topic_name("late")
+    seen = _Collector()
+    log = KafkaBasedLog(topic, {"bootstrap.servers": kafka_bootstrap},
+                        AdminClient({"bootstrap.servers": kafka_bootstrap}), seen.on_record,
+                        on_fatal=seen.on_fatal, missing_topic_grace_s=20.0)
+    creator = threading.Timer(1.0, lambda: new_topic(kafka_bootstrap, topic, config={"cleanup.policy": "compact"}))
+    creator.start()
+    try:
+        log.start(timeout_s=30)
+        _produce(kafka_bootstrap, topic, b"v")
+        log.read_to_end().result(timeout=30)
+        assert seen.values == [b"v"] and seen.fatal == []
+        log.stop()
+    finally:
+        creator.join()
+
+
+@pytest.mark.kafka
+def test_start_still_fails_on_a_topic_that_never_appears(kafka_bootstrap: str) -> None:
+    log = KafkaBasedLog(unique_topic_name("never"), {"bootstrap.servers": kafka_bootstrap},
+                        AdminClient({"bootstrap.servers": kafka_bootstrap}), lambda m: None, missing_topic_grace_s=1.0)
+    with pytest.raises(KafkaException, match="has no partitions or does not exist"):
+        log.start(timeout_s=30)

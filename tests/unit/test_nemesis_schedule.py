@@ -1,0 +1,110 @@
+"""The fault schedule of bench/nemesis.py: drawn from the seed alone, so a run can be replayed (no broker)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from types import ModuleType
+
+import pytest
+from bench_scripts import BENCH, load_bench_script
+
+
+@pytest.fixture(scope="module")
+def nemesis() -> ModuleType:
+    return load_bench_script("nemesis")
+
+
+def test_the_same_seed_draws_the_same_schedule(nemesis: ModuleType) -> None:
+    kinds = nemesis.DEFAULT_KINDS
+    first = nemesis.draw_schedule(7, 600, kinds)
+    assert first == nemesis.draw_schedule(7, 600, kinds)
+    assert len(first) > 3
+
+
+def test_another_seed_draws_another_schedule(nemesis: ModuleType) -> None:
+    kinds = nemesis.DEFAULT_KINDS
+    assert nemesis.draw_schedule(7, 600, kinds) != nemesis.draw_schedule(8, 600, kinds)
+
+
+def test_every_kind_is_drawable(nemesis: ModuleType) -> None:
+    kinds = list(nemesis.KINDS)
+    drawn = {f.kind for seed in range(40) for f in nemesis.draw_schedule(seed, 900, kinds)}
+    assert drawn == set(kinds)
+    # Every broker role, and both scopes of a zombie, are drawn too.
+    targets = [f.target for seed in range(40) for f in nemesis.draw_schedule(seed, 900, kinds)]
+    assert {t["role"] for t in targets if "role" in t} == {"leader", "node", "data_leader", "coordinator"}
+    assert {t["scope"] for t in targets if "scope" in t} == {"worker", "group"}
+    # A fault of one kind alone is drawable too, over and over.
+    for kind in kinds:
+        assert {f.kind for f in nemesis.draw_schedule(1, 900, [kind])} == {kind}
+
+
+@pytest.mark.parametrize("duration", [60, 120, 300, 1800])
+def test_faults_fit_the_run_one_after_another(nemesis: ModuleType, duration: int) -> None:
+    for seed in range(20):
+        schedule = nemesis.draw_schedule(seed, duration, nemesis.DEFAULT_KINDS)
+        assert [f.index for f in schedule] == list(range(len(schedule)))
+        end = 0.0
+        for fault in schedule:
+            kind = nemesis.KINDS[fault.kind]
+            assert fault.at_s >= end, "one fault at a time: each starts after the one before and its recovery"
+            assert kind.hold_s[0] <= fault.hold_s <= kind.hold_s[1]
+            end = fault.at_s + fault.hold_s + kind.budget_s
+            assert end <= duration
+    assert nemesis.draw_schedule(3, 1800, nemesis.DEFAULT_KINDS), "a long run has faults"
+
+
+def test_a_zombie_is_held_past_the_session_timeout(nemesis: ModuleType) -> None:
+    for fault in nemesis.draw_schedule(5, 1800, ["worker_zombie", "worker_group_zombie"]):
+        assert fault.hold_s > nemesis.SESSION_TIMEOUT_S
+
+
+def test_the_network_kinds_are_not_drawn_by_default_and_say_why(nemesis: ModuleType) -> None:
+    assert "worker_partition" in nemesis.KINDS and "leader_partition" in nemesis.KINDS
+    assert not {"worker_partition", "leader_partition"} & set(nemesis.DEFAULT_KINDS)
+    with pytest.raises(nemesis.NetworkFaultsUnavailable, match="network faults toolkit not available"):
+        nemesis.network_partition(None, None)
+
+
+def test_the_command_line_prints_the_schedule_a_seed_draws(nemesis: ModuleType) -> None:
+    def schedule(*args: str) -> dict:  # type: ignore[type-arg]
+        out = subprocess.run([sys.executable, str(BENCH / "nemesis.py"), "--schedule-only", *args],
+                             capture_output=True, text=True, check=True, timeout=120).stdout
+        return json.loads(out)  # type: ignore[no-any-return]
+
+    one = schedule("--seed", "11", "--duration", "300")
+    assert one == schedule("--seed", "11", "--duration", "300")
+    assert one["schedule"] == [json.loads(json.dumps(f.__dict__)) for f in nemesis.draw_schedule(11, 300, one["kinds"])]
+    only = schedule("--seed", "11", "--duration", "300", "--faults", "pause_resume,stop_resume")
+    assert {f["kind"] for f in only["schedule"]} <= {"pause_resume", "stop_resume"}
+
+
+def test_the_file_check_finds_duplicates_gaps_disorder_and_strangers(nemesis: ModuleType) -> None:
+    good = nemesis.file_lines_report([f"line-{i}" for i in range(5)], 5)
+    assert (good["duplicates"], good["gaps"], good["in_order"], good["extra_lines"]) == (0, 0, True, [])
+    bad = nemesis.file_lines_report(["line-0", "line-2", "line-2", "line-1", "line-7"], 5)
+    assert bad["duplicates"] == 1 and bad["duplicated_sample"] == [2]
+    assert bad["gaps"] == 2 and bad["missing_sample"] == [3, 4]
+    assert not bad["in_order"] and bad["extra_lines"] == [7]
+
+
+def test_a_stored_offset_other_than_the_last_record_is_a_mismatch(nemesis: ModuleType) -> None:
+    assert nemesis.offset_mismatches({0: 9, 1: 4}, {0: 9, 1: 4}) == {}
+    assert nemesis.offset_mismatches({0: 9, 1: 4}, {0: 8}) == {0: {"stored": 8, "last": 9},
+                                                                1: {"stored": None, "last": 4}}
+
+
+def test_the_offsets_tail_answers_when_each_partition_committed_after_a_moment(nemesis: ModuleType) -> None:
+    tail = nemesis.OffsetsTail("127.0.0.1:9", "offsets")  # never started: no broker is asked
+    try:
+        for when in (1.0, 2.0, 5.0):
+            tail.note("c", {"id": 0}, when)
+        assert tail.first_commit_after("c", {"id": 0}, 0.5) == 1.0
+        assert tail.first_commit_after("c", {"id": 0}, 2.0) == 5.0
+        assert tail.first_commit_after("c", {"id": 0}, 5.0) is None
+        assert tail.first_commit_after("c", {"id": 1}, 0.0) is None
+        assert tail.committed_since("c", {"id": 0}, 4.0) and not tail.committed_since("c", {"id": 0}, 6.0)
+    finally:
+        tail.close()
