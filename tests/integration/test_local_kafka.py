@@ -12,7 +12,14 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 
-from connect_runtime.testing.local_kafka import LocalKafka, LocalKafkaError, cli, ensure_jars, port_in_use
+from connect_runtime.testing.local_kafka import (
+    KAFKA_VERSION,
+    LocalKafka,
+    LocalKafkaError,
+    cli,
+    ensure_jars,
+    port_in_use,
+)
 from connect_runtime.testing.pytest_plugin import new_topic
 
 COMMITTED = 50
@@ -127,7 +134,7 @@ def test_java_missing_is_a_clear_error(
     with pytest.raises(LocalKafkaError) as info:
         LocalKafka(tmp_path / "kafka").start()
     assert info.value.message == (
-        "java was not found on PATH; Kafka 4.1.1 needs Java 17+ "
+        f"java was not found on PATH; Kafka {KAFKA_VERSION} needs Java 17+ "
         "(e.g. apt-get install openjdk-17-jre-headless)"
     )
 
