@@ -25,6 +25,9 @@ from connect_runtime.testing.pytest_plugin import new_topic
 COMMITTED = 50
 ABORTED = 7
 
+OTHER_RELEASE = "4.4.0" if KAFKA_VERSION != "4.4.0" else "4.1.1"
+"""A release that is not the default, for ``--kafka-version``."""
+
 
 def _read_committed(bootstrap: str, topic: str, timeout: float = 30.0) -> list[str]:
     """All read_committed values of partition 0 of ``topic``, read until the partition's end."""
@@ -122,6 +125,23 @@ def test_transactions_and_restart_keep_data(
     assert cli(["stop", "--data-dir", str(own_kafka.data_dir)]) == 0
     assert cli(["status", "--data-dir", str(own_kafka.data_dir)]) == 1
     print(f"first start {first_start:.1f} s, restart {restart:.1f} s")
+
+
+@pytest.mark.kafka
+def test_another_release_through_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data_dir = tmp_path / "kafka"
+    try:
+        assert cli(["start", "--kafka-version", OTHER_RELEASE, "--data-dir", str(data_dir)]) == 0
+        bootstrap = capsys.readouterr().out.strip().removeprefix("bootstrap.servers=")
+        assert cli(["status", "--data-dir", str(data_dir)]) == 0
+        assert capsys.readouterr().out.strip().endswith(f"; Kafka {OTHER_RELEASE}")
+        assert f"Kafka version: {OTHER_RELEASE}" in LocalKafka(data_dir).server_log.read_text()  # the broker's own word
+
+        topic = new_topic(bootstrap)
+        _produce_transactions(bootstrap, topic)
+        assert _read_committed(bootstrap, topic) == [f"committed-{i}" for i in range(COMMITTED)]
+    finally:
+        assert cli(["stop", "--data-dir", str(data_dir)]) == 0
 
 
 def test_java_missing_is_a_clear_error(
