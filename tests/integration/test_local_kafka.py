@@ -19,6 +19,7 @@ from connect_runtime.testing.local_kafka import (
     cli,
     ensure_jars,
     port_in_use,
+    session_kafka_version,
 )
 from connect_runtime.testing.pytest_plugin import new_topic
 
@@ -79,7 +80,7 @@ def _produce_transactions(bootstrap: str, topic: str) -> None:
 @pytest.fixture
 def own_kafka(tmp_path: Path) -> Iterator[LocalKafka]:
     """A broker owned by one test (not the session fixture), always stopped afterwards."""
-    kafka = LocalKafka(tmp_path / "kafka")
+    kafka = LocalKafka(tmp_path / "kafka", kafka_version=session_kafka_version())
     try:
         yield kafka
     finally:
