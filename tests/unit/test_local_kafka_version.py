@@ -111,21 +111,21 @@ def test_the_data_dir_records_the_release_its_restarts_and_status_use(
 ) -> None:
     data_dir = tmp_path / "kafka"
     # The stand-in java cannot format the storage: start fails after the jars and the ports are recorded.
-    assert cli(["start", "--kafka-version", "4.4.0", "--data-dir", str(data_dir)]) == 1
+    assert cli(["start", "--kafka-version", "4.2.0", "--data-dir", str(data_dir)]) == 1
     assert _error_line(capsys).startswith(f"error: formatting the Kafka storage in {data_dir.resolve()}")
-    assert json.loads((data_dir / "ports.json").read_text())["kafka_version"] == "4.4.0"
-    assert "<version>4.4.0</version>" in (stand_ins / "kafka-4.4.0" / "pom.xml").read_text()
-    assert (stand_ins / "kafka-4.4.0" / "libs" / "kafka_2.13-4.4.0.jar").is_file()
+    assert json.loads((data_dir / "ports.json").read_text())["kafka_version"] == "4.2.0"
+    assert "<version>4.2.0</version>" in (stand_ins / "kafka-4.2.0" / "pom.xml").read_text()
+    assert (stand_ins / "kafka-4.2.0" / "libs" / "kafka_2.13-4.2.0.jar").is_file()
 
-    assert LocalKafka(data_dir).kafka_version == "4.4.0"  # no version asked for: the recorded one
+    assert LocalKafka(data_dir).kafka_version == "4.2.0"  # no version asked for: the recorded one
     assert cli(["status", "--data-dir", str(data_dir)]) == 1
-    assert capsys.readouterr().out == f"not running (data dir {data_dir.resolve()}); Kafka 4.4.0\n"
-    assert cli(["start", "--data-dir", str(data_dir)]) == 1  # fails the same way, on 4.4.0 again
+    assert capsys.readouterr().out == f"not running (data dir {data_dir.resolve()}); Kafka 4.2.0\n"
+    assert cli(["start", "--data-dir", str(data_dir)]) == 1  # fails the same way, on 4.2.0 again
     assert _error_line(capsys).startswith("error: formatting the Kafka storage")
-    assert not (stand_ins / f"kafka-{KAFKA_VERSION}").exists()
+    assert not (stand_ins / f"kafka-{KAFKA_VERSION}").exists()  # the default was never fetched
 
-    assert cli(["start", "--kafka-version", "4.3.1", "--data-dir", str(data_dir)]) == 1
-    assert _error_line(capsys) == (f"error: {data_dir.resolve()} holds Kafka 4.4.0, not 4.3.1; "
+    assert cli(["start", "--kafka-version", "4.3.0", "--data-dir", str(data_dir)]) == 1
+    assert _error_line(capsys) == (f"error: {data_dir.resolve()} holds Kafka 4.2.0, not 4.3.0; "
                                    "use that version or another data dir")
     assert LocalKafka(tmp_path / "fresh").kafka_version == KAFKA_VERSION
 
@@ -133,16 +133,16 @@ def test_the_data_dir_records_the_release_its_restarts_and_status_use(
 def test_a_clusters_nodes_run_the_release_it_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data_dir = tmp_path / "kafka3"
     data_dir.mkdir()
-    (data_dir / "cluster.json").write_text(json.dumps({"brokers": 3, "kafka_version": "4.4.0"}))
+    (data_dir / "cluster.json").write_text(json.dumps({"brokers": 3, "kafka_version": "4.2.0"}))
     cluster = LocalKafkaCluster(data_dir)
-    assert cluster.kafka_version == "4.4.0"
-    assert {cluster.node(n).kafka_version for n in cluster.node_ids} == {"4.4.0"}
+    assert cluster.kafka_version == "4.2.0"
+    assert {cluster.node(n).kafka_version for n in cluster.node_ids} == {"4.2.0"}
     assert cli(["status", "--data-dir", str(data_dir)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("cluster of 3 nodes (Kafka 4.4.0) ")
-    assert all(line.endswith("; Kafka 4.4.0") for line in out[1:])
-    assert cli(["start", "--brokers", "3", "--kafka-version", "4.1.1", "--data-dir", str(data_dir)]) == 1
-    assert _error_line(capsys).endswith("holds Kafka 4.4.0, not 4.1.1; use that version or another data dir")
+    assert out[0].startswith("cluster of 3 nodes (Kafka 4.2.0) ")
+    assert all(line.endswith("; Kafka 4.2.0") for line in out[1:])
+    assert cli(["start", "--brokers", "3", "--kafka-version", "4.3.0", "--data-dir", str(data_dir)]) == 1
+    assert _error_line(capsys).endswith("holds Kafka 4.2.0, not 4.3.0; use that version or another data dir")
     assert LocalKafkaCluster(tmp_path / "fresh").kafka_version == KAFKA_VERSION
 
 
@@ -155,11 +155,11 @@ def test_the_fixtures_and_benchmarks_take_the_release_from_the_environment(
     assert pytest_plugin._local_kafka(tmp_path_factory).kafka_version == KAFKA_VERSION
     assert common.Broker("127.0.0.1:1", local=True).version_label == KAFKA_VERSION
 
-    monkeypatch.setenv(KAFKA_VERSION_ENV, " 4.4.0 ")
-    assert session_kafka_version() == "4.4.0"
-    assert pytest_plugin._local_kafka(tmp_path_factory).kafka_version == "4.4.0"
-    assert pytest_plugin._local_kafka_cluster(tmp_path_factory).kafka_version == "4.4.0"
-    assert common.Broker("127.0.0.1:1", local=True).version_label == "4.4.0"
+    monkeypatch.setenv(KAFKA_VERSION_ENV, " 4.2.0 ")
+    assert session_kafka_version() == "4.2.0"
+    assert pytest_plugin._local_kafka(tmp_path_factory).kafka_version == "4.2.0"
+    assert pytest_plugin._local_kafka_cluster(tmp_path_factory).kafka_version == "4.2.0"
+    assert common.Broker("127.0.0.1:1", local=True).version_label == "4.2.0"
     assert common.Broker("127.0.0.1:1", local=False).version_label == "external"
 
     monkeypatch.setenv(KAFKA_VERSION_ENV, "3.9.1")
