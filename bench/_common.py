@@ -25,7 +25,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
 
-from connect_runtime.testing.local_kafka import KAFKA_VERSION, LocalKafka  # noqa: E402
+from connect_runtime.testing.local_kafka import LocalKafka, session_kafka_version  # noqa: E402
 
 log = logging.getLogger("bench")
 
@@ -55,7 +55,7 @@ class Broker:
     @property
     def version_label(self) -> str:
         """The ``kafka`` field of a result: the local broker's version, or ``external``."""
-        return KAFKA_VERSION if self.local else "external"
+        return session_kafka_version() if self.local else "external"
 
     @property
     def bootstrap_label(self) -> str:
@@ -65,12 +65,13 @@ class Broker:
 
 @contextlib.contextmanager
 def broker(workdir: Path, bootstrap: str | None) -> Iterator[Broker]:
-    """``bootstrap`` when given, else a LocalKafka in ``workdir / "kafka"``, stopped on the way out."""
+    """``bootstrap`` when given, else a LocalKafka in ``workdir / "kafka"`` (the release of
+    ``$CONNECT_RUNTIME_KAFKA_VERSION``, as the test fixtures' broker), stopped on the way out."""
     if bootstrap:
         yield Broker(bootstrap, local=False)
         return
-    kafka = LocalKafka(workdir / "kafka")
-    log.info("starting a local Kafka %s in %s", KAFKA_VERSION, kafka.data_dir)
+    kafka = LocalKafka(workdir / "kafka", kafka_version=session_kafka_version())
+    log.info("starting a local Kafka %s in %s", kafka.kafka_version, kafka.data_dir)
     started = kafka.start()
     try:
         yield Broker(started, local=True)

@@ -76,7 +76,7 @@ from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
 from connect_runtime.api.java_json import json_dumps_compact
 from connect_runtime.storage import formats
 from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, wait_until
-from connect_runtime.testing.local_kafka import KAFKA_VERSION
+from connect_runtime.testing.local_kafka import session_kafka_version
 from connect_runtime.worker.exactly_once_source_task import eos_producer_config
 from connect_runtime.worker.task_process_main import BENCH_METRICS_SWITCH
 
@@ -826,7 +826,7 @@ def build_output(args: argparse.Namespace, results: dict[str, Any], warnings: li
     first = results.get("one_task_simple") or results.get("one_task_complete") or {}
     return {
         "benchmark": "eos_throughput",
-        "kafka": KAFKA_VERSION if local else "external",
+        "kafka": session_kafka_version() if local else "external",
         "bootstrap": "local" if local else bootstrap,
         "seconds": args.seconds,
         "warmup_seconds": args.warmup,

@@ -63,7 +63,7 @@ from connect_runtime.testing.cluster import (
     end_offsets,
     wait_until,
 )
-from connect_runtime.testing.local_kafka import LocalKafka, free_port
+from connect_runtime.testing.local_kafka import LocalKafka, free_port, session_kafka_version
 from connect_runtime.testing.network_faults import Cage, NetworkFaults, NetworkFaultsUnavailable
 from connect_runtime.testing.pytest_plugin import new_topic
 
@@ -208,7 +208,7 @@ def leader_failover(bootstrap: str, workdir: Path, overrides: dict[str, str]) ->
 
 
 def broker_restart(workdir: Path, outage_s: float) -> float:
-    kafka = LocalKafka(workdir / "kafka")
+    kafka = LocalKafka(workdir / "kafka", kafka_version=session_kafka_version())
     port = free_port()
     bootstrap = kafka.start(port=port)
     worker = None

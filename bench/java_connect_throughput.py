@@ -5,7 +5,7 @@ Two workers on one broker, each with its own group (internal topics) and one 1-t
 connector (``throughput=-1``, schemaless JsonConverter, exactly.once.source.support=enabled) writing to
 its own 1-partition topic:
 
-* *java*: Apache Kafka Connect :data:`KAFKA_VERSION` (the broker's version), ``java -cp ...
+* *java*: Apache Kafka Connect :data:`CONNECT_REFERENCE_VERSION` (whatever the broker runs), ``java -cp ...
   org.apache.kafka.connect.cli.ConnectDistributed worker.properties``, running Kafka's own
   ``org.apache.kafka.connect.tools.VerifiableSourceConnector`` from ``org.apache.kafka:connect-test-plugins``.
   The jars are fetched once from Maven Central with ``mvn`` into the cache the broker's jars use (the
@@ -48,8 +48,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import eos_throughput as eos
 from _common import add_bootstrap_argument, broker, configure_logging
 
-from connect_runtime.testing.java_connect import TEST_PLUGINS_VERSION, JavaConnectWorker, ensure_connect_jars
-from connect_runtime.testing.local_kafka import KAFKA_VERSION
+from connect_runtime.testing.java_connect import (
+    CONNECT_REFERENCE_VERSION,
+    TEST_PLUGINS_VERSION,
+    JavaConnectWorker,
+    ensure_connect_jars,
+)
+from connect_runtime.testing.local_kafka import session_kafka_version
 
 log = logging.getLogger("bench.java_connect_throughput")
 
@@ -156,8 +161,8 @@ def build_output(args: argparse.Namespace, results: dict[str, Any], loadavg: lis
     """The one JSON object: per record data both figures and the ratio runtime / java."""
     return {
         "benchmark": "java_connect_throughput",
-        "kafka": KAFKA_VERSION if local else "external",
-        "connect_runtime_jars": KAFKA_VERSION,
+        "kafka": session_kafka_version() if local else "external",
+        "connect_runtime_jars": CONNECT_REFERENCE_VERSION,
         "connect_test_plugins": TEST_PLUGINS_VERSION,
         "seconds": args.seconds,
         "warmup_seconds": args.warmup,

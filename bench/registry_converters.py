@@ -44,7 +44,7 @@ from eos_throughput import RuntimeBench, _mean, _mean_or_none, cpu_us_per_record
 
 from connect_runtime.api.data import Struct
 from connect_runtime.converters import BUILTIN_CONVERTERS
-from connect_runtime.testing.local_kafka import KAFKA_VERSION
+from connect_runtime.testing.local_kafka import session_kafka_version
 from connect_runtime.testing.local_registry import LocalRegistry
 
 log = logging.getLogger("bench.registry_converters")
@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         load_after = os.getloadavg()
     print(json.dumps({
         "benchmark": "registry_converters",
-        "kafka": KAFKA_VERSION if kafka.local else "external",
+        "kafka": session_kafka_version() if kafka.local else "external",
         "registry": "local" if local_registry else "external",
         "seconds": args.seconds,
         "warmup_seconds": args.warmup,

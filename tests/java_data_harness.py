@@ -38,16 +38,18 @@ from connect_runtime.api import Header, SourceRecord, header_schema
 from connect_runtime.api.data import Date, Schema, SchemaBuilder, SchemaType, Struct, Time, Timestamp, validate_value
 from connect_runtime.api.errors import DataException
 from connect_runtime.plugins.registry import PluginRegistry
-from connect_runtime.testing.local_kafka import KAFKA_VERSION, default_cache_dir, ensure_maven_jars
+from connect_runtime.testing.java_connect import CONNECT_REFERENCE_VERSION
+from connect_runtime.testing.java_service import cache_root
+from connect_runtime.testing.local_kafka import ensure_maven_jars
 
 HARNESS_SOURCE = Path(__file__).parent / "java" / "ConnectDataHarness.java"
 MAIN_CLASS = "ConnectDataHarness"
 
 DEPENDENCIES: tuple[tuple[str, str, str], ...] = (
-    ("org.apache.kafka", "connect-api", KAFKA_VERSION),
-    ("org.apache.kafka", "connect-json", KAFKA_VERSION),
-    ("org.apache.kafka", "connect-transforms", KAFKA_VERSION),
-    ("org.apache.kafka", "connect-runtime", KAFKA_VERSION),  # ByteArrayConverter lives there
+    ("org.apache.kafka", "connect-api", CONNECT_REFERENCE_VERSION),
+    ("org.apache.kafka", "connect-json", CONNECT_REFERENCE_VERSION),
+    ("org.apache.kafka", "connect-transforms", CONNECT_REFERENCE_VERSION),
+    ("org.apache.kafka", "connect-runtime", CONNECT_REFERENCE_VERSION),  # ByteArrayConverter lives there
 )
 """The harness's classpath: Connect's data classes, its converters and its transforms."""
 
@@ -419,7 +421,7 @@ def harness_cache_dir() -> Path:
     """Where the harness's jars and compiled class live: next to the broker's, keyed by version and by
     :data:`DEPENDENCIES` (a cache fetched for another list is never reused)."""
     digest = hashlib.sha256(repr(DEPENDENCIES).encode()).hexdigest()[:8]
-    return default_cache_dir().parent / f"kafka-connect-data-harness-{KAFKA_VERSION}-{digest}"
+    return cache_root() / f"kafka-connect-data-harness-{CONNECT_REFERENCE_VERSION}-{digest}"
 
 
 class JavaDataHarness:
@@ -429,7 +431,8 @@ class JavaDataHarness:
         javac, java = shutil.which("javac"), shutil.which("java")
         if javac is None or java is None:
             raise RuntimeError("the data harness needs a JDK (javac and java on PATH)")
-        libs = ensure_maven_jars(harness_cache_dir(), DEPENDENCIES, "connect-api-", "kafka-connect-data-harness")
+        libs = ensure_maven_jars(harness_cache_dir(), DEPENDENCIES, "connect-api-", "kafka-connect-data-harness",
+                                 version=CONNECT_REFERENCE_VERSION)
         classes = workdir / "classes"
         classes.mkdir(parents=True, exist_ok=True)
         classpath = os.pathsep.join([str(classes), f"{libs}/*"])

@@ -21,23 +21,26 @@ from pathlib import Path
 import httpx
 
 from connect_runtime.testing.cluster import terminate, wait_until, worker_properties
+from connect_runtime.testing.java_service import cache_root
 from connect_runtime.testing.launcher import LauncherError, free_port
 from connect_runtime.testing.local_kafka import (
-    KAFKA_VERSION,
     LOG4J_VERSION,
     MIN_JAVA_VERSION,
-    default_cache_dir,
     ensure_maven_jars,
 )
 
+CONNECT_REFERENCE_VERSION = "4.1.1"
+"""The Apache Kafka Connect release whose behaviour this runtime follows, and the one compared against: its
+jars stay at this version whichever release the broker runs."""
+
 TEST_PLUGINS_VERSION = "4.0.0"
 """connect-test-plugins (Kafka's VerifiableSourceConnector): Maven Central has no 4.1.x; the newest
-published release before the broker's version (it needs only the public Connect API)."""
+published release before :data:`CONNECT_REFERENCE_VERSION` (it needs only the public Connect API)."""
 
 CONNECT_DEPENDENCIES: tuple[tuple[str, str, str], ...] = (
-    ("org.apache.kafka", "connect-runtime", KAFKA_VERSION),
-    ("org.apache.kafka", "connect-json", KAFKA_VERSION),
-    ("org.apache.kafka", "connect-file", KAFKA_VERSION),
+    ("org.apache.kafka", "connect-runtime", CONNECT_REFERENCE_VERSION),
+    ("org.apache.kafka", "connect-json", CONNECT_REFERENCE_VERSION),
+    ("org.apache.kafka", "connect-file", CONNECT_REFERENCE_VERSION),
     ("org.apache.kafka", "connect-test-plugins", TEST_PLUGINS_VERSION),
     ("org.apache.logging.log4j", "log4j-slf4j-impl", LOG4J_VERSION),
 )
@@ -45,7 +48,7 @@ CONNECT_DEPENDENCIES: tuple[tuple[str, str, str], ...] = (
 file and test connectors, and log4j2 behind slf4j."""
 
 BASIC_AUTH_DEPENDENCIES: tuple[tuple[str, str, str], ...] = (
-    ("org.apache.kafka", "connect-basic-auth-extension", KAFKA_VERSION),
+    ("org.apache.kafka", "connect-basic-auth-extension", CONNECT_REFERENCE_VERSION),
 )
 """Kafka's HTTP Basic authentication REST extension (``BasicAuthSecurityRestExtension``), for a worker
 that adds it to its classpath (``extra_classpath``); kept apart so that the common classpath and its
@@ -67,22 +70,22 @@ rootLogger.appenderRef.file.ref = file
 
 def connect_cache_dir() -> Path:
     """Where the Java worker's jars are cached: next to the broker's, named by the pinned versions."""
-    return default_cache_dir().parent / f"kafka-connect-{KAFKA_VERSION}-file-test-plugins-{TEST_PLUGINS_VERSION}"
+    return cache_root() / f"kafka-connect-{CONNECT_REFERENCE_VERSION}-file-test-plugins-{TEST_PLUGINS_VERSION}"
 
 
 def ensure_connect_jars() -> Path:
     """The directory holding the Java worker's jars (fetched with ``mvn`` the first time)."""
     return ensure_maven_jars(connect_cache_dir(), CONNECT_DEPENDENCIES, "connect-runtime-",
-                             "kafka-connect-classpath")
+                             "kafka-connect-classpath", version=CONNECT_REFERENCE_VERSION)
 
 
 def ensure_basic_auth_jar() -> Path:
     """The jar of Kafka's Basic authentication extension (fetched with ``mvn`` the first time; what it
     needs is on :data:`CONNECT_DEPENDENCIES`' classpath already)."""
-    libs = ensure_maven_jars(default_cache_dir().parent / f"kafka-connect-basic-auth-{KAFKA_VERSION}",
+    libs = ensure_maven_jars(cache_root() / f"kafka-connect-basic-auth-{CONNECT_REFERENCE_VERSION}",
                              BASIC_AUTH_DEPENDENCIES, "connect-basic-auth-extension-",
-                             "kafka-connect-basic-auth-classpath")
-    return libs / f"connect-basic-auth-extension-{KAFKA_VERSION}.jar"
+                             "kafka-connect-basic-auth-classpath", version=CONNECT_REFERENCE_VERSION)
+    return libs / f"connect-basic-auth-extension-{CONNECT_REFERENCE_VERSION}.jar"
 
 
 class JavaConnectWorker:
@@ -100,7 +103,7 @@ class JavaConnectWorker:
                  extra_classpath: Sequence[Path] = (), jvm_opts: Sequence[str] = ()) -> None:
         java = shutil.which("java")
         if java is None:
-            raise LauncherError(f"java was not found on PATH; Kafka Connect {KAFKA_VERSION} needs Java "
+            raise LauncherError(f"java was not found on PATH; Kafka Connect {CONNECT_REFERENCE_VERSION} needs Java "
                                 f"{MIN_JAVA_VERSION}+")
         self.java = java
         self.libs = libs

@@ -1,9 +1,9 @@
 """A real, single-node Apache Kafka broker for development and tests.
 
-The broker is the official Apache Kafka release (:data:`KAFKA_VERSION`, Scala 2.13), fetched once
-from Maven Central with ``mvn`` into a cache directory outside the repository, and started as a
-detached ``java`` process in KRaft mode (combined broker + controller, ``node.id=1``) listening on
-127.0.0.1 only.
+The broker is an official Apache Kafka 4.x release (Scala 2.13; :data:`KAFKA_VERSION` unless another is
+asked for), fetched once from Maven Central with ``mvn`` into a cache directory of that version outside
+the repository, and started as a detached ``java`` process in KRaft mode (combined broker + controller,
+``node.id=1``) listening on 127.0.0.1 only.
 
 Everything about one broker lives in its *data dir*:
 
@@ -11,7 +11,8 @@ Everything about one broker lives in its *data dir*:
     written on every start;
 ``ports.json``
     the broker, SASL and controller ports, chosen once and reused so that a restart (without an
-    explicit port) gives the same ``bootstrap.servers`` and the same controller quorum;
+    explicit port) gives the same ``bootstrap.servers`` and the same controller quorum; and the Kafka
+    release, so that a restart runs the one that formatted the data;
 ``log/``
     the Kafka log dirs (formatted on first start, reused afterwards: a restart keeps the data);
 ``logs/server.log``, ``logs/stdout.log``
@@ -33,12 +34,14 @@ Library use::
 
 Command line (wired as ``connect-runtime local-kafka``)::
 
-    connect-runtime local-kafka start [--port P] [--brokers N] [--data-dir D]
+    connect-runtime local-kafka start [--port P] [--brokers N] [--kafka-version V] [--data-dir D]
     connect-runtime local-kafka status [--data-dir D]
     connect-runtime local-kafka stop [--data-dir D]
     connect-runtime local-kafka kill|restart NODE [--data-dir D]
 
-``--brokers 3`` runs a three-node cluster instead
+``--kafka-version`` picks the release (4.0.0 or newer: the properties are KRaft-only) on the first
+start of a data dir; later commands on it use the recorded one. ``--brokers 3`` runs a three-node
+cluster instead
 (:class:`~connect_runtime.testing.local_kafka_cluster.LocalKafkaCluster`); ``kill`` and ``restart``
 act on one of its nodes.
 
@@ -50,7 +53,10 @@ from __future__ import annotations
 
 import argparse
 import base64
+import dataclasses
 import logging
+import os
+import re
 import subprocess
 import sys
 import uuid
@@ -68,6 +74,7 @@ from connect_runtime.testing.launcher import (
     ServiceStatus,
     SingleProcessService,
     accepts_connections,
+    tail,
 )
 from connect_runtime.testing.launcher import free_port as free_port  # re-exported: callers import it from here
 from connect_runtime.testing.launcher import port_in_use as port_in_use
@@ -79,7 +86,16 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 KAFKA_VERSION = "4.1.1"
-"""The pinned Apache Kafka release."""
+"""The Apache Kafka release a new local broker runs unless another is asked for (``--kafka-version``,
+:data:`KAFKA_VERSION_ENV`)."""
+
+KAFKA_VERSION_ENV = "CONNECT_RUNTIME_KAFKA_VERSION"
+"""Environment variable naming the release the test fixtures' and the benchmarks' local brokers run
+(default :data:`KAFKA_VERSION`): the suite runs on another release without a code change."""
+
+MIN_KAFKA_VERSION = (4, 0)
+"""The oldest release a local broker runs: its properties are KRaft-only (no ZooKeeper mode, 4.0's
+defaults)."""
 
 SCALA_VERSION = "2.13"
 """The Scala binary version of the pinned broker artifact."""
@@ -125,36 +141,80 @@ class LocalKafkaStatus(ServiceStatus):
     """The state of the broker of one data dir."""
 
     key: str = "bootstrap.servers"
+    kafka_version: str | None = None
+    """The Kafka release of the data dir."""
 
     @property
     def bootstrap(self) -> str | None:
         """``bootstrap.servers`` of the running broker."""
         return self.address
 
+    def __str__(self) -> str:
+        return f"{super().__str__()}; Kafka {self.kafka_version}" if self.kafka_version else super().__str__()
+
+
+# --------------------------------------------------------------------------------------------------
+# versions
+
+
+def check_kafka_version(version: str) -> str:
+    """``version`` when a local broker can run it (a release ``X.Y.Z``, 4.0.0 or newer); otherwise
+    :class:`LocalKafkaError` saying why. Whether Maven Central serves it shows when the jars are fetched."""
+    match = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", version)
+    if match is None:
+        raise LocalKafkaError(f"{version!r} is not an Apache Kafka release version (like {KAFKA_VERSION})")
+    if (int(match[1]), int(match[2])) < MIN_KAFKA_VERSION:
+        oldest = ".".join(map(str, MIN_KAFKA_VERSION))
+        raise LocalKafkaError(f"Kafka {version} is too old: a local Kafka writes KRaft-only broker settings "
+                              f"and needs {oldest}.0 or newer")
+    return version
+
+
+def session_kafka_version() -> str:
+    """The release of the brokers the test fixtures and the benchmarks start: ``$CONNECT_RUNTIME_KAFKA_VERSION``
+    when set, else :data:`KAFKA_VERSION`."""
+    return check_kafka_version(os.environ.get(KAFKA_VERSION_ENV, "").strip() or KAFKA_VERSION)
+
+
+def resolve_kafka_version(requested: str | None, recorded: object, data_dir: Path) -> str:
+    """The release a data dir runs: ``requested``, which must match the one ``recorded`` there (the data was
+    formatted by it), else the recorded one, else :data:`KAFKA_VERSION`."""
+    if requested is None:
+        return recorded if isinstance(recorded, str) else KAFKA_VERSION
+    check_kafka_version(requested)
+    if isinstance(recorded, str) and recorded != requested:
+        raise LocalKafkaError(f"{data_dir} holds Kafka {recorded}, not {requested}; "
+                              "use that version or another data dir")
+    return requested
+
 
 # --------------------------------------------------------------------------------------------------
 # jars
 
 
-def default_cache_dir() -> Path:
-    """Where the broker jars are cached: ``$CONNECT_RUNTIME_CACHE/kafka-<version>``.
+def default_cache_dir(version: str = KAFKA_VERSION) -> Path:
+    """Where the jars of broker release ``version`` are cached: ``$CONNECT_RUNTIME_CACHE/kafka-<version>``.
 
     Without ``CONNECT_RUNTIME_CACHE`` the base is ``~/.cache/connect-runtime`` (honouring
-    ``XDG_CACHE_HOME``). The version is part of the path so that bumping :data:`KAFKA_VERSION`
-    never reuses stale jars.
+    ``XDG_CACHE_HOME``). The version is part of the path so that releases never share or reuse jars.
     """
-    return cache_root() / f"kafka-{KAFKA_VERSION}"
+    return cache_root() / f"kafka-{version}"
 
 
-BROKER_DEPENDENCIES: tuple[tuple[str, str, str], ...] = (
-    ("org.apache.kafka", f"kafka_{SCALA_VERSION}", KAFKA_VERSION),
-    ("org.apache.logging.log4j", "log4j-slf4j-impl", LOG4J_VERSION),
-)
-"""The Maven artifacts (group, artifact, version) whose runtime classpath is the broker's."""
+def broker_dependencies(version: str = KAFKA_VERSION) -> tuple[tuple[str, str, str], ...]:
+    """The Maven artifacts (group, artifact, version) whose runtime classpath is broker release ``version``'s."""
+    return (
+        ("org.apache.kafka", f"kafka_{SCALA_VERSION}", version),
+        ("org.apache.logging.log4j", "log4j-slf4j-impl", LOG4J_VERSION),
+    )
+
+
+BROKER_DEPENDENCIES = broker_dependencies()
+""":func:`broker_dependencies` of :data:`KAFKA_VERSION`."""
 
 
 def _pom(dependencies: tuple[tuple[str, str, str], ...] = BROKER_DEPENDENCIES,
-         artifact_id: str = "kafka-broker-classpath") -> str:
+         artifact_id: str = "kafka-broker-classpath", version: str = KAFKA_VERSION) -> str:
     deps = "".join(f"""
     <dependency>
       <groupId>{group}</groupId>
@@ -165,7 +225,7 @@ def _pom(dependencies: tuple[tuple[str, str, str], ...] = BROKER_DEPENDENCIES,
   <modelVersion>4.0.0</modelVersion>
   <groupId>local.connect-runtime</groupId>
   <artifactId>{artifact_id}</artifactId>
-  <version>{KAFKA_VERSION}</version>
+  <version>{version}</version>
   <packaging>pom</packaging>
   <dependencies>{deps}
   </dependencies>
@@ -173,38 +233,52 @@ def _pom(dependencies: tuple[tuple[str, str, str], ...] = BROKER_DEPENDENCIES,
 """
 
 
-def ensure_jars(cache_dir: Path | None = None) -> Path:
-    """Make sure the broker jars are in ``cache_dir`` and return the directory holding them.
+def ensure_jars(cache_dir: Path | None = None, *, version: str = KAFKA_VERSION) -> Path:
+    """Make sure the jars of broker release ``version`` are in ``cache_dir`` (:func:`default_cache_dir`
+    without it) and return the directory holding them.
 
     The jars are fetched from Maven Central with ``mvn`` (the dependencies of
     ``org.apache.kafka:kafka_2.13`` plus the log4j2 slf4j binding) only when the cache is not
     complete; completion is recorded in a marker file. Concurrent callers serialize on a lock
     file, so only one of them fetches. Raises :class:`LocalKafkaError` when ``mvn`` is needed but
-    missing or fails.
+    missing or fails, or when Maven Central does not serve ``version``.
     """
-    return ensure_maven_jars(cache_dir or default_cache_dir(), BROKER_DEPENDENCIES,
-                             f"kafka_{SCALA_VERSION}-", "kafka-broker-classpath")
+    cache_dir = (cache_dir or default_cache_dir(version)).expanduser().resolve()
+    artifact = f"kafka_{SCALA_VERSION}"
+    try:
+        return ensure_maven_jars(cache_dir, broker_dependencies(version), f"{artifact}-", "kafka-broker-classpath",
+                                 version=version)
+    except LocalKafkaError as exc:
+        # mvn's words for a release Maven Central does not have; anything else (no network) stays as it is
+        coordinates = f"org.apache.kafka:{artifact}:jar:{version}"
+        if any(coordinates in line and ("not found" in line or "Could not find artifact" in line)
+               for line in tail(cache_dir / "mvn.log", LOG_TAIL_LINES).splitlines()):
+            raise LocalKafkaError(f"Maven Central does not serve Apache Kafka {version} "
+                                  f"(org.apache.kafka:{artifact}:{version}); see {cache_dir / 'mvn.log'}",
+                                  exc.detail) from exc
+        raise
 
 
 def ensure_maven_jars(cache_dir: Path, dependencies: tuple[tuple[str, str, str], ...], required_prefix: str,
-                      artifact_id: str) -> Path:
+                      artifact_id: str, *, version: str) -> Path:
     """Make sure the runtime classpath of ``dependencies`` (group, artifact, version) is in
     ``cache_dir/libs`` and return that directory: :func:`ensure_jars`'s fetch-once mechanism (``mvn
     dependency:copy-dependencies`` into a marked, locked cache) for any set of artifacts, e.g. the
-    Kafka Connect jars a benchmark compares against. The fetch counts as failed when no jar's name
-    starts with ``required_prefix``.
+    Kafka Connect jars a benchmark compares against. ``version`` is what the cache's marker records
+    (the Kafka release the classpath belongs to): a cache marked with another is fetched again. The
+    fetch counts as failed when no jar's name starts with ``required_prefix``.
     """
     cache_dir = cache_dir.expanduser().resolve()
 
     def fetch(mvn: MavenRun, partial: Path) -> list[str]:
         pom = cache_dir / "pom.xml"
-        pom.write_text(_pom(dependencies, artifact_id))
+        pom.write_text(_pom(dependencies, artifact_id, version))
         mvn("-f", str(pom), "dependency:copy-dependencies", "-DincludeScope=runtime", f"-DoutputDirectory={partial}")
         jars = sorted(p.name for p in partial.glob("*.jar")) if partial.is_dir() else []
         return jars if mvn.returncode == 0 and any(j.startswith(required_prefix) for j in jars) else []
 
-    return fetch_once(cache_dir, "libs", {"kafka_version": KAFKA_VERSION}, fetch,
-                      what=f"{artifact_id} (Kafka {KAFKA_VERSION}) jars", error=LocalKafkaError)
+    return fetch_once(cache_dir, "libs", {"kafka_version": version}, fetch,
+                      what=f"{artifact_id} (Kafka {version}) jars", error=LocalKafkaError)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -239,8 +313,8 @@ class LocalKafka(SingleProcessService):
 
     command = "local-kafka"
     title = "Kafka"
-    description = (f"Run a local single-node Apache Kafka {KAFKA_VERSION} broker (KRaft) on {HOST}, or with "
-                   "--brokers 3 a three-node cluster.")
+    description = (f"Run a local single-node Apache Kafka broker (KRaft) on {HOST}, or with --brokers 3 a "
+                   f"three-node cluster; Kafka {KAFKA_VERSION} unless --kafka-version says otherwise.")
     start_help = "start the broker (no-op if running) and print bootstrap.servers"
     stop_help = "stop the broker (the data is kept)"
     status_help = "say whether the broker runs"
@@ -260,9 +334,18 @@ class LocalKafka(SingleProcessService):
     """The broker's ``node.id``."""
     jvm_opts: ClassVar[tuple[str, ...]] = tuple(_JVM_OPTS)
 
-    def __init__(self, data_dir: Path | str = DEFAULT_DATA_DIR, *, cache_dir: Path | None = None) -> None:
-        """Prepare (but do not start) a broker for ``data_dir``; jars go to ``cache_dir``."""
+    def __init__(self, data_dir: Path | str = DEFAULT_DATA_DIR, *, cache_dir: Path | None = None,
+                 kafka_version: str | None = None) -> None:
+        """Prepare (but do not start) a broker for ``data_dir``; jars go to ``cache_dir``.
+
+        ``kafka_version`` is the Apache Kafka release (4.0.0 or newer); without it, the one the data dir
+        records, else :data:`KAFKA_VERSION`. Raises :class:`LocalKafkaError` when it is not a release a
+        local broker runs, or not the one that formatted the data dir.
+        """
         super().__init__(data_dir, cache_dir=cache_dir)
+        self.kafka_version = resolve_kafka_version(kafka_version, self._read_state().get("kafka_version"),
+                                                   self.data_dir)
+        """The Apache Kafka release the broker runs."""
 
     # -- paths ------------------------------------------------------------------------------------
     @property
@@ -288,8 +371,8 @@ class LocalKafka(SingleProcessService):
         return super().start(port, timeout=timeout)
 
     def status(self) -> LocalKafkaStatus:
-        """Report whether the broker of this data dir runs, with its pid and bootstrap servers."""
-        return cast(LocalKafkaStatus, super().status())
+        """Report whether the broker of this data dir runs, with its pid, bootstrap servers and release."""
+        return dataclasses.replace(cast(LocalKafkaStatus, super().status()), kafka_version=self.kafka_version)
 
     @property
     def bootstrap(self) -> str | None:
@@ -310,9 +393,11 @@ class LocalKafka(SingleProcessService):
         return _MAIN_CLASS, str(self.data_dir / "server.properties")
 
     def _launch(self, port: int | None) -> None:
-        java = find_java(MIN_JAVA_VERSION, f"Kafka {KAFKA_VERSION}", LocalKafkaError)
+        java = find_java(MIN_JAVA_VERSION, f"Kafka {self.kafka_version}", LocalKafkaError)
+        # Fetched before the ports (and the version beside them) are recorded: a release Maven Central
+        # does not serve leaves the data dir free for another.
+        libs = ensure_jars(self.cache_dir, version=self.kafka_version)
         broker_port, sasl_port, controller_port = self._choose_ports(port)
-        libs = ensure_jars(self.cache_dir)
         classpath = str(libs / "*")
         self._write_configs(broker_port, sasl_port, controller_port)
         if not (self.log_dir / "meta.properties").exists():
@@ -320,7 +405,7 @@ class LocalKafka(SingleProcessService):
         else:
             logger.info("reusing the formatted data in %s", self.log_dir)
         cmd = [*self._java_base(java, classpath), _MAIN_CLASS, str(self.data_dir / "server.properties")]
-        logger.info("starting Kafka %s (node %d) in %s", KAFKA_VERSION, self.node_id, self.data_dir)
+        logger.info("starting Kafka %s (node %d) in %s", self.kafka_version, self.node_id, self.data_dir)
         self._spawn(cmd, self.stdout_log, self.pid_file)
 
     def _readiness(self) -> str:
@@ -355,6 +440,9 @@ class LocalKafka(SingleProcessService):
         start.add_argument("--brokers", type=int, default=None,
                            help="nodes: 1 (a single broker) or 3 (a cluster, replication factor 3) "
                                 "(default: what the data dir holds, else 1)")
+        start.add_argument("--kafka-version", default=None, metavar="VERSION",
+                           help=f"the Apache Kafka release, 4.0.0 or newer, fetched from Maven Central "
+                                f"(default: what the data dir holds, else {KAFKA_VERSION})")
 
     @classmethod
     def _add_commands(cls, sub: Any, data_dir_help: str) -> None:
@@ -368,17 +456,17 @@ class LocalKafka(SingleProcessService):
     def _from_start_args(cls, args: argparse.Namespace) -> LocalService:
         cluster = _cluster_class()
         if args.brokers is None and not cluster.holds_cluster(args.data_dir):
-            return cls(args.data_dir)
+            return cls(args.data_dir, kafka_version=args.kafka_version)
         if args.brokers == 1:
             if cluster.holds_cluster(args.data_dir):
                 raise LocalKafkaError(f"{args.data_dir} holds a Kafka cluster; use --brokers "
                                       f"{cluster.recorded_brokers(args.data_dir)} or another --data-dir")
-            return cls(args.data_dir)
+            return cls(args.data_dir, kafka_version=args.kafka_version)
         if args.port is not None:
             raise LocalKafkaError("--port applies to a single broker; a cluster chooses its ports")
         if (Path(args.data_dir) / _PORTS_FILE).is_file():
             raise LocalKafkaError(f"{args.data_dir} holds a single broker; use --brokers 1 or another --data-dir")
-        return cluster(args.data_dir, brokers=args.brokers)
+        return cluster(args.data_dir, brokers=args.brokers, kafka_version=args.kafka_version)
 
     @classmethod
     def _for_data_dir(cls, data_dir: Path) -> LocalService:
@@ -425,7 +513,8 @@ class LocalKafka(SingleProcessService):
             controller_port = free_port()
         while sasl_port is None or sasl_port in (broker_port, controller_port):
             sasl_port = free_port()
-        self._write_state({"port": broker_port, "controller_port": controller_port, "sasl_port": sasl_port})
+        self._write_state({"port": broker_port, "controller_port": controller_port, "sasl_port": sasl_port,
+                           "kafka_version": self.kafka_version})
         return broker_port, sasl_port, controller_port
 
     def _server_properties(self, broker_port: int, sasl_port: int, controller_port: int) -> dict[str, str]:

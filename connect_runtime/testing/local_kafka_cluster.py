@@ -14,8 +14,8 @@ through ``controller.quorum.bootstrap.servers``. ``broker.session.timeout.ms=300
 heartbeats) fences a killed node within 3 s instead of 9 s, which moves its partition leaders and
 transaction coordinators that much sooner.
 
-``cluster.json`` in the data dir records what a restart needs: the cluster id, the node count and each
-node's directory id; the ports are in each node's own ``ports.json``.
+``cluster.json`` in the data dir records what a restart needs: the cluster id, the node count, the Kafka
+release and each node's directory id; the ports are in each node's own ``ports.json``.
 
 Stopping SIGTERMs all nodes together: stopped one after another, the last node has no quorum left to
 approve its controlled shutdown and hangs for minutes before giving up.
@@ -54,6 +54,7 @@ from connect_runtime.testing.local_kafka import (
     LocalKafkaStatus,
     _random_cluster_id,
     ensure_jars,
+    resolve_kafka_version,
 )
 from connect_runtime.testing.topics import admin_client, close_admin_clients
 from connect_runtime.testing.waiting import wait_until
@@ -80,7 +81,7 @@ class _ClusterNode(LocalKafka):
     jvm_opts = ("-Xmx256m", "-Xms64m", "-XX:+UseG1GC", "-Djava.awt.headless=true")
 
     def __init__(self, data_dir: Path, node_id: int, cluster: LocalKafkaCluster) -> None:
-        super().__init__(data_dir, cache_dir=cluster.cache_dir)
+        super().__init__(data_dir, cache_dir=cluster.cache_dir, kafka_version=cluster.kafka_version)
         self.node_id = node_id
         self._cluster = cluster
 
@@ -117,17 +118,23 @@ class LocalKafkaCluster(LocalService):
 
     command = "local-kafka"
     title = "Kafka cluster"
-    description = f"Run a local three-node Apache Kafka {KAFKA_VERSION} cluster (KRaft) on {HOST}."
+    description = f"Run a local three-node Apache Kafka cluster (KRaft) on {HOST} (default Kafka {KAFKA_VERSION})."
     default_data_dir = Path(".local-kafka")
     default_start_timeout = DEFAULT_START_TIMEOUT
     default_stop_timeout = DEFAULT_STOP_TIMEOUT
     state_file_name = _STATE_FILE
 
-    def __init__(self, data_dir: Path | str, brokers: int | None = None, *, cache_dir: Path | None = None) -> None:
+    def __init__(self, data_dir: Path | str, brokers: int | None = None, *, cache_dir: Path | None = None,
+                 kafka_version: str | None = None) -> None:
         """Prepare (but do not start) the cluster of ``data_dir``: ``brokers`` nodes (only 3 is supported;
-        without it, what the data dir records, else 3); jars go to ``cache_dir``."""
+        without it, what the data dir records, else 3) of Apache Kafka ``kafka_version`` (without it, what
+        the data dir records, else :data:`~connect_runtime.testing.local_kafka.KAFKA_VERSION`); jars go to
+        ``cache_dir``."""
         super().__init__(data_dir)
         self.cache_dir = cache_dir
+        self.kafka_version = resolve_kafka_version(kafka_version, self._read_state().get("kafka_version"),
+                                                   self.data_dir)
+        """The Apache Kafka release the nodes run."""
         recorded = self._read_state().get("brokers")
         count = brokers if brokers is not None else recorded if isinstance(recorded, int) else CLUSTER_BROKERS
         if count != CLUSTER_BROKERS:
@@ -255,9 +262,14 @@ class LocalKafkaCluster(LocalService):
     # -- internals --------------------------------------------------------------------------------
     def _prepare(self) -> None:
         """On the first start: the cluster id, each node's directory id and ports, recorded."""
+        # Fetched once here rather than by three nodes at once, and before the version is recorded: a
+        # release Maven Central does not serve leaves the data dir free for another.
+        find_java(MIN_JAVA_VERSION, f"Kafka {self.kafka_version}", LocalKafkaError)
+        ensure_jars(self.cache_dir, version=self.kafka_version)
         state = self._read_state()
         if "cluster_id" not in state:
             state = {"brokers": len(self.node_ids), "cluster_id": _random_cluster_id(),
+                     "kafka_version": self.kafka_version,
                      "directory_ids": {str(n): _random_cluster_id() for n in self.node_ids}}
             ports = free_ports(3 * len(self.node_ids))
             for i, node in enumerate(self._nodes.values()):
@@ -265,10 +277,9 @@ class LocalKafkaCluster(LocalService):
                 node._write_state(dict(zip(("port", "sasl_port", "controller_port"), ports[3 * i:3 * i + 3],
                                            strict=True)))
             self._write_state(state)
+        elif "kafka_version" not in state:  # recorded for the restarts and status to come
+            self._write_state({**state, "kafka_version": self.kafka_version})
         self.initial_controllers()  # reads every recorded port before the nodes start rewriting them
-        # Fetched once here rather than by three nodes at once.
-        find_java(MIN_JAVA_VERSION, f"Kafka {KAFKA_VERSION}", LocalKafkaError)
-        ensure_jars(self.cache_dir)
 
     def _on_all(self, action: Callable[[_ClusterNode], T]) -> list[T]:
         """``action`` on every node at once; the first failure is raised after all have finished."""
@@ -308,7 +319,8 @@ class LocalKafkaCluster(LocalService):
     def _cli_status(self) -> bool:
         """One line per node; True (exit 0) only when every node runs."""
         states = self.status()
-        print(f"cluster of {len(states)} nodes bootstrap.servers={self.bootstrap} data dir {self.data_dir}")
+        print(f"cluster of {len(states)} nodes (Kafka {self.kafka_version}) bootstrap.servers={self.bootstrap} "
+              f"data dir {self.data_dir}")
         for node_id, state in states.items():
             print(f"node {node_id}: {state}")
         return all(state.running for state in states.values())

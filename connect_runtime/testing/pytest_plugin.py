@@ -10,7 +10,10 @@ Fixtures
         ``bootstrap.servers`` of a broker: ``$KAFKA_BOOTSTRAP_SERVERS`` when set, otherwise a
         single-node broker started for the test session (see
         :mod:`connect_runtime.testing.local_kafka`; needs Java 17+, and ``mvn`` the first time to
-        fetch the jars into ``~/.cache/connect-runtime``) and stopped at its end.
+        fetch the jars into ``~/.cache/connect-runtime``) and stopped at its end. The broker runs
+        Apache Kafka ``$CONNECT_RUNTIME_KAFKA_VERSION`` when set (4.0.0 or newer), else
+        :data:`~connect_runtime.testing.local_kafka.KAFKA_VERSION`: the suite runs on another release
+        without a code change.
     ``kafka_sasl_bootstrap`` (session)
         ``bootstrap.servers`` of the same local broker's SASL_PLAINTEXT listener (PLAIN mechanism; log
         in as :data:`~connect_runtime.testing.local_kafka.SASL_USERNAME` with
@@ -23,8 +26,9 @@ Fixtures
         ``restart(node)``, ``partition_leader(topic, partition)`` and
         ``transaction_coordinator(transactional_id)``. ``$KAFKA_CLUSTER_BOOTSTRAP_SERVERS`` when set
         (then ``kill`` and ``restart`` fail the test, saying so), otherwise a
-        :class:`~connect_runtime.testing.local_kafka_cluster.LocalKafkaCluster` started the first time
-        a test asks for it and stopped at the end of the session.
+        :class:`~connect_runtime.testing.local_kafka_cluster.LocalKafkaCluster` (of the release
+        ``kafka_bootstrap``'s broker runs) started the first time a test asks for it and stopped at the
+        end of the session.
     ``schema_registry_url`` (session)
         ``schema.registry.url`` of a real schema registry (Confluent's API): ``$SCHEMA_REGISTRY_URL`` when
         set, otherwise a local Apicurio Registry started for the session (see
@@ -114,7 +118,7 @@ import pytest
 from connect_runtime.testing.cluster import FAST_FAILOVER, WorkerGroup, WorkerProcess
 from connect_runtime.testing.connect_client import ConnectClient
 from connect_runtime.testing.launcher import LauncherError
-from connect_runtime.testing.local_kafka import SASL_LISTENER, LocalKafka
+from connect_runtime.testing.local_kafka import KAFKA_VERSION_ENV, SASL_LISTENER, LocalKafka, session_kafka_version
 from connect_runtime.testing.local_kafka_cluster import KafkaCluster, LocalKafkaCluster
 from connect_runtime.testing.local_registry import LocalRegistry
 from connect_runtime.testing.network_faults import NetworkFaults, NetworkFaultsUnavailable
@@ -123,7 +127,7 @@ from connect_runtime.testing.registry_proxy import BasicAuthProxy
 from connect_runtime.testing.spark_cluster import LocalSparkCluster
 from connect_runtime.testing.topics import close_admin_clients, new_topic, unique_topic_name
 
-__all__ = ["BOOTSTRAP_ENV", "new_topic", "unique_topic_name"]
+__all__ = ["BOOTSTRAP_ENV", "KAFKA_VERSION_ENV", "new_topic", "unique_topic_name"]
 
 BOOTSTRAP_ENV = "KAFKA_BOOTSTRAP_SERVERS"
 """Environment variable naming an existing cluster to use instead of a local broker."""
@@ -205,8 +209,8 @@ def kafka_bootstrap(tmp_path_factory: pytest.TempPathFactory, pytestconfig: pyte
     """``bootstrap.servers`` of a real Kafka broker for the whole test session.
 
     Uses ``$KAFKA_BOOTSTRAP_SERVERS`` when set (the cluster is left alone); otherwise starts a
-    local single-node broker on a free port in a temporary data dir and stops it when the session
-    ends.
+    local single-node broker (of release ``$CONNECT_RUNTIME_KAFKA_VERSION``, else the default) on a free
+    port in a temporary data dir and stops it when the session ends.
     """
     external = os.environ.get(BOOTSTRAP_ENV, "").strip()
     if external:
@@ -215,7 +219,7 @@ def kafka_bootstrap(tmp_path_factory: pytest.TempPathFactory, pytestconfig: pyte
         finally:
             close_admin_clients(external)
         return
-    with _started(LocalKafka(tmp_path_factory.mktemp("local-kafka")), "a local Kafka broker") as kafka:
+    with _started(_local_kafka(tmp_path_factory), "a local Kafka broker") as kafka:
         bootstrap = kafka.bootstrap
         assert bootstrap is not None  # recorded by start()
         pytestconfig.stash[_LOCAL_KAFKA] = kafka
@@ -252,11 +256,28 @@ def kafka_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaClu
         finally:
             close_admin_clients(external)
         return
-    local = LocalKafkaCluster(tmp_path_factory.mktemp("local-kafka-cluster"))
+    local = _local_kafka_cluster(tmp_path_factory)
     with _started(local, "a local three-broker Kafka cluster") as cluster:
         bootstrap = cluster.bootstrap
         assert bootstrap is not None  # recorded by start()
         yield KafkaCluster(bootstrap, cluster)
+
+
+def _local_kafka(tmp_path_factory: pytest.TempPathFactory) -> LocalKafka:
+    return LocalKafka(tmp_path_factory.mktemp("local-kafka"), kafka_version=_session_kafka_version())
+
+
+def _local_kafka_cluster(tmp_path_factory: pytest.TempPathFactory) -> LocalKafkaCluster:
+    return LocalKafkaCluster(tmp_path_factory.mktemp("local-kafka-cluster"), kafka_version=_session_kafka_version())
+
+
+def _session_kafka_version() -> str:
+    """:func:`~connect_runtime.testing.local_kafka.session_kafka_version`; a bad value fails the tests
+    that need a broker with its one-line reason rather than a traceback."""
+    try:
+        return session_kafka_version()
+    except LauncherError as exc:
+        pytest.fail(f"${KAFKA_VERSION_ENV}: {exc.message}", pytrace=False)
 
 
 #: A schema registry's Confluent-compatible URL; the ``schema_registry_url`` fixture uses it when set.

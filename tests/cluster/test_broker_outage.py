@@ -28,7 +28,7 @@ from connect_runtime.testing.cluster import (
     verifiable_pairs,
     wait_until,
 )
-from connect_runtime.testing.local_kafka import LocalKafka, free_port
+from connect_runtime.testing.local_kafka import LocalKafka, free_port, session_kafka_version
 from connect_runtime.testing.pytest_plugin import new_topic
 
 pytestmark = [pytest.mark.kafka, pytest.mark.cluster]
@@ -43,7 +43,7 @@ _LOGGER = re.compile(r"\((?P<logger>[\w.]+)\) \[[^]]*\]$")
 
 @pytest.fixture
 def own_kafka(tmp_path: Path) -> Iterator[tuple[LocalKafka, int, str]]:
-    kafka = LocalKafka(tmp_path / "kafka")
+    kafka = LocalKafka(tmp_path / "kafka", kafka_version=session_kafka_version())
     port = free_port()
     bootstrap = kafka.start(port=port)
     try:

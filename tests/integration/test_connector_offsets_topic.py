@@ -21,7 +21,7 @@ from connect_runtime.testing.cluster import (
     verifiable_pairs,
     wait_until,
 )
-from connect_runtime.testing.local_kafka import LocalKafka
+from connect_runtime.testing.local_kafka import LocalKafka, session_kafka_version
 from connect_runtime.testing.pytest_plugin import new_topic
 
 pytestmark = pytest.mark.kafka
@@ -94,7 +94,7 @@ def test_separate_offsets_topic_survives_kill_and_downgrade(
 
 def test_producer_override_puts_data_and_offsets_on_another_cluster(
         kafka_bootstrap: str, worker_factory: Callable[..., WorkerProcess], tmp_path: Path) -> None:
-    other_kafka = LocalKafka(tmp_path / "other-kafka")
+    other_kafka = LocalKafka(tmp_path / "other-kafka", kafka_version=session_kafka_version())
     other = other_kafka.start()
     try:
         topic = new_topic(other, partitions=1)

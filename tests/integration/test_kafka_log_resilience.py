@@ -13,7 +13,7 @@ from confluent_kafka.admin import AdminClient
 
 from connect_runtime.storage.kafka_log import KafkaBasedLog
 from connect_runtime.testing.cluster import wait_until
-from connect_runtime.testing.local_kafka import LocalKafka, free_port
+from connect_runtime.testing.local_kafka import LocalKafka, free_port, session_kafka_version
 from connect_runtime.testing.pytest_plugin import new_topic
 from connect_runtime.testing.topics import unique_topic_name
 
@@ -40,7 +40,7 @@ def _produce(bootstrap: str, topic: str, value: bytes) -> None:
 
 @pytest.mark.cluster
 def test_read_to_end_pending_through_a_broker_restart_completes_after(tmp_path: Path) -> None:
-    kafka = LocalKafka(tmp_path / "kafka")
+    kafka = LocalKafka(tmp_path / "kafka", kafka_version=session_kafka_version())
     port = free_port()
     bootstrap = kafka.start(port=port)
     try:

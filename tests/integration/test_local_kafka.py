@@ -12,11 +12,22 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 
-from connect_runtime.testing.local_kafka import LocalKafka, LocalKafkaError, cli, ensure_jars, port_in_use
+from connect_runtime.testing.local_kafka import (
+    KAFKA_VERSION,
+    LocalKafka,
+    LocalKafkaError,
+    cli,
+    ensure_jars,
+    port_in_use,
+    session_kafka_version,
+)
 from connect_runtime.testing.pytest_plugin import new_topic
 
 COMMITTED = 50
 ABORTED = 7
+
+OTHER_RELEASE = "4.4.0" if KAFKA_VERSION != "4.4.0" else "4.1.1"
+"""A release that is not the default, for ``--kafka-version``."""
 
 
 def _read_committed(bootstrap: str, topic: str, timeout: float = 30.0) -> list[str]:
@@ -69,7 +80,7 @@ def _produce_transactions(bootstrap: str, topic: str) -> None:
 @pytest.fixture
 def own_kafka(tmp_path: Path) -> Iterator[LocalKafka]:
     """A broker owned by one test (not the session fixture), always stopped afterwards."""
-    kafka = LocalKafka(tmp_path / "kafka")
+    kafka = LocalKafka(tmp_path / "kafka", kafka_version=session_kafka_version())
     try:
         yield kafka
     finally:
@@ -117,6 +128,23 @@ def test_transactions_and_restart_keep_data(
     print(f"first start {first_start:.1f} s, restart {restart:.1f} s")
 
 
+@pytest.mark.kafka
+def test_another_release_through_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data_dir = tmp_path / "kafka"
+    try:
+        assert cli(["start", "--kafka-version", OTHER_RELEASE, "--data-dir", str(data_dir)]) == 0
+        bootstrap = capsys.readouterr().out.strip().removeprefix("bootstrap.servers=")
+        assert cli(["status", "--data-dir", str(data_dir)]) == 0
+        assert capsys.readouterr().out.strip().endswith(f"; Kafka {OTHER_RELEASE}")
+        assert f"Kafka version: {OTHER_RELEASE}" in LocalKafka(data_dir).server_log.read_text()  # the broker's own word
+
+        topic = new_topic(bootstrap)
+        _produce_transactions(bootstrap, topic)
+        assert _read_committed(bootstrap, topic) == [f"committed-{i}" for i in range(COMMITTED)]
+    finally:
+        assert cli(["stop", "--data-dir", str(data_dir)]) == 0
+
+
 def test_java_missing_is_a_clear_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -127,7 +155,7 @@ def test_java_missing_is_a_clear_error(
     with pytest.raises(LocalKafkaError) as info:
         LocalKafka(tmp_path / "kafka").start()
     assert info.value.message == (
-        "java was not found on PATH; Kafka 4.1.1 needs Java 17+ "
+        f"java was not found on PATH; Kafka {KAFKA_VERSION} needs Java 17+ "
         "(e.g. apt-get install openjdk-17-jre-headless)"
     )
 

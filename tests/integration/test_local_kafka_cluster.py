@@ -13,7 +13,7 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import ConfigResource
 
 from connect_runtime.testing import wait_until
-from connect_runtime.testing.local_kafka import cli
+from connect_runtime.testing.local_kafka import cli, session_kafka_version
 from connect_runtime.testing.local_kafka_cluster import KafkaCluster
 from connect_runtime.testing.pytest_plugin import new_topic
 from connect_runtime.testing.topics import admin_client, client_settings, read_committed
@@ -27,7 +27,7 @@ FAILOVER_S = 30.0
 def test_cli_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data_dir = str(tmp_path / "kafka3")
     try:
-        assert cli(["start", "--brokers", "3", "--data-dir", data_dir]) == 0
+        assert cli(["start", "--brokers", "3", "--kafka-version", session_kafka_version(), "--data-dir", data_dir]) == 0
         line = capsys.readouterr().out.strip()
         assert line.startswith("bootstrap.servers=")
         assert len(line.removeprefix("bootstrap.servers=").split(",")) == 3

@@ -43,7 +43,7 @@ from kafka_connect_api.kafka_connect_api import Api, Cluster, Connector
 from kafkaconnect.connect import Connect
 
 from connect_runtime.testing import ConnectClient, ConnectRestError, WorkerProcess, wait_until
-from connect_runtime.testing.java_connect import JavaConnectWorker
+from connect_runtime.testing.java_connect import CONNECT_REFERENCE_VERSION, JavaConnectWorker
 from connect_runtime.testing.launcher import file_lock
 from connect_runtime.testing.local_kafka import default_cache_dir, ensure_maven_jars
 from connect_runtime.testing.pytest_plugin import new_topic
@@ -537,7 +537,8 @@ def sourcelab_classpath(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The classpath of ``Driver`` (compiled here) and the Maven client with its dependencies."""
     libs = ensure_maven_jars(default_cache_dir().parent / f"sourcelab-kafka-connect-client-{SOURCELAB_CLIENT_VERSION}",
                              (("org.sourcelab", "kafka-connect-client", SOURCELAB_CLIENT_VERSION),),
-                             "kafka-connect-client-", "sourcelab-kafka-connect-client")
+                             "kafka-connect-client-", "sourcelab-kafka-connect-client",
+                             version=CONNECT_REFERENCE_VERSION)
     javac = shutil.which("javac")
     assert javac is not None, "javac (a JDK) is needed to compile the Maven client's driver"
     classes = tmp_path_factory.mktemp("sourcelab-driver")

@@ -6,7 +6,9 @@ import os
 from pathlib import Path
 
 from connect_runtime.testing.java_connect import (
+    BASIC_AUTH_DEPENDENCIES,
     CONNECT_DEPENDENCIES,
+    CONNECT_REFERENCE_VERSION,
     TEST_PLUGINS_VERSION,
     JavaConnectWorker,
     connect_cache_dir,
@@ -41,11 +43,13 @@ def test_extra_jars_follow_the_connect_classpath_and_jvm_options_come_first(tmp_
     assert cmd.index("-Djava.security.auth.login.config=/j.conf") < cmd.index("-cp")
 
 
-def test_dependencies_are_the_brokers_version_but_test_plugins() -> None:
-    from connect_runtime.testing.local_kafka import KAFKA_VERSION, default_cache_dir
+def test_dependencies_are_the_reference_version_but_test_plugins_whatever_the_broker_runs() -> None:
+    from connect_runtime.testing.local_kafka import default_cache_dir
 
-    versions = {artifact: version for _, artifact, version in CONNECT_DEPENDENCIES}
-    assert versions["connect-runtime"] == versions["connect-json"] == versions["connect-file"] == KAFKA_VERSION
+    assert CONNECT_REFERENCE_VERSION == "4.1.1"  # the Connect behaviour followed; the broker's release may differ
+    versions = {artifact: version for _, artifact, version in CONNECT_DEPENDENCIES + BASIC_AUTH_DEPENDENCIES}
+    assert (versions["connect-runtime"] == versions["connect-json"] == versions["connect-file"]
+            == versions["connect-basic-auth-extension"] == CONNECT_REFERENCE_VERSION)
     assert versions["connect-test-plugins"] == TEST_PLUGINS_VERSION
     assert connect_cache_dir().parent == default_cache_dir().parent
     assert connect_cache_dir() != default_cache_dir()

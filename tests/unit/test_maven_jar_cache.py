@@ -37,8 +37,8 @@ def test_a_complete_cache_needs_no_mvn(tmp_path: Path, monkeypatch: pytest.Monke
     (cache / "libs" / "connect-runtime-x.jar").write_bytes(b"")
     (cache / ".complete").write_text(json.dumps({"kafka_version": KAFKA_VERSION, "jars": ["connect-runtime-x.jar"]}))
     deps = (("org.apache.kafka", "connect-runtime", KAFKA_VERSION),)
-    assert ensure_maven_jars(cache, deps, "connect-runtime-", "c") == (cache / "libs").resolve()
+    assert ensure_maven_jars(cache, deps, "connect-runtime-", "c", version=KAFKA_VERSION) == (cache / "libs").resolve()
     (cache / "libs" / "connect-runtime-x.jar").unlink()  # incomplete: a fetch is needed, and mvn is missing
     with pytest.raises(LocalKafkaError) as info:
-        ensure_maven_jars(cache, deps, "connect-runtime-", "c")
+        ensure_maven_jars(cache, deps, "connect-runtime-", "c", version=KAFKA_VERSION)
     assert info.value.message.startswith("mvn was not found on PATH;")

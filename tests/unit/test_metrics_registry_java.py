@@ -15,8 +15,9 @@ import pytest
 
 from connect_runtime.metrics import registry
 from connect_runtime.metrics.registry import METRICS
+from connect_runtime.testing.java_connect import CONNECT_REFERENCE_VERSION
+from connect_runtime.testing.java_service import cache_root
 from connect_runtime.testing.launcher import file_lock
-from connect_runtime.testing.local_kafka import KAFKA_VERSION, default_cache_dir
 
 _RUNTIME = "org/apache/kafka/connect/runtime/"
 # Java's groups this runtime leaves out: it runs source connectors only
@@ -26,8 +27,8 @@ Row = tuple[str, str, tuple[str, ...], str]
 
 
 def _sources_jar() -> Path:
-    cache = default_cache_dir().parent / f"connect-runtime-sources-{KAFKA_VERSION}"
-    jar = cache / f"connect-runtime-{KAFKA_VERSION}-sources.jar"
+    cache = cache_root() / f"connect-runtime-sources-{CONNECT_REFERENCE_VERSION}"
+    jar = cache / f"connect-runtime-{CONNECT_REFERENCE_VERSION}-sources.jar"
     with file_lock(cache / ".lock"):
         if not jar.exists():
             mvn = shutil.which("mvn")
@@ -35,7 +36,7 @@ def _sources_jar() -> Path:
                 pytest.fail("mvn is needed to fetch Java's sources (./dev setup installs it)")
             subprocess.run(
                 [mvn, "-q", "-B", "dependency:copy",
-                 f"-Dartifact=org.apache.kafka:connect-runtime:{KAFKA_VERSION}:jar:sources",
+                 f"-Dartifact=org.apache.kafka:connect-runtime:{CONNECT_REFERENCE_VERSION}:jar:sources",
                  f"-DoutputDirectory={cache}"],
                 cwd=cache, stdin=subprocess.DEVNULL, capture_output=True, check=True,
             )
