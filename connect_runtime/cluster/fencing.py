@@ -199,11 +199,11 @@ class TaskFencing:
     """The worker's ``ZombieFencing``: called for a starting task (on the worker's thread that serves the
     task process's channel), it fences locally when this worker leads, else asks the leader.
 
-    A failure the leader may get past on its own (no leader known yet, the leader unreachable or
-    answering 5xx: its config topic read timing out while a broker fails over) is retried here, with
-    backoff, until the rebalance timeout: reported at once, the task would show FAILED for what is a
-    routine broker failover. Any other failure, or one that lasts, fails the task as retriable: it is
-    restarted with backoff until fencing succeeds or its generation changes.
+    A failure the leader may get past on its own (no leader known yet, the worker asked no longer the
+    leader, the leader unreachable or answering 5xx: its config topic read timing out while a broker
+    fails over) is retried here, with backoff, until the rebalance timeout: reported at once, the task
+    would show FAILED for what is a routine broker failover. Any other failure, or one that lasts, fails
+    the task as retriable: it is restarted with backoff until fencing succeeds or its generation changes.
     """
 
     def __init__(self, config: WorkerConfig, leadership: Leadership, fencer: ZombieFencer,
@@ -252,7 +252,11 @@ class TaskFencing:
 
 
 def _leader_may_recover(error: Exception) -> bool:
-    """Whether a failed fencing request is worth repeating: anything but a 4xx answer (a bad request,
-    an unknown connector, new task configs) or a refused configuration: repeating cannot change those."""
-    return not (isinstance(error, ConfigException)
-                or (isinstance(error, HttpStatusError) and 400 <= error.status < 500))
+    """Whether a failed fencing request is worth repeating: anything but a refused configuration or a
+    4xx answer (a bad request, an unknown connector, new task configs), except a 409 saying that the
+    worker asked is not the leader or knows none (leadership is moving)."""
+    if isinstance(error, ConfigException):
+        return False
+    if isinstance(error, HttpStatusError) and 400 <= error.status < 500:
+        return error.status == 409 and error.message != FENCE_CONFLICT
+    return True

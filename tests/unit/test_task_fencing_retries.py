@@ -12,8 +12,9 @@ from types import SimpleNamespace
 import pytest
 
 from connect_runtime.api.errors import ConfigException, RetriableException
-from connect_runtime.cluster.fencing import TaskFencing
+from connect_runtime.cluster.fencing import FENCE_CONFLICT, TaskFencing
 from connect_runtime.errors import HttpStatusError
+from rest.routers import NO_KNOWN_LEADER
 
 
 class _Leader:
@@ -40,13 +41,19 @@ def test_a_leader_answering_500_is_asked_again_and_the_task_starts() -> None:
     assert leader.calls == 3
 
 
+def test_a_worker_that_no_longer_leads_or_knows_no_leader_is_asked_again() -> None:
+    leader = _Leader(HttpStatusError(NO_KNOWN_LEADER, status=409), failures=1)
+    _fencing(leader).fence_zombies("src")
+    assert leader.calls == 2
+
+
 def test_an_unreachable_leader_is_asked_again() -> None:
     leader = _Leader(HttpStatusError("Internal request PUT failed: connection refused"), failures=1)
     _fencing(leader).fence_zombies("src")
     assert leader.calls == 2
 
 
-@pytest.mark.parametrize("error", [HttpStatusError("new task configs", status=409),
+@pytest.mark.parametrize("error", [HttpStatusError(FENCE_CONFLICT, status=409),
                                    HttpStatusError("unknown connector", status=404),
                                    ConfigException("refused by the override policy")])
 def test_an_answer_repeating_cannot_change_fails_the_task_at_once(error: Exception) -> None:
