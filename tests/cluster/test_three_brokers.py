@@ -157,8 +157,9 @@ def deployment(kafka_cluster: KafkaCluster, tmp_path_factory: pytest.TempPathFac
 @pytest.fixture(autouse=True)
 def _logs_on_failure(request: pytest.FixtureRequest, deployment: _Deployment) -> None:
     """The module's workers' logs in the report of a failed test, as the function-scoped worker
-    fixtures of the plugin do for theirs."""
+    fixtures of the plugin do for theirs; and each test judges only the FAILED states seen while it runs."""
     request.node.stash.setdefault(_WORKER_GROUPS, []).append(deployment.group)
+    deployment.watch.failed.clear()
 
 
 def _survives_broker_kill(deployment: _Deployment, node: int, what: str) -> None:
