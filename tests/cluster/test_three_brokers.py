@@ -101,7 +101,8 @@ class _Deployment:
 
     def wait_committing(self, what: str) -> None:
         """Wait until every task has committed since now."""
-        before = self.committed()
+        # Read while a leadership moves: the reads fail now and then (e.g. OFFSET_NOT_AVAILABLE), so polled.
+        before = wait_until(self.committed, FAILOVER_S, interval_s=1.0, message="the stored offsets")
         wait_until(lambda: all(seq > before[key] for key, seq in self.committed().items()), FAILOVER_S,
                    interval_s=1.0, message=f"every task to commit again {what}")
 
@@ -199,7 +200,7 @@ def test_rolling_restart_of_every_broker(deployment: _Deployment) -> None:
     for node in cluster.node_ids:
         cluster.stop_node(node)
         wait_until(lambda n=node: all(cluster.partition_leader(t) not in (n, -1) for t in deployment.topics.values()),
-                   10, message=f"the stopped node {node} to lead no data partition")
+                   FAILOVER_S, message=f"the stopped node {node} to lead no data partition")
         deployment.wait_committing(f"while node {node} is stopped")
         cluster.restart(node)
         deployment.wait_committing(f"after node {node} was restarted")
