@@ -166,8 +166,10 @@ def _logs_on_failure(request: pytest.FixtureRequest, deployment: _Deployment) ->
 def _survives_broker_kill(deployment: _Deployment, node: int, what: str) -> None:
     cluster = deployment.cluster
     cluster.kill(node)
-    deployment.wait_committing(f"after node {node} ({what}) was killed")
-    cluster.restart(node)
+    try:
+        deployment.wait_committing(f"after node {node} ({what}) was killed")
+    finally:
+        cluster.restart(node)  # the next test needs all three nodes, whatever this one found
     deployment.wait_committing(f"after node {node} ({what}) was restarted")
     deployment.wait_running()
     deployment.assert_no_failure()
@@ -199,10 +201,13 @@ def test_rolling_restart_of_every_broker(deployment: _Deployment) -> None:
     cluster = deployment.cluster
     for node in cluster.node_ids:
         cluster.stop_node(node)
-        wait_until(lambda n=node: all(cluster.partition_leader(t) not in (n, -1) for t in deployment.topics.values()),
-                   FAILOVER_S, message=f"the stopped node {node} to lead no data partition")
-        deployment.wait_committing(f"while node {node} is stopped")
-        cluster.restart(node)
+        try:
+            wait_until(lambda n=node: all(cluster.partition_leader(t) not in (n, -1)
+                                          for t in deployment.topics.values()),
+                       FAILOVER_S, message=f"the stopped node {node} to lead no data partition")
+            deployment.wait_committing(f"while node {node} is stopped")
+        finally:
+            cluster.restart(node)
         deployment.wait_committing(f"after node {node} was restarted")
         deployment.wait_running()
         deployment.assert_no_failure()
