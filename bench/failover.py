@@ -20,19 +20,31 @@
     again on the same data dir and port; seconds from the broker being back until both tasks are
     RUNNING and new records are committed, with no REST call but reads. Always on a broker this script
     starts (an external one cannot be restarted); ``--broker-outage 0`` skips it.
-(e) *worker partition*: black-hole a worker that is not the leader and runs tasks from the brokers
+(f) *worker partition*: black-hole a worker that is not the leader and runs tasks from the brokers
     (:mod:`connect_runtime.testing.network_faults`: its process and REST port stay up, it hears nothing);
     seconds until every one of its tasks is RUNNING on another worker. Needs root, ``iptables`` and
     cgroup v2; without them the case reports why instead of figures.
 
-Targets: (a) and (b) within the session timeout + 2 s, (c) within 1 s, (e) within the session timeout
-+ 5 s; ``within_target`` says per settings and case whether every round met its target.
+(e) *broker kill*: three exactly-once workers (tuned settings, internal topics at replication factor 3)
+    on a three-broker cluster this script starts, a VerifiableSource of 3 tasks at 50 records/s into a
+    topic replicated three times; SIGKILL the node leading the data partition (``data_leader``), or the
+    transaction coordinator of a task whose data partition another node leads (``coordinator``);
+    seconds from the kill until every task has committed a record it produced after the kill (a
+    read_committed consumer follows the topic; record timestamps tell records produced after the kill),
+    with no REST call but reads, and how many workers stopped their tasks meanwhile for lost contact.
+    The node is restarted (back in sync) before the next round. Target: 30 s. ``--broker-kill-rounds 0``
+    skips it.
+
+Targets: (a) and (b) within the session timeout + 2 s, (c) within 1 s, (e) within 30 s, (f) within the
+session timeout + 5 s; ``within_target`` says per settings and case whether every round met its target.
 
 Prints ONE JSON object on stdout; logs go to stderr. Broker: ``--bootstrap``, else
 ``$KAFKA_BOOTSTRAP_SERVERS``, else a LocalKafka in a temp dir.
 
-    python bench/failover.py [--rounds 2] [--settings default,tuned] [--cases a,b] [--bootstrap HOST:PORT]
-                             [--broker-outage 30]
+    python bench/failover.py [--rounds 2] [--settings default,tuned] [--cases CASE,...] [--bootstrap HOST:PORT]
+                             [--broker-outage 30] [--broker-kill-rounds 2]
+
+``--settings ''`` skips (a) to (c) and (f).
 """
 
 from __future__ import annotations
@@ -44,6 +56,7 @@ import signal
 import statistics
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -54,18 +67,26 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import httpx
 from _common import add_bootstrap_argument, broker, configure_logging
+from confluent_kafka import Consumer, TopicPartition
 
 from connect_runtime.config.worker_config import WorkerConfig
 from connect_runtime.testing.cluster import (
+    THREE_BROKERS,
     ConnectClient,
     WorkerProcess,
+    check_sequences,
     current_leader,
     end_offsets,
+    read_committed,
+    verifiable_key,
+    verifiable_pairs,
     wait_until,
 )
 from connect_runtime.testing.local_kafka import LocalKafka, free_port, session_kafka_version
+from connect_runtime.testing.local_kafka_cluster import LocalKafkaCluster, partition_leader, transaction_coordinator
 from connect_runtime.testing.network_faults import Cage, NetworkFaults, NetworkFaultsUnavailable
 from connect_runtime.testing.pytest_plugin import new_topic
+from connect_runtime.testing.topics import client_settings
 
 log = logging.getLogger("bench.failover")
 TUNED = {"session.timeout.ms": "4000", "heartbeat.interval.ms": "1000"}
@@ -75,6 +96,8 @@ FAILOVER_KEYS = {"session.timeout.ms": "session_timeout_ms", "heartbeat.interval
                  "scheduled.rebalance.max.delay.ms": "scheduled_rebalance_max_delay_ms"}
 TASKS = 6
 SIGTERM_TARGET_S = 1.0
+BROKER_KILL_TASKS = 3
+BROKER_KILL_TARGET_S = 30.0
 
 
 def _effective(overrides: dict[str, str]) -> dict[str, int]:
@@ -240,6 +263,136 @@ def broker_restart(workdir: Path, outage_s: float) -> float:
         kafka.stop()
 
 
+class _CommitTail(threading.Thread):
+    """Follows a VerifiableSource topic read_committed and notes, per task, when the first record it
+    produced after a mark (its timestamp at or past the mark) became visible."""
+
+    def __init__(self, bootstrap: str, topic: str) -> None:
+        super().__init__(name="commit-tail", daemon=True)
+        self._consumer: Any = Consumer(client_settings(bootstrap, **{
+            "group.id": f"bench-tail-{uuid.uuid4().hex[:6]}", "isolation.level": "read_committed",
+            "enable.auto.commit": False, "fetch.wait.max.ms": 20}))
+        self._consumer.assign([TopicPartition(topic, 0, 0)])
+        self._lock = threading.Lock()
+        self._mark_ms = float("inf")
+        self._first_after: dict[int, float] = {}
+        self._stopping = threading.Event()
+
+    def mark(self) -> float:
+        """From now on note each task's first record produced after now; returns now (time.time())."""
+        with self._lock:
+            now = time.time()
+            self._mark_ms, self._first_after = now * 1000, {}
+            return now
+
+    def committed_since_mark(self) -> dict[int, float]:
+        """Per task, the wall time its first record produced after the mark was read."""
+        with self._lock:
+            return dict(self._first_after)
+
+    def run(self) -> None:
+        try:
+            while not self._stopping.is_set():
+                msg = self._consumer.poll(0.05)
+                if msg is None or msg.error() is not None:
+                    continue
+                task, _ = verifiable_key((msg.key(), msg.value()))
+                with self._lock:
+                    if msg.timestamp()[1] >= self._mark_ms and task not in self._first_after:
+                        self._first_after[task] = time.time()
+        finally:
+            self._consumer.close()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self.join(30)
+
+
+def _failed_states(client: ConnectClient, name: str) -> list[dict[str, Any]]:
+    st = client.status(name)
+    return [s for s in (st["connector"], *st["tasks"]) if s["state"] == "FAILED"]
+
+
+def _lost_contact(worker: WorkerProcess, since: int) -> bool:
+    """Whether ``worker`` logged, after byte ``since`` of its log, that it stopped its tasks for lack of
+    its own heartbeats (a status-topic outage longer than the session timeout)."""
+    with worker.log_path.open("rb") as f:
+        f.seek(since)
+        return b"lost contact with the cluster" in f.read()
+
+
+def broker_kill(workdir: Path, rounds: int) -> dict[str, Any]:
+    """Case (e): per victim (``data_leader``, ``coordinator``), seconds from each SIGKILL until every task
+    committed again; FAILED states seen; whether the topic ends exactly once."""
+    cluster = LocalKafkaCluster(workdir / "kafka3")
+    bootstrap = cluster.start(timeout=300)
+    workers: list[WorkerProcess] = []
+    tail: _CommitTail | None = None
+    try:
+        topic = new_topic(bootstrap, replication_factor=3)
+        group = f"bench-brokers-{uuid.uuid4().hex[:6]}"
+        workers = [WorkerProcess(bootstrap, workdir, group, extra={**TUNED, **THREE_BROKERS}).start()
+                   for _ in range(3)]
+        for w in workers:
+            w.wait_ready(120)
+        client = ConnectClient(workers[0].url)
+        client.create_connector("kill", {"connector.class": "VerifiableSource", "topic": topic,
+                                         "tasks.max": str(BROKER_KILL_TASKS), "throughput": "50",
+                                         "exactly.once.support": "required"})
+        client.wait_running("kill", BROKER_KILL_TASKS, 120)
+        tail = _CommitTail(bootstrap, topic)
+        tail.start()
+        failed: list[dict[str, Any]] = []
+
+        def all_committed() -> bool:
+            failed.extend(_failed_states(client, "kill"))
+            return len(tail.committed_since_mark()) == BROKER_KILL_TASKS  # type: ignore[union-attr]
+
+        tail.mark()
+        wait_until(all_committed, 120, interval_s=0.2, message="every task committing")
+
+        def victim(case: str) -> tuple[int, str]:
+            leader = partition_leader(bootstrap, topic)
+            if case == "data_leader":
+                return leader, f"leader of {topic}-0"
+            coordinators = {task: transaction_coordinator(bootstrap, f"{group}-kill-{task}")
+                            for task in range(BROKER_KILL_TASKS)}
+            task = next((t for t, c in coordinators.items() if c != leader), 0)
+            return coordinators[task], f"coordinator of task {task} (data leader {leader})"
+
+        out: dict[str, Any] = {}
+        for case in ("data_leader", "coordinator"):
+            seconds, victims, lost_contact = [], [], []
+            for i in range(rounds):
+                node, what = victim(case)
+                log.info("broker kill %s, round %d: node %d, the %s", case, i + 1, node, what)
+                marks = {w.port: w.log_path.stat().st_size for w in workers}
+                killed_at = tail.mark()
+                cluster.kill(node)
+                wait_until(all_committed, 300, interval_s=0.2, message=f"every task committing after node {node}")
+                seconds.append(max(tail.committed_since_mark().values()) - killed_at)
+                victims.append(what)
+                lost_contact.append(sum(_lost_contact(w, marks[w.port]) for w in workers))
+                cluster.restart(node, timeout=300)  # a loaded machine restarts a node slowly
+                tail.mark()
+                wait_until(all_committed, 300, interval_s=0.2, message=f"every task committing after node {node} "
+                                                                       "restarted")
+            out[case] = {**_figures(seconds), "victims": victims, "workers_that_lost_contact": lost_contact,
+                         "target_s": BROKER_KILL_TARGET_S,
+                         "within_target": bool(seconds) and max(seconds) <= BROKER_KILL_TARGET_S}
+        client.stop_connector("kill")
+        client.wait_state("kill", "STOPPED", timeout_s=120)
+        report = check_sequences(verifiable_pairs(read_committed(bootstrap, topic)))
+        return {**out, "failed_task_states_seen": len(failed), "exactly_once": report.exactly_once,
+                "records": sum(report.counts.values()), "worker_settings": {**TUNED, **THREE_BROKERS}}
+    finally:
+        if tail is not None:
+            tail.stop()
+        for w in workers:
+            w.kill()
+        cluster.stop()
+
+
 def _figures(values: list[float]) -> dict[str, Any]:
     return {"rounds_s": [round(x, 2) for x in values],
             "median_s": round(statistics.median(values), 2) if values else None,
@@ -288,17 +441,22 @@ def main() -> int:
     add_bootstrap_argument(parser)
     parser.add_argument("--broker-outage", type=float, default=30.0,
                         help="seconds the broker is down in the broker-restart run (0: skip it)")
+    parser.add_argument("--broker-kill-rounds", type=int, default=2,
+                        help="rounds of each broker-kill case on three brokers (0: skip them)")
     args = parser.parse_args()
     profiles = [p.strip() for p in args.settings.split(",") if p.strip()]
     unknown = [p for p in profiles if p not in PROFILES]
-    if unknown or not profiles:
-        parser.error(f"--settings: unknown {unknown or 'none given'}; known: {', '.join(PROFILES)}")
+    if unknown:
+        parser.error(f"--settings: unknown {unknown}; known: {', '.join(PROFILES)}")
     configure_logging()
     with tempfile.TemporaryDirectory(prefix="bench-failover-") as tmp:
-        with broker(Path(tmp), args.bootstrap) as kafka:
-            only = {c.strip() for c in args.cases.split(",") if c.strip()} or None
-            results = {name: _run(kafka.bootstrap, Path(tmp), name, args.rounds, only) for name in profiles}
+        results = {}
+        if profiles:
+            with broker(Path(tmp), args.bootstrap) as kafka:
+                only = {c.strip() for c in args.cases.split(",") if c.strip()} or None
+                results = {name: _run(kafka.bootstrap, Path(tmp), name, args.rounds, only) for name in profiles}
         outage_s = broker_restart(Path(tmp) / "outage", args.broker_outage) if args.broker_outage > 0 else None
+        kills = broker_kill(Path(tmp) / "kill", args.broker_kill_rounds) if args.broker_kill_rounds > 0 else None
     print(json.dumps({
         "benchmark": "failover", "rounds": args.rounds, "workers": 3, "tasks": TASKS,
         "exactly_once": True, "settings": results,
@@ -307,6 +465,7 @@ def main() -> int:
         "broker_outage_s": args.broker_outage or None,
         "broker_outage_settings": TUNED,
         "broker_back_to_tasks_running_and_committing_s": None if outage_s is None else round(outage_s, 2),
+        "broker_kill_to_every_task_committing": kills,
     }))
     return 0
 

@@ -144,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("usage: connect-runtime {local-kafka,local-registry,local-spark,demo,hash-password,new-connector} "
               "...\n\n"
               "  local-kafka start|stop|status     run a single-node Apache Kafka for development and tests\n"
-              "                                    (start --brokers 3: three nodes; kill|restart NODE)\n"
+              "                                    (start --brokers 3: three nodes; kill|stop-node|restart NODE)\n"
               "  local-registry start|stop|status  run a schema registry (Apicurio, Confluent's API) locally\n"
               "  local-spark start|stop|status     run a Spark standalone master + workers from the installed pyspark\n"
               "  demo                              local Kafka + one worker + an exactly-once demo connector\n"

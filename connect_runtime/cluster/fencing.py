@@ -31,7 +31,7 @@ from connect_runtime.cluster.leadership import Leadership
 from connect_runtime.config.connector_config import SourceConnectorConfig
 from connect_runtime.config.override_policies import check_client_overrides
 from connect_runtime.config.worker_config import WorkerConfig
-from connect_runtime.errors import BadRequestHttpError, ConflictHttpError, NotFoundHttpError
+from connect_runtime.errors import BadRequestHttpError, ConflictHttpError, HttpStatusError, NotFoundHttpError
 from connect_runtime.metrics.connect_metrics import ConnectMetrics, MetricGroup
 from connect_runtime.metrics.registry import RUNTIME_CONNECTOR_GROUP
 from connect_runtime.metrics.stats import CumulativeCount, Histogram, Sensor
@@ -48,6 +48,8 @@ T = TypeVar("T")
 FENCE_FAILED = "Failed to perform zombie fencing for connector {}"
 FENCE_CONFLICT = "Fencing failed because new task configurations were generated for the connector"
 _PRODUCER_INIT_TIMEOUT_S = 60.0
+_FENCE_RETRY_BACKOFF_S = 0.5
+_FENCE_RETRY_BACKOFF_MAX_S = 5.0
 
 
 class ZombieFencer:
@@ -197,8 +199,11 @@ class TaskFencing:
     """The worker's ``ZombieFencing``: called for a starting task (on the worker's thread that serves the
     task process's channel), it fences locally when this worker leads, else asks the leader.
 
-    A failure fails the task as retriable: it is restarted with backoff until fencing succeeds or its
-    generation changes (a leader that is being elected, a broker that is restarting).
+    A failure the leader may get past on its own (no leader known yet, the worker asked no longer the
+    leader, the leader unreachable or answering 5xx: its config topic read timing out while a broker
+    fails over) is retried here, with backoff, until the rebalance timeout: reported at once, the task
+    would show FAILED for what is a routine broker failover. Any other failure, or one that lasts, fails
+    the task as retriable: it is restarted with backoff until fencing succeeds or its generation changes.
     """
 
     def __init__(self, config: WorkerConfig, leadership: Leadership, fencer: ZombieFencer,
@@ -210,8 +215,20 @@ class TaskFencing:
         self._stopping = stopping
 
     def fence_zombies(self, connector: str) -> None:
+        deadline = time.monotonic() + self._timeout_s
+        backoff_s = _FENCE_RETRY_BACKOFF_S
         try:
-            self._request(connector)
+            while True:
+                try:
+                    self._request(connector, deadline)
+                    return
+                except Exception as e:
+                    if (not _leader_may_recover(e) or time.monotonic() + backoff_s >= deadline
+                            or self._stopping.wait(backoff_s)):
+                        raise
+                    logger.info("Zombie fencing for connector %s failed (%s); retrying in %.1f s",
+                                connector, e, backoff_s)
+                    backoff_s = min(2 * backoff_s, _FENCE_RETRY_BACKOFF_MAX_S)
         except ConflictHttpError as e:
             raise RetriableException(str(e)) from e  # new task configs: the assignment restarts the task
         except Exception as e:
@@ -219,17 +236,27 @@ class TaskFencing:
                 raise
             raise RetriableException(f"Zombie fencing for connector {connector} failed: {e}") from e
 
-    def _request(self, connector: str) -> None:
+    def _request(self, connector: str, deadline: float) -> None:
         if self._leadership.is_leader:
-            self._fencer.fence_zombies(connector).result(self._timeout_s)
+            self._fencer.fence_zombies(connector).result(max(deadline - time.monotonic(), 0.0))
             return
-        deadline = time.monotonic() + self._timeout_s
         url = self._leadership.leader_url()
         while url is None and time.monotonic() < deadline and not self._stopping.wait(0.2):
             url = self._leadership.leader_url()  # a leader election is under way
         if url is None:
             raise ConnectException(f"Cannot fence zombies of connector {connector}: the leader is unknown")
         if self._leadership.is_leader:
-            self._fencer.fence_zombies(connector).result(self._timeout_s)
+            self._fencer.fence_zombies(connector).result(max(deadline - time.monotonic(), 0.0))
             return
         self._internal.fence_zombies(url, connector)
+
+
+def _leader_may_recover(error: Exception) -> bool:
+    """Whether a failed fencing request is worth repeating: anything but a refused configuration or a
+    4xx answer (a bad request, an unknown connector, new task configs), except a 409 saying that the
+    worker asked is not the leader or knows none (leadership is moving)."""
+    if isinstance(error, ConfigException):
+        return False
+    if isinstance(error, HttpStatusError) and 400 <= error.status < 500:
+        return error.status == 409 and error.message != FENCE_CONFLICT
+    return True

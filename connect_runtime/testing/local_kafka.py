@@ -37,12 +37,12 @@ Command line (wired as ``connect-runtime local-kafka``)::
     connect-runtime local-kafka start [--port P] [--brokers N] [--kafka-version V] [--data-dir D]
     connect-runtime local-kafka status [--data-dir D]
     connect-runtime local-kafka stop [--data-dir D]
-    connect-runtime local-kafka kill|restart NODE [--data-dir D]
+    connect-runtime local-kafka kill|stop-node|restart NODE [--data-dir D]
 
 ``--kafka-version`` picks the release (4.0.0 or newer: the properties are KRaft-only) on the first
 start of a data dir; later commands on it use the recorded one. ``--brokers 3`` runs a three-node
 cluster instead
-(:class:`~connect_runtime.testing.local_kafka_cluster.LocalKafkaCluster`); ``kill`` and ``restart``
+(:class:`~connect_runtime.testing.local_kafka_cluster.LocalKafkaCluster`); ``kill``, ``stop-node`` and ``restart``
 act on one of its nodes.
 
 The data dir, its lock and the command line are those of every local service
@@ -447,6 +447,7 @@ class LocalKafka(SingleProcessService):
     @classmethod
     def _add_commands(cls, sub: Any, data_dir_help: str) -> None:
         for name, text in (("kill", "SIGKILL one node of a cluster"),
+                           ("stop-node", "stop one node of a cluster cleanly (SIGTERM, controlled shutdown)"),
                            ("restart", "start a node of a cluster again and wait until it has caught up")):
             command = sub.add_parser(name, help=text)
             command.add_argument("node", type=int, help="the node id (1, 2, 3)")

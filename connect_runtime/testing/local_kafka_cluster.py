@@ -26,10 +26,12 @@ Library use::
     bootstrap = cluster.start()        # "127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3"
     cluster.kill(2)                    # SIGKILL node 2
     cluster.restart(2)                 # start it again; returns once every partition is fully in sync
+    cluster.stop_node(2)               # SIGTERM node 2: a controlled shutdown, its leaderships handed over
+    cluster.restart(2)
     cluster.stop()
 
 Command line: ``connect-runtime local-kafka start --brokers 3``, then ``status``, ``stop``,
-``kill NODE`` and ``restart NODE`` (see :mod:`connect_runtime.testing.local_kafka`).
+``kill NODE``, ``stop-node NODE`` and ``restart NODE`` (see :mod:`connect_runtime.testing.local_kafka`).
 """
 
 from __future__ import annotations
@@ -228,6 +230,25 @@ class LocalKafkaCluster(LocalService):
             node._reap()
             return True
 
+    def stop_node(self, node_id: int, *, timeout: float | None = None) -> bool:
+        """Stop node ``node_id`` cleanly, as a rolling restart does: SIGTERM, and wait until it has exited
+        (SIGKILL after ``timeout`` seconds). True when it was running.
+
+        The node's controlled shutdown moves its partition leaderships to the others first, which needs
+        the controller quorum of the other nodes: with none of them running it would hang for minutes,
+        so this refuses (stop the whole cluster with :meth:`stop`).
+        """
+        timeout = self.default_stop_timeout if timeout is None else timeout
+        node = self.node(node_id)
+        with self._locked():
+            if node._running_pid() is None:
+                return False
+            if not any(other._running_pid() is not None for n, other in self._nodes.items() if n != node_id):
+                raise LocalKafkaError(f"node {node_id} is the last running node of the cluster in {self.data_dir}; "
+                                      "stop the cluster instead")
+            logger.info("stopping node %d in %s", node_id, self.data_dir)
+            return node.stop(timeout)
+
     def restart(self, node_id: int, *, timeout: float | None = None) -> str:
         """Start node ``node_id`` again (a no-op when it runs) on its ports and data, and wait until it has
         rejoined: registered with the controller and every partition's in-sync replicas complete again.
@@ -330,6 +351,10 @@ class LocalKafkaCluster(LocalService):
             killed = self.kill(args.node)
             print(f"killed node {args.node}" if killed else f"node {args.node} was not running")
             return 0
+        if args.command == "stop-node":
+            stopped = self.stop_node(args.node)
+            print(f"stopped node {args.node}" if stopped else f"node {args.node} was not running")
+            return 0
         if args.command == "restart":
             print(f"node {args.node} rejoined on {self.restart(args.node)}")
             return 0
@@ -386,10 +411,11 @@ def transaction_coordinator(bootstrap: str, transactional_id: str) -> int:
 
 class KafkaCluster:
     """A multi-broker Kafka for a test (the ``kafka_cluster`` fixture): its ``bootstrap``, its
-    ``node_ids``, and, on a cluster the toolkit started, :meth:`kill` and :meth:`restart` of one node.
+    ``node_ids``, and, on a cluster the toolkit started, :meth:`kill`, :meth:`stop_node` and :meth:`restart`
+    of one node.
 
     On a cluster named by ``$KAFKA_CLUSTER_BOOTSTRAP_SERVERS`` the nodes are not ours to kill:
-    :meth:`kill` and :meth:`restart` raise :class:`RuntimeError` saying so.
+    :meth:`kill`, :meth:`stop_node` and :meth:`restart` raise :class:`RuntimeError` saying so.
     """
 
     def __init__(self, bootstrap: str, local: LocalKafkaCluster | None = None) -> None:
@@ -408,6 +434,10 @@ class KafkaCluster:
     def kill(self, node_id: int) -> None:
         """SIGKILL node ``node_id``."""
         self._local("kill").kill(node_id)
+
+    def stop_node(self, node_id: int, timeout_s: float = DEFAULT_STOP_TIMEOUT) -> None:
+        """Stop node ``node_id`` cleanly (SIGTERM: it hands its leaderships over) and wait until it has exited."""
+        self._local("stop_node").stop_node(node_id, timeout=timeout_s)
 
     def restart(self, node_id: int, timeout_s: float = DEFAULT_START_TIMEOUT) -> None:
         """Start node ``node_id`` again and wait until every partition's replicas are in sync again."""

@@ -43,6 +43,15 @@ def test_cli_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 
         assert cli(["restart", "2", "--data-dir", data_dir]) == 0
         assert cli(["status", "--data-dir", data_dir]) == 0
+        capsys.readouterr()
+
+        assert cli(["stop-node", "3", "--data-dir", data_dir]) == 0
+        assert cli(["stop-node", "3", "--data-dir", data_dir]) == 0
+        assert capsys.readouterr().out.splitlines() == ["stopped node 3", "node 3 was not running"]
+        assert cli(["status", "--data-dir", data_dir]) == 1
+        assert "node 3: not running" in capsys.readouterr().out
+        assert cli(["restart", "3", "--data-dir", data_dir]) == 0
+        assert cli(["status", "--data-dir", data_dir]) == 0
     finally:
         assert cli(["stop", "--data-dir", data_dir]) == 0
     assert cli(["status", "--data-dir", data_dir]) == 1
