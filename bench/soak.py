@@ -68,7 +68,7 @@ import psutil
 
 # bench/ first: importing _common puts this tree on sys.path and PYTHONPATH (the worker child's).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import add_bootstrap_argument, broker, configure_logging
+from _common import add_bootstrap_argument, broker, configure_logging, process_tree
 from eos_throughput import create_topic
 
 from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, wait_until
@@ -160,11 +160,10 @@ class Sample:
 def read_tree(pid: int, t: float) -> Sample | None:
     """A :class:`Sample` of worker ``pid``; None once the worker is gone. A descendant that exits while
     it is read is left out."""
-    try:
-        root = psutil.Process(pid)
-        below = root.children(recursive=True)
-    except psutil.NoSuchProcess:
+    tree = process_tree(pid)
+    if tree is None:
         return None
+    root, below = tree
     own = usage(root)
     if own is None:
         return None
