@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import psutil
 import pytest
 from process_tree import descendants, task_processes, wait_gone
 
@@ -160,45 +159,3 @@ def test_sigkill_of_a_worker_leaves_no_task_process(kafka_bootstrap: str, cluste
                message="the 4 task processes under the survivor")
     _grows(kafka_bootstrap, topic)
     _exactly_once(kafka_bootstrap, topic, {0, 1, 2, 3})
-
-
-def _open_fds(worker: WorkerProcess) -> int:
-    assert worker.proc is not None
-    return psutil.Process(worker.proc.pid).num_fds()
-
-
-def _new_task_process(worker: WorkerProcess, seen: set[int]) -> bool:
-    """Whether a task process not in ``seen`` runs below ``worker`` (then it is added to ``seen``)."""
-    fresh = {p.pid for p in task_processes(worker)} - seen
-    seen |= fresh
-    return bool(fresh)
-
-
-def test_ended_task_processes_leave_no_open_fds_in_the_worker(kafka_bootstrap: str, cluster) -> None:  # type: ignore[no-untyped-def]
-    """Each task process the worker starts costs it pipes (the task's channel, and the fork server's
-    exit-status sentinel and data pipe); once the process has ended, all of them are closed, however
-    many task processes came and went."""
-    worker: WorkerProcess = cluster(ready=True)
-    client = ConnectClient(worker.url)
-    topic = new_topic(kafka_bootstrap)
-    config = {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": "1", "throughput": "10"}
-    # The first connector opens what a worker keeps for good (its offsets readers, the fork server's pipes).
-    client.create_connector("first", config)
-    client.wait_running("first", 1)
-    client.delete_connector("first")
-    wait_until(lambda: not task_processes(worker), 30, message="the first task process gone")
-    before = _open_fds(worker)
-
-    client.create_connector("churned", config)
-    restarts = 8
-    seen: set[int] = set()
-    for _ in range(restarts):
-        wait_until(lambda: _new_task_process(worker, seen), 60, message="the task in a new process")
-        client.restart_connector("churned", include_tasks=True)
-    wait_until(lambda: _new_task_process(worker, seen), 60, message="the task in a new process")
-    client.wait_running("churned", 1)
-    client.delete_connector("churned")
-    wait_until(lambda: not task_processes(worker), 30, message="the churned task process gone")
-    # Two fds per leaked process would be 16; a few more than before are the worker's own comings and goings.
-    wait_until(lambda: _open_fds(worker) <= before + 3, 30,
-               message=f"the worker's open fds back to {before} (+3) after {restarts} task processes ended")
