@@ -20,13 +20,17 @@ A librdkafka client (producer, consumer or admin client) runs one thread named `
 else it runs, and that thread exits when the client is destroyed: counting those threads in
 ``/proc/<pid>/task/*/comm`` counts the clients a process holds, so a producer left open is seen.
 
-After ``--warmup`` seconds, least-squares slopes (per hour) of: the worker's RSS (MiB), fds, threads
-and clients; the helpers' RSS; the mean RSS of the stable connectors' task processes (``task_rss``: the
+After ``--warmup`` seconds, least-squares slopes (per hour) of: the worker's RSS (MiB), fds, threads and
+clients; the helpers' RSS; the mean RSS of the stable connectors' task processes (``task_rss_mib``: the
 per-task-process figure, on processes that live through the run; churned connectors' processes come and
-go too fast for a slope of their own); and ``worker_rss_per_task``, the worker's RSS slope divided by the
-mean number of tasks. The goal (issue 27): RSS slope < ``--goal-mib-per-hour`` (1 MiB/h) per task after
-the warm-up, checked on ``task_rss`` and ``worker_rss_per_task`` when the fitted window is at least
-``--min-fit`` seconds (600; shorter windows are reported, not judged: ``slope_ok`` null).
+go too fast for a slope of their own); and ``worker_rss_mib_per_task``, the worker's RSS slope divided by
+the mean number of tasks. Churn moves the number of tasks, and the worker's RSS follows it (a fraction of
+a MiB per task): ``worker_rss_mib_same_tasks`` is the slope on time of a least-squares fit of the
+worker's RSS on time and the number of task processes together, i.e. with the fleet's size held constant,
+and ``worker_rss_mib_per_task_same_tasks`` that per task. The goal (issue 27): RSS slope <
+``--goal-mib-per-hour`` (1 MiB/h) per task after the warm-up, checked on ``task_rss_mib`` and
+``worker_rss_mib_per_task_same_tasks`` when the fitted window is at least ``--min-fit`` seconds (600;
+shorter windows are reported, not judged: ``slope_ok`` null).
 
 The baseline of the leak checks: before the churn, the whole fleet is created once under other names and
 deleted (the *priming round*), and the worker read ``--baseline-wait`` seconds later. Its bounded thread
@@ -195,6 +199,26 @@ def slope_per_hour(points: Sequence[tuple[float, float]]) -> float | None:
     return statistics.linear_regression(xs, [y for _, y in points]).slope * HOUR
 
 
+def slope_holding_constant(points: Sequence[tuple[float, float, float]]) -> tuple[float, float] | None:
+    """Least squares of ``y = a + b t + c n`` over ``(t seconds, n, y)`` points: ``(b per hour, c)``, the
+    slope on time with ``n`` held constant and the change per unit of ``n``. When ``n`` never changes, ``b``
+    is the plain slope and ``c`` 0. None with fewer than four points or no spread in time."""
+    if len(points) < 4:
+        return None
+    mt, mn, my = (statistics.fmean(p[i] for p in points) for i in range(3))
+    stt = sum((t - mt) ** 2 for t, _, _ in points)
+    snn = sum((n - mn) ** 2 for _, n, _ in points)
+    stn = sum((t - mt) * (n - mn) for t, n, _ in points)
+    sty = sum((t - mt) * (y - my) for t, _, y in points)
+    sny = sum((n - mn) * (y - my) for _, n, y in points)
+    if stt == 0:
+        return None
+    det = stt * snn - stn * stn
+    if snn == 0 or det <= 1e-9 * stt * snn:  # n constant, or moving in lockstep with t: no separating them
+        return sty / stt * HOUR, 0.0
+    return (sty * snn - sny * stn) / det * HOUR, (sny * stt - sty * stn) / det
+
+
 def stable_mean(sample: Sample, stable: Iterable[str], attr: str) -> float | None:
     """The mean of ``attr`` (a :class:`Usage` field) over the task processes of the ``stable`` connectors
     in ``sample``; None when none is there."""
@@ -242,6 +266,13 @@ def slopes(samples: Sequence[Sample], warmup_s: float, stable: Sequence[str]) ->
     out["mean_tasks"] = round(tasks, 1)
     worker = out["worker_rss_mib"]
     out["worker_rss_mib_per_task"] = rounded(worker / tasks) if worker is not None and tasks > 0 else None
+    # Churn moves the number of tasks (tasks.max up and down, replacements), and the worker's RSS follows
+    # it by a fraction of a MiB per task: that is the fleet's size, not a leak. The slope on time with the
+    # number of task processes held constant separates the two.
+    held = slope_holding_constant([(s.t, float(len(s.tasks)), s.worker.rss / MIB) for s in fitted])
+    out["worker_rss_mib_same_tasks"] = rounded(held[0]) if held else None
+    out["worker_rss_mib_per_task_process"] = rounded(held[1]) if held else None
+    out["worker_rss_mib_per_task_same_tasks"] = rounded(held[0] / tasks) if held and tasks > 0 else None
     out["samples"] = len(fitted)
     out["window_s"] = round(fitted[-1].t - fitted[0].t, 1) if fitted else 0.0
     return out
@@ -251,7 +282,7 @@ def slope_verdict(fit: Mapping[str, Any], goal_mib_per_hour: float, min_fit_s: f
     """Whether the RSS slopes per task meet the goal; None when the fitted window is too short to say."""
     if fit["window_s"] < min_fit_s:
         return None
-    per_task = [fit["task_rss_mib"], fit["worker_rss_mib_per_task"]]
+    per_task = [fit["task_rss_mib"], fit["worker_rss_mib_per_task_same_tasks"]]
     return all(v is not None and v < goal_mib_per_hour for v in per_task)
 
 

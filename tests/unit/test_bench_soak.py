@@ -77,6 +77,19 @@ def sample(soak: ModuleType, t: float, worker_mib: float, stable_mib: float, chu
     return soak.Sample(t, usage(soak, worker_mib), usage(soak, 20), tasks)
 
 
+def test_the_slope_on_time_with_the_task_count_held_constant(soak: ModuleType) -> None:
+    # RSS = 100 MiB + 0.4 MiB per task + 0.5 MiB/h, while churn moves the task count between 50 and 70.
+    points = [(t, float(50 + (t // 60) % 21), 100 + 0.4 * (50 + (t // 60) % 21) + 0.5 * t / 3600)
+              for t in range(0, 1800, 10)]
+    per_hour, per_task = soak.slope_holding_constant(points)
+    assert per_hour == pytest.approx(0.5, abs=1e-6) and per_task == pytest.approx(0.4, abs=1e-9)
+    # The plain slope mixes in the fleet's growth.
+    assert soak.slope_per_hour([(t, y) for t, _, y in points]) != pytest.approx(0.5, abs=0.5)
+    flat = [(t, 55.0, 100 + 2 * t / 3600) for t in range(0, 600, 10)]
+    assert soak.slope_holding_constant(flat) == pytest.approx((2.0, 0.0))
+    assert soak.slope_holding_constant(flat[:3]) is None
+
+
 def test_slopes_fit_after_the_warm_up_and_per_task(soak: ModuleType) -> None:
     # The worker grows 6 MiB/h after a 20 MiB jump in the warm-up; the stable tasks 0.5 MiB/h; the churned
     # task's RSS jumps around (processes coming and going) and must not count.
@@ -87,6 +100,8 @@ def test_slopes_fit_after_the_warm_up_and_per_task(soak: ModuleType) -> None:
     assert fit["task_rss_mib"] == pytest.approx(0.5, abs=0.01)
     assert fit["mean_tasks"] == 3
     assert fit["worker_rss_mib_per_task"] == pytest.approx(2.0, abs=0.01)
+    assert fit["worker_rss_mib_same_tasks"] == pytest.approx(6.0, abs=0.01)  # the task count never moves
+    assert fit["worker_rss_mib_per_task_same_tasks"] == pytest.approx(2.0, abs=0.01)
     assert fit["worker_fds"] == 0 and fit["helpers_rss_mib"] == 0
     assert fit["samples"] == 150 and fit["window_s"] == 1490
     # 2 MiB/h of worker RSS per task is above a 1 MiB/h goal; below a 3 MiB/h one.
