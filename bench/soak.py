@@ -537,15 +537,27 @@ def start_fleet(client: ConnectClient, driver: Driver, fleet: Fleet) -> None:
              time.monotonic() - started)
 
 
-def delete_fleet(client: ConnectClient, driver: Driver, fleet: Fleet, pid: int) -> None:
-    """Delete every connector of ``fleet`` and wait until the worker knows none; task processes that
-    outlive that are the leak checks' business."""
+def delete_fleet(client: ConnectClient, driver: Driver, fleet: Fleet, pid: int) -> list[str]:
+    """Delete every connector of ``fleet`` and wait until the worker knows none (up to 6 s a connector, at
+    least 120 s): the connectors it still lists then, for the report rather than an exception, so that a
+    run's samples are never lost at its end. Task processes that outlive the wait are the leak checks'."""
+    started = time.monotonic()
     for name in list(fleet.connectors):
         driver.call("DELETE", f"/connectors/{name}")
-    wait_until(lambda: not client.list_connectors(), 120, message="every connector deleted")
+    listed: list[str] = []
+
+    def deleted() -> bool:
+        listed[:] = client.list_connectors()
+        return not listed
+
+    with contextlib.suppress(AssertionError):
+        wait_until(deleted, max(120.0, 6.0 * len(fleet.connectors)), message="every connector deleted")
+    log.info("delete-all of %d connectors: %.1f s, %d still listed", len(fleet.connectors),
+             time.monotonic() - started, len(listed))
     with contextlib.suppress(AssertionError):
         wait_until(lambda: (s := read_tree(pid, 0.0)) is not None and not s.tasks, 60,
                    message="every task process gone")
+    return sorted(listed)
 
 
 def thread_dump(worker: WorkerProcess) -> str:
@@ -580,7 +592,8 @@ def soak(bootstrap: str, workdir: Path, args: argparse.Namespace) -> dict[str, A
         # keep those threads, which are not leaks.
         prime = Fleet.initial(args.connectors, prefix="prime")
         start_fleet(client, driver, prime)
-        delete_fleet(client, driver, prime, pid)
+        if undeleted := delete_fleet(client, driver, prime, pid):
+            raise RuntimeError(f"the priming round's connectors not deleted: {undeleted}")
         time.sleep(args.baseline_wait)
         baseline = read_tree(pid, 0.0)
         assert baseline is not None
@@ -632,8 +645,9 @@ def soak(bootstrap: str, workdir: Path, args: argparse.Namespace) -> dict[str, A
         at_end = read_tree(pid, time.monotonic() - t0)
         assert at_end is not None
 
-        delete_fleet(client, driver, fleet, pid)
+        undeleted = delete_fleet(client, driver, fleet, pid)
         final, leaked = settle_after_delete(pid, baseline, args)
+        leaked = [f"connector {name} still listed after delete-all" for name in undeleted] + leaked
         for line in leaked:
             log.warning("leak: %s", line)
         dump = thread_dump(worker) if leaked else None
