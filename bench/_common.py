@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+import psutil
+
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
@@ -77,6 +79,16 @@ def broker(workdir: Path, bootstrap: str | None) -> Iterator[Broker]:
         yield Broker(started, local=True)
     finally:
         kafka.stop()
+
+
+def process_tree(pid: int) -> tuple[psutil.Process, list[psutil.Process]] | None:
+    """Process ``pid`` and its live descendants (the fork server and task processes of a worker); None when
+    ``pid`` is gone."""
+    try:
+        root = psutil.Process(pid)
+        return root, root.children(recursive=True)
+    except psutil.NoSuchProcess:
+        return None
 
 
 def verifiable_config(topic: str, tasks: int = 1, throughput: int = 1) -> dict[str, str]:

@@ -59,7 +59,7 @@ import psutil
 
 # bench/ first: importing _common puts this tree on sys.path and PYTHONPATH (the worker children's).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import add_bootstrap_argument, broker, configure_logging
+from _common import add_bootstrap_argument, broker, configure_logging, process_tree
 from eos_throughput import create_topic
 
 from connect_runtime.testing.cluster import ConnectClient, WorkerProcess
@@ -104,11 +104,10 @@ def process_memory(proc: psutil.Process) -> Memory | None:
 def process_tree_memory(pid: int) -> tuple[Memory, Memory] | None:
     """(``pid`` alone, ``pid`` and all its live descendants); None when ``pid`` is gone. A descendant that
     exits while we read is left out."""
-    try:
-        root = psutil.Process(pid)
-        children = root.children(recursive=True)
-    except psutil.NoSuchProcess:
+    tree = process_tree(pid)
+    if tree is None:
         return None
+    root, children = tree
     own = process_memory(root)
     if own is None:
         return None

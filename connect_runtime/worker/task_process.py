@@ -138,10 +138,13 @@ class TaskProcess:
         self._cancelled = True
         self._stopping = True
         process = self._process
-        if process is not None and process.exitcode is None:
-            logger.warning("Killing the process of task %s (pid %s)", self.id, process.pid)
-            with contextlib.suppress(Exception):
-                process.kill()
+        if process is None or self._ended.is_set():
+            return
+        with contextlib.suppress(ValueError):  # closed by the watcher meanwhile: it has ended
+            if process.exitcode is None:
+                logger.warning("Killing the process of task %s (pid %s)", self.id, process.pid)
+                with contextlib.suppress(Exception):
+                    process.kill()
 
     def join(self, timeout_s: float) -> bool:
         """Wait until the process has ended and the worker has recorded how; True if it has."""
@@ -251,6 +254,11 @@ class TaskProcess:
         finally:
             self._calls.shutdown(wait=False)
             self._channel.close()
+            # The fork server's Popen holds two pipe fds (the exit-status sentinel and a copy of the data
+            # pipe) that only close() or a garbage collection releases; waiting for the collector leaks
+            # them across task restarts.
+            with contextlib.suppress(Exception):
+                process.close()
             with contextlib.suppress(Exception):
                 self._offsets.stop()
             if self._on_closed is not None:
