@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import pytest
 from bench_scripts import BENCH, load_bench_script
@@ -61,11 +61,66 @@ def test_a_zombie_is_held_past_the_session_timeout(nemesis: ModuleType) -> None:
         assert fault.hold_s > nemesis.SESSION_TIMEOUT_S
 
 
-def test_the_network_kinds_are_not_drawn_by_default_and_say_why(nemesis: ModuleType) -> None:
-    assert "worker_partition" in nemesis.KINDS and "leader_partition" in nemesis.KINDS
-    assert not {"worker_partition", "leader_partition"} & set(nemesis.DEFAULT_KINDS)
-    with pytest.raises(nemesis.NetworkFaultsUnavailable, match="network faults toolkit not available"):
-        nemesis.network_partition(None, None)
+def test_the_network_kinds_are_drawn_by_default_in_every_variant(nemesis: ModuleType) -> None:
+    assert {"worker_partition", "leader_partition"} <= set(nemesis.DEFAULT_KINDS)
+    faults = [f for seed in range(40) for f in nemesis.draw_schedule(seed, 900, nemesis.DEFAULT_KINDS)
+              if f.kind in ("worker_partition", "leader_partition")]
+    assert {(f.kind, f.target["mode"], f.target["peers"]) for f in faults} == {
+        (kind, mode, peers) for kind in ("worker_partition", "leader_partition")
+        for mode in ("cut", "blackhole") for peers in (False, True)}
+    assert all(f.hold_s > nemesis.SESSION_TIMEOUT_S for f in faults), "held past the session timeout"
+
+
+class _FakeFaults:
+    """Records the toolkit calls the nemesis makes; ``fail`` makes the fault itself raise."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.calls: list[tuple[str, str, bool]] = []
+        self.fail = fail
+
+    def cut(self, cage: object, *, brokers: bool, peers: bool) -> None:
+        self.calls.append(("cut", getattr(cage, "path", ""), peers))
+        if self.fail:
+            raise RuntimeError("iptables failed")
+
+    def blackhole(self, cage: object, *, brokers: bool, peers: bool) -> None:
+        self.calls.append(("blackhole", getattr(cage, "path", ""), peers))
+
+    def heal(self, cage: object) -> None:
+        self.calls.append(("heal", getattr(cage, "path", ""), True))
+
+
+def _caged_run(nemesis: ModuleType, faults: _FakeFaults, members: list[int]) -> tuple[object, object]:
+    cage = SimpleNamespace(path="cage-0", pids=lambda: members)
+    worker = SimpleNamespace(port=8083, url="http://127.0.0.1:8083", proc=SimpleNamespace(pid=42))
+    return SimpleNamespace(faults=faults, cages={8083: cage}), worker
+
+
+def test_a_partition_faults_the_workers_cage_and_returns_its_heal(nemesis: ModuleType) -> None:
+    faults = _FakeFaults()
+    run, worker = _caged_run(nemesis, faults, [42, 43])
+    heal = nemesis.network_partition(run, worker, "blackhole", peers=True)
+    assert faults.calls == [("blackhole", "cage-0", True)]
+    heal()
+    assert faults.calls[-1] == ("heal", "cage-0", True)
+
+
+def test_a_partition_that_fails_half_way_is_healed(nemesis: ModuleType) -> None:
+    faults = _FakeFaults(fail=True)
+    run, worker = _caged_run(nemesis, faults, [42])
+    with pytest.raises(RuntimeError, match="iptables failed"):
+        nemesis.network_partition(run, worker, "cut")
+    assert faults.calls == [("cut", "cage-0", False), ("heal", "cage-0", True)]
+
+
+def test_a_partition_refuses_a_worker_outside_its_cage(nemesis: ModuleType) -> None:
+    faults = _FakeFaults()
+    run, worker = _caged_run(nemesis, faults, [7])  # restarted without re-entering its cgroup
+    with pytest.raises(RuntimeError, match="not in its cage"):
+        nemesis.network_partition(run, worker, "cut")
+    assert faults.calls == []
+    with pytest.raises(RuntimeError, match="cages"):
+        nemesis.network_partition(SimpleNamespace(faults=None, cages={}), worker, "cut")
 
 
 def test_the_command_line_prints_the_schedule_a_seed_draws(nemesis: ModuleType) -> None:
