@@ -463,9 +463,23 @@ def _resolve_worker(run: Run, target: dict[str, Any]) -> WorkerProcess:
     return worker
 
 
+def _in_its_cage(worker: WorkerProcess) -> bool:
+    """Whether ``worker`` runs inside the cgroup it was started in (always, for a worker not caged)."""
+    if worker.cgroup is None:
+        return True
+    try:
+        members = (worker.cgroup / "cgroup.procs").read_text().split()
+    except FileNotFoundError:
+        return False
+    return worker.proc is not None and str(worker.proc.pid) in members
+
+
 def _restarting(worker: WorkerProcess) -> Callable[[], None]:
     def heal() -> None:
         worker.start()
+        # A restarted worker outside its cage would escape every later partition unnoticed.
+        if not _in_its_cage(worker):
+            raise RuntimeError(f"worker {worker.url} restarted outside its cage {worker.cgroup}")
         worker.wait_ready(120)
     return heal
 
@@ -508,7 +522,7 @@ def network_partition(run: Run, worker: WorkerProcess, mode: str = "cut", peers:
     if run.faults is None:
         raise RuntimeError("network faults need the workers started in cages (a run that draws network kinds)")
     cage = run.cages[worker.port]
-    if worker.proc is None or worker.proc.pid not in cage.pids():
+    if worker.cgroup != cage.cgroup or not _in_its_cage(worker):
         raise RuntimeError(f"worker {worker.url} (pid {worker.proc and worker.proc.pid}) is not in its cage "
                            f"{cage.path}: {cage.pids()}")
     faults = run.faults

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 from types import ModuleType, SimpleNamespace
 
 import pytest
@@ -90,32 +91,34 @@ class _FakeFaults:
         self.calls.append(("heal", getattr(cage, "path", ""), True))
 
 
-def _caged_run(nemesis: ModuleType, faults: _FakeFaults, members: list[int]) -> tuple[object, object]:
-    cage = SimpleNamespace(path="cage-0", pids=lambda: members)
-    worker = SimpleNamespace(port=8083, url="http://127.0.0.1:8083", proc=SimpleNamespace(pid=42))
+def _caged_run(tmp_path: Path, faults: _FakeFaults, members: list[int]) -> tuple[object, object]:
+    """A run with one worker (pid 42) and its cage, whose cgroup holds ``members``."""
+    (tmp_path / "cgroup.procs").write_text("".join(f"{pid}\n" for pid in members))
+    cage = SimpleNamespace(path="cage-0", cgroup=tmp_path, pids=lambda: members)
+    worker = SimpleNamespace(port=8083, url="http://127.0.0.1:8083", proc=SimpleNamespace(pid=42), cgroup=tmp_path)
     return SimpleNamespace(faults=faults, cages={8083: cage}), worker
 
 
-def test_a_partition_faults_the_workers_cage_and_returns_its_heal(nemesis: ModuleType) -> None:
+def test_a_partition_faults_the_workers_cage_and_returns_its_heal(nemesis: ModuleType, tmp_path: Path) -> None:
     faults = _FakeFaults()
-    run, worker = _caged_run(nemesis, faults, [42, 43])
+    run, worker = _caged_run(tmp_path, faults, [42, 43])
     heal = nemesis.network_partition(run, worker, "blackhole", peers=True)
     assert faults.calls == [("blackhole", "cage-0", True)]
     heal()
     assert faults.calls[-1] == ("heal", "cage-0", True)
 
 
-def test_a_partition_that_fails_half_way_is_healed(nemesis: ModuleType) -> None:
+def test_a_partition_that_fails_half_way_is_healed(nemesis: ModuleType, tmp_path: Path) -> None:
     faults = _FakeFaults(fail=True)
-    run, worker = _caged_run(nemesis, faults, [42])
+    run, worker = _caged_run(tmp_path, faults, [42])
     with pytest.raises(RuntimeError, match="iptables failed"):
         nemesis.network_partition(run, worker, "cut")
     assert faults.calls == [("cut", "cage-0", False), ("heal", "cage-0", True)]
 
 
-def test_a_partition_refuses_a_worker_outside_its_cage(nemesis: ModuleType) -> None:
+def test_a_partition_refuses_a_worker_outside_its_cage(nemesis: ModuleType, tmp_path: Path) -> None:
     faults = _FakeFaults()
-    run, worker = _caged_run(nemesis, faults, [7])  # restarted without re-entering its cgroup
+    run, worker = _caged_run(tmp_path, faults, [7])  # restarted without re-entering its cgroup
     with pytest.raises(RuntimeError, match="not in its cage"):
         nemesis.network_partition(run, worker, "cut")
     assert faults.calls == []
@@ -163,3 +166,15 @@ def test_the_offsets_tail_answers_when_each_partition_committed_after_a_moment(n
         assert tail.committed_since("c", {"id": 0}, 4.0) and not tail.committed_since("c", {"id": 0}, 6.0)
     finally:
         tail.close()
+
+
+def test_a_worker_restarted_by_a_fault_must_be_back_in_its_cage(nemesis: ModuleType, tmp_path: Path) -> None:
+    (tmp_path / "cgroup.procs").write_text("7\n")
+    started: list[str] = []
+    worker = SimpleNamespace(url="http://127.0.0.1:8083", cgroup=tmp_path, proc=SimpleNamespace(pid=42),
+                             start=lambda: started.append("start"), wait_ready=lambda timeout: started.append("ready"))
+    with pytest.raises(RuntimeError, match="outside its cage"):
+        nemesis._restarting(worker)()
+    (tmp_path / "cgroup.procs").write_text("7\n42\n")
+    nemesis._restarting(worker)()
+    assert started == ["start", "start", "ready"]
