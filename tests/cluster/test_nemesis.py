@@ -1,5 +1,6 @@
 """The 2-minute nemesis (bench/nemesis.py) with a fixed seed on the three-broker ``kafka_cluster``: faults of
-every kind the seed draws (workers, the leader, brokers, connectors), and exactly-once holds through them."""
+every kind the seed draws (workers, the leader, brokers, network partitions, connectors), and exactly-once holds
+through them."""
 
 from __future__ import annotations
 

@@ -178,3 +178,13 @@ def test_a_worker_restarted_by_a_fault_must_be_back_in_its_cage(nemesis: ModuleT
     (tmp_path / "cgroup.procs").write_text("7\n42\n")
     nemesis._restarting(worker)()
     assert started == ["start", "start", "ready"]
+
+
+def test_without_network_faults_the_default_run_leaves_partitions_out_and_an_explicit_one_fails(
+        nemesis: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(nemesis, "missing_requirements", lambda *a: ["root"])
+    assert nemesis.network_partition_available(required=False) is False
+    with pytest.raises(SystemExit, match="network faults need root"):
+        nemesis.network_partition_available(required=True)
+    monkeypatch.setattr(nemesis, "missing_requirements", lambda *a: [])
+    assert nemesis.network_partition_available(required=True) is True
