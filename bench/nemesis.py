@@ -20,7 +20,10 @@ drawn as roles and resolved when the fault is injected.
 
 Fault kinds live in :data:`KINDS` (one :class:`FaultKind` each: how long it is held, what it costs,
 what target it draws, how it is injected and healed), so a new kind is one more entry. The network
-kinds are listed but need the network faults toolkit: see :func:`network_partition`.
+kinds (a partition of a worker or of the leader from the brokers) use the network faults toolkit
+(:mod:`connect_runtime.testing.network_faults`: root, ``iptables``, cgroup v2); when a run draws them,
+every worker is started inside a cage of its own from the beginning, since a socket stays in the
+cgroup it was opened in.
 
 Prints ONE JSON report on stdout (and to ``--report FILE``); logs go to stderr. Exit status 1 when a
 check fails (a duplicate, a gap, an offset that is not the last record, a FAILED task, a fault the
@@ -43,6 +46,7 @@ import json
 import logging
 import os
 import random
+import shutil
 import signal
 import statistics
 import sys
@@ -77,8 +81,10 @@ from connect_runtime.testing.cluster import (
     verifiable_key,
     wait_until,
 )
+from connect_runtime.testing.launcher import free_port
 from connect_runtime.testing.local_kafka import KAFKA_VERSION
 from connect_runtime.testing.local_kafka_cluster import KafkaCluster, LocalKafkaCluster
+from connect_runtime.testing.network_faults import Cage, NetworkFaults, cgroup2_mount, missing_requirements
 from connect_runtime.testing.topics import client_settings, new_topic
 
 log = logging.getLogger("bench.nemesis")
@@ -89,6 +95,8 @@ SESSION_TIMEOUT_S = int(FAST_FAILOVER["session.timeout.ms"]) / 1000
 VERIFIABLE, BOUNDARY, FILE = "verifiable", "boundary", "file"
 CONNECTORS = (VERIFIABLE, BOUNDARY, FILE)
 VERIFIABLE_TASKS = 3
+#: How a network partition treats the caged worker's connections (the toolkit's methods).
+PARTITION_MODES = ("cut", "blackhole")
 #: tasks.max values a reconfiguration draws (the base, 3, is what it returns to).
 RECONFIGURED_TASKS = (1, 2, 4, 5)
 #: When the run starts drawing faults, after the connectors run.
@@ -165,6 +173,15 @@ def _broker_target(rng: random.Random) -> dict[str, Any]:
     connector = rng.choice(CONNECTORS)
     # The task is drawn over the base tasks and taken modulo the connector's tasks when resolved.
     return {"role": role, "connector": connector, "task": rng.randrange(VERIFIABLE_TASKS)}
+
+
+def _partition(role: str) -> Callable[[random.Random], dict[str, Any]]:
+    """A partition's target: a worker slot or the leader, cut (connections reset, new ones refused) or
+    black-holed (accepted, never answered), from the brokers alone or from its peers' REST too."""
+    def draw(rng: random.Random) -> dict[str, Any]:
+        target = _leader(rng) if role == "leader" else _worker_slot(rng)
+        return {**target, "mode": rng.choice(PARTITION_MODES), "peers": rng.random() < 0.5}
+    return draw
 
 
 def _connector_target(rng: random.Random) -> dict[str, Any]:
@@ -270,7 +287,8 @@ class FileWriter(threading.Thread):
 class Run:
     """What a fault acts on and what recovery looks at: the brokers, the workers, the connectors."""
 
-    def __init__(self, kafka: KafkaCluster, group: WorkerGroup, workdir: Path, args: argparse.Namespace) -> None:
+    def __init__(self, kafka: KafkaCluster, group: WorkerGroup, workdir: Path, args: argparse.Namespace,
+                 faults: NetworkFaults | None = None) -> None:
         self.kafka = kafka
         self.bootstrap = kafka.bootstrap
         self.group = group
@@ -286,10 +304,13 @@ class Run:
         self.failed_seen: list[dict[str, Any]] = []
         self._failed_keys: set[tuple[str, int, str]] = set()
         self.current_fault: int | None = None
+        #: The network faults toolkit, when the run draws network kinds; :attr:`cages` by worker port.
+        self.faults = faults
+        self.cages: dict[int, Cage] = {}
 
     # -- set-up ------------------------------------------------------------------------------------
     def start(self) -> None:
-        self.workers = self.group.start(WORKERS, timeout_s=120)
+        self.workers = self.start_workers()
         self.topics = {VERIFIABLE: new_topic(self.bootstrap, partitions=3),
                        BOUNDARY: new_topic(self.bootstrap), FILE: new_topic(self.bootstrap)}
         self.input_file.write_text("")  # a reused --workdir starts from an empty file too
@@ -310,6 +331,25 @@ class Run:
         self.writer.start()
         for name, config in self.configs.items():
             self.rest(lambda c, n=name, cfg=config: c.create_connector(n, cfg), f"create {name}")
+
+    def start_workers(self) -> list[WorkerProcess]:
+        """The three workers, each started inside a cage of its own when the run has the network faults
+        toolkit (its peers' REST ports routed through the cage too, so a partition may include them)."""
+        if self.faults is None:
+            return self.group.start(WORKERS, timeout_s=120)
+        ports = [free_port() for _ in range(WORKERS)]
+        for port in ports:
+            self.cages[port] = self.faults.cage(self.bootstrap, peers=[p for p in ports if p != port])
+        workers = [self.group(port=port, cgroup=self.cages[port].cgroup) for port in ports]
+        for worker in workers:
+            worker.wait_ready(120)
+        return workers
+
+    def heal_network(self) -> None:
+        """Every cage's traffic flowing again (a no-op for cages not faulted)."""
+        if self.faults is not None:
+            for cage in self.cages.values():
+                self.faults.heal(cage)
 
     @property
     def offsets_topic(self) -> str:
@@ -423,9 +463,23 @@ def _resolve_worker(run: Run, target: dict[str, Any]) -> WorkerProcess:
     return worker
 
 
+def _in_its_cage(worker: WorkerProcess) -> bool:
+    """Whether ``worker`` runs inside the cgroup it was started in (always, for a worker not caged)."""
+    if worker.cgroup is None:
+        return True
+    try:
+        members = (worker.cgroup / "cgroup.procs").read_text().split()
+    except FileNotFoundError:
+        return False
+    return worker.proc is not None and str(worker.proc.pid) in members
+
+
 def _restarting(worker: WorkerProcess) -> Callable[[], None]:
     def heal() -> None:
         worker.start()
+        # A restarted worker outside its cage would escape every later partition unnoticed.
+        if not _in_its_cage(worker):
+            raise RuntimeError(f"worker {worker.url} restarted outside its cage {worker.cgroup}")
         worker.wait_ready(120)
     return heal
 
@@ -460,19 +514,28 @@ def inject_zombie(run: Run, target: dict[str, Any]) -> Callable[[], None]:
     return heal
 
 
-class NetworkFaultsUnavailable(RuntimeError):
-    """The network faults toolkit is not wired into the nemesis yet."""
-
-
-def network_partition(run: Run, worker: WorkerProcess) -> Callable[[], None]:
-    """Cut ``worker`` and its task processes off from the brokers (its REST port stays up); returns the
-    heal. The hook for the network faults toolkit (``connect_runtime.testing.network_faults``): until it
-    is wired here (and the workers are started the way the toolkit needs), the network kinds raise."""
-    raise NetworkFaultsUnavailable("network faults toolkit not available")
+def network_partition(run: Run, worker: WorkerProcess, mode: str = "cut", peers: bool = False) -> Callable[[], None]:
+    """Partition ``worker`` and its task processes from the brokers (``peers``: from its peers' REST ports
+    too) by ``mode`` (``cut`` or ``blackhole``), its process and its own REST port left up; returns the
+    heal. The worker must run inside its cage: one restarted by an earlier fault must have re-entered it,
+    or the partition would not reach it."""
+    if run.faults is None:
+        raise RuntimeError("network faults need the workers started in cages (a run that draws network kinds)")
+    cage = run.cages[worker.port]
+    if worker.cgroup != cage.cgroup or not _in_its_cage(worker):
+        raise RuntimeError(f"worker {worker.url} (pid {worker.proc and worker.proc.pid}) is not in its cage "
+                           f"{cage.path}: {cage.pids()}")
+    faults = run.faults
+    try:
+        getattr(faults, mode)(cage, brokers=True, peers=peers)
+    except BaseException:
+        faults.heal(cage)  # half a fault is still a fault: heal whatever part got in
+        raise
+    return lambda: faults.heal(cage)
 
 
 def inject_partition(run: Run, target: dict[str, Any]) -> Callable[[], None]:
-    return network_partition(run, _resolve_worker(run, target))
+    return network_partition(run, _resolve_worker(run, target), target["mode"], target["peers"])
 
 
 def _local(run: Run) -> LocalKafkaCluster:
@@ -555,10 +618,12 @@ KINDS: dict[str, FaultKind] = {k.name: k for k in (
               doc="SIGSTOP a worker (not its task processes) past the session timeout, then SIGCONT"),
     FaultKind("worker_group_zombie", _ZOMBIE_HOLD, 30, _zombie("group"), inject_zombie,
               doc="SIGSTOP a worker and its task processes past the session timeout, then SIGCONT"),
-    FaultKind("worker_partition", (SESSION_TIMEOUT_S + 2, 20), 30, _worker_slot, inject_partition, needs="network",
-              doc="partition a worker from the brokers, then heal"),
-    FaultKind("leader_partition", (SESSION_TIMEOUT_S + 2, 20), 30, _leader, inject_partition, needs="network",
-              doc="partition the leader from the brokers, then heal"),
+    FaultKind("worker_partition", (SESSION_TIMEOUT_S + 2, 20), 30, _partition("worker"), inject_partition,
+              needs="network", doc="cut or black-hole a worker from the brokers (and maybe its peers) past the "
+                                   "session timeout, then heal"),
+    FaultKind("leader_partition", (SESSION_TIMEOUT_S + 2, 20), 30, _partition("leader"), inject_partition,
+              needs="network", doc="cut or black-hole the leader from the brokers (and maybe its peers) past the "
+                                   "session timeout, then heal"),
     FaultKind("broker_sigkill", (2, 15), 45, _broker_target, inject_broker_kill, needs="brokers",
               doc="SIGKILL a broker (a node, the data partition's leader, or a task's transaction "
                   "coordinator), restart it"),
@@ -570,8 +635,8 @@ KINDS: dict[str, FaultKind] = {k.name: k for k in (
     FaultKind("stop_resume", (1, 10), 20, _connector_target, inject_stop, doc="stop a connector, resume it"),
 )}
 
-DEFAULT_KINDS = [name for name, kind in KINDS.items() if kind.needs != "network"]
-"""The kinds a run draws from by default: all but the network ones, until their toolkit is wired."""
+DEFAULT_KINDS = list(KINDS)
+"""The kinds a run draws from by default: all of them (less those the cluster or the machine cannot do)."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -794,6 +859,8 @@ def _kinds(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[st
         if args.faults and any(KINDS[k].needs == "brokers" for k in kinds):
             parser.error("broker faults need a local cluster (--cluster-dir), not --bootstrap-cluster")
         kinds = [k for k in kinds if KINDS[k].needs != "brokers"]
+    if any(KINDS[k].needs == "network" for k in kinds) and not network_partition_available(bool(args.faults)):
+        kinds = [k for k in kinds if KINDS[k].needs != "network"]
     return kinds
 
 
@@ -837,14 +904,13 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     # librdkafka reports every broker a fault takes away: its warnings and errors are enough.
     logging.getLogger("connect_runtime.testing.kafka").setLevel(logging.WARNING)
-    if any(KINDS[k].needs == "network" for k in kinds):
-        network_partition_available()
     load_before = os.getloadavg()[0]
     outcomes: list[Outcome] = []
-    with _workdir(args.workdir) as tmp, kafka_cluster(args, tmp) as kafka:
+    with _workdir(args.workdir) as tmp, kafka_cluster(args, tmp) as kafka, \
+            _network_faults(any(KINDS[k].needs == "network" for k in kinds)) as faults:
         group = WorkerGroup(kafka.bootstrap, tmp / "workers", f"nemesis-{uuid.uuid4().hex[:6]}",
                             defaults={**FAST_FAILOVER, **THREE_BROKERS, **plugin_path(REPO / "tests" / "plugins")})
-        run = Run(kafka, group, tmp, args)
+        run = Run(kafka, group, tmp, args, faults)
         try:
             run.start()
             setup = time.monotonic()
@@ -889,15 +955,37 @@ def _workdir(given: str | None) -> Iterator[Path]:
         yield Path(tmp)
 
 
-def network_partition_available() -> None:
-    """Fail before anything starts when a drawn kind needs the network faults toolkit and it is not wired."""
-    raise SystemExit("network faults toolkit not available: drop worker_partition and leader_partition "
-                     "from --faults")
+def network_partition_available(required: bool) -> bool:
+    """Whether this machine can inject network faults (root, ``iptables``, cgroup v2). When it cannot, a
+    run that asked for network kinds (``required``) fails before anything starts; the default kinds go
+    without them, with a warning."""
+    mounts = Path("/proc/mounts").read_text() if Path("/proc/mounts").exists() else ""
+    missing = missing_requirements(os.geteuid(), shutil.which("iptables"), cgroup2_mount(mounts))
+    if not missing:
+        return True
+    why = "network faults need " + "; ".join(missing)
+    if required:
+        raise SystemExit(f"{why}: drop worker_partition and leader_partition from --faults")
+    log.warning("%s: no network partitions in this run", why)
+    return False
+
+
+@contextlib.contextmanager
+def _network_faults(wanted: bool) -> Iterator[NetworkFaults | None]:
+    """The toolkit for a run that draws network kinds, closed at its end (every rule, chain and cage
+    removed, whatever is left in a cage killed); None for the others."""
+    if not wanted:
+        yield None
+        return
+    with NetworkFaults() as faults:
+        yield faults
 
 
 def _heal_everything(run: Run) -> None:
     """Whatever a failed fault left: every worker continued and running, every broker running, every
     connector resumed with its base config."""
+    with contextlib.suppress(Exception):
+        run.heal_network()
     for worker in run.workers:
         _signal_group(worker, signal.SIGCONT)
         if not worker.alive:

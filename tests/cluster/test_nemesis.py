@@ -1,5 +1,6 @@
 """The 2-minute nemesis (bench/nemesis.py) with a fixed seed on the three-broker ``kafka_cluster``: faults of
-every kind the seed draws (workers, the leader, brokers, connectors), and exactly-once holds through them."""
+every kind the seed draws (workers, the leader, brokers, network partitions, connectors), and exactly-once holds
+through them."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from connect_runtime.testing.local_kafka_cluster import KafkaCluster
 pytestmark = [pytest.mark.kafka, pytest.mark.cluster, pytest.mark.slow]
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
-SEED = 87  # a zombie worker, then a SIGKILL of the transaction coordinator of a task
+SEED = 144  # a SIGKILL of the transaction coordinator of a task, then the leader cut from brokers and peers
 
 
 def test_two_minutes_of_faults_lose_and_duplicate_nothing(kafka_cluster: KafkaCluster, tmp_path: Path) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from types import ModuleType
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
 
 import pytest
 from bench_scripts import BENCH, load_bench_script
@@ -61,11 +62,68 @@ def test_a_zombie_is_held_past_the_session_timeout(nemesis: ModuleType) -> None:
         assert fault.hold_s > nemesis.SESSION_TIMEOUT_S
 
 
-def test_the_network_kinds_are_not_drawn_by_default_and_say_why(nemesis: ModuleType) -> None:
-    assert "worker_partition" in nemesis.KINDS and "leader_partition" in nemesis.KINDS
-    assert not {"worker_partition", "leader_partition"} & set(nemesis.DEFAULT_KINDS)
-    with pytest.raises(nemesis.NetworkFaultsUnavailable, match="network faults toolkit not available"):
-        nemesis.network_partition(None, None)
+def test_the_network_kinds_are_drawn_by_default_in_every_variant(nemesis: ModuleType) -> None:
+    assert {"worker_partition", "leader_partition"} <= set(nemesis.DEFAULT_KINDS)
+    faults = [f for seed in range(40) for f in nemesis.draw_schedule(seed, 900, nemesis.DEFAULT_KINDS)
+              if f.kind in ("worker_partition", "leader_partition")]
+    assert {(f.kind, f.target["mode"], f.target["peers"]) for f in faults} == {
+        (kind, mode, peers) for kind in ("worker_partition", "leader_partition")
+        for mode in ("cut", "blackhole") for peers in (False, True)}
+    assert all(f.hold_s > nemesis.SESSION_TIMEOUT_S for f in faults), "held past the session timeout"
+
+
+class _FakeFaults:
+    """Records the toolkit calls the nemesis makes; ``fail`` makes the fault itself raise."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.calls: list[tuple[str, str, bool]] = []
+        self.fail = fail
+
+    def cut(self, cage: object, *, brokers: bool, peers: bool) -> None:
+        self.calls.append(("cut", getattr(cage, "path", ""), peers))
+        if self.fail:
+            raise RuntimeError("iptables failed")
+
+    def blackhole(self, cage: object, *, brokers: bool, peers: bool) -> None:
+        self.calls.append(("blackhole", getattr(cage, "path", ""), peers))
+
+    def heal(self, cage: object) -> None:
+        self.calls.append(("heal", getattr(cage, "path", ""), True))
+
+
+def _caged_run(tmp_path: Path, faults: _FakeFaults, members: list[int]) -> tuple[object, object]:
+    """A run with one worker (pid 42) and its cage, whose cgroup holds ``members``."""
+    (tmp_path / "cgroup.procs").write_text("".join(f"{pid}\n" for pid in members))
+    cage = SimpleNamespace(path="cage-0", cgroup=tmp_path, pids=lambda: members)
+    worker = SimpleNamespace(port=8083, url="http://127.0.0.1:8083", proc=SimpleNamespace(pid=42), cgroup=tmp_path)
+    return SimpleNamespace(faults=faults, cages={8083: cage}), worker
+
+
+def test_a_partition_faults_the_workers_cage_and_returns_its_heal(nemesis: ModuleType, tmp_path: Path) -> None:
+    faults = _FakeFaults()
+    run, worker = _caged_run(tmp_path, faults, [42, 43])
+    heal = nemesis.network_partition(run, worker, "blackhole", peers=True)
+    assert faults.calls == [("blackhole", "cage-0", True)]
+    heal()
+    assert faults.calls[-1] == ("heal", "cage-0", True)
+
+
+def test_a_partition_that_fails_half_way_is_healed(nemesis: ModuleType, tmp_path: Path) -> None:
+    faults = _FakeFaults(fail=True)
+    run, worker = _caged_run(tmp_path, faults, [42])
+    with pytest.raises(RuntimeError, match="iptables failed"):
+        nemesis.network_partition(run, worker, "cut")
+    assert faults.calls == [("cut", "cage-0", False), ("heal", "cage-0", True)]
+
+
+def test_a_partition_refuses_a_worker_outside_its_cage(nemesis: ModuleType, tmp_path: Path) -> None:
+    faults = _FakeFaults()
+    run, worker = _caged_run(tmp_path, faults, [7])  # restarted without re-entering its cgroup
+    with pytest.raises(RuntimeError, match="not in its cage"):
+        nemesis.network_partition(run, worker, "cut")
+    assert faults.calls == []
+    with pytest.raises(RuntimeError, match="cages"):
+        nemesis.network_partition(SimpleNamespace(faults=None, cages={}), worker, "cut")
 
 
 def test_the_command_line_prints_the_schedule_a_seed_draws(nemesis: ModuleType) -> None:
@@ -108,3 +166,25 @@ def test_the_offsets_tail_answers_when_each_partition_committed_after_a_moment(n
         assert tail.committed_since("c", {"id": 0}, 4.0) and not tail.committed_since("c", {"id": 0}, 6.0)
     finally:
         tail.close()
+
+
+def test_a_worker_restarted_by_a_fault_must_be_back_in_its_cage(nemesis: ModuleType, tmp_path: Path) -> None:
+    (tmp_path / "cgroup.procs").write_text("7\n")
+    started: list[str] = []
+    worker = SimpleNamespace(url="http://127.0.0.1:8083", cgroup=tmp_path, proc=SimpleNamespace(pid=42),
+                             start=lambda: started.append("start"), wait_ready=lambda timeout: started.append("ready"))
+    with pytest.raises(RuntimeError, match="outside its cage"):
+        nemesis._restarting(worker)()
+    (tmp_path / "cgroup.procs").write_text("7\n42\n")
+    nemesis._restarting(worker)()
+    assert started == ["start", "start", "ready"]
+
+
+def test_without_network_faults_the_default_run_leaves_partitions_out_and_an_explicit_one_fails(
+        nemesis: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(nemesis, "missing_requirements", lambda *a: ["root"])
+    assert nemesis.network_partition_available(required=False) is False
+    with pytest.raises(SystemExit, match="network faults need root"):
+        nemesis.network_partition_available(required=True)
+    monkeypatch.setattr(nemesis, "missing_requirements", lambda *a: [])
+    assert nemesis.network_partition_available(required=True) is True
