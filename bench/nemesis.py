@@ -569,16 +569,11 @@ def inject_broker_kill(run: Run, target: dict[str, Any]) -> Callable[[], None]:
     return lambda: local.restart(node, timeout=180)
 
 
-def _stop_node(local: LocalKafkaCluster, node_id: int) -> None:
-    """SIGTERM one node and wait until it is gone (a controlled shutdown), the others left running."""
-    local.node(node_id).stop(120)
-
-
 def inject_rolling_restart(run: Run, target: dict[str, Any]) -> Callable[[], None]:
     """Every node in turn: a clean stop, a start, back in sync, before the next (all held as one fault)."""
     local = _local(run)
     for node in local.node_ids:
-        _stop_node(local, node)
+        local.stop_node(node, timeout=120)
         local.restart(node, timeout=180)
     return lambda: None
 
