@@ -316,7 +316,9 @@ class DistributedHerder:
             req()
         state = self.config_store.snapshot()
         self._leadership.update(state)
-        if self._is_leader:
+        if self._is_leader and self._leadership.hears_itself():
+            # Cut off from Kafka, a leader would see every other worker's heartbeat expire, reassign
+            # their work, and block in that write until it times out, past its own lost-contact stop.
             self._leader_duties.run(self.config_store.snapshot())
         state = self.config_store.snapshot()
         self._retry_failed_tasks(state)

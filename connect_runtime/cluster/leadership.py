@@ -147,6 +147,12 @@ class Leadership:
             return
         self._claim()
 
+    def hears_itself(self) -> bool:
+        """Whether this worker reads its own heartbeats fresh enough to act on what it reads of the others
+        (see :meth:`_hears_itself`): a leader that does not must not write, as it would judge a healthy
+        cluster gone and block in a write to brokers it cannot reach."""
+        return self._hears_itself(time.monotonic())
+
     def _hears_itself(self, now: float) -> bool:
         """Whether this worker reads the status topic as it is: its own latest heartbeat came back
         recently enough that a leader heartbeat past the session timeout means the leader, not this

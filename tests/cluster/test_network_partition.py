@@ -122,12 +122,15 @@ def test_a_partitioned_leader_is_succeeded_and_rejoins_as_a_follower(
     caged = _caged_workers(cluster, network_faults, kafka_bootstrap)
     workers = [w for w, _ in caged]
     config_topic = workers[0].props["config.storage.topic"]
-    topic = new_topic(kafka_bootstrap)
-    body = {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": "2", "throughput": "20"}
-    cluster.client(workers[0]).create_connector("pl", body)
-    cluster.client(workers[0]).wait_running("pl", 2)
+    topic = new_topic(kafka_bootstrap, partitions=3)
+    body = {"connector.class": "VerifiableSource", "topic": topic, "tasks.max": "3", "throughput": "20"}
+    client = cluster.client(workers[0])
+    client.create_connector("pl", body)
+    wait_until(lambda: (p := _running_on(client, "pl", 3)) and len(set(p.values())) == 3, 90,
+               message="one task on each worker")
     first = wait_until(lambda: current_leader(kafka_bootstrap, config_topic), 30, message="a leader")
     old, cage = next((w, c) for w, c in caged if w.url == first["url"])
+    zombies = wait_until(lambda: task_processes(old), 30, message="the leader's task process")
 
     network_faults.cut(cage)
     second = wait_until(lambda: (r := current_leader(kafka_bootstrap, config_topic)) and r["epoch"] > first["epoch"]
@@ -136,7 +139,10 @@ def test_a_partitioned_leader_is_succeeded_and_rejoins_as_a_follower(
     successor = next(w for w in workers if w.url == second["url"])
     r = cluster.client(successor).request("PUT", "/connectors/pl/config", json={**body, "throughput": "30"})
     assert r.status_code == 200, r.text
-    cluster.client(successor).wait_running("pl", 2)
+    cluster.client(successor).wait_running("pl", 3)
+    # Still cut off, the old leader has stopped its tasks for lost contact: it was not left blocked in
+    # a write of its own (a reassignment of the workers it could no longer hear) until the heal.
+    wait_gone(zombies, 30, "the partitioned leader's task processes to exit before the heal")
     network_faults.heal(cage)
 
     # Healed, the old leader follows: it forwards a write to the successor, which still leads, and it
@@ -144,7 +150,7 @@ def test_a_partitioned_leader_is_succeeded_and_rejoins_as_a_follower(
     own = cluster.client(old)
     wait_until(lambda: own.request("PUT", "/connectors/pl/config", json={**body, "throughput": "40"}).status_code
                == 200, 60, message="the old leader to forward a write")
-    wait_until(lambda: _running_on(own, "pl", 2), 60, message="the old leader to serve the running status")
+    wait_until(lambda: _running_on(own, "pl", 3), 60, message="the old leader to serve the running status")
     assert current_leader(kafka_bootstrap, config_topic)["epoch"] == second["epoch"]
     records = config_records(kafka_bootstrap, config_topic)
     claim = max(i for i, (k, v) in enumerate(records)
