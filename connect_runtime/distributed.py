@@ -261,5 +261,5 @@ class _HerderFencing:
     def __init__(self, herder_ref: list[DistributedHerder]) -> None:
         self._herder_ref = herder_ref
 
-    def fence_zombies(self, connector: str) -> None:
-        self._herder_ref[0].task_fencing.fence_zombies(connector)
+    def fence_zombies(self, connector: str, stopped: threading.Event | None = None) -> None:
+        self._herder_ref[0].task_fencing.fence_zombies(connector, stopped)

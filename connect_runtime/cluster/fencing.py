@@ -214,17 +214,28 @@ class TaskFencing:
         self._internal = internal
         self._stopping = stopping
 
-    def fence_zombies(self, connector: str) -> None:
-        deadline = time.monotonic() + self._timeout_s
+    def fence_zombies(self, connector: str, stopped: threading.Event | None = None) -> None:
+        began = time.monotonic()
+        deadline = began + self._timeout_s
         backoff_s = _FENCE_RETRY_BACKOFF_S
+        attempts = 0
         try:
             while True:
                 try:
-                    self._request(connector, deadline)
+                    if stopped is not None and stopped.is_set():
+                        # Its successor may already run: a fencing round now would fence that one.
+                        raise ConnectException(f"The task was stopped before the zombies of connector "
+                                               f"{connector} were fenced")
+                    attempts += 1
+                    self._request(connector, deadline, stopped)
                     return
                 except Exception as e:
-                    if (not _leader_may_recover(e) or time.monotonic() + backoff_s >= deadline
-                            or self._stopping.wait(backoff_s)):
+                    if not _leader_may_recover(e):
+                        raise
+                    if time.monotonic() + backoff_s >= deadline or self._wait(backoff_s, stopped):
+                        if attempts > 1:  # the trace says it was not one unlucky request
+                            raise ConnectException(f"{e} (asked {attempts} times in "
+                                                   f"{time.monotonic() - began:.1f} s)") from e
                         raise
                     logger.info("Zombie fencing for connector %s failed (%s); retrying in %.1f s",
                                 connector, e, backoff_s)
@@ -236,15 +247,30 @@ class TaskFencing:
                 raise
             raise RetriableException(f"Zombie fencing for connector {connector} failed: {e}") from e
 
-    def _request(self, connector: str, deadline: float) -> None:
+    def _wait(self, seconds: float, stopped: threading.Event | None) -> bool:
+        """Wait ``seconds``; True as soon as the worker, or the task that asked, is stopping."""
+        if stopped is None:
+            return self._stopping.wait(seconds)
+        deadline = time.monotonic() + seconds
+        while not self._stopping.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            if stopped.wait(min(remaining, 0.1)):
+                return True
+        return True
+
+    def _request(self, connector: str, deadline: float, stopped: threading.Event | None) -> None:
         if self._leadership.is_leader:
             self._fencer.fence_zombies(connector).result(max(deadline - time.monotonic(), 0.0))
             return
         url = self._leadership.leader_url()
-        while url is None and time.monotonic() < deadline and not self._stopping.wait(0.2):
+        while url is None and time.monotonic() < deadline and not self._wait(0.2, stopped):
             url = self._leadership.leader_url()  # a leader election is under way
         if url is None:
             raise ConnectException(f"Cannot fence zombies of connector {connector}: the leader is unknown")
+        if stopped is not None and stopped.is_set():
+            raise ConnectException(f"The task was stopped before the zombies of connector {connector} were fenced")
         if self._leadership.is_leader:
             self._fencer.fence_zombies(connector).result(max(deadline - time.monotonic(), 0.0))
             return

@@ -158,11 +158,14 @@ class Leadership:
         recently enough that a leader heartbeat past the session timeout means the leader, not this
         worker's network, went quiet. Cut off, ours is at least session timeout - interval old when the
         leader's passes the session timeout (it was at most an interval fresher); half an interval less
-        leaves room for a slow read. Before its first heartbeat comes back, the herder's start-up rule."""
+        leaves room for a slow read. Never less than 1.5 intervals: in contact, ours comes back a little
+        more than an interval apart (the heartbeat thread waits an interval after each write), and a
+        session this short must not make every interval look like a lost contact, which would hold the
+        claim back for good. Before its first heartbeat comes back, the herder's start-up rule."""
         beat = self._membership.heartbeat(self._worker_id)
         if beat is None or beat.replayed or beat.session != self._session:
             return self._in_contact()
-        fresh_s = max(self._heartbeat_s, self._session_timeout_s - 1.5 * self._heartbeat_s)
+        fresh_s = max(1.5 * self._heartbeat_s, self._session_timeout_s - 1.5 * self._heartbeat_s)
         return now - beat.received_at <= fresh_s
 
     def _claim(self) -> None:

@@ -133,14 +133,18 @@ class KafkaBasedLog:
         # created it before every other broker's metadata cache has it, and this consumer may ask another
         # one: a missing topic is looked for again until the grace for a missing topic has passed.
         deadline = time.monotonic() + min(timeout_s, self._missing_topic_grace_s)
-        while True:
-            tmd = consumer.list_topics(self.topic, timeout=timeout_s).topics.get(self.topic)
-            if tmd is not None and tmd.error is None and tmd.partitions:
-                break
-            if time.monotonic() >= deadline:
-                consumer.close()
-                raise KafkaException(f"Topic {self.topic} has no partitions or does not exist")
-            self._stopping.wait(0.2)
+        try:
+            while True:
+                tmd = consumer.list_topics(self.topic, timeout=timeout_s).topics.get(self.topic)
+                if tmd is not None and tmd.error is None and tmd.partitions:
+                    break
+                if time.monotonic() >= deadline:
+                    raise KafkaException(f"Topic {self.topic} has no partitions or does not exist")
+                if self._stopping.wait(0.2):
+                    raise KafkaException(f"Log for topic {self.topic} stopped while it was looked for")
+        except BaseException:
+            consumer.close()
+            raise
         self._partitions = [TopicPartition(self.topic, p) for p in sorted(tmd.partitions)]
         consumer.assign([TopicPartition(self.topic, p, 0) for p in sorted(tmd.partitions)])
         self._consumer = consumer

@@ -359,10 +359,16 @@ class NetworkFaults:
         self._closed = False
         self._lock = threading.Lock()
         sweep(self._iptables, self._root)
-        for table in ("nat", "filter"):
-            self._ipt(table, "-N", self.chain)
-            self._ipt(table, "-I", "OUTPUT", "-j", self.chain)
-        self._proxy = _Proxy()
+        try:
+            for table in ("nat", "filter"):
+                self._ipt(table, "-N", self.chain)
+                self._ipt(table, "-I", "OUTPUT", "-j", self.chain)
+            self._proxy = _Proxy()
+        except BaseException:
+            # No close() will run for an instance never made, and this process's sweep spares it: undo now.
+            for table in ("filter", "nat"):
+                _drop_chain(self._iptables, table, self.chain)
+            raise
         atexit.register(self.close)
 
     def _ipt(self, table: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -382,6 +388,8 @@ class NetworkFaults:
                                "so cage a worker before starting it")
         bootstrap = target if isinstance(target, str) else target.props["bootstrap.servers"]
         with self._lock:
+            if self._closed:  # nothing would remove its cgroup
+                raise RuntimeError("these network faults are closed")
             n = len(self._cages)
             name = cgroup_name(self._pid, self._instance, n)
             cage = Cage(cgroup=self._root / name, path=name, brokers=parse_addresses(bootstrap),
@@ -436,11 +444,19 @@ class NetworkFaults:
                 return
             self._closed = True
         atexit.unregister(self.close)
-        for table in ("filter", "nat"):
-            _drop_chain(self._iptables, table, self.chain)
-        for cage in self._cages:
-            _remove_cgroup(cage.cgroup)
-        self._proxy.close()
+        errors: list[OSError] = []
+        try:
+            for table in ("filter", "nat"):
+                _drop_chain(self._iptables, table, self.chain)
+            for cage in self._cages:  # one that cannot be emptied must not leave the others behind
+                try:
+                    _remove_cgroup(cage.cgroup)
+                except OSError as e:
+                    errors.append(e)
+        finally:
+            self._proxy.close()
+        if errors:
+            raise errors[0]
 
     def __enter__(self) -> NetworkFaults:
         return self

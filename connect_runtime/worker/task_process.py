@@ -97,6 +97,8 @@ class TaskProcess:
         self.version: str | None = None
         self.pid: int | None = None
         self._stopping = False
+        #: Set with :attr:`_stopping`, for a fencing request this task is waiting on: it stops asking.
+        self._stop_asked = threading.Event()
         self._cancelled = False
         self._said_goodbye = False
         self._ended = threading.Event()
@@ -131,12 +133,14 @@ class TaskProcess:
     def stop(self) -> None:
         """Ask the task to stop: it makes its final commit and exits."""
         self._stopping = True
+        self._stop_asked.set()
         self._notify(protocol.StopTask())
 
     def cancel(self) -> None:
         """The task did not stop in time: kill its process (no commit; a successor fences what is open)."""
         self._cancelled = True
         self._stopping = True
+        self._stop_asked.set()
         process = self._process
         if process is None or self._ended.is_set():
             return
@@ -216,7 +220,7 @@ class TaskProcess:
             self._metrics.reported(message.report)
 
     def fence_zombies(self, message: protocol.FenceZombies) -> None:
-        self._fencing.fence_zombies(self.id.connector)
+        self._fencing.fence_zombies(self.id.connector, self._stop_asked)
 
     def verify_generation(self, message: protocol.VerifyGeneration) -> None:
         self._verify_generation()

@@ -100,7 +100,7 @@ def check_tasks_max(name: str, num_tasks: int, max_tasks: int, enforce: bool) ->
 class _NoFencing:
     """A worker made without a herder (tests, tools): an exactly-once task cannot start."""
 
-    def fence_zombies(self, connector: str) -> None:
+    def fence_zombies(self, connector: str, stopped: threading.Event | None = None) -> None:
         raise ConnectException(f"This worker cannot fence zombies of connector {connector}")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Protocol
 
 
@@ -9,6 +10,7 @@ class ZombieFencing(Protocol):
     """Fences the producers of a connector's earlier task generations; the herder answers (locally on
     the leader, else through the leader). One instance serves every task of the worker."""
 
-    def fence_zombies(self, connector: str) -> None:
+    def fence_zombies(self, connector: str, stopped: threading.Event | None = None) -> None:
         """Block until ``connector``'s zombies are fenced; raise when they could not be (a retriable
-        error restarts the task with backoff)."""
+        error restarts the task with backoff). ``stopped`` is set when the task that asked is stopped:
+        nothing more is asked then, since a fencing round after it could fence its successor."""

@@ -5,10 +5,13 @@ topic, every other worker's heartbeat looks as stale as its own, and a claim mad
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 from typing import cast
 
+import pytest
 from worker_stubs import FixedConfigStore
 
+from connect_runtime.cluster import leadership as leadership_module
 from connect_runtime.cluster.leadership import Leadership
 from connect_runtime.cluster.membership import Heartbeat, Membership, heartbeat_key
 from connect_runtime.storage.config_store import ClusterConfigState, KafkaConfigBackingStore, LeaderRecord
@@ -94,3 +97,43 @@ def test_a_worker_back_in_contact_hears_the_others_before_it_claims() -> None:
     assert cluster.tick() == []
     cluster.heard(b=0.0, c=0.0)
     assert cluster.tick() == []
+
+
+class _Clock:
+    """A monotonic clock the test moves: the membership's and the leadership's."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_worker_whose_heartbeats_come_back_an_interval_apart_claims_with_a_session_of_two_intervals(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The heartbeat thread waits an interval after each write, so a worker reads its own heartbeats a
+    # little more than an interval apart: with a session of 2.5 intervals that must not read as losing
+    # contact every interval, which restarts its wait for its turn and holds its claim back for good.
+    session_s, heartbeat_s = 5.0, 2.0
+    clock = _Clock()
+    monkeypatch.setattr(leadership_module, "time", SimpleNamespace(monotonic=clock))
+    membership = Membership(int(session_s * 1000), clock=clock)
+    membership.caught_up()
+    store = FixedConfigStore(ClusterConfigState(leader=LeaderRecord("b:1", "http://b:1", 4, "s")))
+    writer = _Writer(store)
+    leadership = Leadership("a:1", "http://a:1", "mine", "g", cast(KafkaConfigBackingStore, store), membership,
+                            cast(ConfigTopicWriter, writer), heartbeat_s, session_s, lambda: membership.is_live("a:1"))
+    clock.now += 60  # long past its start-up wait; the leader b:1 was last heard before that
+    next_beat = clock.now
+    for _ in range(600):  # 60 s, a tick every 100 ms
+        if clock.now >= next_beat:
+            # 0:1 ranks first, and is as slow to claim: a:1 claims once 0:1 had a session timeout's turn.
+            for worker, session in (("0:1", "s0"), ("a:1", "mine")):
+                beat = Heartbeat(worker, f"http://{worker}", session, 1)
+                membership.on_record(heartbeat_key(worker), beat.to_bytes())
+            next_beat = clock.now + heartbeat_s + 0.25
+        leadership.update(store.snapshot())
+        if writer.claims:
+            break
+        clock.now += 0.1
+    assert writer.claims == ["a:1"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -76,3 +78,72 @@ def test_delays_do_not_add_up_and_keep_the_order() -> None:
     # a chunk arriving after the delay was lifted still waits for the delayed one ahead of it
     assert nf.release_time(10.2, 0.0, 10.51) == 10.51
     assert nf.release_time(11.0, 0.0, 10.51) == 11.0
+
+
+class _FakeIptables:
+    """``iptables`` as the toolkit calls it: chains and OUTPUT hooks per table; a call starting with
+    ``fail`` (table, then arguments) fails."""
+
+    def __init__(self, fail: tuple[str, ...] = ()) -> None:
+        self.chains: set[tuple[str, str]] = set()
+        self.hooks: list[tuple[str, str]] = []
+        self.fail = fail
+
+    def __call__(self, iptables: str, table: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        ok = not self.fail or (table, *args)[:len(self.fail)] != self.fail
+        if ok and args[0] == "-N":
+            self.chains.add((table, args[1]))
+        elif ok and args[:2] == ("-I", "OUTPUT"):
+            self.hooks.append((table, args[3]))
+        elif args[:2] == ("-D", "OUTPUT"):
+            ok = (table, args[3]) in self.hooks
+            if ok:
+                self.hooks.remove((table, args[3]))
+        elif args[0] == "-X":
+            self.chains.discard((table, args[1]))
+        if check and not ok:
+            raise RuntimeError(f"iptables -t {table} {' '.join(args)}: refused")
+        return subprocess.CompletedProcess([], 0 if ok else 1, "", "")
+
+
+@pytest.fixture
+def fake_machine(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Callable[..., _FakeIptables]:
+    """Root, iptables and a cgroup v2 root in ``tmp_path``, as far as the toolkit can tell."""
+    monkeypatch.setattr(nf.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(nf.shutil, "which", lambda name: "/usr/sbin/iptables")
+    monkeypatch.setattr(nf, "cgroup2_mount", lambda mounts: tmp_path)
+
+    def install(fail: tuple[str, ...] = ()) -> _FakeIptables:
+        fake = _FakeIptables(fail)
+        monkeypatch.setattr(nf, "_iptables", fake)
+        return fake
+    return install
+
+
+def test_a_setup_that_fails_halfway_leaves_no_chain(fake_machine: Callable[..., _FakeIptables]) -> None:
+    iptables = fake_machine(fail=("filter", "-N"))
+    with pytest.raises(RuntimeError, match="refused"):
+        nf.NetworkFaults()
+    assert iptables.chains == set() and iptables.hooks == []
+
+
+def test_close_removes_every_cgroup_and_stops_the_proxy_when_one_cgroup_cannot_be_removed(
+        fake_machine: Callable[..., _FakeIptables], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    iptables = fake_machine()
+    faults = nf.NetworkFaults()
+    first, second = faults.cage("127.0.0.1:9092"), faults.cage("127.0.0.1:9092")
+    removed: list[Path] = []
+
+    def remove(cgroup: Path) -> None:
+        if cgroup == first.cgroup:
+            raise OSError(16, "Device or resource busy")
+        removed.append(cgroup)
+    monkeypatch.setattr(nf, "_remove_cgroup", remove)
+    with pytest.raises(OSError, match="busy"):
+        faults.close()
+    assert removed == [second.cgroup]
+    assert iptables.chains == set() and iptables.hooks == []
+    assert not faults._proxy._thread.is_alive()
+    faults.close()  # once only
+    with pytest.raises(RuntimeError, match="closed"):
+        faults.cage("127.0.0.1:9092")

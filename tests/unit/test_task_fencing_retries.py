@@ -14,6 +14,7 @@ import pytest
 from connect_runtime.api.errors import ConfigException, RetriableException
 from connect_runtime.cluster.fencing import FENCE_CONFLICT, TaskFencing
 from connect_runtime.errors import HttpStatusError
+from connect_runtime.testing import wait_until
 from rest.routers import NO_KNOWN_LEADER
 
 
@@ -29,8 +30,8 @@ class _Leader:
             raise self.error
 
 
-def _fencing(leader: _Leader, stopping: threading.Event | None = None) -> TaskFencing:
-    config = SimpleNamespace(rebalance_timeout_ms=10_000)
+def _fencing(leader: _Leader, stopping: threading.Event | None = None, timeout_ms: int = 10_000) -> TaskFencing:
+    config = SimpleNamespace(rebalance_timeout_ms=timeout_ms)
     leadership = SimpleNamespace(is_leader=False, leader_url=lambda: "http://leader:8083")
     return TaskFencing(config, leadership, None, leader, stopping or threading.Event())  # type: ignore[arg-type]
 
@@ -70,3 +71,41 @@ def test_a_stopping_worker_stops_asking() -> None:
     with pytest.raises(RetriableException):
         _fencing(leader, stopping).fence_zombies("src")
     assert leader.calls == 1
+
+
+def test_a_task_stopped_while_its_request_is_repeated_stops_asking() -> None:
+    # Its successor may start meanwhile: a fencing round asked for after the stop would fence that one.
+    leader = _Leader(HttpStatusError("Request timed out", status=500), failures=1000)
+    stopped = threading.Event()
+    errors: list[Exception] = []
+
+    def fence() -> None:
+        try:
+            _fencing(leader).fence_zombies("src", stopped)
+        except Exception as e:
+            errors.append(e)
+
+    asking = threading.Thread(target=fence, daemon=True)
+    asking.start()
+    wait_until(lambda: leader.calls >= 1, 10, message="the first request")
+    stopped.set()
+    wait_until(lambda: not asking.is_alive(), 5, message="the request to be given up")
+    assert leader.calls == 1
+    assert len(errors) == 1 and isinstance(errors[0], RetriableException)
+
+
+def test_a_stopped_task_asks_nothing() -> None:
+    leader = _Leader(HttpStatusError("Request timed out", status=500), failures=0)
+    stopped = threading.Event()
+    stopped.set()
+    with pytest.raises(RetriableException, match="stopped before the zombies of connector src were fenced"):
+        _fencing(leader).fence_zombies("src", stopped)
+    assert leader.calls == 0
+
+
+def test_a_request_given_up_after_the_rebalance_timeout_says_how_long_it_was_asked() -> None:
+    leader = _Leader(HttpStatusError("Request timed out", status=500), failures=1000)
+    with pytest.raises(RetriableException, match=r"Zombie fencing for connector src failed: Request timed out "
+                                                  r"\(asked 2 times in 0\.\d s\)"):
+        _fencing(leader, timeout_ms=1_200).fence_zombies("src")
+    assert leader.calls == 2

@@ -6,6 +6,8 @@ the worker would hand them.
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from worker_stubs import MINIMAL_WORKER, RecordingRunner, RecordingStatuses
 
@@ -146,7 +148,7 @@ class _Fencing:
     def __init__(self) -> None:
         self.connectors: list[str] = []
 
-    def fence_zombies(self, connector: str) -> None:
+    def fence_zombies(self, connector: str, stopped: threading.Event | None = None) -> None:
         self.connectors.append(connector)
 
 
