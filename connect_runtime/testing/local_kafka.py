@@ -85,7 +85,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-KAFKA_VERSION = "4.4.0"
+KAFKA_VERSION = "4.1.1"
 """The Apache Kafka release a new local broker runs unless another is asked for (``--kafka-version``,
 :data:`KAFKA_VERSION_ENV`)."""
 
