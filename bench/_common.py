@@ -14,6 +14,7 @@ import contextlib
 import logging
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -188,3 +189,15 @@ async def load(base_url: str, paths: Callable[[int], str], clients: int, request
     if errors:
         result["errors"] = errors
     return result
+
+
+@contextlib.contextmanager
+def run_workdir(given: str | None, prefix: str) -> Iterator[Path]:
+    """A run's files: in ``given`` (``--workdir``), kept after the run for its logs, or in a temporary
+    directory removed at the end."""
+    if given:
+        Path(given).mkdir(parents=True, exist_ok=True)
+        yield Path(given)
+        return
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        yield Path(tmp)

@@ -50,7 +50,6 @@ import shutil
 import signal
 import statistics
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -62,7 +61,7 @@ from typing import Any
 # bench/ first: importing _common puts this tree on sys.path and PYTHONPATH (the worker children's).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import httpx
-from _common import REPO, configure_logging
+from _common import REPO, configure_logging, run_workdir
 from confluent_kafka import Consumer, TopicPartition
 
 from connect_runtime.testing.cluster import (
@@ -901,7 +900,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("connect_runtime.testing.kafka").setLevel(logging.WARNING)
     load_before = os.getloadavg()[0]
     outcomes: list[Outcome] = []
-    with _workdir(args.workdir) as tmp, kafka_cluster(args, tmp) as kafka, \
+    with run_workdir(args.workdir, "bench-nemesis-") as tmp, kafka_cluster(args, tmp) as kafka, \
             _network_faults(any(KINDS[k].needs == "network" for k in kinds)) as faults:
         group = WorkerGroup(kafka.bootstrap, tmp / "workers", f"nemesis-{uuid.uuid4().hex[:6]}",
                             defaults={**FAST_FAILOVER, **THREE_BROKERS, **plugin_path(REPO / "tests" / "plugins")})
@@ -938,16 +937,6 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.report).write_text(text + "\n")
     print(text)
     return 0 if report["ok"] else 1
-
-
-@contextlib.contextmanager
-def _workdir(given: str | None) -> Iterator[Path]:
-    if given:
-        Path(given).mkdir(parents=True, exist_ok=True)
-        yield Path(given)
-        return
-    with tempfile.TemporaryDirectory(prefix="bench-nemesis-") as tmp:
-        yield Path(tmp)
 
 
 def network_partition_available(required: bool) -> bool:

@@ -59,7 +59,6 @@ import random
 import signal
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -72,7 +71,7 @@ import psutil
 
 # bench/ first: importing _common puts this tree on sys.path and PYTHONPATH (the worker child's).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import add_bootstrap_argument, broker, configure_logging, process_tree
+from _common import add_bootstrap_argument, broker, configure_logging, process_tree, run_workdir
 from eos_throughput import create_topic
 
 from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, wait_until
@@ -706,6 +705,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--baseline-wait", type=float, default=10.0,
                         help="seconds after the first delete-all before the baseline reading (10)")
     parser.add_argument("--action-log", type=int, default=1000, help="churn actions listed in the report (1000)")
+    parser.add_argument("--workdir", default=None,
+                        help="keep the worker's log (and a local broker's data) here (default: a temp dir, removed)")
     add_bootstrap_argument(parser)
     return parser
 
@@ -724,8 +725,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     configure_logging()
     load_before = os.getloadavg()[0]
-    with tempfile.TemporaryDirectory(prefix="bench-soak-") as tmp, broker(Path(tmp), args.bootstrap) as kafka:
-        result = soak(kafka.bootstrap, Path(tmp), args)
+    with run_workdir(args.workdir, "bench-soak-") as tmp, broker(tmp, args.bootstrap) as kafka:
+        result = soak(kafka.bootstrap, tmp, args)
     ok = not result["leaks"] and result["slope_ok"] is not False
     print(json.dumps({
         "benchmark": "soak",
