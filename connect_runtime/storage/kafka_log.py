@@ -43,6 +43,10 @@ _SLOW_REPORT_S = 10.0
 _BACKOFF_INITIAL_S = 0.1
 _IDLE_PROBE_S = 30.0
 _BACKOFF_MAX_S = 10.0
+#: A list-offsets answer this late is asked for again (then after twice as long, ...), at most
+#: ``_END_OFFSETS_MAX_SENDS`` requests in all: see ``_EndOffsetsRequest``.
+_END_OFFSETS_RESEND_S = 2.0
+_END_OFFSETS_MAX_SENDS = 4
 #: How long reading must fail, and a broker that answers then say the topic does not exist, before
 #: the reader gives up: a restarting broker or one still loading metadata may briefly not know it.
 MISSING_TOPIC_GRACE_S = 30.0
@@ -63,8 +67,60 @@ class _FatalReaderError(Exception):
         self.error = error
 
 
-def _offsets_of(futures: Mapping[TopicPartition, Future[Any]]) -> dict[int, int]:
-    return {tp.partition: f.result().offset for tp, f in futures.items()}
+class _EndOffsetsRequest:
+    """The log-end offsets of a reader's partitions, asked again while an answer is late.
+
+    librdkafka sends list-offsets to the leader it has cached and, when that broker was killed, waits
+    the whole request timeout for it, while its successor is elected within seconds: a late partition
+    is asked again (after a metadata refresh) at growing intervals, and the first answer for each
+    partition counts. A partition fails only once every request for it has failed.
+    """
+
+    def __init__(self, send: Callable[[list[TopicPartition]], Mapping[TopicPartition, Future[Any]]],
+                 partitions: list[TopicPartition]) -> None:
+        self._send = send
+        self._answers: dict[TopicPartition, list[Future[Any]]] = {tp: [] for tp in partitions}
+        self._sends = 0
+        self._resend_at = 0.0
+        self._ask(partitions)
+
+    def _ask(self, partitions: list[TopicPartition]) -> None:
+        for tp, future in self._send(partitions).items():
+            self._answers[tp].append(future)
+        self._sends += 1
+        self._resend_at = time.monotonic() + _END_OFFSETS_RESEND_S * 2 ** (self._sends - 1)
+
+    def late(self) -> bool:
+        """Whether some partition is still unanswered past its wait and may be asked again."""
+        return self._sends < _END_OFFSETS_MAX_SENDS and time.monotonic() >= self._resend_at \
+            and bool(self._pending())
+
+    def resend(self) -> None:
+        """Ask again for the partitions still unanswered."""
+        self._ask(self._pending())
+
+    def _pending(self) -> list[TopicPartition]:
+        return [tp for tp, futures in self._answers.items() if not any(_answered(f) for f in futures)]
+
+    def offsets(self) -> dict[int, int] | None:
+        """The offsets once every partition is answered, None while some wait; raises the error of a
+        partition whose every request failed."""
+        offsets = {}
+        for tp, futures in self._answers.items():
+            answer = next((f for f in futures if _answered(f)), None)
+            if answer is not None:
+                offsets[tp.partition] = answer.result().offset
+            elif all(f.done() for f in futures):
+                error = futures[-1].exception()
+                assert error is not None  # done, and not answered
+                raise error
+            else:
+                return None
+        return offsets
+
+
+def _answered(future: Future[Any]) -> bool:
+    return future.done() and future.exception() is None
 
 
 def _describe(error: BaseException | KafkaError) -> str:
@@ -173,20 +229,24 @@ class KafkaBasedLog:
             if not fut.done():
                 fut.set_exception(RuntimeError(f"Log for topic {self.topic} stopped"))
 
-    def _request_end_offsets(self) -> dict[TopicPartition, Future[Any]]:
+    def _request_end_offsets(self, partitions: list[TopicPartition]) -> dict[TopicPartition, Future[Any]]:
         """Ask for the log-end offsets without waiting: the reader keeps consuming meanwhile (a broker
         that is down makes the answer take up to the request timeout)."""
-        request = {tp: OffsetSpec.latest() for tp in self._partitions}
+        request = {tp: OffsetSpec.latest() for tp in partitions}
         futures: dict[TopicPartition, Future[Any]] = self._admin.list_offsets(
             request, isolation_level=IsolationLevel.READ_UNCOMMITTED, request_timeout=30)
         return futures
+
+    def _resend_end_offsets(self, request: _EndOffsetsRequest) -> None:
+        self._refresh_metadata()
+        request.resend()
 
     def _run(self) -> None:
         consumer = self._consumer
         assert consumer is not None
         waiting: list[Future[None]] = []
         targets: dict[int, int] | None = None
-        request: dict[TopicPartition, Future[Any]] | None = None
+        request: _EndOffsetsRequest | None = None
         next_report = 0.0
         try:
             next_probe = time.monotonic() + _IDLE_PROBE_S
@@ -202,13 +262,21 @@ class KafkaBasedLog:
                         next_probe = time.monotonic() + _IDLE_PROBE_S
                 if waiting and targets is None:
                     if request is None and time.monotonic() >= self._retry_at:
-                        request = self._attempt("list its end offsets", self._request_end_offsets)
-                    if request is not None and all(f.done() for f in request.values()):
-                        done, request = request, None
-                        targets = self._attempt("list its end offsets", functools.partial(_offsets_of, done))
-                        if targets is None:
+                        request = self._attempt("list its end offsets", functools.partial(
+                            _EndOffsetsRequest, self._request_end_offsets, self._partitions))
+                    if request is not None and request.late():
+                        self._attempt("list its end offsets", functools.partial(self._resend_end_offsets, request))
+                    if request is not None:
+                        try:
+                            targets = request.offsets()
+                        except Exception as e:
+                            request = None
+                            self._on_error(e, "list its end offsets")
                             self._refresh_metadata()
-                        next_report = time.monotonic() + _SLOW_REPORT_S
+                        else:
+                            if targets is not None:
+                                request = None
+                                next_report = time.monotonic() + _SLOW_REPORT_S
                 # consume() waits its whole timeout to fill a batch even when records are there, which
                 # made every read_to_end() take ~0.2 s; take what was fetched, else wait for one record.
                 msgs = self._attempt("consume", functools.partial(_fetch, consumer))

@@ -1,5 +1,6 @@
-"""The three-node local Kafka: the command line round trip, and a transactional producer that keeps
-committing exactly once while the leader of its partition is killed and restarted."""
+"""The three-node local Kafka: the command line round trip, a transactional producer that keeps
+committing exactly once while the leader of its partition is killed and restarted, and a topic reader
+that reads to the end again soon after its partitions' leader is killed."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
-from confluent_kafka.admin import ConfigResource
+from confluent_kafka import Consumer, KafkaException, Message, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, ConfigResource
 
+from connect_runtime.storage.kafka_log import KafkaBasedLog
 from connect_runtime.testing import wait_until
 from connect_runtime.testing.local_kafka import cli, session_kafka_version
 from connect_runtime.testing.local_kafka_cluster import KafkaCluster
@@ -106,6 +108,41 @@ def test_transactions_survive_the_partition_leader_killed(kafka_cluster: KafkaCl
     assert loop.failure is None, loop.failure
     values = [int(value or b"") for _, value in read_committed(bootstrap, topic, timeout_s=30)]
     assert values == loop.committed  # every committed record once, in order; nothing aborted shows
+
+
+READ_AFTER_KILL_S = 15.0
+"""Well inside the 30 s list-offsets request timeout that a killed leader made every read to the end
+wait (the cluster fences a killed node within 3 s)."""
+
+
+def test_a_reader_reads_to_the_end_soon_after_its_leader_is_killed(kafka_cluster: KafkaCluster) -> None:
+    """The config, status and offsets readers' read_to_end (behind every REST write and every fencing)
+    must not wait for a dead leader: its successor answers."""
+    bootstrap = kafka_cluster.bootstrap
+    topic = new_topic(bootstrap, partitions=2, replication_factor=3)
+    producer = Producer(client_settings(bootstrap, acks="all"))
+    seen: list[bytes | None] = []
+
+    def on_record(msg: Message) -> None:
+        seen.append(msg.value())
+
+    log = KafkaBasedLog(topic, client_settings(bootstrap), AdminClient(client_settings(bootstrap)), on_record)
+    log.start()
+    leader = kafka_cluster.partition_leader(topic)
+    try:
+        producer.produce(topic, value=b"before", partition=0)
+        assert producer.flush(30) == 0
+        log.read_to_end().result(30)  # the reader's admin client now has the leader cached
+        assert seen == [b"before"]
+
+        kafka_cluster.kill(leader)
+        producer.produce(topic, value=b"after", partition=0)
+        assert producer.flush(60) == 0  # acknowledged by the new leader
+        log.read_to_end().result(READ_AFTER_KILL_S)
+        assert seen == [b"before", b"after"]
+    finally:
+        log.stop()
+        kafka_cluster.restart(leader)
 
 
 def _transactional_producer(bootstrap: str, transactional_id: str) -> Any:
