@@ -25,7 +25,8 @@
     seconds until every one of its tasks is RUNNING on another worker. Needs root, ``iptables`` and
     cgroup v2; without them the case reports why instead of figures.
 
-(e) *broker kill*: three exactly-once workers (tuned settings, internal topics at replication factor 3)
+(e) *broker kill*: three exactly-once workers (under each of ``--broker-kill-settings``, internal topics at
+    replication factor 3)
     on a three-broker cluster this script starts, a VerifiableSource of 3 tasks at 50 records/s into a
     topic replicated three times; SIGKILL the node leading the data partition (``data_leader``), or the
     transaction coordinator of a task whose data partition another node leads (``coordinator``);
@@ -42,7 +43,7 @@ Prints ONE JSON object on stdout; logs go to stderr. Broker: ``--bootstrap``, el
 ``$KAFKA_BOOTSTRAP_SERVERS``, else a LocalKafka in a temp dir.
 
     python bench/failover.py [--rounds 2] [--settings default,tuned] [--cases CASE,...] [--bootstrap HOST:PORT]
-                             [--broker-outage 30] [--broker-kill-rounds 2]
+                             [--broker-outage 30] [--broker-kill-rounds 2] [--broker-kill-settings default,tuned]
 
 ``--settings ''`` skips (a) to (c) and (f).
 """
@@ -321,9 +322,9 @@ def _lost_contact(worker: WorkerProcess, since: int) -> bool:
         return b"lost contact with the cluster" in f.read()
 
 
-def broker_kill(workdir: Path, rounds: int) -> dict[str, Any]:
-    """Case (e): per victim (``data_leader``, ``coordinator``), seconds from each SIGKILL until every task
-    committed again; FAILED states seen; whether the topic ends exactly once."""
+def broker_kill(workdir: Path, rounds: int, settings: dict[str, str]) -> dict[str, Any]:
+    """Case (e) under worker ``settings``: per victim (``data_leader``, ``coordinator``), seconds from each
+    SIGKILL until every task committed again; FAILED states seen; whether the topic ends exactly once."""
     cluster = LocalKafkaCluster(workdir / "kafka3")
     bootstrap = cluster.start(timeout=300)
     workers: list[WorkerProcess] = []
@@ -331,7 +332,7 @@ def broker_kill(workdir: Path, rounds: int) -> dict[str, Any]:
     try:
         topic = new_topic(bootstrap, replication_factor=3)
         group = f"bench-brokers-{uuid.uuid4().hex[:6]}"
-        workers = [WorkerProcess(bootstrap, workdir, group, extra={**TUNED, **THREE_BROKERS}).start()
+        workers = [WorkerProcess(bootstrap, workdir, group, extra={**settings, **THREE_BROKERS}).start()
                    for _ in range(3)]
         for w in workers:
             w.wait_ready(120)
@@ -346,7 +347,7 @@ def broker_kill(workdir: Path, rounds: int) -> dict[str, Any]:
 
         def all_committed() -> bool:
             failed.extend(_failed_states(client, "kill"))
-            return len(tail.committed_since_mark()) == BROKER_KILL_TASKS  # type: ignore[union-attr]
+            return len(tail.committed_since_mark()) == BROKER_KILL_TASKS
 
         tail.mark()
         wait_until(all_committed, 120, interval_s=0.2, message="every task committing")
@@ -384,7 +385,7 @@ def broker_kill(workdir: Path, rounds: int) -> dict[str, Any]:
         client.wait_state("kill", "STOPPED", timeout_s=120)
         report = check_sequences(verifiable_pairs(read_committed(bootstrap, topic)))
         return {**out, "failed_task_states_seen": len(failed), "exactly_once": report.exactly_once,
-                "records": sum(report.counts.values()), "worker_settings": {**TUNED, **THREE_BROKERS}}
+                "records": sum(report.counts.values()), "worker_settings": {**settings, **THREE_BROKERS}}
     finally:
         if tail is not None:
             tail.stop()
@@ -443,11 +444,14 @@ def main() -> int:
                         help="seconds the broker is down in the broker-restart run (0: skip it)")
     parser.add_argument("--broker-kill-rounds", type=int, default=2,
                         help="rounds of each broker-kill case on three brokers (0: skip them)")
+    parser.add_argument("--broker-kill-settings", default="default,tuned",
+                        help="comma-separated worker settings the broker-kill cases run under (default,tuned)")
     args = parser.parse_args()
     profiles = [p.strip() for p in args.settings.split(",") if p.strip()]
-    unknown = [p for p in profiles if p not in PROFILES]
-    if unknown:
-        parser.error(f"--settings: unknown {unknown}; known: {', '.join(PROFILES)}")
+    kill_profiles = [p.strip() for p in args.broker_kill_settings.split(",") if p.strip()]
+    for option, names in (("--settings", profiles), ("--broker-kill-settings", kill_profiles)):
+        if unknown := [p for p in names if p not in PROFILES]:
+            parser.error(f"{option}: unknown {unknown}; known: {', '.join(PROFILES)}")
     configure_logging()
     with tempfile.TemporaryDirectory(prefix="bench-failover-") as tmp:
         results = {}
@@ -456,7 +460,9 @@ def main() -> int:
                 only = {c.strip() for c in args.cases.split(",") if c.strip()} or None
                 results = {name: _run(kafka.bootstrap, Path(tmp), name, args.rounds, only) for name in profiles}
         outage_s = broker_restart(Path(tmp) / "outage", args.broker_outage) if args.broker_outage > 0 else None
-        kills = broker_kill(Path(tmp) / "kill", args.broker_kill_rounds) if args.broker_kill_rounds > 0 else None
+        # Per profile, each on a cluster of its own.
+        kills = {name: broker_kill(Path(tmp) / f"kill-{name}", args.broker_kill_rounds, PROFILES[name])
+                 for name in kill_profiles} if args.broker_kill_rounds > 0 else None
     print(json.dumps({
         "benchmark": "failover", "rounds": args.rounds, "workers": 3, "tasks": TASKS,
         "exactly_once": True, "settings": results,
