@@ -56,6 +56,7 @@ import json
 import logging
 import os
 import random
+import re
 import signal
 import statistics
 import sys
@@ -75,6 +76,7 @@ from _common import add_bootstrap_argument, broker, configure_logging, process_t
 from eos_throughput import create_topic
 
 from connect_runtime.testing.cluster import ConnectClient, WorkerProcess, wait_until
+from connect_runtime.testing.topics import read_transactions
 
 log = logging.getLogger("bench.soak")
 
@@ -419,6 +421,9 @@ class Driver:
         #: REST answers other than success, with the request, for the report (the first few).
         self.errors: list[str] = []
         self.error_count = 0
+        #: Per connector, the answers to its DELETEs (status codes; 0: no answer), for a connector
+        #: still listed after its delete.
+        self.delete_answers: dict[str, list[int]] = {}
 
     def config(self, name: str, c: Connector) -> dict[str, str]:
         if c.kind == "file":
@@ -459,6 +464,8 @@ class Driver:
                 status, text = r.status_code, r.text
             except httpx.HTTPError as e:
                 status, text = 0, repr(e)
+            if method == "DELETE":
+                self.delete_answers.setdefault(path.rsplit("/", 1)[-1], []).append(status)
             if status < 400:
                 return
             retry = status == 0 or status == 409 or status >= 500
@@ -523,6 +530,21 @@ def settle_after_delete(pid: int, baseline: Sample, args: argparse.Namespace) ->
     with contextlib.suppress(AssertionError):  # what is left is reported below
         wait_until(clean, args.leak_timeout, message="the worker back to its baseline")
     return last[0], leaks(baseline, last[0], args.fd_tolerance, args.thread_tolerance)
+
+
+def config_history(bootstrap: str, topic: str, names: Iterable[str]) -> dict[str, list[str]]:
+    """Per connector of ``names``, its records in the config topic in order: key, offset, tombstone or
+    not, and whether committed, aborted or open. Tells a delete whose tombstone never landed from a
+    connector written again after it."""
+    patterns = {name: re.compile(rf"(^|-){re.escape(name)}($|-)") for name in names}
+    out: dict[str, list[str]] = {name: [] for name in patterns}
+    for txn in read_transactions(bootstrap, topic, settle_s=0).transactions:
+        for r in txn.records:
+            key = (r.key or b"").decode(errors="replace")
+            for name, pattern in patterns.items():
+                if pattern.search(key):
+                    out[name].append(f"{r.offset} {key} {'tombstone' if r.value is None else 'value'} {r.outcome}")
+    return out
 
 
 def start_fleet(client: ConnectClient, driver: Driver, fleet: Fleet) -> None:
@@ -647,6 +669,7 @@ def soak(bootstrap: str, workdir: Path, args: argparse.Namespace) -> dict[str, A
         undeleted = delete_fleet(client, driver, fleet, pid)
         final, leaked = settle_after_delete(pid, baseline, args)
         leaked = [f"connector {name} still listed after delete-all" for name in undeleted] + leaked
+        history = config_history(bootstrap, worker.props["config.storage.topic"], undeleted) if undeleted else {}
         for line in leaked:
             log.warning("leak: %s", line)
         dump = thread_dump(worker) if leaked else None
@@ -672,6 +695,9 @@ def soak(bootstrap: str, workdir: Path, args: argparse.Namespace) -> dict[str, A
             "after_delete": {"worker": final.worker.as_dict(), "helpers": final.helpers.as_dict(),
                              "task_processes": sorted(final.tasks)},
             "leaks": leaked,
+            **({"undeleted": {name: {"delete_answers": driver.delete_answers.get(name, []),
+                                     "config_records": history[name]} for name in undeleted}}
+               if undeleted else {}),
             **({"worker_thread_dump": dump} if dump else {}),
             "samples": [sample_dict(s) for s in samples],
             "action_log": actions[:args.action_log],
