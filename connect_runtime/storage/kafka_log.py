@@ -85,10 +85,11 @@ class _EndOffsetsRequest:
         self._ask(partitions)
 
     def _ask(self, partitions: list[TopicPartition]) -> None:
-        for tp, future in self._send(partitions).items():
-            self._answers[tp].append(future)
+        # Counted before sending: a send that raises must not be retried at once, again and again.
         self._sends += 1
         self._resend_at = time.monotonic() + _END_OFFSETS_RESEND_S * 2 ** (self._sends - 1)
+        for tp, future in self._send(partitions).items():
+            self._answers[tp].append(future)
 
     def late(self) -> bool:
         """Whether some partition is still unanswered past its wait and may be asked again."""

@@ -89,3 +89,19 @@ def test_an_answer_after_a_failure_counts(clock: list[float]) -> None:
     _answer(send.sent[1][TP0], 3)
     send.sent[0][TP0].set_exception(KafkaException("timed out"))
     assert request.offsets() == {0: 3}
+
+
+def test_a_resend_that_raises_waits_its_turn(clock: list[float]) -> None:
+    send = _Sender()
+    request = _EndOffsetsRequest(send, [TP0])
+    clock[0] += kafka_log._END_OFFSETS_RESEND_S
+
+    def broken(partitions: list[TopicPartition]) -> dict[TopicPartition, Future[Any]]:
+        raise KafkaException("the admin client refused")
+
+    request._send = broken
+    with pytest.raises(KafkaException):
+        request.resend()
+    assert not request.late()  # the next try comes after the longer wait, not on the next loop
+    _answer(send.sent[0][TP0], 1)
+    assert request.offsets() == {0: 1}
