@@ -92,12 +92,14 @@ def test_transactions_survive_the_partition_leader_killed(kafka_cluster: KafkaCl
         assert leader in kafka_cluster.node_ids and coordinator in kafka_cluster.node_ids
 
         kafka_cluster.kill(leader)
-        killed_at = len(loop.committed)
-        wait_until(lambda: len(loop.committed) >= killed_at + 20, FAILOVER_S,
-                   message=f"commits to go on after node {leader} was killed")
-        assert kafka_cluster.partition_leader(topic) not in (leader, -1)
-
-        kafka_cluster.restart(leader)
+        try:
+            killed_at = len(loop.committed)
+            wait_until(lambda: len(loop.committed) >= killed_at + 20, FAILOVER_S,
+                       message=f"commits to go on after node {leader} was killed")
+            assert kafka_cluster.partition_leader(topic) not in (leader, -1)
+        finally:
+            # Whatever happened: the session's other three-broker tests need every node back.
+            kafka_cluster.restart(leader)
         isr = admin_client(bootstrap).list_topics(topic, timeout=10).topics[topic].partitions[0].isrs
         assert sorted(isr) == [1, 2, 3]
         assert kafka_cluster.under_replicated() == []
