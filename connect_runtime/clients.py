@@ -48,28 +48,41 @@ _FATAL_CODES = frozenset({KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaE
                           KafkaError.CLUSTER_AUTHORIZATION_FAILED})
 
 
+#: The broker lost track of a producer's sequence numbers (a partition leader moved, in a broker
+#: restart, while batches were in flight): librdkafka fails the transaction, or the producer instance.
+#: A new instance of the task starts clean: a new producer, whose ``init_transactions`` aborts what
+#: the old one left open, and the records again from the last committed offsets.
+_NEW_PRODUCER_CODES = frozenset({KafkaError.OUT_OF_ORDER_SEQUENCE_NUMBER, KafkaError.UNKNOWN_PRODUCER_ID})
+
+
 def is_transient(error: BaseException) -> bool:
     """Whether ``error`` (or what caused it) says Kafka was unavailable, so trying again later may work:
-    a Kafka client error of that kind, or a :class:`RetriableException` (which the runtime raises when,
-    say, reading a topic to its end timed out, and a plugin may raise from ``start``).
+    a Kafka client error of that kind, a producer whose sequence the broker lost in a leader move, or a
+    :class:`RetriableException` (which the runtime raises when, say, reading a topic to its end timed
+    out, and a plugin may raise from ``start``).
 
-    A fenced producer, an authorization failure or any other exception is not transient.
+    A fenced producer, an authorization failure or any other exception is not transient; nor is any
+    other fatal client error, unless a lost sequence is what made the producer fatal.
     """
     seen: set[int] = set()
     current: BaseException | None = error
-    transient = False
+    transient = lost_sequence = fatal = False
     while current is not None and id(current) not in seen:
         seen.add(id(current))
         err = kafka_error(current)
         if err is not None:
-            if err.code() in _FATAL_CODES or err.fatal():
+            if err.code() in _FATAL_CODES:
                 return False
-            if err.retriable() or is_transient_code(err.code()):
+            if err.code() in _NEW_PRODUCER_CODES:
+                lost_sequence = True
+            elif err.fatal() or err.code() == KafkaError._FATAL:
+                fatal = True
+            elif err.retriable() or is_transient_code(err.code()):
                 transient = True
         elif isinstance(current, RetriableException):
             transient = True
         current = current.__cause__ or current.__context__
-    return transient
+    return lost_sequence or (transient and not fatal)
 
 
 class ErrorKind(enum.Enum):

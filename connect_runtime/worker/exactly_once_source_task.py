@@ -51,6 +51,12 @@ _SIZE_HINT = (
 _TIMEOUT_CODES = frozenset({KafkaError.INVALID_PRODUCER_EPOCH, KafkaError._TIMED_OUT,
                             KafkaError.TRANSACTION_ABORTABLE, KafkaError.INVALID_TXN_STATE})
 _SIZE_CODES = frozenset({KafkaError.MSG_SIZE_TOO_LARGE, KafkaError.RECORD_LIST_TOO_LARGE})
+_SEQUENCE_CODES = frozenset({KafkaError.OUT_OF_ORDER_SEQUENCE_NUMBER, KafkaError.UNKNOWN_PRODUCER_ID})
+_SEQUENCE_HINT = (
+    " The broker lost track of the producer's sequence numbers, as happens when a partition leader moves "
+    "(a broker restart) while batches are in flight: the transaction is aborted, nothing of it is visible, "
+    "and the task is restarted with a new producer from its last committed offsets."
+)
 #: What librdkafka reports both when a newer instance fenced the producer and when the broker aborted a
 #: transaction open longer than ``transaction.timeout.ms`` (the broker bumps the producer's epoch either way).
 _FENCED_CODES = frozenset({KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH})
@@ -214,15 +220,18 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
     def send_failed(self, error: KafkaException) -> Exception:
         cause: BaseException = error
         err = kafka_error(error)
-        if err is not None and err.code() == KafkaError._STATE:
-            # The transaction already failed (librdkafka refuses further sends); a commit attempt
-            # reports why (e.g. a record the broker refused). It cannot succeed in this state.
+        if err is not None and err.code() in (KafkaError._STATE, KafkaError._FATAL):
+            # The transaction (or the producer) already failed and librdkafka refuses further sends; a
+            # commit attempt reports why (a record the broker refused, a fenced producer, a sequence the
+            # broker lost). It cannot succeed in this state.
             try:
                 self.producer.commit_transaction(COMMIT_SLICE_S)
             except KafkaException as e:
                 cause = e
         self._txn_open = False
-        return self._commit_failed(cause, "Unrecoverable exception trying to send records of task")
+        failure = self._commit_failed(cause, "Unrecoverable exception trying to send records of task")
+        failure.__cause__ = cause
+        return failure
 
     def _commit_failed(self, error: BaseException,
                        what: str = "Failed to flush offsets and/or records for task") -> ConnectException:
@@ -244,6 +253,8 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         if err is not None:
             if err.code() in _SIZE_CODES:
                 hint = _SIZE_HINT
+            elif err.code() in _SEQUENCE_CODES:
+                hint = _SEQUENCE_HINT
             elif err.code() in _TIMEOUT_CODES or (err.txn_requires_abort() and err.code() != KafkaError._FENCED):
                 hint = _TIMEOUT_HINT
         return ConnectException(f"{what} {self.id}: {error}.{hint}")

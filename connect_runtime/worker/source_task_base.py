@@ -300,7 +300,9 @@ class WorkerSourceTask(ABC):
                 try:
                     sent = self._send_batch(records)
                 except KafkaException as e:
-                    raise self.send_failed(e) from e
+                    failure = self.send_failed(e)
+                    # Chained to what send_failed found behind ``e`` (why a failed producer refuses sends).
+                    raise failure from failure.__cause__ or e
             # Free the batch before the next poll: the next batch then reuses its memory while it is still in
             # the CPU caches, rather than needing a second batch-sized working set (bench/README.md).
             records = None
