@@ -62,7 +62,8 @@ def is_transient(error: BaseException) -> bool:
     out, and a plugin may raise from ``start``).
 
     A fenced producer, an authorization failure or any other exception is not transient; nor is any
-    other fatal client error, unless a lost sequence is what made the producer fatal.
+    other fatal client error, unless the chain holds a lost sequence (librdkafka makes a producer
+    instance fatal for that, and reports ``_FATAL`` on its sends).
     """
     seen: set[int] = set()
     current: BaseException | None = error

@@ -47,6 +47,8 @@ _BACKOFF_MAX_S = 10.0
 #: ``_END_OFFSETS_MAX_SENDS`` requests in all: see ``_EndOffsetsRequest``.
 _END_OFFSETS_RESEND_S = 2.0
 _END_OFFSETS_MAX_SENDS = 4
+#: The request timeout of the first request: the whole request fails then, and the reader asks anew.
+_END_OFFSETS_DEADLINE_S = 30.0
 #: How long reading must fail, and a broker that answers then say the topic does not exist, before
 #: the reader gives up: a restarting broker or one still loading metadata may briefly not know it.
 MISSING_TOPIC_GRACE_S = 30.0
@@ -73,7 +75,9 @@ class _EndOffsetsRequest:
     librdkafka sends list-offsets to the leader it has cached and, when that broker was killed, waits
     the whole request timeout for it, while its successor is elected within seconds: a late partition
     is asked again (after a metadata refresh) at growing intervals, and the first answer for each
-    partition counts. A partition fails only once every request for it has failed.
+    partition counts. A partition fails once every request for it has failed, or when none has answered
+    within ``_END_OFFSETS_DEADLINE_S`` of the first (the reader then starts over at once: its successor
+    may be known by then, where waiting for the last request's own timeout would take longer).
     """
 
     def __init__(self, send: Callable[[list[TopicPartition]], Mapping[TopicPartition, Future[Any]]],
@@ -82,6 +86,7 @@ class _EndOffsetsRequest:
         self._answers: dict[TopicPartition, list[Future[Any]]] = {tp: [] for tp in partitions}
         self._sends = 0
         self._resend_at = 0.0
+        self._deadline = time.monotonic() + _END_OFFSETS_DEADLINE_S
         self._ask(partitions)
 
     def _ask(self, partitions: list[TopicPartition]) -> None:
@@ -115,6 +120,8 @@ class _EndOffsetsRequest:
                 error = futures[-1].exception()
                 assert error is not None  # done, and not answered
                 raise error
+            elif time.monotonic() >= self._deadline:
+                raise TimeoutError(f"no end offset of {tp.topic}-{tp.partition} within {_END_OFFSETS_DEADLINE_S:g} s")
             else:
                 return None
         return offsets

@@ -98,6 +98,9 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self._interval_s = interval_ms / 1000.0 if boundary is TransactionBoundary.INTERVAL else 0.0
         self._next_commit = 0.0
         self._producer_closed = False
+        #: What the closing abort answered when it found the producer fenced: a successor runs, so the
+        #: failure must not be taken as transient (a restart here would fence that successor).
+        self._fenced_at_close: KafkaException | None = None
 
     def prepare(self) -> None:
         logger.info("Task %s: fencing the previous generation's producers", self.id)
@@ -182,7 +185,8 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         except Exception as e:
             self._txn_open = False
             self.metrics.commit_failed()
-            raise self._commit_failed(e) from e
+            failure = self._commit_failed(e)
+            raise failure from failure.__cause__
         self._txn_open = False
         self._txn_began = None
         self.metrics.transaction_committed(self.txn_size, (time.monotonic() - started) * 1000.0)
@@ -203,7 +207,8 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             self.producer.abort_transaction(self._timeout_s)
         except KafkaException as e:
             self._txn_open = False
-            raise self._commit_failed(e) from e
+            failure = self._commit_failed(e)
+            raise failure from failure.__cause__
         finally:
             self.metrics.producer_call("abort", timed_ns() - calling)
         self._txn_open = False
@@ -229,13 +234,17 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             except KafkaException as e:
                 cause = e
         self._txn_open = False
-        failure = self._commit_failed(cause, "Unrecoverable exception trying to send records of task")
-        failure.__cause__ = cause
-        return failure
+        return self._commit_failed(cause, "Unrecoverable exception trying to send records of task")
 
     def _commit_failed(self, error: BaseException,
                        what: str = "Failed to flush offsets and/or records for task") -> ConnectException:
-        """Abort what can be aborted and drop every queued record at once; the error for the task."""
+        """Abort what can be aborted and drop every queued record at once; the error for the task, caused
+        by ``error``, or by the fence the abort found (which makes the failure final)."""
+        failure = self._commit_failure(error, what)
+        failure.__cause__ = self._fenced_at_close or error
+        return failure
+
+    def _commit_failure(self, error: BaseException, what: str) -> ConnectException:
         err = kafka_error(error)
         self._close_producer()
         began, self._txn_began = self._txn_began, None
@@ -283,8 +292,12 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         # Abort first: it writes the abort markers that let read_committed readers of the offsets
         # topic move past this transaction. A fenced producer cannot abort; its successor did already.
         calling = timed_ns()
-        with contextlib.suppress(KafkaException):
+        try:
             producer.abort_transaction(5)
+        except KafkaException as e:
+            err = kafka_error(e)
+            if err is not None and err.code() in _FENCED_CODES:
+                self._fenced_at_close = e
         if self._txn_began is not None:
             # Only a transaction that was open is an abort; a clean stop's call aborts nothing.
             self.metrics.producer_call("abort", timed_ns() - calling)

@@ -105,3 +105,18 @@ def test_a_resend_that_raises_waits_its_turn(clock: list[float]) -> None:
     assert not request.late()  # the next try comes after the longer wait, not on the next loop
     _answer(send.sent[0][TP0], 1)
     assert request.offsets() == {0: 1}
+
+
+def test_a_request_still_unanswered_at_its_deadline_fails_so_that_the_reader_asks_anew(clock: list[float]) -> None:
+    """Every request went to a dead leader: rather than wait for the last one's own timeout (up to 14 s +
+    30 s after the first), the whole request fails at the first one's and the reader starts over."""
+    send = _Sender()
+    request = _EndOffsetsRequest(send, [TP0])
+    while request.late() or clock[0] < 100 + kafka_log._END_OFFSETS_DEADLINE_S - 1:
+        if request.late():
+            request.resend()
+        clock[0] += 0.5
+        assert request.offsets() is None
+    clock[0] = 100 + kafka_log._END_OFFSETS_DEADLINE_S
+    with pytest.raises(TimeoutError):
+        request.offsets()

@@ -85,3 +85,21 @@ def test_a_fenced_producer_stays_failed() -> None:
     [(trace, transient)] = statuses.failures
     assert not transient, trace
     assert "fenced by newer producer instance" in trace, trace
+
+
+class _FencedMeanwhile(_FailingCommit):
+    """The commit lost its sequence, and by the time the task aborts, a successor has fenced it."""
+
+    def abort_transaction(self, timeout: float) -> None:
+        self.events.append("abort")
+        raise KafkaException(KafkaError(KafkaError.PRODUCER_FENCED, "fenced by the successor", fatal=True))
+
+
+def test_a_lost_sequence_whose_abort_finds_the_producer_fenced_stays_failed() -> None:
+    """A successor already runs: restarting this instance would fence it back."""
+    events: list[str] = []
+    statuses = FakeStatusListener(events)
+    _run(_FencedMeanwhile(events, _lost_sequence()), statuses)
+    [(trace, transient)] = statuses.failures
+    assert not transient, trace
+    assert "fenced by the successor" in trace and "skipped sequence numbers" in trace, trace
