@@ -15,7 +15,7 @@ from connect_runtime.storage.kafka_log import KafkaBasedLog
 from connect_runtime.testing.cluster import wait_until
 from connect_runtime.testing.local_kafka import LocalKafka, free_port, session_kafka_version
 from connect_runtime.testing.pytest_plugin import new_topic
-from connect_runtime.testing.topics import unique_topic_name
+from connect_runtime.testing.topics import client_settings, unique_topic_name
 
 
 class _Collector:
@@ -33,7 +33,7 @@ class _Collector:
 
 
 def _produce(bootstrap: str, topic: str, value: bytes) -> None:
-    p = Producer({"bootstrap.servers": bootstrap, "acks": "all"})
+    p = Producer(client_settings(bootstrap, acks="all"))
     p.produce(topic, key=b"k", value=value)
     assert p.flush(30) == 0
 
@@ -47,7 +47,7 @@ def test_read_to_end_pending_through_a_broker_restart_completes_after(tmp_path: 
         topic = new_topic(bootstrap, partitions=2, config={"cleanup.policy": "compact"})
         _produce(bootstrap, topic, b"before")
         seen = _Collector()
-        log = KafkaBasedLog(topic, {"bootstrap.servers": bootstrap}, AdminClient({"bootstrap.servers": bootstrap}),
+        log = KafkaBasedLog(topic, client_settings(bootstrap), AdminClient(client_settings(bootstrap)),
                             seen.on_record, on_fatal=seen.on_fatal)
         log.start()
         assert seen.values == [b"before"]
@@ -73,8 +73,8 @@ def test_deleted_topic_stops_the_reader_once_naming_the_topic(kafka_bootstrap: s
     topic = new_topic(kafka_bootstrap, partitions=1)
     _produce(kafka_bootstrap, topic, b"v")
     seen = _Collector()
-    admin = AdminClient({"bootstrap.servers": kafka_bootstrap})
-    log = KafkaBasedLog(topic, {"bootstrap.servers": kafka_bootstrap}, admin, seen.on_record,
+    admin = AdminClient(client_settings(kafka_bootstrap))
+    log = KafkaBasedLog(topic, client_settings(kafka_bootstrap), admin, seen.on_record,
                         on_fatal=seen.on_fatal, missing_topic_grace_s=1.0)
     log.start()
     admin.delete_topics([topic], operation_timeout=30)[topic].result(30)
@@ -99,8 +99,8 @@ def test_start_waits_for_a_topic_whose_metadata_has_not_reached_its_broker_yet(k
     start. Shown here by a topic that appears a second after the reader starts."""
     topic = unique_topic_name("late")
     seen = _Collector()
-    log = KafkaBasedLog(topic, {"bootstrap.servers": kafka_bootstrap},
-                        AdminClient({"bootstrap.servers": kafka_bootstrap}), seen.on_record,
+    log = KafkaBasedLog(topic, client_settings(kafka_bootstrap),
+                        AdminClient(client_settings(kafka_bootstrap)), seen.on_record,
                         on_fatal=seen.on_fatal, missing_topic_grace_s=20.0)
     creator = threading.Timer(1.0, lambda: new_topic(kafka_bootstrap, topic, config={"cleanup.policy": "compact"}))
     creator.start()
@@ -116,7 +116,7 @@ def test_start_waits_for_a_topic_whose_metadata_has_not_reached_its_broker_yet(k
 
 @pytest.mark.kafka
 def test_start_still_fails_on_a_topic_that_never_appears(kafka_bootstrap: str) -> None:
-    log = KafkaBasedLog(unique_topic_name("never"), {"bootstrap.servers": kafka_bootstrap},
-                        AdminClient({"bootstrap.servers": kafka_bootstrap}), lambda m: None, missing_topic_grace_s=1.0)
+    log = KafkaBasedLog(unique_topic_name("never"), client_settings(kafka_bootstrap),
+                        AdminClient(client_settings(kafka_bootstrap)), lambda m: None, missing_topic_grace_s=1.0)
     with pytest.raises(KafkaException, match="has no partitions or does not exist"):
         log.start(timeout_s=30)
