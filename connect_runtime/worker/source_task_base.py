@@ -243,8 +243,13 @@ class WorkerSourceTask(ABC):
                 logger.warning("Task %s threw while stopping: %r", self.id, e)
                 return
             self.failed = True
-            logger.error("Task %s threw an uncaught and unrecoverable exception; it is being killed "
-                         "and will not recover until manually restarted", self.id, exc_info=True)
+            transient = is_transient(e) and not isinstance(e, ToleranceExceeded)
+            if transient:
+                logger.error("Task %s failed on a transient error; it is being killed, and the worker restarts "
+                             "it", self.id, exc_info=True)
+            else:
+                logger.error("Task %s threw an uncaught and unrecoverable exception; it is being killed "
+                             "and will not recover until manually restarted", self.id, exc_info=True)
             # Fail with nothing left open, before FAILED is visible: an open transaction would hold back
             # the fencing and the offsets reads of the connector's other tasks until it timed out.
             try:
@@ -252,7 +257,6 @@ class WorkerSourceTask(ABC):
             except Exception:
                 logger.exception("Task %s failed to abort its open transaction", self.id)
             self._stop_plugin()  # as Java: the plugin is stopped before FAILED is reported
-            transient = is_transient(e) and not isinstance(e, ToleranceExceeded)
             self._status.on_failure(self.id, "".join(traceback.format_exception(e)), transient)
         finally:
             self._close()
