@@ -52,7 +52,7 @@ _FATAL_CODES = frozenset({KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaE
 #: restart, while batches were in flight): librdkafka fails the transaction, or the producer instance.
 #: A new instance of the task starts clean: a new producer, whose ``init_transactions`` aborts what
 #: the old one left open, and the records again from the last committed offsets.
-_NEW_PRODUCER_CODES = frozenset({KafkaError.OUT_OF_ORDER_SEQUENCE_NUMBER, KafkaError.UNKNOWN_PRODUCER_ID})
+LOST_SEQUENCE_CODES = frozenset({KafkaError.OUT_OF_ORDER_SEQUENCE_NUMBER, KafkaError.UNKNOWN_PRODUCER_ID})
 
 
 def is_transient(error: BaseException) -> bool:
@@ -74,7 +74,7 @@ def is_transient(error: BaseException) -> bool:
         if err is not None:
             if err.code() in _FATAL_CODES:
                 return False
-            if err.code() in _NEW_PRODUCER_CODES:
+            if err.code() in LOST_SEQUENCE_CODES:
                 lost_sequence = True
             elif err.fatal() or err.code() == KafkaError._FATAL:
                 fatal = True

@@ -281,10 +281,9 @@ class KafkaBasedLog:
                             request = None
                             self._on_error(e, "list its end offsets")
                             self._refresh_metadata()
-                        else:
-                            if targets is not None:
-                                request = None
-                                next_report = time.monotonic() + _SLOW_REPORT_S
+                        if targets is not None:
+                            request = None
+                            next_report = time.monotonic() + _SLOW_REPORT_S
                 # consume() waits its whole timeout to fill a batch even when records are there, which
                 # made every read_to_end() take ~0.2 s; take what was fetched, else wait for one record.
                 msgs = self._attempt("consume", functools.partial(_fetch, consumer))

@@ -26,6 +26,7 @@ from connect_runtime.api.errors import ConnectException, RetriableException
 from connect_runtime.api.kafka_clients import COMMIT_SLICE_S, commit_transaction, init_transactions, kafka_error
 from connect_runtime.api.record import SourceRecord
 from connect_runtime.api.transaction import TransactionContext
+from connect_runtime.clients import LOST_SEQUENCE_CODES
 from connect_runtime.config.connector_config import TransactionBoundary
 from connect_runtime.storage import formats
 from connect_runtime.worker.source_task_base import TaskCancelled, TaskSetup, WorkerSourceTask
@@ -51,7 +52,6 @@ _SIZE_HINT = (
 _TIMEOUT_CODES = frozenset({KafkaError.INVALID_PRODUCER_EPOCH, KafkaError._TIMED_OUT,
                             KafkaError.TRANSACTION_ABORTABLE, KafkaError.INVALID_TXN_STATE})
 _SIZE_CODES = frozenset({KafkaError.MSG_SIZE_TOO_LARGE, KafkaError.RECORD_LIST_TOO_LARGE})
-_SEQUENCE_CODES = frozenset({KafkaError.OUT_OF_ORDER_SEQUENCE_NUMBER, KafkaError.UNKNOWN_PRODUCER_ID})
 _SEQUENCE_HINT = (
     " The broker lost track of the producer's sequence numbers, as happens when a partition leader moves "
     "(a broker restart) while batches are in flight: the transaction is aborted, nothing of it is visible, "
@@ -262,7 +262,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         if err is not None:
             if err.code() in _SIZE_CODES:
                 hint = _SIZE_HINT
-            elif err.code() in _SEQUENCE_CODES:
+            elif err.code() in LOST_SEQUENCE_CODES:
                 hint = _SEQUENCE_HINT
             elif err.code() in _TIMEOUT_CODES or (err.txn_requires_abort() and err.code() != KafkaError._FENCED):
                 hint = _TIMEOUT_HINT

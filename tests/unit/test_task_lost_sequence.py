@@ -7,6 +7,7 @@ where two tasks stayed FAILED until a REST restart. A fenced producer stays a fi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
@@ -46,10 +47,16 @@ class _FatalProducer(_FailingCommit):
         raise KafkaException(KafkaError(KafkaError._FATAL, "Unable to produce message: Local: Fatal error"))
 
 
-def _run(producer: FakeProducer, statuses: FakeStatusListener) -> None:
+def _fail(producer: Callable[[list[str]], FakeProducer]) -> tuple[str, bool, list[str]]:
+    """Run a one-record task on ``producer(events)`` until it fails: its trace, whether the failure is
+    transient, and the events (producer calls and states) in order."""
+    events: list[str] = []
+    statuses = FakeStatusListener(events)
     record = SourceRecord({"p": 0}, {"o": 1}, "data", value=1)
-    setup = task_setup(ScriptedTask([[record]]), statuses=statuses, producer=producer)
+    setup = task_setup(ScriptedTask([[record]]), statuses=statuses, producer=producer(events))
     ExactlyOnceWorkerSourceTask(setup, fence=lambda: None, verify_generation=lambda: None)._run()
+    [(trace, transient)] = statuses.failures
+    return trace, transient, events
 
 
 def test_a_lost_sequence_is_transient_abortable_or_fatal() -> None:
@@ -59,10 +66,7 @@ def test_a_lost_sequence_is_transient_abortable_or_fatal() -> None:
 
 
 def test_a_commit_that_lost_its_sequence_fails_the_task_for_a_restart() -> None:
-    events: list[str] = []
-    statuses = FakeStatusListener(events)
-    _run(_FailingCommit(events, _lost_sequence()), statuses)
-    [(trace, transient)] = statuses.failures
+    trace, transient, events = _fail(lambda events: _FailingCommit(events, _lost_sequence()))
     assert transient, trace
     assert "skipped sequence numbers" in trace and "restarted with a new producer" in trace, trace
     assert "before its producer transaction expired" not in trace  # not a timeout
@@ -70,19 +74,13 @@ def test_a_commit_that_lost_its_sequence_fails_the_task_for_a_restart() -> None:
 
 
 def test_a_producer_failed_by_a_lost_sequence_fails_the_task_for_a_restart() -> None:
-    events: list[str] = []
-    statuses = FakeStatusListener(events)
-    _run(_FatalProducer(events, _lost_sequence(fatal=True)), statuses)
-    [(trace, transient)] = statuses.failures
+    trace, transient, _ = _fail(lambda events: _FatalProducer(events, _lost_sequence(fatal=True)))
     assert transient, trace
     assert "skipped sequence numbers" in trace, trace
 
 
 def test_a_fenced_producer_stays_failed() -> None:
-    events: list[str] = []
-    statuses = FakeStatusListener(events)
-    _run(_FatalProducer(events, _fenced()), statuses)
-    [(trace, transient)] = statuses.failures
+    trace, transient, _ = _fail(lambda events: _FatalProducer(events, _fenced()))
     assert not transient, trace
     assert "fenced by newer producer instance" in trace, trace
 
@@ -97,9 +95,6 @@ class _FencedMeanwhile(_FailingCommit):
 
 def test_a_lost_sequence_whose_abort_finds_the_producer_fenced_stays_failed() -> None:
     """A successor already runs: restarting this instance would fence it back."""
-    events: list[str] = []
-    statuses = FakeStatusListener(events)
-    _run(_FencedMeanwhile(events, _lost_sequence()), statuses)
-    [(trace, transient)] = statuses.failures
+    trace, transient, _ = _fail(lambda events: _FencedMeanwhile(events, _lost_sequence()))
     assert not transient, trace
     assert "fenced by the successor" in trace and "skipped sequence numbers" in trace, trace
