@@ -29,7 +29,7 @@ from connect_runtime.api.transaction import TransactionContext
 from connect_runtime.clients import LOST_SEQUENCE_CODES
 from connect_runtime.config.connector_config import TransactionBoundary
 from connect_runtime.storage import formats
-from connect_runtime.worker.source_task_base import TaskCancelled, TaskSetup, WorkerSourceTask
+from connect_runtime.worker.source_task_base import TaskCancelled, TaskRewind, TaskSetup, WorkerSourceTask
 from connect_runtime.worker.task_metrics import timed_ns
 from connect_runtime.worker.transaction_context import WorkerTransactionContext
 
@@ -56,6 +56,10 @@ _SEQUENCE_HINT = (
     " The broker lost track of the producer's sequence numbers, as happens when a partition leader moves "
     "(a broker restart) while batches are in flight: the transaction is aborted, nothing of it is visible, "
     "and the task is restarted with a new producer from its last committed offsets."
+)
+_REWIND_HINT = (
+    " The broker lost track of the producer's sequence numbers, as happens when a partition leader moves "
+    "(a broker restart) while batches are in flight"
 )
 #: What librdkafka reports both when a newer instance fenced the producer and when the broker aborted a
 #: transaction open longer than ``transaction.timeout.ms`` (the broker bumps the producer's epoch either way).
@@ -237,12 +241,44 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         return self._commit_failed(cause, "Unrecoverable exception trying to send records of task")
 
     def _commit_failed(self, error: BaseException,
-                       what: str = "Failed to flush offsets and/or records for task") -> ConnectException:
+                       what: str = "Failed to flush offsets and/or records for task") -> Exception:
         """Abort what can be aborted and drop every queued record at once; the error for the task, caused
-        by ``error``, or by the fence the abort found (which makes the failure final)."""
+        by ``error``, or by the fence the abort found (which makes the failure final). A lost sequence whose
+        abort succeeded is a :class:`TaskRewind` instead: the producer goes on."""
+        rewind = self._rewind_after(error, what)
+        if rewind is not None:
+            return rewind
         failure = self._commit_failure(error, what)
         failure.__cause__ = self._fenced_at_close or error
         return failure
+
+    def _rewind_after(self, error: BaseException, what: str) -> TaskRewind | None:
+        """librdkafka makes a lost sequence an abortable error that "requires epoch bump": its abort bumps the
+        producer's epoch (KIP-360), which the coordinator grants only to the current epoch, so a producer a
+        successor has fenced can never rewind. Anything else (a fatal producer, an abort that fails) is a
+        failure, and the worker restarts the task with a new producer."""
+        err = kafka_error(error)
+        if (err is None or err.code() not in LOST_SEQUENCE_CODES or err.fatal() or not err.txn_requires_abort()
+                or self._stopping or self._producer_closed):
+            return None
+        calling = timed_ns()
+        try:
+            self.producer.abort_transaction(self._timeout_s)
+        except KafkaException as e:
+            logger.warning("Task %s: aborting the transaction that lost its sequence failed: %s", self.id, e)
+            return None
+        finally:
+            self.metrics.producer_call("abort", timed_ns() - calling)
+        self._txn_began = None
+        self.metrics.transaction_aborted()
+        rewind = TaskRewind(f"{what} {self.id}: {error}.{_REWIND_HINT}")
+        rewind.__cause__ = error
+        return rewind
+
+    def rewound(self) -> None:
+        self._txn_open = False
+        self.txn_size = 0
+        self._next_commit = time.monotonic() + self._interval_s
 
     def _commit_failure(self, error: BaseException, what: str) -> ConnectException:
         err = kafka_error(error)
@@ -335,6 +371,10 @@ class ConnectorBoundaryWorkerSourceTask(ExactlyOnceWorkerSourceTask):
 
     def transaction_context(self) -> TransactionContext | None:
         return self._context
+
+    def rewound(self) -> None:
+        super().rewound()
+        self._context = WorkerTransactionContext()  # the stopped instance's requests die with it
 
     def on_record_sent(self, record: SourceRecord, dropped: bool) -> None:
         if not dropped:

@@ -4,7 +4,9 @@ One loop thread in the task's process, and every call into the plugin's task hap
 KAFKA-10792): ``initialize`` and ``start``, then ``poll`` in a loop (with ``commit``, ``commit_record``,
 ``on_pause`` and ``on_resume`` between polls), then ``stop`` exactly once, after the last ``poll``
 returned, and only if ``start`` returned. A stop request from the worker only sets a flag the loop
-checks between polls; a ``poll`` that never returns is ended by the worker killing the task's process
+checks between polls. An exactly-once task whose transaction was aborted under it (a lost sequence, see
+:class:`TaskRewind`) stops its plugin instance the same way and starts a new one from the committed offsets.
+A ``poll`` that never returns is ended by the worker killing the task's process
 once ``task.shutdown.graceful.timeout.ms`` has passed (no final commit, no status).
 
 The per-record path (``_send_batch``) is kept tight: no per-record logging, no per-record closures
@@ -84,6 +86,16 @@ class _TaskContext(SourceTaskContext):
 
 class TaskCancelled(Exception):
     """The task was stopped while starting up."""
+
+
+class TaskRewind(Exception):
+    """The open transaction was aborted, but the producer can go on (a lost sequence, whose abort bumped the
+    producer's epoch): the loop restarts the plugin, as a new instance, from the last committed offsets,
+    instead of failing the task. Its ``__cause__`` is the Kafka error."""
+
+
+#: Rewinds in a row with no commit in between before the task fails (transient: the worker restarts it).
+MAX_REWINDS = 3
 
 
 def takes_schema(convert: Callable[..., Any]) -> bool:
@@ -167,6 +179,7 @@ class WorkerSourceTask(ABC):
         self._stopping = False
         # The plugin's start() returned: it gets stop() once, on this task's thread (see _stop_plugin).
         self._started = False
+        self._rewinds = 0  # since the last successful commit
         self.failed = False
         self._thread = threading.Thread(target=self._run, name=f"task-{task_id}", daemon=True)
         self.pending_offsets: PendingOffsets = {}
@@ -228,12 +241,14 @@ class WorkerSourceTask(ABC):
             self.prepare()
             if self._stopping:
                 return
-            self.task.initialize(_TaskContext(self.task_config, self._offset_reader, self.transaction_context(),
-                                              self._delegated))
-            self.task.start(self.task_config)
-            self._started = True
+            self._start_plugin()
             self._status.on_startup(self.id)
-            self._execute()
+            while True:
+                try:
+                    self._execute()
+                    break
+                except TaskRewind as rewind:
+                    self._rewind(rewind)
             if not self.failed:
                 self.final_commit()
         except TaskCancelled:
@@ -260,6 +275,30 @@ class WorkerSourceTask(ABC):
             self._status.on_failure(self.id, "".join(traceback.format_exception(e)), transient)
         finally:
             self._close()
+
+    def _start_plugin(self) -> None:
+        self.task.initialize(_TaskContext(self.task_config, self._offset_reader, self.transaction_context(),
+                                          self._delegated))
+        self.task.start(self.task_config)
+        self._started = True
+
+    def _rewind(self, rewind: TaskRewind) -> None:
+        """Start over from the last committed offsets: the plugin instance that polled the aborted records is
+        stopped and a new one started (its position is the committed offsets, as on any restart). Nothing
+        since the last commit is reported to either instance: the new one polls those records again. The task
+        stays RUNNING; after :data:`MAX_REWINDS` in a row with no commit, it fails instead."""
+        self._rewinds += 1
+        if self._rewinds > MAX_REWINDS:
+            raise ConnectException(f"{rewind} ({MAX_REWINDS} times in a row)") from rewind.__cause__
+        logger.warning("Task %s: %s. Its transaction was aborted; the task goes on from its last committed "
+                       "offsets, with a new instance of %s", self.id, rewind, type(self.task).__name__)
+        self._stop_plugin()
+        self.pending_offsets.clear()
+        self._pending_topics.clear()
+        self._uncommitted, self._aborted = [], []
+        self.rewound()
+        self.task = type(self.task)()
+        self._start_plugin()
 
     def _await_start(self) -> bool:
         """A task started paused (its connector was paused, then restarted) reports PAUSED and waits,
@@ -542,6 +581,7 @@ class WorkerSourceTask(ABC):
 
     def report_committed(self) -> None:
         """After a successful commit: ``commit_record`` for every buffered record, then ``commit``."""
+        self._rewinds = 0
         if self._pending_topics:
             self._record_active_topics()
         if self._aborted or self._uncommitted:
@@ -611,6 +651,10 @@ class WorkerSourceTask(ABC):
     def on_record_sent(self, record: SourceRecord, dropped: bool) -> None:
         """Called after each record was handed to the producer, or dropped by a transform (record-level
         boundaries); only called at all when a subclass overrides it."""
+
+    def rewound(self) -> None:
+        """The loop is about to start a new plugin instance after a :class:`TaskRewind`: forget the aborted
+        transaction's state."""
 
     def abandon_uncommitted(self) -> None:
         """The records sent so far will never be committed (aborted transaction): their
