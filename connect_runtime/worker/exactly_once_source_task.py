@@ -106,6 +106,13 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         #: failure must not be taken as transient (a restart here would fence that successor).
         self._fenced_at_close: KafkaException | None = None
 
+    def _read_offsets_to_end(self) -> None:
+        try:
+            self._offset_store.read_to_end().result(self._timeout_s)
+        except TimeoutError as e:
+            raise RetriableException(f"Timed out reading the offsets of task {self.id} from "
+                                     f"{self._offset_store.topic}") from e
+
     def prepare(self) -> None:
         logger.info("Task %s: fencing the previous generation's producers", self.id)
         self._fence()
@@ -123,11 +130,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self._verify_generation()
         logger.info("Task %s: reading committed offsets from %s", self.id, self._offset_store.topic)
         self._offset_store.start()
-        try:
-            self._offset_store.read_to_end().result(self._timeout_s)
-        except TimeoutError as e:
-            raise RetriableException(f"Timed out reading the offsets of task {self.id} from "
-                                     f"{self._offset_store.topic}") from e
+        self._read_offsets_to_end()
         self._next_commit = time.monotonic() + self._interval_s
 
     def forbidden_topic(self) -> str | None:
@@ -193,6 +196,9 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             raise failure from failure.__cause__
         self._txn_open = False
         self._txn_began = None
+        # Only a transaction that committed ends a run of rewinds: an empty commit does not (a source that
+        # polls nothing between two lost sequences would otherwise rewind forever).
+        self._rewinds = 0
         self.metrics.transaction_committed(self.txn_size, (time.monotonic() - started) * 1000.0)
         self.txn_size = 0
         pending.clear()
@@ -278,6 +284,9 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
     def rewound(self) -> None:
         self._txn_open = False
         self.txn_size = 0
+        # The plugin reads the store's in-memory view, which a background reader fills: the transactions
+        # committed just before the aborted one must be in it, or the new instance would send them again.
+        self._read_offsets_to_end()
         self._next_commit = time.monotonic() + self._interval_s
 
     def _commit_failure(self, error: BaseException, what: str) -> ConnectException:

@@ -179,7 +179,7 @@ class WorkerSourceTask(ABC):
         self._stopping = False
         # The plugin's start() returned: it gets stop() once, on this task's thread (see _stop_plugin).
         self._started = False
-        self._rewinds = 0  # since the last successful commit
+        self._rewinds = 0  # since the last transaction that committed
         self.failed = False
         self._thread = threading.Thread(target=self._run, name=f"task-{task_id}", daemon=True)
         self.pending_offsets: PendingOffsets = {}
@@ -288,6 +288,9 @@ class WorkerSourceTask(ABC):
         since the last commit is reported to either instance: the new one polls those records again. The task
         stays RUNNING; after :data:`MAX_REWINDS` in a row with no commit, it fails instead."""
         self._rewinds += 1
+        if self._stopping:
+            # Stopped while aborting: no new instance to start only to stop it (no FAILED either, see _run).
+            raise ConnectException(str(rewind)) from rewind.__cause__
         if self._rewinds > MAX_REWINDS:
             raise ConnectException(f"{rewind} ({MAX_REWINDS} times in a row)") from rewind.__cause__
         logger.warning("Task %s: %s. Its transaction was aborted; the task goes on from its last committed "
@@ -581,7 +584,6 @@ class WorkerSourceTask(ABC):
 
     def report_committed(self) -> None:
         """After a successful commit: ``commit_record`` for every buffered record, then ``commit``."""
-        self._rewinds = 0
         if self._pending_topics:
             self._record_active_topics()
         if self._aborted or self._uncommitted:
@@ -654,7 +656,7 @@ class WorkerSourceTask(ABC):
 
     def rewound(self) -> None:
         """The loop is about to start a new plugin instance after a :class:`TaskRewind`: forget the aborted
-        transaction's state."""
+        transaction's state, and have the committed offsets ready for the new instance to read."""
 
     def abandon_uncommitted(self) -> None:
         """The records sent so far will never be committed (aborted transaction): their

@@ -11,6 +11,7 @@ which the worker restarts on its own with a new producer. A fenced producer stay
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
@@ -18,7 +19,7 @@ from task_loop_setup import task_setup
 
 from connect_runtime.api import SourceRecord, SourceTask
 from connect_runtime.clients import is_transient
-from connect_runtime.testing.fakes import FakeProducer, FakeStatusListener
+from connect_runtime.testing.fakes import FakeOffsetStore, FakeProducer, FakeStatusListener
 from connect_runtime.worker.exactly_once_source_task import (
     ConnectorBoundaryWorkerSourceTask,
     ExactlyOnceWorkerSourceTask,
@@ -56,30 +57,37 @@ class _FatalProducer(_FailingCommit):
 
 class _Numbers(SourceTask):
     """Each poll returns the next number as one record (offset ``{"n": n}``), counting on from the offset its
-    instance started at; instances and their events are kept in ``log``. After ``stop_after`` records in all,
-    it stops the task loop ``loop``."""
+    instance started at; instances and their events are kept in ``log``. After ``stop_after`` polls in all,
+    it stops the task loop ``loop``; every ``idle_every``-th poll returns None."""
 
     log: list[str] = []
     instances: list[_Numbers] = []
-    committed_n = 0  # what a new instance starts from: the fake offset store keeps nothing
+    committed_n = 0  # the offset of the last record whose transaction committed (``commit``)
+    visible_n = 0  # what the task's offset reader shows: committed_n as of the last read to the end
     stop_after = 1_000_000
+    idle_every = 0
     loop: ExactlyOnceWorkerSourceTask | None = None
 
     def __init__(self) -> None:
         self.n = 0
+        self.polls = 0
         type(self).instances.append(self)
 
     def version(self) -> str:
         return "1"
 
     def start(self, props: Mapping[str, str]) -> None:
-        self.n = type(self).committed_n
+        self.n = type(self).visible_n
         self.log.append(f"start {len(self.instances)}")
 
-    def poll(self) -> list[SourceRecord]:
-        self.n += 1
-        if sum(1 for e in self.log if e.startswith("poll")) + 1 >= self.stop_after and self.loop is not None:
+    def poll(self) -> list[SourceRecord] | None:
+        polls = sum(1 for e in self.log if e.startswith("poll")) + 1
+        if polls >= self.stop_after and self.loop is not None:
             self.loop.stop()
+        if self.idle_every and polls % self.idle_every == 0:
+            self.log.append("poll None")
+            return None
+        self.n += 1
         self.log.append(f"poll {self.n}")
         return [SourceRecord({"p": 0}, {"n": self.n}, "data", value=self.n)]
 
@@ -90,14 +98,30 @@ class _Numbers(SourceTask):
         self.log.append(f"stop {len(self.instances)}")
 
 
-def _numbers(stop_after: int = 1_000_000) -> type[_Numbers]:
+def _numbers(stop_after: int = 1_000_000, idle_every: int = 0) -> type[_Numbers]:
     class Numbers(_Numbers):
         log: list[str] = []
         instances: list[_Numbers] = []
         committed_n = 0
+        visible_n = 0
 
     Numbers.stop_after = stop_after
+    Numbers.idle_every = idle_every
     return Numbers
+
+
+class _LaggingOffsets(FakeOffsetStore):
+    """The task's offsets as its plugin sees them: what was committed as of the last read to the end (the
+    store's background reader is always behind)."""
+
+    def __init__(self, plugin: type[_Numbers]) -> None:
+        super().__init__()
+        self.plugin = plugin
+
+    def read_to_end(self) -> Future[None]:
+        self.plugin.visible_n = self.plugin.committed_n
+        self.plugin.log.append("read offsets")
+        return super().read_to_end()
 
 
 def _run(producer: Callable[[list[str]], FakeProducer], plugin: type[_Numbers] | None = None,
@@ -108,7 +132,7 @@ def _run(producer: Callable[[list[str]], FakeProducer], plugin: type[_Numbers] |
     plugin = plugin or _numbers()
     events: list[str] = []
     statuses = FakeStatusListener(events)
-    setup = task_setup(plugin(), statuses=statuses, producer=producer(events))
+    setup = task_setup(plugin(), statuses=statuses, producer=producer(events), offset_store=_LaggingOffsets(plugin))
     loop = loop_class(setup, fence=lambda: None, verify_generation=lambda: None)
     plugin.loop = loop
     loop._run()
@@ -130,29 +154,72 @@ def test_a_lost_sequence_is_transient_abortable_or_fatal() -> None:
 
 
 class _LosesSequenceOnce(FakeProducer):
-    """The first commit fails with a lost sequence (abortable); the abort succeeds, and so does the rest."""
+    """Commit number ``at`` (from 1) fails with a lost sequence (abortable); the abort succeeds, and so does
+    every other commit."""
 
-    def __init__(self, events: list[str]) -> None:
+    def __init__(self, events: list[str], at: int = 1) -> None:
         super().__init__(events)
-        self.failed = False
+        self.at = at
+        self.commits = 0
 
     def commit_transaction(self, timeout: float) -> None:
-        if not self.failed:
-            self.failed = True
+        self.commits += 1
+        if self.commits == self.at:
             raise _lost_sequence()
         super().commit_transaction(timeout)
 
 
 def test_a_commit_that_lost_its_sequence_rewinds_to_the_committed_offsets_and_stays_running() -> None:
-    statuses, events, plugin = _run(_LosesSequenceOnce, _numbers(stop_after=3))
+    statuses, events, plugin = _run(lambda events: _LosesSequenceOnce(events, at=2), _numbers(stop_after=4))
     assert not statuses.failures, statuses.failures
     assert "FAILED" not in events and events[0] == "RUNNING", events
     assert events.count("RUNNING") == 1, events  # no new start-up: RUNNING throughout
-    # The first instance polled 1, whose transaction was aborted; it is stopped, and a new instance starts from
-    # the committed offsets (none yet), so it polls 1 again.
-    assert plugin.log == ["start 1", "poll 1", "stop 1", "start 2", "poll 1", "poll 2", "stop 2"], plugin.log
-    assert plugin.committed_n == 2
-    assert events.index("abort") < events.index("commit"), events
+    # The first instance's 1 committed, its 2 was aborted: it is stopped, the offsets are read to the end, and a
+    # new instance starts from what was committed, 1, so it polls 2 again.
+    assert plugin.log == ["read offsets", "start 1", "poll 1", "poll 2", "stop 1",
+                          "read offsets", "start 2", "poll 2", "poll 3", "stop 2"], plugin.log
+    assert plugin.committed_n == 3
+    # One abort between the first and the second commit; the other is the clean stop's, which aborts nothing.
+    assert events.count("commit") == 3 and events.count("abort") == 2, events
+    assert events.index("commit") < events.index("abort") < events.index("commit", events.index("commit") + 1)
+
+
+def test_an_empty_commit_does_not_reset_the_count_of_rewinds() -> None:
+    """A source that polls nothing between two lost sequences still fails after MAX_REWINDS of them."""
+    statuses, _, plugin = _run(lambda events: _FailingCommit(events, _lost_sequence()),
+                                    _numbers(stop_after=40, idle_every=2))
+    [(trace, transient)] = statuses.failures
+    assert transient and f"({MAX_REWINDS} times in a row)" in trace, trace
+    assert len(plugin.instances) == MAX_REWINDS + 1, plugin.log
+
+
+class _StopDuringAbort(_FailingCommit):
+    """The commit lost its sequence, and the task is asked to stop while its abort runs."""
+
+    loop: ExactlyOnceWorkerSourceTask | None = None
+
+    def abort_transaction(self, timeout: float) -> None:
+        super().abort_transaction(timeout)
+        if self.loop is not None:
+            self.loop.stop()
+
+
+def test_a_task_stopped_while_aborting_starts_no_new_instance() -> None:
+    plugin = _numbers()
+    producers: list[_StopDuringAbort] = []
+
+    def producer(events: list[str]) -> FakeProducer:
+        producers.append(_StopDuringAbort(events, _lost_sequence()))
+        return producers[0]
+
+    events: list[str] = []
+    statuses = FakeStatusListener(events)
+    setup = task_setup(plugin(), statuses=statuses, producer=producer(events), offset_store=_LaggingOffsets(plugin))
+    loop = ExactlyOnceWorkerSourceTask(setup, fence=lambda: None, verify_generation=lambda: None)
+    producers[0].loop = loop
+    loop._run()
+    assert plugin.log == ["read offsets", "start 1", "poll 1", "stop 1"], plugin.log
+    assert not statuses.failures and "FAILED" not in events, events
 
 
 def test_a_lost_sequence_in_every_commit_fails_the_task_for_a_restart() -> None:
@@ -204,27 +271,32 @@ def test_a_send_refused_for_a_lost_sequence_rewinds() -> None:
     """The nemesis's case: the failure shows on ``produce``, not on the commit."""
     statuses, events, plugin = _run(_StateOnSendOnce, _numbers(stop_after=2))
     assert not statuses.failures, statuses.failures
-    assert plugin.log == ["start 1", "poll 1", "stop 1", "start 2", "poll 1", "stop 2"], plugin.log
+    assert plugin.log == ["read offsets", "start 1", "poll 1", "stop 1",
+                          "read offsets", "start 2", "poll 1", "stop 2"], plugin.log
     assert "FAILED" not in events, events
 
 
 def test_a_rewind_gives_the_new_instance_a_fresh_transaction_context() -> None:
     """transaction.boundary=connector: a commit the stopped instance asked for does not carry over."""
-    contexts: list[Any] = []
 
     class Asking(_numbers(stop_after=3)):  # type: ignore[misc]
-        def poll(self) -> list[SourceRecord]:
+        def poll(self) -> list[SourceRecord] | None:
             records = super().poll()
-            contexts.append(self.context.transaction_context)
-            if len(contexts) == 1:
+            if len(self.instances) == 1 and records:
+                # A commit after this record, which loses its sequence, and one after the batch, left pending.
                 self.context.transaction_context.commit_transaction(records[0])
+                self.context.transaction_context.commit_transaction()
             return records
 
     statuses, events, plugin = _run(_LosesSequenceOnce, Asking, ConnectorBoundaryWorkerSourceTask)
     assert not statuses.failures, statuses.failures
-    assert contexts[0] is not contexts[1] and contexts[1] is contexts[2]
-    assert plugin.committed_n == 0  # the new instance never asked for a commit: nothing committed but the last
+    assert plugin.log == ["read offsets", "start 1", "poll 1", "stop 1",
+                          "read offsets", "start 2", "poll 1", "poll 2", "stop 2"], plugin.log
+    # The new instance never asked for a commit, and the stopped one's batch request died with it.
+    assert events.count("commit") == 0 and plugin.committed_n == 0, events
     assert "FAILED" not in events, events
+
+
 
 
 def test_a_producer_failed_by_a_lost_sequence_fails_the_task_for_a_restart() -> None:
