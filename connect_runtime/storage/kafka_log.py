@@ -416,7 +416,9 @@ class KafkaBasedLog:
         behind = {tp.partition: (tp.offset, targets[tp.partition]) for tp in positions
                   if targets[tp.partition] > 0 and tp.offset < targets[tp.partition]}
         logger.warning("Reading %s to its end is taking long; (position, end) of the partitions behind: %s. "
-                       "An open transaction on the topic holds read_committed readers back until it ends.",
+                       "An open transaction on the topic holds read_committed readers back until it ends; one "
+                       "still open after the brokers' transaction.max.timeout.ms is hanging (kafka-transactions.sh "
+                       "find-hanging, then abort).",
                        self.topic, behind)
 
     def _reached(self, consumer: Consumer, targets: dict[int, int]) -> bool:
