@@ -192,7 +192,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         except Exception as e:
             self._txn_open = False
             self.metrics.commit_failed()
-            failure = self._commit_failed(e)
+            failure = self._commit_failed(self._error_behind(e))
             raise failure from failure.__cause__
         self._txn_open = False
         self._txn_began = None
@@ -233,18 +233,22 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self._txn_began = None
 
     def send_failed(self, error: KafkaException) -> Exception:
-        cause: BaseException = error
+        cause = self._error_behind(error)
+        self._txn_open = False
+        return self._commit_failed(cause, "Unrecoverable exception trying to send records of task")
+
+    def _error_behind(self, error: BaseException) -> BaseException:
+        """What failed the transaction when librdkafka refused a send (of a record, or of the offsets in a
+        commit) with ``_STATE`` or ``_FATAL``: the transaction (or the producer) already failed, and a commit
+        attempt, which cannot succeed in this state, reports why (a record the broker refused, a fenced
+        producer, a sequence the broker lost). ``error`` itself otherwise."""
         err = kafka_error(error)
         if err is not None and err.code() in (KafkaError._STATE, KafkaError._FATAL):
-            # The transaction (or the producer) already failed and librdkafka refuses further sends; a
-            # commit attempt reports why (a record the broker refused, a fenced producer, a sequence the
-            # broker lost). It cannot succeed in this state.
             try:
                 self.producer.commit_transaction(COMMIT_SLICE_S)
             except KafkaException as e:
-                cause = e
-        self._txn_open = False
-        return self._commit_failed(cause, "Unrecoverable exception trying to send records of task")
+                return e
+        return error
 
     def _commit_failed(self, error: BaseException,
                        what: str = "Failed to flush offsets and/or records for task") -> Exception:

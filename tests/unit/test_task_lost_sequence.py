@@ -276,6 +276,25 @@ def test_a_send_refused_for_a_lost_sequence_rewinds() -> None:
     assert "FAILED" not in events, events
 
 
+class _StateOnOffsetsOnce(_StateOnSendOnce):
+    """The sequence was lost while the data records went out: librdkafka refuses the commit's offsets record
+    (the 3-broker nemesis, a rolling restart)."""
+
+    def produce(self, topic: str, value: Any = None, key: Any = None, *args: Any, **kwargs: Any) -> None:
+        if topic == "offsets":
+            super().produce(topic, value, key, *args, **kwargs)
+        else:
+            FakeProducer.produce(self, topic, value, key, *args, **kwargs)
+
+
+def test_an_offsets_record_refused_for_a_lost_sequence_rewinds() -> None:
+    statuses, events, plugin = _run(_StateOnOffsetsOnce, _numbers(stop_after=2))
+    assert not statuses.failures, statuses.failures
+    assert plugin.log == ["read offsets", "start 1", "poll 1", "stop 1",
+                          "read offsets", "start 2", "poll 1", "stop 2"], plugin.log
+    assert "FAILED" not in events, events
+
+
 def test_a_rewind_gives_the_new_instance_a_fresh_transaction_context() -> None:
     """transaction.boundary=connector: a commit the stopped instance asked for does not carry over."""
 
