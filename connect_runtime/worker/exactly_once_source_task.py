@@ -52,15 +52,12 @@ _SIZE_HINT = (
 _TIMEOUT_CODES = frozenset({KafkaError.INVALID_PRODUCER_EPOCH, KafkaError._TIMED_OUT,
                             KafkaError.TRANSACTION_ABORTABLE, KafkaError.INVALID_TXN_STATE})
 _SIZE_CODES = frozenset({KafkaError.MSG_SIZE_TOO_LARGE, KafkaError.RECORD_LIST_TOO_LARGE})
-_SEQUENCE_HINT = (
-    " The broker lost track of the producer's sequence numbers, as happens when a partition leader moves "
-    "(a broker restart) while batches are in flight: the transaction is aborted, nothing of it is visible, "
-    "and the task is restarted with a new producer from its last committed offsets."
-)
 _REWIND_HINT = (
     " The broker lost track of the producer's sequence numbers, as happens when a partition leader moves "
     "(a broker restart) while batches are in flight"
 )
+_SEQUENCE_HINT = (_REWIND_HINT + ": the transaction is aborted, nothing of it is visible, and the task is "
+                  "restarted with a new producer from its last committed offsets.")
 #: What librdkafka reports both when a newer instance fenced the producer and when the broker aborted a
 #: transaction open longer than ``transaction.timeout.ms`` (the broker bumps the producer's epoch either way).
 _FENCED_CODES = frozenset({KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH})

@@ -71,7 +71,6 @@ class _Numbers(SourceTask):
 
     def __init__(self) -> None:
         self.n = 0
-        self.polls = 0
         type(self).instances.append(self)
 
     def version(self) -> str:
