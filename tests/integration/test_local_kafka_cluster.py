@@ -86,16 +86,16 @@ def test_transactions_survive_the_partition_leader_killed(kafka_cluster: KafkaCl
     loop = _CommitLoop(bootstrap, topic, f"tx-{topic}")
     loop.start()
     try:
-        wait_until(lambda: len(loop.committed) >= 20, 60, message="the first commits")
+        loop.wait_for(20, 60, "the first commits")
         leader = kafka_cluster.partition_leader(topic)
         coordinator = kafka_cluster.transaction_coordinator(loop.transactional_id)
         assert leader in kafka_cluster.node_ids and coordinator in kafka_cluster.node_ids
 
         kafka_cluster.kill(leader)
+        loop.note(f"killed node {leader} (the coordinator is node {coordinator})")
         try:
             killed_at = len(loop.committed)
-            wait_until(lambda: len(loop.committed) >= killed_at + 20, FAILOVER_S,
-                       message=f"commits to go on after node {leader} was killed")
+            loop.wait_for(killed_at + 20, FAILOVER_S, f"commits to go on after node {leader} was killed")
             assert kafka_cluster.partition_leader(topic) not in (leader, -1)
         finally:
             # Whatever happened: the session's other three-broker tests need every node back.
@@ -104,7 +104,7 @@ def test_transactions_survive_the_partition_leader_killed(kafka_cluster: KafkaCl
         assert sorted(isr) == [1, 2, 3]
         assert kafka_cluster.under_replicated() == []
         restarted_at = len(loop.committed)
-        wait_until(lambda: len(loop.committed) >= restarted_at + 5, FAILOVER_S, message="commits after the restart")
+        loop.wait_for(restarted_at + 5, FAILOVER_S, "commits after the restart")
     finally:
         loop.stop()
     assert loop.failure is None, loop.failure
@@ -148,8 +148,12 @@ def test_a_reader_reads_to_the_end_soon_after_its_leader_is_killed(kafka_cluster
 
 
 def _transactional_producer(bootstrap: str, transactional_id: str) -> Any:
+    # The default (60 s), as task producers have it. Killing the node that leads the partition, the
+    # transaction coordinator and the controller quorum at once can hold a record back for more than
+    # 10 s; with a 10 s timeout it then times out, and the abort that follows fails for good when the
+    # coordinator never saw the transaction begin (librdkafka issue 4849: INVALID_TXN_STATE, fatal).
     producer: Any = Producer(client_settings(bootstrap, **{"transactional.id": transactional_id,
-                                                           "transaction.timeout.ms": 10000}))
+                                                           "transaction.timeout.ms": 60000}))
     producer.init_transactions(60)
     return producer
 
@@ -163,7 +167,23 @@ class _CommitLoop(threading.Thread):
         self.bootstrap, self.topic, self.transactional_id = bootstrap, topic, transactional_id
         self.committed: list[int] = []
         self.failure: BaseException | None = None
+        self.events: list[str] = []  # what the producer reported and the test did, with the seconds since start
+        self._t0 = time.monotonic()
         self._stopping = threading.Event()
+
+    def wait_for(self, commits: int, timeout_s: float, what: str) -> None:
+        """Wait until ``commits`` transactions committed; a failed loop fails at once, and a timeout
+        lists the producer's errors and the test's steps."""
+        def enough() -> bool:
+            assert self.failure is None, (self.failure, self.events)
+            return len(self.committed) >= commits
+        try:
+            wait_until(enough, timeout_s, message=what)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}; {len(self.committed)} committed; events: {self.events[-20:]}") from None
+
+    def note(self, event: object) -> None:
+        self.events.append(f"{time.monotonic() - self._t0:.1f}s {event}")
 
     def stop(self) -> None:
         self._stopping.set()
@@ -181,18 +201,23 @@ class _CommitLoop(threading.Thread):
             self.failure = exc
 
     def _commit_one(self, producer: Any, value: int) -> bool:
+        began = time.monotonic()
         try:
             producer.begin_transaction()
             producer.produce(self.topic, value=str(value).encode())
             while True:
                 try:
                     producer.commit_transaction(30)
+                    if time.monotonic() - began > 1:
+                        self.note(f"transaction {value} took {time.monotonic() - began:.1f}s")
                     return True
                 except KafkaException as exc:
+                    self.note(exc.args[0])
                     if not exc.args[0].retriable():
                         raise
                     time.sleep(0.1)  # a retriable commit is retried as is: its outcome is still open
         except KafkaException as exc:
+            self.note(exc.args[0])
             if not exc.args[0].txn_requires_abort():
                 raise
             producer.abort_transaction(30)

@@ -72,6 +72,21 @@ def _reaches(prober: _Prober, persistent: bool = False) -> bool:
     return bool(prober.probe(persistent)["ok"])
 
 
+def _reaches_soon(prober: _Prober) -> None:
+    """``prober`` reaches the broker. A refused or reset connection fails at once; one that timed out
+    (the probe allows 2 s, which a loaded machine can exceed) is tried again for up to 10 s."""
+    answers: list[dict[str, Any]] = []
+
+    def reached() -> bool:
+        answers.append(prober.probe())
+        assert answers[-1]["ok"] or "timed out" in answers[-1]["error"], "refused or reset, not slow"
+        return bool(answers[-1]["ok"])
+    try:
+        wait_until(reached, 10, interval_s=0.5, message="the broker")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}: {answers}") from None
+
+
 def test_cut_refuses_and_resets_only_the_caged_process(network_faults: NetworkFaults, probers: Any) -> None:
     cage, inside, outside = probers
     assert _reaches(inside) and _reaches(inside, persistent=True) and _reaches(outside)
@@ -120,8 +135,9 @@ def test_peer_faults_reach_only_the_peers_named(network_faults: NetworkFaults, p
     network_faults.cut(cage, brokers=False, peers=True)
     refused = inside.probe(path="/peer")
     assert not refused["ok"] and "refused" in refused["error"].lower(), refused
-    assert _reaches(inside)  # the brokers are still there
-    assert outside.probe(path="/peer")["ok"]  # the peer still reaches the caged process
+    _reaches_soon(inside)  # the brokers are still there
+    back = outside.probe(path="/peer")
+    assert back["ok"], back  # the peer still reaches the caged process
     network_faults.heal(cage)
     assert inside.probe(path="/peer")["ok"]
 
