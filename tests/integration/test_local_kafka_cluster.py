@@ -175,7 +175,7 @@ class _CommitLoop(threading.Thread):
         """Wait until ``commits`` transactions committed; a failed loop fails at once, and a timeout
         lists the producer's errors and the test's steps."""
         def enough() -> bool:
-            assert self.failure is None, (self.failure, self.events)
+            assert self.failure is None, repr(self.failure)
             return len(self.committed) >= commits
         try:
             wait_until(enough, timeout_s, message=what)
@@ -208,8 +208,8 @@ class _CommitLoop(threading.Thread):
             while True:
                 try:
                     producer.commit_transaction(30)
-                    if time.monotonic() - began > 1:
-                        self.note(f"transaction {value} took {time.monotonic() - began:.1f}s")
+                    if (took := time.monotonic() - began) > 1:
+                        self.note(f"transaction {value} took {took:.1f}s")
                     return True
                 except KafkaException as exc:
                     self.note(exc.args[0])
