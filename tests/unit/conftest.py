@@ -18,6 +18,13 @@ def herder() -> FakeHerder:
 
 @pytest.fixture
 def client(herder: FakeHerder) -> Iterator[TestClient]:
-    """A client of the REST app on ``herder``; requests time out after half a second."""
+    """A client of the REST app on ``herder``, with a request timeout no loaded machine reaches."""
+    with TestClient(create_app(herder, request_timeout_s=30.0)) as c:
+        yield c
+
+
+@pytest.fixture
+def impatient_client(herder: FakeHerder) -> Iterator[TestClient]:
+    """A client whose requests time out after half a second, for the tests of that timeout."""
     with TestClient(create_app(herder, request_timeout_s=0.5)) as c:
         yield c

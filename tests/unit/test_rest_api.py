@@ -78,10 +78,10 @@ def test_health_starting(client: TestClient, herder: FakeHerder) -> None:
     assert resp.json() == {"status": "starting", "message": "Worker is still starting up."}
 
 
-def test_health_unresponsive_worker_is_unhealthy(client: TestClient, herder: FakeHerder) -> None:
+def test_health_unresponsive_worker_is_unhealthy(impatient_client: TestClient, herder: FakeHerder) -> None:
     herder.block_sync = threading.Event()
     try:
-        resp = client.get("/health")
+        resp = impatient_client.get("/health")
     finally:
         herder.block_sync.set()
     assert resp.status_code == 500
@@ -134,11 +134,11 @@ def test_create_while_joining_waits_for_the_leader_instead_of_409(herder: FakeHe
     ],
 )
 def test_leader_requests_while_joining_wait_until_the_request_timeout(
-    client: TestClient, herder: FakeHerder, method: str, path: str, body: dict[str, object] | None
+    impatient_client: TestClient, herder: FakeHerder, method: str, path: str, body: dict[str, object] | None
 ) -> None:
     add(herder, "a")
     herder.ready = False
-    resp = client.request(method, path, json=body)
+    resp = impatient_client.request(method, path, json=body)
     assert resp.json() == err(500, "Request timed out")
     assert herder.calls == []  # nothing reached the herder while no leader was known
 
@@ -661,12 +661,12 @@ def test_task_status(client: TestClient, herder: FakeHerder) -> None:
     assert resp.json() == err(404, "No status found for task a-5")
 
 
-def test_stop_and_restart_time_out(client: TestClient, herder: FakeHerder) -> None:
+def test_stop_and_restart_time_out(impatient_client: TestClient, herder: FakeHerder) -> None:
     add(herder, "a")
     herder.hang = True
     for method, path in [("PUT", "/connectors/a/stop"), ("POST", "/connectors/a/restart"),
                          ("POST", "/connectors/a/tasks/0/restart")]:
-        resp = client.request(method, path)
+        resp = impatient_client.request(method, path)
         assert resp.json() == err(500, "Request timed out")
 
 
@@ -776,9 +776,9 @@ def test_internal_endpoints_unknown_connector_is_404(client: TestClient, herder:
     assert resp.json() == err(404, "Connector nope not found")
 
 
-def test_internal_endpoints_time_out(client: TestClient, herder: FakeHerder) -> None:
+def test_internal_endpoints_time_out(impatient_client: TestClient, herder: FakeHerder) -> None:
     herder.hang = True
-    resp = client.put("/connectors/a/fence", headers=signed(b""))
+    resp = impatient_client.put("/connectors/a/fence", headers=signed(b""))
     assert resp.json() == err(500, "Request timed out")
 
 
@@ -824,31 +824,31 @@ def test_wrong_method_is_405_with_error_body(client: TestClient) -> None:
     assert resp.json() == err(405, "HTTP 405 Method Not Allowed")
 
 
-def test_herder_future_timeout_is_500_request_timed_out(client: TestClient, herder: FakeHerder) -> None:
+def test_herder_future_timeout_is_500_request_timed_out(impatient_client: TestClient, herder: FakeHerder) -> None:
     herder.hang = True
     for method, path in [("GET", "/connectors"), ("GET", "/connectors/a"), ("DELETE", "/connectors/a")]:
-        resp = client.request(method, path)
+        resp = impatient_client.request(method, path)
         assert resp.status_code == 500
         assert resp.json() == err(500, "Request timed out")
 
 
-def test_blocking_herder_call_timeout(client: TestClient, herder: FakeHerder) -> None:
+def test_blocking_herder_call_timeout(impatient_client: TestClient, herder: FakeHerder) -> None:
     add(herder, "a")
     herder.block_sync = threading.Event()
     try:
-        resp = client.put("/connectors/a/pause")
+        resp = impatient_client.put("/connectors/a/pause")
     finally:
         herder.block_sync.set()
     assert resp.status_code == 500
     assert resp.json() == err(500, "Request timed out")
 
 
-def test_status_reads_time_out_when_the_herder_never_answers(client: TestClient, herder: FakeHerder) -> None:
+def test_status_reads_time_out_when_the_herder_never_answers(impatient_client: TestClient, herder: FakeHerder) -> None:
     add(herder, "a")
     herder.hang = True
     for path in ["/connectors/a/status", "/connectors/a/tasks/0/status", "/connectors/a/config",
                  "/connectors/a/tasks"]:
-        resp = client.get(path)
+        resp = impatient_client.get(path)
         assert resp.json() == err(500, "Request timed out"), path
 
 

@@ -207,10 +207,10 @@ def test_modify_offsets_not_leader_goes_through_forwarding_seam(client: TestClie
     assert (resp.status_code, resp.json()) == (409, err(409, NO_KNOWN_LEADER))
 
 
-def test_modify_offsets_times_out_with_500(client: TestClient, herder: FakeHerder) -> None:
+def test_modify_offsets_times_out_with_500(impatient_client: TestClient, herder: FakeHerder) -> None:
     add(herder)
     herder.hang = True
-    assert patch(client, {"offsets": [seqno(0, 1)]}) == (500, err(500, "Request timed out"))
+    assert patch(impatient_client, {"offsets": [seqno(0, 1)]}) == (500, err(500, "Request timed out"))
 
 
 def test_openapi_lists_offsets_endpoints(client: TestClient) -> None:
