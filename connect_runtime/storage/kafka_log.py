@@ -16,7 +16,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from confluent_kafka import Consumer, IsolationLevel, KafkaError, KafkaException, Message, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
@@ -113,13 +113,14 @@ class _EndOffsetsRequest:
         partition whose every request failed."""
         offsets = {}
         for tp, futures in self._answers.items():
-            answer = next((f for f in futures if _answered(f)), None)
+            # One look at each future: the client completes them on its own thread, so one that was
+            # pending when asked for an answer may be done (answered) when asked whether it is done.
+            done = [f for f in futures if f.done()]
+            answer = next((f for f in done if f.exception() is None), None)
             if answer is not None:
                 offsets[tp.partition] = answer.result().offset
-            elif all(f.done() for f in futures):
-                error = futures[-1].exception()
-                assert error is not None  # done, and not answered
-                raise error
+            elif done and len(done) == len(futures):
+                raise cast(BaseException, done[-1].exception())  # every request for it failed
             elif time.monotonic() >= self._deadline:
                 raise TimeoutError(f"no end offset of {tp.topic}-{tp.partition} within {_END_OFFSETS_DEADLINE_S:g} s")
             else:

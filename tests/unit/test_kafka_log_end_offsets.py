@@ -120,3 +120,19 @@ def test_a_request_still_unanswered_at_its_deadline_fails_so_that_the_reader_ask
     clock[0] = 100 + kafka_log._END_OFFSETS_DEADLINE_S
     with pytest.raises(TimeoutError):
         request.offsets()
+
+
+class _AnsweredWhileLookedAt(Future[Any]):
+    """Pending when first asked whether it is done, and answered by then: the client's thread completed it."""
+
+    def done(self) -> bool:
+        was_done = super().done()
+        if not was_done:
+            self.set_result(SimpleNamespace(offset=4))
+        return was_done
+
+
+def test_an_answer_that_arrives_while_it_is_checked_counts_at_the_next_check(clock: list[float]) -> None:
+    request = _EndOffsetsRequest(lambda partitions: {tp: _AnsweredWhileLookedAt() for tp in partitions}, [TP0])
+    assert request.offsets() is None  # pending when looked at: not yet an answer, nor a failure
+    assert request.offsets() == {0: 4}
